@@ -1,0 +1,156 @@
+"""The build settings: defaults <- podium.yaml <- command-line flags. Every error at once.
+
+podium.yaml (all keys optional; paths are relative to the file)::
+
+    title: "Agent results"          # site title
+    base_url: "https://x.example/"  # only for canonical / Open Graph links
+    export: content/demo-export     # the export a bare `podium build` reads
+    out: site                       # output directory
+    theme: default                  # a theme under themes/
+    theme_dir: overrides            # templates/static files that win over the theme
+    content: content                # Markdown pages (*.md with YAML front matter)
+    missions:                       # pin a mission's current version
+      jwt-none-bypass: {current: "1.3.0"}
+    redact: ["literal secret"]      # extra strings removed from every page
+    limits: {result_bytes: 67108864, report_bytes: 2097152, sidecar_bytes: 2147483648}
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, fields as dc_fields
+from pathlib import Path
+
+from generator.errors import ConfigError
+from generator.load.export import Limits
+from generator.load.yamlfile import YamlError, parse_yaml
+
+CONFIG_NAME = "podium.yaml"
+CONFIG_MAX_BYTES = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Config:
+    source: str  # the config file as named in messages ("" when none)
+    root: Path  # relative paths in the file resolve against this
+    export: Path | None = None
+    out: Path = Path("site")
+    title: str = "Agent results"
+    base_url: str = ""
+    theme: str = "default"
+    theme_dir: Path | None = None
+    content: Path | None = None
+    missions: dict[str, str] = field(default_factory=dict)
+    redact: tuple[str, ...] = ()
+    limits: Limits = Limits()
+
+
+def load_config(path: Path | None, overrides: dict | None = None) -> Config:
+    """Read ``path`` (or ./podium.yaml when it exists), apply flag ``overrides`` (None = unset)."""
+    if path is None and Path(CONFIG_NAME).is_file():
+        path = Path(CONFIG_NAME)
+    data, root, source = {}, Path.cwd(), ""
+    if path is not None:
+        data, root, source = _read(path), path.resolve().parent, str(path)
+    errors: list[str] = []
+    values = _validate(data, root, errors)
+    for key, value in (overrides or {}).items():
+        if value is not None:
+            values[key] = value
+    if errors:
+        raise ConfigError("\n".join(f"{source}: {e}" for e in errors))
+    return Config(source=source, root=root, **values)
+
+
+def _read(path: Path) -> dict:
+    try:
+        if path.stat().st_size > CONFIG_MAX_BYTES:
+            raise ConfigError(f"{path}: larger than {CONFIG_MAX_BYTES} bytes")
+        text = path.read_text(encoding="utf-8-sig")
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: config file not found") from None
+    except (OSError, UnicodeDecodeError) as err:
+        raise ConfigError(f"{path}: cannot be read: {err}") from None
+    try:
+        data = parse_yaml(text)
+    except YamlError as err:
+        raise ConfigError(f"{path}: {err}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a mapping of settings at the top level")
+    return data
+
+
+def _validate(data: dict, root: Path, errors: list[str]) -> dict:
+    known = {f.name for f in dc_fields(Config)} - {"source", "root"}
+    for key in sorted(set(data) - known, key=str):
+        errors.append(f"{key}: unknown setting (known: {', '.join(sorted(known))})")
+    values: dict = {}
+    for key in ("title", "base_url", "theme"):
+        if key in data:
+            values[key] = _string(data[key], key, errors)
+    for key in ("export", "out", "theme_dir", "content"):
+        if key in data:
+            text = _string(data[key], key, errors)
+            values[key] = (root / text) if text else None
+    if "missions" in data:
+        values["missions"] = _missions(data["missions"], errors)
+    if "redact" in data:
+        items = data["redact"] if isinstance(data["redact"], list) else None
+        if items is None:
+            errors.append("redact: expected a list of strings")
+        else:
+            values["redact"] = tuple(s for i, v in enumerate(items) if (s := _string(v, f"redact[{i}]", errors)))
+    if "limits" in data:
+        values["limits"] = _limits(data["limits"], errors)
+    return values
+
+
+def _string(value, where: str, errors: list[str]) -> str:
+    if isinstance(value, str):
+        return value
+    hint = f' (quote it: "{value}")' if isinstance(value, (int, float)) and not isinstance(value, bool) else ""
+    errors.append(f"{where}: expected a string, got {value!r}{hint}")
+    return ""
+
+
+def _missions(value, errors: list[str]) -> dict[str, str]:
+    if not isinstance(value, dict):
+        errors.append("missions: expected a mapping of mission slug to {current: VERSION}")
+        return {}
+    out = {}
+    for slug, entry in value.items():
+        if not isinstance(entry, dict) or set(entry) != {"current"}:
+            errors.append(f"missions.{slug}: expected {{current: \"VERSION\"}}")
+            continue
+        version = _string(entry["current"], f"missions.{slug}.current", errors)
+        if version:
+            out[str(slug)] = version
+    return out
+
+
+def _limits(value, errors: list[str]) -> Limits:
+    if not isinstance(value, dict):
+        errors.append("limits: expected a mapping")
+        return Limits()
+    known = {f.name for f in dc_fields(Limits)}
+    numbers = {}
+    for key, number in value.items():
+        if key not in known:
+            errors.append(f"limits.{key}: unknown limit (known: {', '.join(sorted(known))})")
+        elif isinstance(number, bool) or not isinstance(number, int) or number <= 0:
+            errors.append(f"limits.{key}: expected a positive whole number of bytes, got {number!r}")
+        else:
+            numbers[key] = number
+    return Limits(**numbers)
+
+
+def source_date_epoch() -> int | None:
+    """SOURCE_DATE_EPOCH as an int, None when unset; a ConfigError when invalid."""
+    raw = os.environ.get("SOURCE_DATE_EPOCH")
+    if raw is None or raw == "":
+        return None
+    if not raw.isascii() or not raw.isdigit() or len(raw) > 12:
+        raise ConfigError(f"SOURCE_DATE_EPOCH: expected whole seconds since 1970, got {raw!r}")
+    return int(raw)

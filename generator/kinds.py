@@ -1,0 +1,81 @@
+"""Each run's one kind (counting.md §2), how it ended, and the labels people read."""
+
+from __future__ import annotations
+
+from generator.model import JUDGE_STATUSES, NO_JUDGE_STATUSES, Run
+
+NOT_A_RUN = frozenset({"cancelled", "never_started"})
+GRADING_FAILED = "grading failed"
+KNOWN_PARTIAL_TRIGGERS = (None, "timeout", "operator")
+
+KIND_LABELS = {
+    "graded": "Graded",
+    "partial_judge": "Partial judge",
+    "timed_out": "Timed out",
+    "no_judge": "No judge",
+    "stopped": "Stopped",
+    "infra_failed": "Infra failed",
+    "grading_failed": "Grading failed",
+    "grading": "Grading",
+    "unknown": "Unknown",
+    "not_a_run": "Not a run",
+}
+END_LABELS = {
+    "done": "Completed",
+    "timeout": "Timed out",
+    "operator": "Stopped",
+    "deploy_failed": "Deploy failed",
+    "crashed": "Crashed",
+    "cancelled": "Cancelled",
+    "never_started": "Never started",
+}
+
+
+def classify(run: Run) -> str:
+    """The first rule of counting.md §2 that matches decides."""
+    grade = run.grade
+    if (run.list_outcome in NOT_A_RUN or run.list_trigger in NOT_A_RUN
+            or (run.shape == "not_graded" and run.result_trigger in NOT_A_RUN)):
+        return "not_a_run"
+    if run.shape == "not_graded" or run.list_outcome == "infra_failed":
+        return "infra_failed"
+    if run.shape == "grading":
+        return "grading"
+    if grade is not None and (grade.judge_detail or "").startswith(GRADING_FAILED):
+        return "grading_failed"
+    if (run.shape != "graded" or grade is None or not grade.scores_valid
+            or grade.judge_status not in JUDGE_STATUSES or run.partial_trigger not in KNOWN_PARTIAL_TRIGGERS):
+        return "unknown"
+    if run.partial_trigger == "operator" or run.list_trigger == "operator":
+        return "stopped"
+    if grade.judge_status in NO_JUDGE_STATUSES:
+        return "no_judge"
+    if run.partial_trigger == "timeout":
+        return "timed_out"
+    if grade.judge_status == "partial":
+        return "partial_judge"
+    return "graded"
+
+
+def end_of(run: Run, kind: str) -> str | None:
+    """How the run ended: done, timeout, operator, deploy_failed, crashed, cancelled, … (None: not known)."""
+    if kind == "stopped":
+        return "operator"
+    if kind == "timed_out":
+        return "timeout"
+    if run.shape == "not_graded":
+        return run.result_trigger or run.list_trigger
+    if run.shape == "graded" and run.partial_trigger in ("timeout", "operator"):
+        return run.partial_trigger
+    if run.shape == "graded" and run.partial_trigger is None and not run.partial:
+        return "done"
+    return run.list_trigger
+
+
+def status_label(kind: str, end: str | None) -> str:
+    """What the ledger's Status column says."""
+    if kind in ("grading", "grading_failed", "unknown"):
+        return KIND_LABELS[kind]
+    if kind == "infra_failed" and end not in ("deploy_failed", "crashed"):
+        return KIND_LABELS[kind]
+    return END_LABELS.get(end or "", "Unknown")

@@ -1,0 +1,1 @@
+"""Reading inputs: the XORCISE export (``export``) and, for the site, content pages."""

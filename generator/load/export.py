@@ -1,0 +1,235 @@
+"""Read an ``xorcise run export`` directory into an :class:`Export` (xorcise-export.md).
+
+Run directories are named by 8 or 32 hex characters; dot-entries and unknown
+files are ignored; symlinks are never followed. Each run is identified by the
+id inside result.json, deduplicated by that full id, then attributed to an
+agent, a mission version and times from runs.json/agents.json, else from the
+report.md Overview, else ``(unattributed)`` (counting.md §7). Every file or
+field that cannot be read becomes a Problem; nothing raises on bad input.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from generator.errors import PodiumError
+from generator.load.fields import Fields
+from generator.load.files import MiB, read_file
+from generator.load.jsonfile import parse_json
+from generator.load.report import Overview, read_overview
+from generator.load.result import Result, read_result
+from generator.load.sidecars import ListRow, read_agent_list, read_run_list
+from generator.model import UNATTRIBUTED, Export, Problem, Run
+
+RUN_DIR = re.compile(r"^(?:[0-9a-f]{8}|[0-9a-f]{32})$")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Largest file podium reads, per kind of file (podium.yaml ``limits``)."""
+
+    result_bytes: int = 64 * MiB
+    report_bytes: int = 2 * MiB
+    sidecar_bytes: int = 2048 * MiB
+
+
+@dataclass
+class _Dir:
+    """One run directory as read, before deduplication and attribution."""
+
+    name: str
+    result: Result | None
+    report: str | None  # report.md text
+    report_file: str | None
+    run_id: str
+
+
+class _Reader:
+    def __init__(self, root: Path, limits: Limits):
+        self.root = root
+        self.limits = limits
+        self.problems: list[Problem] = []
+        self.notes: list[str] = []
+        self.hashes: list[tuple[str, str]] = []
+
+    def read(self, rel: str, limit: int) -> bytes | None:
+        data = read_file(self.root / rel, rel, limit)
+        if isinstance(data, Problem):
+            self.problems.append(data)
+            return None
+        if data is not None:
+            self.hashes.append((rel, hashlib.sha256(data).hexdigest()))
+        return data
+
+    def read_json(self, rel: str, limit: int) -> tuple[object | None, Fields] | None:
+        data = self.read(rel, limit)
+        if data is None:
+            return None
+        value, problems = parse_json(data, rel)
+        self.problems.extend(problems)
+        return value, Fields(rel, self.problems)
+
+    def digest(self) -> str:
+        total = hashlib.sha256()
+        for rel, file_hash in sorted(self.hashes):
+            total.update(f"{rel}\0{file_hash}\n".encode())
+        return "sha256:" + total.hexdigest()
+
+
+def load_export(root: Path, limits: Limits = Limits()) -> Export:
+    """Everything podium needs from the export at ``root``."""
+    if not root.is_dir():
+        raise PodiumError(f"{root}: export directory not found (pass EXPORT or set export: in podium.yaml)")
+    reader = _Reader(root.resolve(), limits)
+    names = _run_dir_names(reader)
+    runs_json = reader.read_json("runs.json", limits.sidecar_bytes)
+    rows = read_run_list(*runs_json) if runs_json and runs_json[0] is not None else None
+    agents_json = reader.read_json("agents.json", limits.sidecar_bytes)
+    agent_names = read_agent_list(*agents_json) if agents_json and agents_json[0] is not None else None
+    dirs = [_read_dir(reader, name, rows or {}) for name in names]
+    kept = _deduplicate(dirs, reader)
+    runs = []
+    for item in kept:
+        run = _attribute(item, (rows or {}).get(item.run_id), agent_names or {}, reader)
+        if run is not None:
+            runs.append(run)
+    listed = set(rows or {}) - {d.run_id for d in dirs}
+    if listed:
+        reader.notes.append(f"runs.json lists {len(listed)} run(s) with no run directory; they are not counted")
+    return Export(
+        root=str(root),
+        runs=tuple(sorted(runs, key=lambda r: r.run_id)),
+        problems=tuple(sorted(set(reader.problems))),
+        runs_read=len(kept),
+        inputs_digest=reader.digest(),
+        notes=tuple(reader.notes),
+    )
+
+
+def _run_dir_names(reader: _Reader) -> list[str]:
+    names = []
+    try:
+        entries = sorted(os.scandir(reader.root), key=lambda e: e.name)
+    except OSError as err:
+        raise PodiumError(f"{reader.root}: cannot list the export: {err.strerror}") from None
+    for entry in entries:
+        name = entry.name
+        if name.startswith(".") or name in ("runs.json", "agents.json"):
+            continue
+        if not RUN_DIR.match(name):
+            reader.notes.append(f"ignored {name!r}: not a run directory name")
+        elif entry.is_symlink():
+            reader.problems.append(Problem(name, "", "is a symlink; not followed"))
+        elif not entry.is_dir(follow_symlinks=False):
+            reader.problems.append(Problem(name, "", "is a file where a run directory should be"))
+        else:
+            names.append(name)
+    return names
+
+
+def _read_dir(reader: _Reader, name: str, rows: dict[str, ListRow]) -> _Dir:
+    result = None
+    if not os.path.lexists(reader.root / name / "result.json"):
+        reader.problems.append(Problem(f"{name}/result.json", "", "missing: the run cannot be classified"))
+    else:
+        parsed = reader.read_json(f"{name}/result.json", reader.limits.result_bytes)
+        if parsed is not None and parsed[0] is not None:
+            result = read_result(*parsed)
+    report_rel = f"{name}/report.md"
+    data = reader.read(report_rel, reader.limits.report_bytes)
+    report = data.decode("utf-8", errors="replace") if data is not None else None
+    run_id = _identify(name, result, rows, reader)
+    return _Dir(name, result, report, report_rel if data is not None else None, run_id)
+
+
+def _identify(name: str, result: Result | None, rows: dict[str, ListRow], reader: _Reader) -> str:
+    """The run's full id: from result.json, else the directory name (joined to runs.json by prefix)."""
+    if result is not None and result.run_id is not None:
+        if not result.run_id.startswith(name):
+            field = "grade.run_id" if result.shape == "graded" else "run_id"
+            reader.problems.append(Problem(
+                f"{name}/result.json", field, f"run id {result.run_id} does not match the directory name"))
+        return result.run_id
+    if len(name) == 32:
+        return name
+    matches = [run_id for run_id in rows if run_id.startswith(name)]
+    return matches[0] if len(matches) == 1 else name
+
+
+def _deduplicate(dirs: list[_Dir], reader: _Reader) -> list[_Dir]:
+    """One directory per run id: the full-id directory wins, then the one named after its id."""
+    groups: dict[str, list[_Dir]] = {}
+    for item in dirs:
+        groups.setdefault(item.run_id, []).append(item)
+    kept = []
+    for run_id, group in sorted(groups.items()):
+        group.sort(key=lambda d: (d.name != run_id, not run_id.startswith(d.name), d.name))
+        winner, losers = group[0], group[1:]
+        kept.append(winner)
+        for loser in losers:
+            if winner.name == run_id and len(loser.name) == 8 and run_id.startswith(loser.name):
+                reader.notes.append(f"{loser.name}/ is a stale copy of run {run_id}; {winner.name}/ is used")
+            else:
+                reader.problems.append(Problem(
+                    loser.name, "", f"holds the same run id as {winner.name}/ ({run_id}); counted once, from {winner.name}/"))
+    return kept
+
+
+def _attribute(item: _Dir, row: ListRow | None, agent_names: dict[str, str], reader: _Reader) -> Run | None:
+    """Agent, mission, version and times (counting.md §7); None when nothing identifies a broken run."""
+    result = item.result
+    overview = Overview()
+    needs_report = row is None or not row.agent_id or not row.mission or row.created_at is None
+    if item.report is not None and needs_report:
+        overview = read_overview(item.report, Fields(item.report_file, reader.problems))
+    if result is None and row is None and overview.agent_name is None:
+        return None  # unreadable and unidentifiable: listed under problems only
+    agent, agent_name = _agent(row, overview, agent_names)
+    conditions = result.conditions if result else None
+    return Run(
+        run_id=item.run_id,
+        directory=item.name,
+        shape=result.shape if result else "unreadable",
+        status=result.status if result else None,
+        result_trigger=result.result_trigger if result else None,
+        grade=result.grade if result else None,
+        conditions=conditions,
+        partial=result.partial if result else None,
+        partial_trigger=result.partial_trigger if result else None,
+        models_reported=result.models_reported if result else (),
+        list_outcome=row.outcome if row else None,
+        list_trigger=row.terminal_trigger if row else None,
+        agent=agent,
+        agent_name=agent_name,
+        mission=(row.mission if row and row.mission else overview.mission) or UNATTRIBUTED,
+        version=_version(conditions, row, overview),
+        started=(row.created_at if row and row.created_at else overview.started),
+        completed=(row.completed_at if row and row.completed_at else overview.completed),
+        model_declared=(conditions.model if conditions and conditions.model else (row.model if row else None)),
+        report_file=item.report_file,
+    )
+
+
+def _agent(row: ListRow | None, overview: Overview, agent_names: dict[str, str]) -> tuple[str, str]:
+    if row is not None and row.agent_id:
+        return row.agent_id, agent_names.get(row.agent_id) or overview.agent_name or row.agent_id
+    if overview.agent_name:
+        same_name = [agent_id for agent_id, name in agent_names.items() if name == overview.agent_name]
+        if len(same_name) == 1:
+            return same_name[0], overview.agent_name
+        return overview.agent_name, overview.agent_name
+    return UNATTRIBUTED, UNATTRIBUTED
+
+
+def _version(conditions, row: ListRow | None, overview: Overview) -> str:
+    """conditions (graded), else the runs.json row, else the report: SemVer or r<install_revision>."""
+    for source in (conditions, row):
+        if source is not None and source.mission_version:
+            return source.mission_version
+        if source is not None and source.install_revision is not None:
+            return f"r{source.install_revision}"
+    return overview.version or UNATTRIBUTED

@@ -1,0 +1,65 @@
+"""Reading files inside the export root without following links or blocking.
+
+Every read goes through :func:`read_file`: it refuses symlinks (never followed
+out of the root, or anywhere), FIFOs, devices and directories, and files over a
+size limit, and answers with a :class:`Problem` instead of raising.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+
+from generator.model import Problem
+
+MiB = 1024 * 1024
+
+
+def entry_problem(path: Path, rel: str) -> Problem | None:
+    """Why ``path`` cannot be read as a regular file (None when it can, or is absent)."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    except OSError as err:
+        return Problem(rel, "", f"cannot be read: {err.strerror}")
+    if stat.S_ISLNK(info.st_mode):
+        return Problem(rel, "", "is a symlink; not followed")
+    if not stat.S_ISREG(info.st_mode):
+        return Problem(rel, "", "is not a regular file; not read")
+    return None
+
+
+def read_file(path: Path, rel: str, limit: int) -> bytes | Problem | None:
+    """The bytes of ``path`` (shown as ``rel``), a Problem, or None when it does not exist."""
+    problem = entry_problem(path, rel)
+    if problem is not None:
+        return problem
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        return None
+    except OSError as err:
+        if err.errno == errno.ELOOP:
+            return Problem(rel, "", "is a symlink; not followed")
+        return Problem(rel, "", f"cannot be read: {err.strerror}")
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return Problem(rel, "", "is not a regular file; not read")
+        if info.st_size > limit:
+            return Problem(
+                rel, "", f"is {info.st_size} bytes, over the {limit}-byte limit (raise limits in podium.yaml)"
+            )
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            data = handle.read(limit + 1)
+        if len(data) > limit:
+            return Problem(rel, "", f"grew over the {limit}-byte limit while being read")
+        return data
+    except OSError as err:
+        return Problem(rel, "", f"cannot be read: {err.strerror}")
+    finally:
+        os.close(fd)

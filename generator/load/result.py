@@ -1,0 +1,177 @@
+"""``result.json``: the three shapes of xorcise-export.md, read field by field.
+
+Only what a public site may show is kept: never ``judge_prompt``,
+``criterion_prompt`` or a check's submitted ``value``, never the ``detail`` log
+tail of an environment failure.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from generator.load.fields import Fields, describe
+from generator.model import JUDGE_STATUSES, Check, Conditions, Criterion, Grade
+
+RUN_ID = re.compile(r"^[0-9a-f]{32}$")
+PARTIAL_TRIGGERS = (None, "timeout", "operator")
+GRADING_FAILED = "grading failed"
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    shape: str  # graded / not_graded / grading / other
+    run_id: str | None = None
+    status: str | None = None
+    result_trigger: str | None = None
+    grade: Grade | None = None
+    conditions: Conditions | None = None
+    partial: bool | None = None
+    partial_trigger: str | None = None
+    models_reported: tuple[str, ...] = ()
+
+
+def read_result(value: object, fields: Fields) -> Result | None:
+    """The Result in a parsed result.json, or None when its top level is not an object."""
+    if not isinstance(value, dict):
+        fields.report("", f"expected a JSON object at the top level, got {describe(value)}")
+        return None
+    status = fields.string(value, "status", "status")
+    if status == "not_graded":
+        return Result(
+            "not_graded",
+            run_id=_run_id(fields, value, "run_id"),
+            status=status,
+            result_trigger=fields.string(value, "terminal_trigger", "terminal_trigger"),
+        )
+    if status == "grading":
+        return Result("grading", run_id=_run_id(fields, value, "run_id"), status=status)
+    if status is not None:
+        fields.report("status", f"{status!r} is not a status podium knows; counted as unknown")
+        return Result("other", run_id=_run_id(fields, value, "run_id"), status=status)
+    grade = fields.mapping(value, "grade", "grade")
+    if grade is None:
+        if fields.present(value, "grade"):
+            return Result("other", run_id=_run_id(fields, value, "run_id"))
+        fields.report("", "has neither a grade nor a status; counted as unknown")
+        return Result("other", run_id=_run_id(fields, value, "run_id"))
+    partial_trigger = fields.string(value, "partial_trigger", "partial_trigger")
+    if partial_trigger not in PARTIAL_TRIGGERS:
+        fields.report("partial_trigger", f"{partial_trigger!r} is not a trigger podium knows; counted as unknown")
+    return Result(
+        "graded",
+        run_id=_run_id(fields, grade, "grade.run_id"),
+        grade=read_grade(grade, fields),
+        conditions=read_conditions(fields.mapping(value, "conditions", "conditions") or {}, fields),
+        partial=fields.boolean(value, "partial", "partial"),
+        partial_trigger=partial_trigger,
+        models_reported=fields.strings(value, "models_reported", "models_reported"),
+    )
+
+
+def _run_id(fields: Fields, obj: dict, field: str) -> str | None:
+    key = field.rsplit(".", 1)[-1]
+    run_id = fields.string(obj, key, field, limit=64)
+    if run_id is None:
+        return None
+    if not RUN_ID.match(run_id):
+        fields.report(field, f"expected 32 lower-case hex characters, got {describe(run_id)}")
+        return None
+    return run_id
+
+
+def read_grade(grade: dict, fields: Fields) -> Grade:
+    detail = fields.string(grade, "judge_detail", "grade.judge_detail", line=False, limit=2000)
+    status = fields.string(grade, "judge_status", "grade.judge_status", limit=64)
+    crash_fallback = detail is not None and detail.startswith(GRADING_FAILED)
+    if status not in JUDGE_STATUSES and not crash_fallback:
+        what = "missing" if status is None else f"{status!r} is not a judge status podium knows"
+        fields.report("grade.judge_status", f"{what}; counted as unknown")
+    scores = _read_scores(grade, fields, check=not crash_fallback)
+    return Grade(
+        judge_status=status,
+        judge_detail=detail,
+        judge_coverage=fields.number(grade, "judge_coverage", "grade.judge_coverage", lo=0, hi=1),
+        criteria=_read_criteria(grade, fields),
+        checks=_read_checks(grade, fields),
+        **scores,
+    )
+
+
+def _read_scores(grade: dict, fields: Fields, check: bool) -> dict:
+    """overall, the halves and the upper bounds; ``scores_valid`` only when all are usable."""
+    if not check:  # the crash-fallback grade: its zeros are not scores
+        return dict(overall=None, deterministic=None, judge=None, overall_upper=None, judge_upper=None,
+                    scores_valid=False)
+    breakdown = fields.mapping(grade, "breakdown", "grade.breakdown", required=True) or {}
+    got = dict(
+        overall=fields.number(grade, "overall", "grade.overall", lo=0, hi=1, required=True),
+        deterministic=fields.number(breakdown, "deterministic", "grade.breakdown.deterministic", lo=0, hi=1,
+                                    required=True),
+        judge=fields.number(breakdown, "judge", "grade.breakdown.judge", lo=0, hi=1, required=True),
+    )
+    valid = all(v is not None for v in got.values())
+    for name, lower in (("overall_upper", "overall"), ("judge_upper", "judge")):
+        upper = fields.number(grade, name, f"grade.{name}", lo=0, hi=1)
+        if fields.present(grade, name) and grade[name] is not None and upper is None:
+            valid = False
+        if upper is not None and got[lower] is not None and upper < got[lower]:
+            fields.report(f"grade.{name}", f"{upper!r} is below {lower} {got[lower]!r}")
+            valid = False
+        got[name] = upper
+    return dict(got, scores_valid=valid)
+
+
+def _read_criteria(grade: dict, fields: Fields) -> tuple[Criterion, ...]:
+    out = []
+    for index, item in enumerate(fields.array(grade, "judge_breakdown", "grade.judge_breakdown") or []):
+        where = f"grade.judge_breakdown[{index}]"
+        if not isinstance(item, dict):
+            fields.report(where, f"expected an object, got {describe(item)}")
+            continue
+        out.append(Criterion(
+            criterion_id=fields.string(item, "criterion_id", f"{where}.criterion_id") or f"#{index + 1}",
+            text=fields.string(item, "text", f"{where}.text", line=False, limit=2000) or "",
+            weight=fields.number(item, "weight", f"{where}.weight", lo=0, hi=1e6),
+            score=fields.number(item, "score", f"{where}.score", lo=0, hi=1),
+            reason=fields.string(item, "reason", f"{where}.reason", line=False, limit=4000) or "",
+            status=fields.string(item, "status", f"{where}.status", limit=64) or "unknown",
+        ))
+    return tuple(out)
+
+
+def _read_checks(grade: dict, fields: Fields) -> tuple[Check, ...]:
+    out = []
+    for index, item in enumerate(fields.array(grade, "check_breakdown", "grade.check_breakdown") or []):
+        where = f"grade.check_breakdown[{index}]"
+        if not isinstance(item, dict):
+            fields.report(where, f"expected an object, got {describe(item)}")
+            continue
+        out.append(Check(
+            check_id=fields.string(item, "id", f"{where}.id") or f"#{index + 1}",
+            source=fields.string(item, "source", f"{where}.source") or "",
+            op=fields.string(item, "op", f"{where}.op") or "",
+            passed=fields.boolean(item, "passed", f"{where}.passed"),
+            weight=fields.number(item, "weight", f"{where}.weight", lo=0, hi=1e6),
+            error=fields.string(item, "error", f"{where}.error", line=False, limit=500),
+            blocked_by=fields.strings(item, "blocked_by", f"{where}.blocked_by"),
+        ))
+    return tuple(out)
+
+
+def read_conditions(cond: dict, fields: Fields) -> Conditions:
+    def text(key: str) -> str | None:
+        return fields.string(cond, key, f"conditions.{key}", limit=200)
+
+    disclosed = cond.get("intel_disclosed")
+    return Conditions(
+        model=text("model"),
+        judge_model=text("judge_model"),
+        budget_seconds=fields.number(cond, "budget_seconds", "conditions.budget_seconds", lo=0, hi=1e9),
+        agent_version=fields.integer_text(cond, "agent_version", "conditions.agent_version"),
+        install_revision=fields.integer_text(cond, "install_revision", "conditions.install_revision"),
+        mission_version=text("mission_version"),
+        mission_base_version=text("mission_base_version"),
+        platform=text("platform"),
+        intel_disclosed=bool(disclosed) if isinstance(disclosed, (bool, int)) else None,
+    )

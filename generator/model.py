@@ -1,0 +1,262 @@
+"""The data podium works on: what the reader found, and what the summary step counted.
+
+Frozen dataclasses only, no I/O. Field names of the summary types are the keys
+of ``api/results/summary.json`` (site.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+# Counting.md §2, in the order the rules are applied.
+KIND_ORDER = (
+    "not_a_run",
+    "infra_failed",
+    "grading",
+    "grading_failed",
+    "unknown",
+    "stopped",
+    "no_judge",
+    "timed_out",
+    "partial_judge",
+    "graded",
+)
+# The kinds that are counted (``counts`` keys), in the order counting.md §3 lists them.
+COUNTED_KINDS = (
+    "graded",
+    "partial_judge",
+    "timed_out",
+    "no_judge",
+    "stopped",
+    "infra_failed",
+    "grading_failed",
+    "grading",
+    "unknown",
+)
+MEDIAN_KINDS = frozenset({"graded", "partial_judge", "timed_out"})
+JUDGE_STATUSES = ("ok", "partial", "model-not-configured", "unavailable")
+NO_JUDGE_STATUSES = frozenset({"model-not-configured", "unavailable"})
+JUDGE_RAN_STATUSES = frozenset({"ok", "partial"})
+UNATTRIBUTED = "(unattributed)"
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Problem:
+    """One thing that could not be read: the file, the field (JSON path) and why."""
+
+    path: str
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.path}: {self.field}" if self.field else self.path
+        return f"{where}: {self.message}"
+
+
+@dataclass(frozen=True, slots=True)
+class Criterion:
+    """One rubric criterion as the judge scored it (never its prompt)."""
+
+    criterion_id: str
+    text: str
+    weight: float | None
+    score: float | None
+    reason: str
+    status: str
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """One deterministic check (never the submitted value)."""
+
+    check_id: str
+    source: str
+    op: str
+    passed: bool | None
+    weight: float | None
+    error: str | None
+    blocked_by: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Grade:
+    """``result.json``'s grade. A score is None when missing or unusable."""
+
+    overall: float | None
+    deterministic: float | None
+    judge: float | None
+    overall_upper: float | None
+    judge_upper: float | None
+    judge_coverage: float | None
+    judge_status: str | None
+    judge_detail: str | None
+    scores_valid: bool
+    criteria: tuple[Criterion, ...] = ()
+    checks: tuple[Check, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Conditions:
+    model: str | None = None
+    judge_model: str | None = None
+    budget_seconds: float | None = None
+    agent_version: str | None = None
+    install_revision: str | None = None
+    mission_version: str | None = None
+    mission_base_version: str | None = None
+    platform: str | None = None
+    intel_disclosed: bool | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """Everything read about one run directory, before it is classified.
+
+    ``shape`` is what result.json held: ``graded``, ``not_graded``, ``grading``,
+    ``other`` (readable but none of the three) or ``unreadable`` (missing or broken).
+    """
+
+    run_id: str
+    directory: str
+    shape: str
+    status: str | None = None
+    result_trigger: str | None = None
+    grade: Grade | None = None
+    conditions: Conditions | None = None
+    partial: bool | None = None
+    partial_trigger: str | None = None
+    models_reported: tuple[str, ...] = ()
+    list_outcome: str | None = None
+    list_trigger: str | None = None
+    agent: str = UNATTRIBUTED
+    agent_name: str = UNATTRIBUTED
+    mission: str = UNATTRIBUTED
+    version: str = UNATTRIBUTED
+    started: datetime | None = None
+    completed: datetime | None = None
+    model_declared: str | None = None
+    report_file: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Export:
+    """What the reader returns: the runs, every problem, and where they came from."""
+
+    root: str
+    runs: tuple[Run, ...]
+    problems: tuple[Problem, ...]
+    runs_read: int
+    inputs_digest: str
+    notes: tuple[str, ...] = ()
+
+
+# ---------------------------------------------------------------- the summary
+
+
+@dataclass(frozen=True, slots=True)
+class Figures:
+    """Every figure of counting.md §3 over one set of runs."""
+
+    runs: int
+    in_median: int
+    median: float | None
+    median_upper: float | None
+    median_ci: tuple[float, float] | None
+    avg_overall: float | None
+    best_overall: float | None
+    counts: dict[str, int]
+    judge_degraded: int
+    completion_rate: float | None
+    partial_rate: float | None
+    judge_models: tuple[str, ...]
+    models_reported: tuple[str, ...]
+    models_declared: tuple[str, ...]
+    last_run: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class RunRecord:
+    """One run as every page, file and command shows it (kind decided once)."""
+
+    run: Run
+    kind: str
+    end: str | None  # done / timeout / operator / deploy_failed / crashed / cancelled / …
+    status: str  # the human label for kind + end
+    older: bool
+    overall: float | None  # None = "—" (no usable grade)
+    overall_upper: float | None
+    deterministic: float | None
+    judge: float | None  # None = "—", or "No judge" when no_judge_ran
+    judge_upper: float | None
+    no_judge_ran: bool
+    when: datetime | None
+    url: str
+    agent_url: str | None
+    mission_url: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class AgentMission:
+    """One agent on one mission version."""
+
+    mission: str
+    version: str
+    current: bool
+    url: str
+    figures: Figures
+
+
+@dataclass(frozen=True, slots=True)
+class AgentSummary:
+    agent: str
+    name: str
+    slug: str
+    url: str
+    scope: str  # "current" or "older"
+    rank: int | None
+    figures: Figures
+    missions: tuple[AgentMission, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class MissionAgent:
+    agent: str
+    name: str
+    url: str
+    median: float | None
+    in_median: int
+    runs: int
+
+
+@dataclass(frozen=True, slots=True)
+class MissionVersionSummary:
+    mission: str
+    version: str
+    current: bool
+    url: str
+    figures: Figures
+    judge_vs_checks: float | None
+    agents: tuple[MissionAgent, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Totals:
+    runs: int
+    not_a_run: int
+    counts: dict[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Leaderboard:
+    """The one summary every page, file and command reads."""
+
+    totals: Totals
+    agents: tuple[AgentSummary, ...]
+    agents_older: tuple[AgentSummary, ...]
+    missions: tuple[MissionVersionSummary, ...]
+    runs: tuple[RunRecord, ...]  # newest first
+    problems: tuple[Problem, ...]
+    runs_read: int
+    inputs_digest: str
+    notes: tuple[str, ...] = field(default=())

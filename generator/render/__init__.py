@@ -1,0 +1,1 @@
+"""Pure rendering: the Leaderboard in, bytes out (JSON/CSV, SVG, HTML)."""

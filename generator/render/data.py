@@ -1,0 +1,173 @@
+"""The data files of site.md: the summary bundle and the ledger (JSON and CSV).
+
+Pure: Leaderboard in, bytes out. JSON is canonical (sorted keys, no NaN, UTF-8,
+one trailing newline) so two builds of the same input are byte-identical.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from datetime import datetime, timezone
+from importlib import resources
+
+from generator import __version__
+from generator.model import AgentSummary, Figures, Leaderboard, MissionVersionSummary, RunRecord
+
+SCHEMA = "podium.summary/1"
+DASH = "—"
+NO_JUDGE = "No judge"
+LEDGER_COLUMNS = (
+    "run_id", "date", "agent", "agent_name", "mission", "version", "older", "kind", "status",
+    "overall", "overall_upper", "deterministic", "judge", "judge_upper", "judge_status",
+    "judge_model", "model_declared", "models_reported", "started_at", "completed_at", "url",
+)
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def dump_json(value: object, *, indent: int | None = 2) -> bytes:
+    """Canonical JSON bytes: sorted keys, finite numbers only, trailing newline."""
+    text = json.dumps(value, sort_keys=True, allow_nan=False, ensure_ascii=False, indent=indent,
+                      separators=(",", ": ") if indent else (",", ":"))
+    return (text + "\n").encode("utf-8")
+
+
+def iso(when: datetime | None) -> str | None:
+    return when.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ") if when else None
+
+
+def figures_dict(fig: Figures) -> dict:
+    return {
+        "runs": fig.runs,
+        "in_median": fig.in_median,
+        "median": fig.median,
+        "median_upper": fig.median_upper,
+        "median_ci": list(fig.median_ci) if fig.median_ci else None,
+        "avg_overall": fig.avg_overall,
+        "best_overall": fig.best_overall,
+        "counts": dict(fig.counts),
+        "judge_degraded": fig.judge_degraded,
+        "completion_rate": fig.completion_rate,
+        "partial_rate": fig.partial_rate,
+        "judge_models": list(fig.judge_models),
+        "models_reported": list(fig.models_reported),
+        "models_declared": list(fig.models_declared),
+        "last_run": fig.last_run,
+    }
+
+
+def agent_dict(agent: AgentSummary) -> dict:
+    out = {
+        "agent": agent.agent,
+        "name": agent.name,
+        "slug": agent.slug,
+        "url": agent.url,
+        "scope": agent.scope,
+        "missions": [
+            {"mission": m.mission, "version": m.version, "current": m.current, "url": m.url,
+             **figures_dict(m.figures)}
+            for m in agent.missions
+        ],
+        **figures_dict(agent.figures),
+    }
+    if agent.rank is not None:
+        out["rank"] = agent.rank
+    return out
+
+
+def mission_dict(mission: MissionVersionSummary) -> dict:
+    return {
+        "mission": mission.mission,
+        "version": mission.version,
+        "current": mission.current,
+        "url": mission.url,
+        "judge_vs_checks": mission.judge_vs_checks,
+        "agents": [
+            {"agent": a.agent, "name": a.name, "url": a.url, "median": a.median, "in_median": a.in_median,
+             "runs": a.runs}
+            for a in mission.agents
+        ],
+        **figures_dict(mission.figures),
+    }
+
+
+def summary_dict(board: Leaderboard, generated_at: int | None = None) -> dict:
+    out = {
+        "schema": SCHEMA,
+        "generator": {"name": "podium", "version": __version__},
+        "source": {"runs_read": board.runs_read, "inputs_digest": board.inputs_digest},
+        "totals": {"runs": board.totals.runs, "not_a_run": board.totals.not_a_run,
+                   "counts": dict(board.totals.counts)},
+        "agents": [agent_dict(a) for a in board.agents],
+        "agents_older": [agent_dict(a) for a in board.agents_older],
+        "missions": [mission_dict(m) for m in board.missions],
+        "problems": [{"path": p.path, "field": p.field, "message": p.message} for p in board.problems],
+    }
+    if generated_at is not None:
+        out["generated_at"] = iso(datetime.fromtimestamp(generated_at, timezone.utc))
+    return out
+
+
+def ledger_row(record: RunRecord) -> dict:
+    """One run as the ledger shows it: None where the page shows "—" (judge: see judge_status)."""
+    run = record.run
+    return {
+        "run_id": run.run_id,
+        "date": iso(record.when),
+        "agent": run.agent,
+        "agent_name": run.agent_name,
+        "mission": run.mission,
+        "version": run.version,
+        "older": record.older,
+        "kind": record.kind,
+        "status": record.status,
+        "overall": record.overall,
+        "overall_upper": record.overall_upper,
+        "deterministic": record.deterministic,
+        "judge": record.judge,
+        "judge_upper": record.judge_upper,
+        "judge_status": run.grade.judge_status if run.grade else None,
+        "judge_model": run.conditions.judge_model if run.conditions else None,
+        "model_declared": run.model_declared,
+        "models_reported": list(run.models_reported),
+        "started_at": iso(run.started),
+        "completed_at": iso(run.completed),
+        "url": record.url,
+    }
+
+
+def ledger_json(board: Leaderboard) -> bytes:
+    """The ledger as a JSON array, one run per line (newest first)."""
+    rows = [dump_json(ledger_row(r), indent=None).decode("utf-8").rstrip("\n") for r in board.runs]
+    return ("[\n" + ",\n".join(rows) + ("\n" if rows else "") + "]\n").encode("utf-8")
+
+
+def csv_cell(value: object, *, no_judge: bool = False) -> str:
+    """A CSV cell: "—" for no value ("No judge" when the judge never ran), formulas neutralised."""
+    if value is None:
+        return NO_JUDGE if no_judge else DASH
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, list):
+        value = " ".join(value)
+    text = str(value)
+    return "'" + text if text.startswith(_FORMULA_START) else text
+
+
+def ledger_csv(board: Leaderboard) -> bytes:
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow(LEDGER_COLUMNS)
+    for record in board.runs:
+        row = ledger_row(record)
+        writer.writerow(
+            csv_cell(row[c], no_judge=record.no_judge_ran and c == "judge") for c in LEDGER_COLUMNS)
+    return out.getvalue().encode("utf-8")
+
+
+def summary_schema() -> bytes:
+    """The JSON Schema of summary.json, shipped with the site."""
+    return resources.files("generator").joinpath("summary.schema.json").read_bytes()

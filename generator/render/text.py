@@ -1,0 +1,41 @@
+"""Plain-text tables for the terminal (``podium rank``, ``podium history``)."""
+
+from __future__ import annotations
+
+from generator.model import AgentSummary, RunRecord
+from generator.render.numbers import DASH, median_line, pct, pct_range
+
+
+def table(header: list[str], rows: list[list[str]]) -> str:
+    widths = [max(len(r[i]) for r in [header] + rows) for i in range(len(header))]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(row, widths)).rstrip() for row in [header] + rows]
+    return "\n".join(lines)
+
+
+def rank_table(agents: tuple[AgentSummary, ...]) -> str:
+    rows = []
+    for agent in agents:
+        fig = agent.figures
+        ci = f"{pct(fig.median_ci[0])}–{pct(fig.median_ci[1])}" if fig.median_ci else DASH
+        rows.append([str(agent.rank), agent.name, pct_range(fig.median, fig.median_upper), ci, pct(fig.avg_overall),
+                     median_line(fig)])
+    return table(["rank", "agent", "median", "95% CI", "mean", "runs"], rows)
+
+
+def history_table(records: list[RunRecord]) -> str:
+    rows = []
+    for record in records:
+        run = record.run
+        overall = DASH if record.overall is None else pct_range(record.overall, record.overall_upper)
+        if record.no_judge_ran:
+            overall += "*"
+        version = run.version + (" (older)" if record.older else "")
+        rows.append([
+            record.when.strftime("%Y-%m-%d %H:%M") if record.when else DASH,
+            run.run_id[:8], f"{run.mission} {version}", record.kind, overall,
+            run.model_declared or DASH, ", ".join(run.models_reported) or DASH,
+        ])
+    text = table(["date", "run", "mission", "kind", "overall", "declared model", "reported model"], rows)
+    if any(r.no_judge_ran for r in records):
+        text += "\n* no judge ran: the judge half is 0, so overall is capped at 50% and left out of the median"
+    return text

@@ -1,0 +1,94 @@
+"""Every output path and the one slug function (site.md "Pages and permalinks").
+
+No input string becomes a path without going through :func:`slug` (names) or
+:func:`version_segment` (mission versions). Paths are relative to the site
+root, use ``/`` and always name the file (``agents/osprey/index.html``), so
+the site works from disk and under any sub-path.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+
+_NON_SLUG = re.compile(r"[^a-z0-9]+")
+_VERSION_SAFE = re.compile(r"^[a-z0-9][a-z0-9.-]{0,63}$")
+_RUN_ID = re.compile(r"^(?:[0-9a-f]{8}|[0-9a-f]{32})$")
+_RESERVED = {"con", "prn", "aux", "nul"} | {
+    f"{dev}{n}" for dev in ("com", "lpt") for n in range(10)}
+MAX_SLUG = 60
+
+SUMMARY_JSON = "api/results/summary.json"
+SUMMARY_SCHEMA = "api/results/summary.schema.json"
+RUNS_JSON = "api/results/runs.json"
+RUNS_CSV = "api/results/runs.csv"
+
+
+def slug(text: str) -> str:
+    """Lower-case ASCII letters, digits and ``-``; never empty, never a reserved name."""
+    ascii_text = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode("ascii")
+    value = _NON_SLUG.sub("-", ascii_text.lower()).strip("-")[:MAX_SLUG].strip("-")
+    if not value:
+        return "x-" + _digest(text, 6)
+    return value + "-x" if value in _RESERVED else value
+
+
+def version_segment(version: str) -> str:
+    """A mission version as a path segment: ``1.3.0`` stays readable; anything else is slugged."""
+    lowered = version.lower()
+    if _VERSION_SAFE.match(lowered) and ".." not in lowered:
+        return lowered
+    return slug(version)
+
+
+def unique_slugs(names: dict[str, str], make=slug) -> dict[str, str]:
+    """key -> slug of its name; names that slug alike get a stable suffix from their key.
+
+    The one whose name already is the slug keeps it plain, so a newcomer with a
+    similar name never moves an existing permalink.
+    """
+    by_slug: dict[str, list[str]] = {}
+    for key, name in names.items():
+        by_slug.setdefault(make(name), []).append(key)
+    out: dict[str, str] = {}
+    taken = set(by_slug)
+    for base, keys in sorted(by_slug.items()):
+        if len(keys) == 1:
+            out[keys[0]] = base
+            continue
+        plain = [k for k in keys if names[k] == base]
+        for key in sorted(keys):
+            if len(plain) == 1 and key == plain[0]:
+                out[key] = base
+                continue
+            size = 6
+            while (candidate := f"{base}-{_digest(key, size)}") in taken:
+                size += 2
+            taken.add(candidate)
+            out[key] = candidate
+    return out
+
+
+def _digest(text: str, size: int) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:size]
+
+
+def agent_path(agent_slug: str) -> str:
+    return f"agents/{agent_slug}/index.html"
+
+
+def mission_path(mission_slug: str, segment: str) -> str:
+    return f"missions/{mission_slug}/{segment}/index.html"
+
+
+def run_path(run_id: str) -> str:
+    if not _RUN_ID.match(run_id):
+        raise ValueError(f"not a run id: {run_id!r}")
+    return f"runs/{run_id}/index.html"
+
+
+def relative(from_path: str, to_path: str) -> str:
+    """The relative link from page ``from_path`` to file ``to_path`` (both site-root paths)."""
+    depth = from_path.count("/")
+    return "../" * depth + to_path

@@ -1,0 +1,257 @@
+"""The one summary step: an Export in, the Leaderboard every output reads (counting.md).
+
+Pure: no I/O, no clock. Classifies each run once (``kinds``), decides current
+and older mission versions (``versions``), computes every figure of §3 per
+agent, per mission version and per agent on each mission version, ranks agents
+(§5) and measures grader agreement (§6).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from dataclasses import replace
+from datetime import datetime
+
+from generator import routes, stats
+from generator.kinds import classify, end_of, status_label
+from generator.model import (
+    COUNTED_KINDS,
+    JUDGE_RAN_STATUSES,
+    MEDIAN_KINDS,
+    NO_JUDGE_STATUSES,
+    AgentMission,
+    AgentSummary,
+    Export,
+    Figures,
+    Leaderboard,
+    MissionAgent,
+    MissionVersionSummary,
+    Problem,
+    Run,
+    RunRecord,
+    Totals,
+)
+from generator.versions import current_versions, version_key
+
+SCORED_KINDS = frozenset({"graded", "partial_judge", "timed_out", "no_judge", "stopped"})
+NOT_ATTEMPTS = frozenset({"infra_failed", "grading", "unknown"})
+
+
+def summarize(export: Export, configured_current: dict[str, str] | None = None,
+              config_name: str = "podium.yaml") -> Leaderboard:
+    """Count every run of ``export`` exactly once."""
+    configured_current = configured_current or {}
+    kinds = {run.run_id: classify(run) for run in export.runs}
+    counted = [run for run in export.runs if kinds[run.run_id] != "not_a_run"]
+    seen: dict[str, set[str]] = defaultdict(set)
+    for run in counted:
+        seen[run.mission].add(run.version)
+    current = current_versions(seen, configured_current)
+    problems = list(export.problems) + _config_problems(seen, configured_current, config_name)
+    urls = _Urls(counted, seen)
+    records = [_record(run, kinds[run.run_id], current, urls) for run in export.runs]
+    records.sort(key=_newest_first)
+    by_id = {r.run.run_id: r for r in records}
+    counted_records = [by_id[run.run_id] for run in counted]
+    missions = _missions(counted_records, current, urls)
+    agents, agents_older = _agents(counted_records, current, urls)
+    return Leaderboard(
+        totals=Totals(
+            runs=len(counted_records),
+            not_a_run=len(records) - len(counted_records),
+            counts=_counts(counted_records),
+        ),
+        agents=agents,
+        agents_older=agents_older,
+        missions=missions,
+        runs=tuple(records),
+        problems=tuple(sorted(set(problems))),
+        runs_read=export.runs_read,
+        inputs_digest=export.inputs_digest,
+        notes=export.notes,
+    )
+
+
+def _config_problems(seen: dict[str, set[str]], configured: dict[str, str], config_name: str) -> list[Problem]:
+    out = []
+    for mission, version in sorted(configured.items()):
+        if mission in seen and version not in seen[mission]:
+            out.append(Problem(config_name, f"missions.{mission}.current",
+                               f"version {version!r} has no runs in this export; all runs of {mission} are older"))
+    return out
+
+
+class _Urls:
+    """Slugs and page paths for every agent, mission version and run."""
+
+    def __init__(self, counted: list[Run], seen: dict[str, set[str]]):
+        self.agent_names: dict[str, str] = {}
+        for run in sorted(counted, key=lambda r: r.run_id):
+            self.agent_names.setdefault(run.agent, run.agent_name)
+        self.agent_slugs = routes.unique_slugs(self.agent_names)
+        self.mission_slugs = routes.unique_slugs({m: m for m in seen})
+        self.version_segments = {
+            mission: routes.unique_slugs({v: v for v in versions}, make=routes.version_segment)
+            for mission, versions in seen.items()
+        }
+
+    def agent(self, agent: str) -> str | None:
+        slug = self.agent_slugs.get(agent)
+        return routes.agent_path(slug) if slug else None
+
+    def mission(self, mission: str, version: str) -> str | None:
+        if mission not in self.mission_slugs or version not in self.version_segments[mission]:
+            return None
+        return routes.mission_path(self.mission_slugs[mission], self.version_segments[mission][version])
+
+
+def _record(run: Run, kind: str, current: dict[str, str], urls: _Urls) -> RunRecord:
+    grade = run.grade
+    scored = kind in SCORED_KINDS
+    no_judge_ran = scored and grade.judge_status in NO_JUDGE_STATUSES
+    partial_judge = scored and grade.judge_status == "partial"
+    upper = grade.overall_upper if partial_judge and grade.overall_upper is not None else None
+    end = end_of(run, kind)
+    return RunRecord(
+        run=run,
+        kind=kind,
+        end=end,
+        status=status_label(kind, end),
+        older=kind != "not_a_run" and current.get(run.mission) != run.version,
+        overall=grade.overall if scored else None,
+        overall_upper=(upper if upper is not None else grade.overall) if scored else None,
+        deterministic=grade.deterministic if scored else None,
+        judge=None if not scored or no_judge_ran else grade.judge,
+        judge_upper=(grade.judge_upper if grade.judge_upper is not None else grade.judge) if partial_judge else None,
+        no_judge_ran=no_judge_ran,
+        when=run.completed or run.started,
+        url=routes.run_path(run.run_id),
+        agent_url=urls.agent(run.agent),
+        mission_url=urls.mission(run.mission, run.version),
+    )
+
+
+def _newest_first(record: RunRecord) -> tuple:
+    when = record.when.timestamp() if record.when else -math.inf
+    return (-when, record.run.run_id)
+
+
+def _counts(records: list[RunRecord]) -> dict[str, int]:
+    counts = dict.fromkeys(COUNTED_KINDS, 0)
+    for record in records:
+        counts[record.kind] += 1
+    return counts
+
+
+def figures(records: list[RunRecord]) -> Figures:
+    """Every figure of counting.md §3 over one set of counted runs."""
+    counts = _counts(records)
+    population = [r for r in records if r.kind in MEDIAN_KINDS]
+    lows = [r.overall for r in population]
+    attempts = [r for r in records if r.kind not in NOT_ATTEMPTS]
+    runs = len(records)
+    return Figures(
+        runs=runs,
+        in_median=len(population),
+        median=stats.median(lows),
+        median_upper=stats.median([r.overall_upper for r in population]),
+        median_ci=stats.median_ci(lows),
+        avg_overall=stats.mean(lows),
+        best_overall=max(lows) if lows else None,
+        counts=counts,
+        judge_degraded=counts["no_judge"],
+        completion_rate=_rate(sum(r.end == "done" for r in attempts), len(attempts)),
+        partial_rate=_rate(sum(r.end in ("timeout", "operator") for r in attempts), len(attempts)),
+        judge_models=_sorted_set(
+            r.run.conditions.judge_model for r in records
+            if r.run.grade and r.run.grade.judge_status in JUDGE_RAN_STATUSES and r.run.conditions),
+        models_reported=_sorted_set(m for r in records for m in r.run.models_reported),
+        models_declared=_sorted_set(r.run.model_declared for r in records),
+        last_run=_iso(max((r.when for r in records if r.when), default=None)),
+    )
+
+
+def _rate(part: int, whole: int) -> float | None:
+    return part / whole if whole else None
+
+
+def _sorted_set(values) -> tuple[str, ...]:
+    return tuple(sorted({v for v in values if v}))
+
+
+def _iso(when: datetime | None) -> str | None:
+    return when.strftime("%Y-%m-%dT%H:%M:%SZ") if when else None
+
+
+def rank_key(name: str, agent: str, fig: Figures) -> tuple:
+    """counting.md §5: median desc, avg_overall desc, in_median desc, name; no median last."""
+    if fig.median is None:
+        return (1, 0.0, 0.0, 0, name.casefold(), name, agent)
+    return (0, -fig.median, -fig.avg_overall, -fig.in_median, name.casefold(), name, agent)
+
+
+def _by_version(records: list[RunRecord]) -> dict[tuple[str, str], list[RunRecord]]:
+    groups: dict[tuple[str, str], list[RunRecord]] = defaultdict(list)
+    for record in records:
+        groups[(record.run.mission, record.run.version)].append(record)
+    return groups
+
+
+def _agent_missions(records: list[RunRecord], current: dict[str, str], urls: _Urls) -> tuple[AgentMission, ...]:
+    groups = _by_version(records)
+    ordered = sorted(sorted(groups, key=lambda mv: version_key(mv[1]), reverse=True), key=lambda mv: mv[0])
+    return tuple(
+        AgentMission(mission, version, current.get(mission) == version, urls.mission(mission, version),
+                     figures(groups[(mission, version)]))
+        for mission, version in ordered
+    )
+
+
+def _agents(records: list[RunRecord], current: dict[str, str], urls: _Urls):
+    by_agent: dict[str, list[RunRecord]] = defaultdict(list)
+    for record in records:
+        by_agent[record.run.agent].append(record)
+    headline, older = [], []
+    for agent, own in by_agent.items():
+        name = urls.agent_names[agent]
+        slug = urls.agent_slugs[agent]
+        mine = [r for r in own if not r.older]
+        theirs = [r for r in own if r.older]
+        headline.append(AgentSummary(agent, name, slug, urls.agent(agent), "current", None, figures(mine),
+                                     _agent_missions(mine, current, urls)))
+        if theirs:
+            older.append(AgentSummary(agent, name, slug, urls.agent(agent), "older", None, figures(theirs),
+                                      _agent_missions(theirs, current, urls)))
+    headline.sort(key=lambda a: rank_key(a.name, a.agent, a.figures))
+    ranked = tuple(replace(a, rank=i + 1) for i, a in enumerate(headline))
+    order = {a.agent: i for i, a in enumerate(ranked)}
+    return ranked, tuple(sorted(older, key=lambda a: order[a.agent]))
+
+
+def _missions(records: list[RunRecord], current: dict[str, str], urls: _Urls) -> tuple[MissionVersionSummary, ...]:
+    out = []
+    for (mission, version), own in _by_version(records).items():
+        by_agent: dict[str, list[RunRecord]] = defaultdict(list)
+        for record in own:
+            by_agent[record.run.agent].append(record)
+        chips = []
+        for agent, theirs in by_agent.items():
+            fig = figures(theirs)
+            name = urls.agent_names[agent]
+            chips.append((rank_key(name, agent, fig), MissionAgent(
+                agent, name, urls.agent(agent), fig.median, fig.in_median, fig.runs)))
+        full = [abs(r.deterministic - r.judge) for r in own
+                if r.judge is not None and r.run.grade.judge_status == "ok"]
+        out.append(MissionVersionSummary(
+            mission=mission,
+            version=version,
+            current=current.get(mission) == version,
+            url=urls.mission(mission, version),
+            figures=figures(own),
+            judge_vs_checks=stats.mean(full),
+            agents=tuple(chip for _, chip in sorted(chips, key=lambda c: c[0])),
+        ))
+    out.sort(key=lambda m: version_key(m.version), reverse=True)
+    out.sort(key=lambda m: (not m.current, m.mission))
+    return tuple(out)
