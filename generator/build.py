@@ -1,14 +1,20 @@
-"""The one orchestrator: read, count once, plan, write. Reads top to bottom."""
+"""The one orchestrator: read, count once, plan, render, write. Reads top to bottom."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from generator.config import CONFIG_NAME, Config, source_date_epoch
+from generator.load.content import load_pages
 from generator.load.export import load_export
 from generator.model import Leaderboard
-from generator.plan import site_files
+from generator.plan import Site, plan_site
+from generator.render.redact import Redactor
+from generator.render.report import ReportRenderer
+from generator.render.site import guard_secrets, render_site
+from generator.render.templates import builtin_themes, make_environment, static_files, theme_chain
 from generator.summarize import summarize
 from generator.write import write_site
 
@@ -26,13 +32,41 @@ def count_export(config: Config, export: Path) -> Leaderboard:
     return summarize(load_export(export, config.limits), config.missions, config.source or CONFIG_NAME)
 
 
+def content_dir(config: Config) -> Path | None:
+    if config.content is not None:
+        return config.content
+    default = config.root / "content"
+    return default if default.is_dir() else None
+
+
 def build_site(config: Config, export: Path, *, strict: bool = False) -> Built:
     """Build the whole site for ``export``; under ``strict`` any problem stops before writing."""
     generated_at = source_date_epoch()
+    chain = theme_chain(config.theme, [config.root / "themes", builtin_themes()], config.theme_dir)
+    env = make_environment(chain)
+    pages = load_pages(content_dir(config))
     board = count_export(config, export)
     if strict and board.problems:
         return Built(board, None, 0, 0)
-    files = site_files(board, generated_at)
-    inputs = [export] + [p for p in (config.content, config.theme_dir) if p is not None]
+    redactor = Redactor(config.redact)
+    site = Site(config.title, config.base_url, pages, generated_at,
+                ReportRenderer(export, config.limits.report_bytes, redactor), redactor)
+    files = _Tally(guard_secrets(render_site(plan_site(board, site), env, static_files(chain)), redactor.literals))
+    inputs = [export] + [p for p in (content_dir(config), config.theme_dir) if p is not None]
     target = write_site(files, config.out, inputs=inputs, homes=[config.root, Path.cwd()])
-    return Built(board, target, len(files), sum(len(b) for b in files.values()))
+    return Built(board, target, files.count, files.size)
+
+
+class _Tally:
+    """Counts files and bytes as they stream to the writer."""
+
+    def __init__(self, files: Iterable[tuple[str, bytes]]):
+        self.files = files
+        self.count = 0
+        self.size = 0
+
+    def __iter__(self) -> Iterator[tuple[str, bytes]]:
+        for path, data in self.files:
+            self.count += 1
+            self.size += len(data)
+            yield path, data

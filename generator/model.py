@@ -137,6 +137,7 @@ class Run:
     completed: datetime | None = None
     model_declared: str | None = None
     report_file: str | None = None
+    secrets: tuple[str, ...] = ()  # submitted check values: never published, only redacted
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,10 +1,66 @@
-"""Every output file of the site, as site path -> bytes (pure; the writer writes them)."""
+"""Every output of the site: pages (template + context), data files and static assets.
+
+Pure: the Leaderboard and the theme in, ``{site path: Page | bytes}`` out. The
+contexts only carry summary objects and geometry; templates never count. The
+context fields each template may use are documented in themes/README.md.
+"""
 
 from __future__ import annotations
 
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timezone
+
 from generator import routes
-from generator.model import Leaderboard
-from generator.render import data
+from generator.load.content import ContentPage
+from generator.model import KIND_ORDER, AgentSummary, Leaderboard, RunRecord
+from generator.render import charts, data
+from generator.render.numbers import ledger_texts
+from generator.render.redact import Redactor
+
+LEDGER_PAGE = 500  # runs per ledger page
+TABLE_RUNS = 500  # runs listed per table on agent and mission pages
+CARD_POINTS = 300  # runs drawn on a mission card's plot
+TONES = 8  # agent colours
+LEDGER_JS = "api/results/ledger.js"
+
+
+@dataclass(frozen=True)
+class Page:
+    path: str
+    template: str
+    context: dict
+
+
+@dataclass(frozen=True)
+class Site:
+    """What the plan needs besides the Leaderboard."""
+
+    title: str
+    base_url: str
+    pages: tuple[ContentPage, ...]
+    generated_at: int | None
+    report_html: Callable[[RunRecord], object]  # a run's rendered report.md, or None
+    redactor: Redactor
+
+
+def plan_site(board: Leaderboard, site: Site) -> dict[str, Page | bytes]:
+    """Every file of the site except the static assets."""
+    index = _Index(board)
+    nav = _nav(site)
+    outputs: dict[str, Page | bytes] = dict(data_files(board, site.generated_at))
+    outputs[LEDGER_JS] = ledger_script(board)
+    pages = [_home(board, index), _missions_page(board, index)]
+    pages += [_agent_page(a, index) for a in board.agents]
+    pages += [_mission_page(m, index) for m in board.missions]
+    pages += _ledger_pages(board, index)
+    pages += [_run_page(r, site) for r in board.runs]
+    pages += [_content_page(p) for p in site.pages]
+    pages.append(Page("404.html", "404.html", {"page_title": "Not found"}))
+    for page in pages:
+        outputs[page.path] = Page(page.path, page.template, _with_common(page, site, nav))
+    return outputs
 
 
 def data_files(board: Leaderboard, generated_at: int | None) -> dict[str, bytes]:
@@ -17,5 +73,166 @@ def data_files(board: Leaderboard, generated_at: int | None) -> dict[str, bytes]
     }
 
 
-def site_files(board: Leaderboard, generated_at: int | None) -> dict[str, bytes]:
-    return data_files(board, generated_at)
+def ledger_script(board: Leaderboard) -> bytes:
+    """The ledger for in-browser sorting and filtering, as a script (works from file://)."""
+    rows = [ledger_cells(r) for r in board.runs]
+    body = data.dump_json({"columns": list(LEDGER_CELLS), "rows": rows}, indent=None).decode("utf-8").strip()
+    return f"window.podiumLedger = {body};\n".encode("ascii", "backslashreplace")
+
+
+LEDGER_CELLS = ("run", "url", "date", "agent", "agent_url", "mission", "version", "mission_url", "older", "kind",
+                "status", "overall", "overall_text", "deterministic", "deterministic_text", "judge", "judge_text")
+
+
+def ledger_cells(record: RunRecord) -> list:
+    """One ledger row: raw numbers to sort by and the exact text the HTML table shows."""
+    cells = ledger_texts(record)
+    run = record.run
+    return [run.run_id, record.url, data.iso(record.when) or "", run.agent_name, record.agent_url or "",
+            run.mission, run.version, record.mission_url or "", record.older, record.kind, record.status,
+            record.overall, cells["overall"], record.deterministic, cells["deterministic"], record.judge,
+            cells["judge"]]
+
+
+class _Index:
+    """Runs grouped once for every page that lists them."""
+
+    def __init__(self, board: Leaderboard):
+        self.by_agent: dict[str, list[RunRecord]] = defaultdict(list)
+        self.by_version: dict[tuple[str, str], list[RunRecord]] = defaultdict(list)
+        self.by_agent_version: dict[tuple[str, str, str], list[RunRecord]] = defaultdict(list)
+        for record in board.runs:  # newest first
+            if record.kind == "not_a_run":
+                continue
+            run = record.run
+            self.by_agent[run.agent].append(record)
+            self.by_version[(run.mission, run.version)].append(record)
+            self.by_agent_version[(run.agent, run.mission, run.version)].append(record)
+        self.slugs = {a.agent: a.slug for a in board.agents}
+        self.tones = {a.agent: i % TONES for i, a in enumerate(board.agents)}
+        self.older = {a.agent: a for a in board.agents_older}
+
+    def scoped(self, agent: str, older: bool) -> list[RunRecord]:
+        return [r for r in self.by_agent[agent] if r.older == older]
+
+
+def _home(board: Leaderboard, index: _Index) -> Page:
+    cards = [
+        {"agent": a, "older": index.older.get(a.agent), "tone": index.tones[a.agent],
+         "strip": charts.strip(index.scoped(a.agent, False), a.figures.median)}
+        for a in board.agents
+    ]
+    return Page("index.html", "index.html", {
+        "page_title": "Agents", "totals": board.totals, "cards": cards, "problems": board.problems,
+        "missions": board.missions,
+    })
+
+
+def _agent_page(agent: AgentSummary, index: _Index) -> Page:
+    older = index.older.get(agent.agent)
+    tables = []
+    for summary in agent.missions + (older.missions if older else ()):
+        runs = index.by_agent_version[(agent.agent, summary.mission, summary.version)]
+        tables.append({"summary": summary, "runs": runs[:TABLE_RUNS], "more": max(0, len(runs) - TABLE_RUNS)})
+    current_runs = index.scoped(agent.agent, False)
+    older_runs = index.scoped(agent.agent, True)
+    return Page(agent.url, "agent.html", {
+        "page_title": agent.name, "agent": agent, "older": older, "tables": tables,
+        "strip": charts.strip(current_runs, agent.figures.median, charts.PAGE_SLOTS),
+        "older_strip": charts.strip(older_runs, older.figures.median, charts.PAGE_SLOTS) if older else None,
+        "models_differ": _models_differ(agent, older),
+    })
+
+
+def _models_differ(agent: AgentSummary, older: AgentSummary | None) -> bool:
+    """True when the harness reported other models than declared, or several of them."""
+    figs = [agent.figures] + ([older.figures] if older else [])
+    reported = {m for f in figs for m in f.models_reported}
+    declared = {m for f in figs for m in f.models_declared}
+    return len(reported) > 1 or len(declared) > 1 or bool(reported and declared and reported != declared)
+
+
+def _missions_page(board: Leaderboard, index: _Index) -> Page:
+    cards = [
+        {"mission": m, "plot": charts.agreement(index.by_version[(m.mission, m.version)], index.slugs, index.tones,
+                                                CARD_POINTS)}
+        for m in board.missions
+    ]
+    return Page("missions/index.html", "missions.html", {"page_title": "Missions", "cards": cards,
+                                                         "tones": index.tones, "slugs": index.slugs})
+
+
+def _mission_page(mission, index: _Index) -> Page:
+    runs = index.by_version[(mission.mission, mission.version)]
+    return Page(mission.url, "mission.html", {
+        "page_title": f"{mission.mission} {mission.version}", "mission": mission, "tones": index.tones,
+        "slugs": index.slugs,
+        "plot": charts.agreement(runs, index.slugs, index.tones), "runs": runs[:TABLE_RUNS],
+        "more": max(0, len(runs) - TABLE_RUNS),
+    })
+
+
+def _ledger_pages(board: Leaderboard, index: _Index) -> list[Page]:
+    chunks = [board.runs[i:i + LEDGER_PAGE] for i in range(0, len(board.runs), LEDGER_PAGE)] or [()]
+    paths = [ledger_path(n) for n in range(1, len(chunks) + 1)]
+    agents = sorted({(r.run.agent_name, r.run.agent) for r in board.runs})
+    missions = sorted({r.run.mission for r in board.runs})
+    pages = []
+    for number, chunk in enumerate(chunks, start=1):
+        pages.append(Page(paths[number - 1], "runs.html", {
+            "page_title": "All runs" if number == 1 else f"All runs, page {number}",
+            "rows": [{"record": r, "text": ledger_texts(r)} for r in chunk],
+            "pager": {"number": number, "paths": paths,
+                      "first": (number - 1) * LEDGER_PAGE + 1, "last": (number - 1) * LEDGER_PAGE + len(chunk)},
+            "total": len(board.runs), "totals": board.totals, "agent_names": [name for name, _ in agents],
+            "mission_names": missions, "kinds": list(reversed(KIND_ORDER)),
+        }))
+    return pages
+
+
+def ledger_path(number: int) -> str:
+    return "runs/index.html" if number == 1 else f"runs/page/{number}/index.html"
+
+
+def _run_page(record: RunRecord, site: Site) -> Page:
+    return Page(record.url, "run.html", {
+        "page_title": f"Run {record.run.run_id[:8]}", "record": record,
+        "report": lambda: site.report_html(record), "redact": site.redactor.for_run(record.run.secrets),
+    })
+
+
+def _content_page(page: ContentPage) -> Page:
+    return Page(page.path, page.template, {"page_title": page.title, "content": page})
+
+
+def _nav(site: Site) -> list[dict]:
+    items = [("Agents", "index.html"), ("Missions", "missions/index.html"), ("All runs", "runs/index.html")]
+    items += [(p.title, p.path) for p in sorted(site.pages, key=lambda p: (p.order, p.title))]
+    return [{"title": title, "path": path} for title, path in items]
+
+
+def _with_common(page: Page, site: Site, nav: list[dict]) -> dict:
+    base = site.base_url.rstrip("/")
+    permalink = page.path[: -len("index.html")] if page.path.endswith("index.html") else page.path
+    generated = (datetime.fromtimestamp(site.generated_at, timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+                 if site.generated_at is not None else None)
+    return {
+        **page.context,
+        "site": {"title": site.title, "nav": nav, "generated_at": generated,
+                 "downloads": {"summary": routes.SUMMARY_JSON, "runs_json": routes.RUNS_JSON,
+                               "runs_csv": routes.RUNS_CSV, "schema": routes.SUMMARY_SCHEMA}},
+        "page": {"path": page.path, "canonical": f"{base}/{permalink}" if base else None,
+                 "section": _section(page.path)},
+        "href": _linker(page.path, base),
+    }
+
+
+def _linker(from_path: str, base: str) -> Callable[[str], str]:
+    """Relative links; 404.html is served at any depth, so it links absolutely when base_url is set."""
+    if from_path == "404.html" and base:
+        return lambda target: f"{base}/{target}"
+    return lambda target: routes.relative(from_path, target)
+
+
+def _section(path: str) -> str:
+    return path.split("/", 1)[0] if "/" in path else path.removesuffix(".html")

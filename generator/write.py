@@ -12,6 +12,7 @@ import os
 import re
 import shutil
 import tempfile
+from collections.abc import Iterable
 from pathlib import Path
 
 from generator.errors import BuildError
@@ -53,13 +54,18 @@ def check_relative(path: str) -> str:
     return path
 
 
-def write_site(files: dict[str, bytes], out: Path, inputs: list[Path], homes: list[Path]) -> Path:
-    """Write ``files`` (site path -> bytes) as the new content of ``out``, atomically."""
+def write_site(files: dict[str, bytes] | Iterable[tuple[str, bytes]], out: Path, inputs: list[Path],
+               homes: list[Path]) -> Path:
+    """Write ``files`` (site path -> bytes, or such pairs as they are rendered) as ``out``, atomically."""
     target = check_output_dir(out, inputs, homes)
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".podium-staging-", dir=target.parent))
+    written: set[str] = set()
     try:
-        for path, data in sorted(files.items()):
+        for path, data in files.items() if isinstance(files, dict) else files:
+            if path.lower() in written:
+                raise BuildError(f"two outputs would be written to {path!r}; refusing to overwrite one with the other")
+            written.add(path.lower())
             dest = staging / check_relative(path)
             dest.parent.mkdir(parents=True, exist_ok=True)
             dest.write_bytes(data)

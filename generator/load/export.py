@@ -183,7 +183,8 @@ def _attribute(item: _Dir, row: ListRow | None, agent_names: dict[str, str], rea
     """Agent, mission, version and times (counting.md §7); None when nothing identifies a broken run."""
     result = item.result
     overview = Overview()
-    needs_report = row is None or not row.agent_id or not row.mission or row.created_at is None
+    needs_report = (row is None or not row.agent_id or not row.mission or row.created_at is None
+                    or row.agent_id not in agent_names)  # display name: agents.json, else report.md
     if item.report is not None and needs_report:
         overview = read_overview(item.report, Fields(item.report_file, reader.problems))
     if result is None and row is None and overview.agent_name is None:
@@ -211,6 +212,7 @@ def _attribute(item: _Dir, row: ListRow | None, agent_names: dict[str, str], rea
         completed=(row.completed_at if row and row.completed_at else overview.completed),
         model_declared=(conditions.model if conditions and conditions.model else (row.model if row else None)),
         report_file=item.report_file,
+        secrets=result.secrets if result else (),
     )
 
 

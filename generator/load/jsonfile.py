@@ -19,11 +19,13 @@ from __future__ import annotations
 
 import json
 import math
+import re
 
 from generator.model import Problem
 
 BOM = b"\xef\xbb\xbf"
 MAX_INT_DIGITS = 18
+_UNSAFE_KEY = re.compile(r"[\ud800-\udfff\x00-\x1f\x7f-\x9f]")
 
 
 class Unusable:
@@ -101,8 +103,16 @@ def parse_json(data: bytes, path: str) -> tuple[object | None, list[Problem]]:
         return None, [Problem(path, "", f"invalid JSON at line {err.lineno} column {err.colno}: {err.msg}")]
     except RecursionError:
         return None, [Problem(path, "", "JSON is nested too deeply to read")]
+    if value is None:  # a document of just `null` is as unusable as a broken one, and must say so
+        return None, [Problem(path, "", "the top level is null; nothing to read")]
     problems = _report_unusable(value, path) if parse.flagged else []
     return value, problems
+
+
+def _safe_key(key: str) -> str:
+    """A key as it may appear in a field path: no lone surrogates or control characters, capped."""
+    cleaned = _UNSAFE_KEY.sub("\ufffd", key)
+    return cleaned if len(cleaned) <= 200 else cleaned[:200] + "…"
 
 
 def _report_unusable(value: object, path: str) -> list[Problem]:
@@ -115,7 +125,8 @@ def _report_unusable(value: object, path: str) -> list[Problem]:
             problems.append(Problem(path, where, node.why))
         elif isinstance(node, dict):
             for key, child in node.items():
-                stack.append((f"{where}.{key}" if where else str(key), child))
+                key = _safe_key(key)
+                stack.append((f"{where}.{key}" if where else key, child))
         elif isinstance(node, list):
             for index, child in enumerate(node):
                 stack.append((f"{where}[{index}]", child))

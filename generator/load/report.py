@@ -81,7 +81,10 @@ def read_overview(text: str, fields: Fields) -> Overview:
         if seconds is None:
             fields.report("Overview.Duration", f"expected a duration like 19m 43s, got {describe(cells['Duration'])}")
         else:
-            completed = started + timedelta(seconds=seconds)
+            try:
+                completed = started + timedelta(seconds=seconds)
+            except OverflowError:
+                fields.report("Overview.Duration", f"{describe(cells['Duration'])} ends out of range")
     return Overview(agent, mission, version, started, completed, cells.get("Run ID"))
 
 

@@ -29,6 +29,7 @@ class Result:
     partial: bool | None = None
     partial_trigger: str | None = None
     models_reported: tuple[str, ...] = ()
+    secrets: tuple[str, ...] = ()
 
 
 def read_result(value: object, fields: Fields) -> Result | None:
@@ -66,7 +67,19 @@ def read_result(value: object, fields: Fields) -> Result | None:
         partial=fields.boolean(value, "partial", "partial"),
         partial_trigger=partial_trigger,
         models_reported=fields.strings(value, "models_reported", "models_reported"),
+        secrets=_submitted_values(grade),
     )
+
+
+def _submitted_values(grade: dict) -> tuple[str, ...]:
+    """Every check's submitted value (flags): kept only so pages can redact them."""
+    values = set()
+    checks = grade.get("check_breakdown")
+    for item in checks if isinstance(checks, list) else []:
+        value = item.get("value") if isinstance(item, dict) else None
+        if isinstance(value, str) and value.strip():
+            values.add(value)
+    return tuple(sorted(values))
 
 
 def _run_id(fields: Fields, obj: dict, field: str) -> str | None:

@@ -42,7 +42,11 @@ def parse_time(fields: Fields, obj: dict, key: str, field: str) -> datetime | No
         return None
     if value.tzinfo is None:
         return value.replace(tzinfo=timezone.utc)
-    return value.astimezone(timezone.utc)
+    try:
+        return value.astimezone(timezone.utc)
+    except OverflowError:
+        fields.report(field, f"{describe(text)} is out of range in UTC")
+        return None
 
 
 def read_run_list(value: object, fields: Fields) -> dict[str, ListRow] | None:

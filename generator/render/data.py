@@ -14,10 +14,9 @@ from importlib import resources
 
 from generator import __version__
 from generator.model import AgentSummary, Figures, Leaderboard, MissionVersionSummary, RunRecord
+from generator.render.numbers import DASH, NO_JUDGE
 
 SCHEMA = "podium.summary/1"
-DASH = "—"
-NO_JUDGE = "No judge"
 LEDGER_COLUMNS = (
     "run_id", "date", "agent", "agent_name", "mission", "version", "older", "kind", "status",
     "overall", "overall_upper", "deterministic", "judge", "judge_upper", "judge_status",

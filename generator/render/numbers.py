@@ -5,9 +5,12 @@ Scores stay in [0, 1] in JSON; people read percentages with one decimal.
 
 from __future__ import annotations
 
-from generator.model import Figures
+import math
+
+from generator.model import Figures, RunRecord
 
 DASH = "—"
+NO_JUDGE = "No judge"
 LEFT_OUT_LABELS = (
     ("no_judge", "no judge"),
     ("stopped", "stopped"),
@@ -50,3 +53,20 @@ def median_line(fig: Figures) -> str:
     """ "12 of 15 runs in the median · 2 no judge · 1 infra failed" """
     head = f"{fig.in_median} of {fig.runs} run{'s' if fig.runs != 1 else ''} in the median"
     return " · ".join([head] + [f"{count} {label}" for _, count, label in left_out(fig)])
+
+
+def svg_number(value: float) -> str:
+    """An SVG coordinate: at most two decimals, never NaN or infinite (that is a bug, so it raises)."""
+    if not math.isfinite(value):
+        raise ValueError(f"non-finite number {value!r} reached a chart")
+    text = f"{value:.2f}".rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
+def ledger_texts(record: RunRecord) -> dict[str, str]:
+    """A run's score cells as the ledger shows them: "—" for no value, "No judge" when the judge never ran."""
+    return {
+        "overall": pct_range(record.overall, record.overall_upper) + ("*" if record.no_judge_ran else ""),
+        "deterministic": pct(record.deterministic),
+        "judge": NO_JUDGE if record.no_judge_ran else pct_range(record.judge, record.judge_upper),
+    }

@@ -1,0 +1,106 @@
+"""Content pages: ``content/*.md`` with YAML front matter (title, slug, order, template).
+
+Each becomes ``<slug>/index.html`` and a navigation entry. The body is rendered
+with the same safe Markdown as reports (raw HTML escaped).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from markupsafe import Markup
+
+from generator.errors import ConfigError
+from generator.load.files import read_file
+from generator.load.yamlfile import YamlError, parse_yaml
+from generator.model import Problem
+from generator.render.markdown import render_markdown
+from generator.routes import slug as make_slug
+
+RESERVED = {"agents", "missions", "runs", "api", "assets", "404"}
+KEYS = {"title", "slug", "order", "template"}
+MAX_BYTES = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class ContentPage:
+    source: str
+    title: str
+    slug: str
+    order: int
+    template: str
+    html: Markup
+
+    @property
+    def path(self) -> str:
+        return f"{self.slug}/index.html"
+
+
+def load_pages(directory: Path | None) -> tuple[ContentPage, ...]:
+    """Every ``*.md`` directly in ``directory``; any error stops the build, naming file and field."""
+    if directory is None or not directory.is_dir():
+        return ()
+    pages, errors = [], []
+    for path in sorted(directory.glob("*.md")):
+        try:
+            pages.append(_load(path))
+        except ConfigError as err:
+            errors.append(str(err.message))
+    seen: dict[str, str] = {}
+    for page in pages:
+        if page.slug in seen:
+            errors.append(f"{page.source}: slug: {page.slug!r} is also used by {seen[page.slug]}")
+        seen[page.slug] = page.source
+    if errors:
+        raise ConfigError("\n".join(errors))
+    return tuple(pages)
+
+
+def _load(path: Path) -> ContentPage:
+    data = read_file(path, str(path), MAX_BYTES)
+    if isinstance(data, Problem) or data is None:
+        raise ConfigError(str(data) if data else f"{path}: cannot be read")
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        raise ConfigError(f"{path}: not UTF-8 (byte offset {err.start})") from None
+    meta, body = _front_matter(text, path)
+    title = _field(meta, "title", str, path, path.stem.replace("-", " ").capitalize())
+    slug = make_slug(_field(meta, "slug", str, path, title))
+    if slug in RESERVED:
+        raise ConfigError(f"{path}: slug: {slug!r} is reserved for podium's own pages")
+    return ContentPage(
+        source=str(path), title=title, slug=slug,
+        order=_field(meta, "order", int, path, 100),
+        template=_field(meta, "template", str, path, "page.html"),
+        html=render_markdown(body),
+    )
+
+
+def _front_matter(text: str, path: Path) -> tuple[dict, str]:
+    if not text.startswith("---\n"):
+        return {}, text
+    end = text.find("\n---\n", 4)
+    if end < 0:
+        raise ConfigError(f"{path}: front matter starts with --- but never ends")
+    try:
+        meta = parse_yaml(text[4:end]) or {}
+    except YamlError as err:
+        raise ConfigError(f"{path}: front matter: {err}") from None
+    if not isinstance(meta, dict):
+        raise ConfigError(f"{path}: front matter: expected a mapping")
+    unknown = set(meta) - KEYS
+    if unknown:
+        raise ConfigError(f"{path}: front matter: unknown key(s) {', '.join(sorted(map(str, unknown)))}")
+    return meta, text[end + 5:]
+
+
+def _field(meta: dict, key: str, kind: type, path: Path, default):
+    if key not in meta:
+        return default
+    value = meta[key]
+    if not isinstance(value, kind) or isinstance(value, bool):
+        raise ConfigError(f"{path}: front matter: {key}: expected {'a string' if kind is str else 'a whole number'}, "
+                          f"got {value!r}")
+    return value

@@ -1,0 +1,166 @@
+"""Chart geometry, computed at build time: the run strip and the grader-agreement plot.
+
+Pure functions from RunRecords to shapes with coordinates in SVG user units;
+the SVG templates only draw them. A strip draws facts, not kinds (counting.md
+§2 notes): a timed-out run gets its red cap whatever its kind.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from generator.model import RunRecord
+from generator.render.numbers import pct, pct_range
+from generator.kinds import KIND_LABELS
+
+# Run strip
+COLUMN = 10.0  # slot width incl. gap
+BAR = 7.0
+HEIGHT = 60.0  # 100% overall
+TOP = 4.0  # room for the timeout cap
+CAP = 3.0
+CARD_SLOTS = 48  # newest runs shown on an agent card
+PAGE_SLOTS = 500  # newest runs shown on an agent page
+
+# Agreement plot
+PLOT = 200.0  # the square, 0..100% on both axes
+PAD = 24.0
+STRIP_GAP = 18.0  # from the plot's bottom edge to the no-judge strip
+PLOT_POINTS = 2000  # newest runs drawn on one plot
+
+
+@dataclass(frozen=True)
+class Shape:
+    cls: str
+    x: float
+    y: float
+    w: float
+    h: float
+
+
+@dataclass(frozen=True)
+class Column:
+    url: str
+    title: str
+    x: float
+    shapes: tuple[Shape, ...]
+    muted: bool = False  # not_a_run
+
+
+@dataclass(frozen=True)
+class Strip:
+    width: float
+    height: float
+    columns: tuple[Column, ...]
+    median_y: float | None
+    shown: int
+    total: int
+    desc: str
+
+
+def run_title(record: RunRecord) -> str:
+    """Tooltip text for a run: score, kind, mission version, date."""
+    run = record.run
+    score = pct_range(record.overall, record.overall_upper) if record.overall is not None else "no score"
+    if record.no_judge_ran:
+        score += " (no judge)"
+    when = record.when.strftime("%Y-%m-%d") if record.when else "date unknown"
+    return f"{score} · {KIND_LABELS[record.kind]} · {record.status} · {run.mission} {run.version} · {when}"
+
+
+def strip(records: list[RunRecord], median: float | None, slots: int = CARD_SLOTS) -> Strip:
+    """Columns oldest -> newest for the newest ``slots`` of ``records`` (given newest first)."""
+    shown = list(reversed(records[:slots]))
+    width = max(slots if slots == CARD_SLOTS else len(shown), 1) * COLUMN
+    columns = tuple(_column(r, i * COLUMN) for i, r in enumerate(shown))
+    base = TOP + HEIGHT
+    desc = f"{len(shown)} of {len(records)} runs, oldest to newest; dashed line: median {pct(median)}"
+    return Strip(width, base + 1, columns, None if median is None else base - median * HEIGHT,
+                 len(shown), len(records), desc)
+
+
+def _column(record: RunRecord, x: float) -> Column:
+    base = TOP + HEIGHT
+    shapes: list[Shape] = [Shape("hit", x, 0, COLUMN, base + 1)]
+    bx = x + (COLUMN - BAR) / 2
+    if record.overall is None:
+        slot = {"infra_failed": "slot infra", "not_a_run": "slot void"}.get(record.kind, "slot pending")
+        shapes.append(Shape(slot, bx, TOP, BAR, HEIGHT))
+        return Column(record.url, run_title(record), x, tuple(shapes), record.kind == "not_a_run")
+    tone = " stopped" if record.kind == "stopped" else ""
+    checks = 0.5 * record.deterministic * HEIGHT
+    top = base - checks
+    shapes.append(Shape("checks" + tone, bx, top, BAR, checks))
+    if record.no_judge_ran:
+        shapes.append(Shape("nojudge", bx, top - 0.5 * HEIGHT, BAR, 0.5 * HEIGHT))
+    else:
+        judge = 0.5 * record.judge * HEIGHT
+        shapes.append(Shape("judge" + tone, bx, top - judge, BAR, judge))
+        top -= judge
+        if record.judge_upper is not None and record.judge_upper > record.judge:
+            extra = 0.5 * (record.judge_upper - record.judge) * HEIGHT
+            shapes.append(Shape("hatch", bx, top - extra, BAR, extra))
+            top -= extra
+    if record.end == "timeout":
+        shapes.append(Shape("cap", bx, top - CAP, BAR, CAP))
+    return Column(record.url, run_title(record), x, tuple(shapes))
+
+
+@dataclass(frozen=True)
+class Point:
+    url: str
+    title: str
+    agent: str  # the agent's slug (chips highlight by it)
+    tone: int  # colour index of the agent
+    x: float
+    y: float
+    y_upper: float | None = None  # partial judge: a bar from y up to y_upper
+
+
+@dataclass(frozen=True)
+class Plot:
+    size: float
+    height: float
+    pad: float
+    strip_y: float
+    points: tuple[Point, ...]
+    strip: tuple[Point, ...]
+    diagonals: tuple[tuple[str, float, float, float, float], ...]
+    shown: int
+    total: int
+    desc: str
+    ticks: tuple[tuple[str, float], ...] = field(default=())
+
+
+def agreement(records: list[RunRecord], slugs: dict[str, str], tones: dict[str, int],
+              limit: int = PLOT_POINTS) -> Plot:
+    """Points (checks across, judge up) for runs whose judge ran; no-judge runs on a strip below."""
+    usable = [r for r in records if r.overall is not None][:limit]
+    points, below = [], []
+    for record in reversed(usable):
+        x = PAD + record.deterministic * PLOT
+        agent = record.run.agent
+        common = dict(url=record.url, agent=slugs.get(agent, ""), tone=tones.get(agent, 0), x=x)
+        title = f"{record.run.agent_name} · checks {pct(record.deterministic)} · "
+        if record.no_judge_ran:
+            below.append(Point(title=title + "no judge · " + run_title(record), y=PAD + PLOT + STRIP_GAP, **common))
+            continue
+        upper = record.judge_upper if record.judge_upper is not None and record.judge_upper > record.judge else None
+        points.append(Point(
+            title=title + f"judge {pct_range(record.judge, upper)} · " + run_title(record),
+            y=PAD + (1 - record.judge) * PLOT,
+            y_upper=None if upper is None else PAD + (1 - upper) * PLOT,
+            **common,
+        ))
+    diagonals = tuple(
+        (label, PAD + max(0.0, s - 1) * PLOT, PAD + (1 - min(1.0, s)) * PLOT,
+         PAD + min(1.0, s) * PLOT, PAD + (1 - max(0.0, s - 1)) * PLOT)
+        for label, s in (("25", 0.5), ("50", 1.0), ("75", 1.5))
+    )
+    ticks = tuple((f"{v}%", PAD + v / 100 * PLOT) for v in (0, 50, 100))
+    total = len([r for r in records if r.overall is not None])
+    desc = (f"{len(points)} runs with a judge plotted by checks (across) and judge (up); "
+            f"{len(below)} runs with no judge on the strip below"
+            + (f"; newest {limit} of {total} runs shown" if total > limit else ""))
+    return Plot(PLOT + 2 * PAD, PAD + PLOT + STRIP_GAP + 12, PAD, PAD + PLOT + STRIP_GAP, tuple(points),
+                tuple(below), diagonals, len(usable), total, desc, ticks)
