@@ -90,6 +90,8 @@ def _validate(data: dict, root: Path, errors: list[str]) -> dict:
     for key in ("title", "base_url", "theme"):
         if key in data:
             values[key] = _string(data[key], key, errors)
+    if values.get("base_url") and not values["base_url"].startswith(("https://", "http://")):
+        errors.append(f"base_url: expected an absolute http(s) URL, got {values['base_url']!r}")
     for key in ("export", "out", "theme_dir", "content"):
         if key in data:
             text = _string(data[key], key, errors)

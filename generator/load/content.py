@@ -6,6 +6,7 @@ with the same safe Markdown as reports (raw HTML escaped).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -19,6 +20,7 @@ from generator.render.markdown import render_markdown
 from generator.routes import slug as make_slug
 
 RESERVED = {"agents", "missions", "runs", "api", "assets", "404"}
+TEMPLATE_NAME = re.compile(r"^[a-z0-9_-]+\.html$")
 KEYS = {"title", "slug", "order", "template"}
 MAX_BYTES = 1024 * 1024
 
@@ -70,12 +72,11 @@ def _load(path: Path) -> ContentPage:
     slug = make_slug(_field(meta, "slug", str, path, title))
     if slug in RESERVED:
         raise ConfigError(f"{path}: slug: {slug!r} is reserved for podium's own pages")
-    return ContentPage(
-        source=str(path), title=title, slug=slug,
-        order=_field(meta, "order", int, path, 100),
-        template=_field(meta, "template", str, path, "page.html"),
-        html=render_markdown(body),
-    )
+    template = _field(meta, "template", str, path, "page.html")
+    if not TEMPLATE_NAME.match(template):
+        raise ConfigError(f"{path}: front matter: template: expected a file name like page.html, got {template!r}")
+    return ContentPage(source=str(path), title=title, slug=slug, order=_field(meta, "order", int, path, 100),
+                       template=template, html=render_markdown(body))
 
 
 def _front_matter(text: str, path: Path) -> tuple[dict, str]:

@@ -16,7 +16,7 @@ from generator.load.jsonfile import Unusable
 from generator.model import Problem
 
 _MISSING = object()
-_CONTROL_LINE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_CONTROL_LINE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")  # U+2028/9 break lines too
 _CONTROL_TEXT = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 

@@ -7,7 +7,7 @@ the SVG templates only draw them. A strip draws facts, not kinds (counting.md
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from generator.model import RunRecord
 from generator.render.numbers import pct, pct_range
@@ -16,7 +16,7 @@ from generator.kinds import KIND_LABELS
 # Run strip
 COLUMN = 10.0  # slot width incl. gap
 BAR = 7.0
-HEIGHT = 60.0  # 100% overall
+HEIGHT = 80.0  # 100% overall
 TOP = 4.0  # room for the timeout cap
 CAP = 3.0
 CARD_SLOTS = 48  # newest runs shown on an agent card
@@ -24,8 +24,8 @@ PAGE_SLOTS = 500  # newest runs shown on an agent page
 
 # Agreement plot
 PLOT = 200.0  # the square, 0..100% on both axes
-PAD = 24.0
-STRIP_GAP = 18.0  # from the plot's bottom edge to the no-judge strip
+LEFT, TOP_PAD, RIGHT = 34.0, 12.0, 10.0
+STRIP_GAP = 34.0  # from the plot's bottom edge to the no-judge strip
 PLOT_POINTS = 2000  # newest runs drawn on one plot
 
 
@@ -71,7 +71,7 @@ def run_title(record: RunRecord) -> str:
 def strip(records: list[RunRecord], median: float | None, slots: int = CARD_SLOTS) -> Strip:
     """Columns oldest -> newest for the newest ``slots`` of ``records`` (given newest first)."""
     shown = list(reversed(records[:slots]))
-    width = max(slots if slots == CARD_SLOTS else len(shown), 1) * COLUMN
+    width = max(len(shown), CARD_SLOTS) * COLUMN
     columns = tuple(_column(r, i * COLUMN) for i, r in enumerate(shown))
     base = TOP + HEIGHT
     desc = f"{len(shown)} of {len(records)} runs, oldest to newest; dashed line: median {pct(median)}"
@@ -119,48 +119,53 @@ class Point:
 
 @dataclass(frozen=True)
 class Plot:
-    size: float
+    width: float
     height: float
-    pad: float
+    left: float  # the square's left edge
+    top: float  # the square's top edge
+    size: float  # the square's side
     strip_y: float
     points: tuple[Point, ...]
     strip: tuple[Point, ...]
-    diagonals: tuple[tuple[str, float, float, float, float], ...]
+    diagonals: tuple[tuple[str, float, float, float, float, float, float], ...]  # label, x1, y1, x2, y2, lx, ly
+    ticks: tuple[tuple[str, float], ...]  # label, offset from the square's origin
     shown: int
     total: int
     desc: str
-    ticks: tuple[tuple[str, float], ...] = field(default=())
+
+
+def _xy(det: float, judge: float) -> tuple[float, float]:
+    return LEFT + det * PLOT, TOP_PAD + (1 - judge) * PLOT
 
 
 def agreement(records: list[RunRecord], slugs: dict[str, str], tones: dict[str, int],
               limit: int = PLOT_POINTS) -> Plot:
     """Points (checks across, judge up) for runs whose judge ran; no-judge runs on a strip below."""
-    usable = [r for r in records if r.overall is not None][:limit]
+    usable = [r for r in records if r.overall is not None]
+    drawn = usable[:limit]
+    strip_y = TOP_PAD + PLOT + STRIP_GAP
     points, below = [], []
-    for record in reversed(usable):
-        x = PAD + record.deterministic * PLOT
+    for record in reversed(drawn):
         agent = record.run.agent
+        x, y = _xy(record.deterministic, record.judge or 0.0)
         common = dict(url=record.url, agent=slugs.get(agent, ""), tone=tones.get(agent, 0), x=x)
         title = f"{record.run.agent_name} · checks {pct(record.deterministic)} · "
         if record.no_judge_ran:
-            below.append(Point(title=title + "no judge · " + run_title(record), y=PAD + PLOT + STRIP_GAP, **common))
+            below.append(Point(title=title + "no judge · " + run_title(record), y=strip_y, **common))
             continue
         upper = record.judge_upper if record.judge_upper is not None and record.judge_upper > record.judge else None
         points.append(Point(
-            title=title + f"judge {pct_range(record.judge, upper)} · " + run_title(record),
-            y=PAD + (1 - record.judge) * PLOT,
-            y_upper=None if upper is None else PAD + (1 - upper) * PLOT,
-            **common,
+            title=title + f"judge {pct_range(record.judge, upper)} · " + run_title(record), y=y,
+            y_upper=None if upper is None else _xy(0, upper)[1], **common,
         ))
-    diagonals = tuple(
-        (label, PAD + max(0.0, s - 1) * PLOT, PAD + (1 - min(1.0, s)) * PLOT,
-         PAD + min(1.0, s) * PLOT, PAD + (1 - max(0.0, s - 1)) * PLOT)
-        for label, s in (("25", 0.5), ("50", 1.0), ("75", 1.5))
-    )
-    ticks = tuple((f"{v}%", PAD + v / 100 * PLOT) for v in (0, 50, 100))
-    total = len([r for r in records if r.overall is not None])
-    desc = (f"{len(points)} runs with a judge plotted by checks (across) and judge (up); "
+    diagonals = []
+    for label, total in (("25", 0.5), ("50", 1.0), ("75", 1.5)):  # det + judge = 2 * overall
+        x1, y1 = _xy(max(0.0, total - 1), min(1.0, total))
+        x2, y2 = _xy(min(1.0, total), max(0.0, total - 1))
+        lx, ly = _xy(total / 2, total / 2)
+        diagonals.append((label, x1, y1, x2, y2, lx + 3, ly - 3))
+    desc = (f"{len(points)} runs with a judge, placed by checks (across) and judge (up); "
             f"{len(below)} runs with no judge on the strip below"
-            + (f"; newest {limit} of {total} runs shown" if total > limit else ""))
-    return Plot(PLOT + 2 * PAD, PAD + PLOT + STRIP_GAP + 12, PAD, PAD + PLOT + STRIP_GAP, tuple(points),
-                tuple(below), diagonals, len(usable), total, desc, ticks)
+            + (f"; the newest {limit} of {len(usable)} runs are drawn" if len(usable) > limit else ""))
+    return Plot(LEFT + PLOT + RIGHT, strip_y + 10, LEFT, TOP_PAD, PLOT, strip_y, tuple(points), tuple(below),
+                tuple(diagonals), (("0%", 0.0), ("50%", PLOT / 2), ("100%", PLOT)), len(drawn), len(usable), desc)
