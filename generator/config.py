@@ -27,6 +27,7 @@ from generator.load.yamlfile import YamlError, parse_yaml
 
 CONFIG_NAME = "podium.yaml"
 CONFIG_MAX_BYTES = 1024 * 1024
+MAX_EPOCH = 253402300799  # 9999-12-31T23:59:59Z
 
 
 @dataclass(frozen=True)
@@ -112,7 +113,8 @@ def _validate(data: dict, root: Path, errors: list[str]) -> dict:
 def _string(value, where: str, errors: list[str]) -> str:
     if isinstance(value, str):
         return value
-    hint = f' (quote it: "{value}")' if isinstance(value, (int, float)) and not isinstance(value, bool) else ""
+    written = getattr(value, "text", value)  # a YAML float keeps the text it was written as
+    hint = f' (quote it: "{written}")' if isinstance(value, (int, float)) and not isinstance(value, bool) else ""
     errors.append(f"{where}: expected a string, got {value!r}{hint}")
     return ""
 
@@ -153,6 +155,6 @@ def source_date_epoch() -> int | None:
     raw = os.environ.get("SOURCE_DATE_EPOCH")
     if raw is None or raw == "":
         return None
-    if not raw.isascii() or not raw.isdigit() or len(raw) > 12:
-        raise ConfigError(f"SOURCE_DATE_EPOCH: expected whole seconds since 1970, got {raw!r}")
+    if not raw.isascii() or not raw.isdigit() or int(raw[:13]) > MAX_EPOCH:
+        raise ConfigError(f"SOURCE_DATE_EPOCH: expected whole seconds since 1970 (up to {MAX_EPOCH}), got {raw!r}")
     return int(raw)

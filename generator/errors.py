@@ -3,7 +3,7 @@
 Exit codes (documented in README):
   0  success
   1  problems were found: ``check`` found any, or ``build --strict`` did
-  2  bad command line, config or input location (nothing was built)
+  2  bad command line, config, input location or output directory (nothing was built)
   3  the build failed while writing (the previous site is untouched)
 """
 
@@ -28,3 +28,9 @@ class BuildError(PodiumError):
     """Writing the site failed; the previous output was left as it was."""
 
     exit_code = EXIT_BUILD
+
+
+class UnsafeOutput(BuildError):
+    """The output directory was refused before anything was written (a usage error)."""
+
+    exit_code = EXIT_USAGE

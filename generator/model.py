@@ -41,6 +41,13 @@ JUDGE_RAN_STATUSES = frozenset({"ok", "partial"})
 UNATTRIBUTED = "(unattributed)"
 
 
+def iso_utc(when: datetime | None) -> str | None:
+    """``2026-11-23T11:08:39Z`` (whole seconds, UTC; years padded to four digits)."""
+    if when is None:
+        return None
+    return f"{when.year:04d}-{when:%m-%dT%H:%M:%S}Z"
+
+
 @dataclass(frozen=True, slots=True, order=True)
 class Problem:
     """One thing that could not be read: the file, the field (JSON path) and why."""

@@ -14,14 +14,14 @@ from datetime import datetime, timezone
 
 from generator import routes
 from generator.load.content import ContentPage
-from generator.model import KIND_ORDER, AgentSummary, Leaderboard, RunRecord
+from generator.model import KIND_ORDER, AgentSummary, Leaderboard, RunRecord, iso_utc
 from generator.render import charts, data
 from generator.render.numbers import ledger_texts
 from generator.render.redact import Redactor
 
 LEDGER_PAGE = 500  # runs per ledger page
 TABLE_RUNS = 500  # runs listed per table on agent and mission pages
-CARD_POINTS = 300  # runs drawn on a mission card's plot
+CARD_POINTS = 150  # runs drawn on a mission card's plot (the mission page draws up to 2000)
 TONES = 8  # agent colours
 LEDGER_JS = "api/results/ledger.js"
 
@@ -88,7 +88,7 @@ def ledger_cells(record: RunRecord) -> list:
     """One ledger row: raw numbers to sort by and the exact text the HTML table shows."""
     cells = ledger_texts(record)
     run = record.run
-    return [run.run_id, record.url, data.iso(record.when) or "", run.agent_name, record.agent_url or "",
+    return [run.run_id, record.url, iso_utc(record.when) or "", run.agent_name, record.agent_url or "",
             run.mission, run.version, record.mission_url or "", record.older, record.kind, record.status,
             record.overall, cells["overall"], record.deterministic, cells["deterministic"], record.judge,
             cells["judge"]]

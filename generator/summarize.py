@@ -11,7 +11,6 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from dataclasses import replace
-from datetime import datetime
 
 from generator import routes, stats
 from generator.kinds import classify, end_of, status_label
@@ -31,6 +30,7 @@ from generator.model import (
     Run,
     RunRecord,
     Totals,
+    iso_utc,
 )
 from generator.versions import current_versions, version_key
 
@@ -168,7 +168,7 @@ def figures(records: list[RunRecord]) -> Figures:
             if r.run.grade and r.run.grade.judge_status in JUDGE_RAN_STATUSES and r.run.conditions),
         models_reported=_sorted_set(m for r in records for m in r.run.models_reported),
         models_declared=_sorted_set(r.run.model_declared for r in records),
-        last_run=_iso(max((r.when for r in records if r.when), default=None)),
+        last_run=iso_utc(max((r.when for r in records if r.when), default=None)),
     )
 
 
@@ -178,10 +178,6 @@ def _rate(part: int, whole: int) -> float | None:
 
 def _sorted_set(values) -> tuple[str, ...]:
     return tuple(sorted({v for v in values if v}))
-
-
-def _iso(when: datetime | None) -> str | None:
-    return when.strftime("%Y-%m-%dT%H:%M:%SZ") if when else None
 
 
 def rank_key(name: str, agent: str, fig: Figures) -> tuple:

@@ -15,7 +15,7 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
-from generator.errors import BuildError
+from generator.errors import BuildError, UnsafeOutput
 
 MARKER = ".podium-site"
 MARKER_TEXT = b"This directory is written by podium; `podium build` replaces it whole.\n"
@@ -28,22 +28,22 @@ def check_output_dir(out: Path, inputs: list[Path], homes: list[Path]) -> Path:
     ``inputs`` (export, content, theme) may not overlap the output at all;
     ``homes`` (project root, working directory) may hold it but not be it or sit inside it.
     """
+    if out.is_symlink() or (out.exists() and not out.is_dir()):
+        raise UnsafeOutput(f"{out}: exists and is not a directory")
     target = out.resolve()
     if target == Path(target.anchor) or target == Path.home().resolve():
-        raise BuildError(f"{out}: refusing to use a filesystem root or home directory as the output")
+        raise UnsafeOutput(f"{out}: refusing to use a filesystem root or home directory as the output")
     for other in (p.resolve() for p in inputs):
         if target == other or target in other.parents or other in target.parents:
-            raise BuildError(f"{out}: the output directory may not contain, equal or sit inside {other}")
+            raise UnsafeOutput(f"{out}: the output directory may not contain, equal or sit inside {other}")
     for other in (p.resolve() for p in homes):
         if target == other or target in other.parents:
-            raise BuildError(f"{out}: the output directory may not be or contain {other}")
-    if target.is_symlink() or (target.exists() and not target.is_dir()):
-        raise BuildError(f"{out}: exists and is not a directory")
+            raise UnsafeOutput(f"{out}: the output directory may not be or contain {other}")
     if target.is_dir() and any(target.iterdir()) and not (target / MARKER).is_file():
-        raise BuildError(f"{out}: exists, is not empty and was not written by podium (no {MARKER}); "
+        raise UnsafeOutput(f"{out}: exists, is not empty and was not written by podium (no {MARKER}); "
                          "choose another --out or empty it yourself")
     if (target / ".git").exists():
-        raise BuildError(f"{out}: holds a .git directory; refusing to replace it")
+        raise UnsafeOutput(f"{out}: holds a .git directory; refusing to replace it")
     return target
 
 
@@ -94,4 +94,4 @@ def _swap(staging: Path, target: Path) -> None:
     except OSError:
         os.replace(old, target)
         raise
-    shutil.rmtree(old)
+    shutil.rmtree(old, ignore_errors=True)  # the new site is live; a leftover is only litter

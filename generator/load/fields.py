@@ -16,7 +16,9 @@ from generator.load.jsonfile import Unusable
 from generator.model import Problem
 
 _MISSING = object()
-_CONTROL_LINE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")  # U+2028/9 break lines too
+# Names, ids and versions: no line breaks (U+2028/9 included), and no invisible
+# bidi controls or zero-width characters that could make one name pass for another.
+_CONTROL_LINE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
 _CONTROL_TEXT = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 

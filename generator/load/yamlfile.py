@@ -15,6 +15,15 @@ class YamlError(ValueError):
     """Bad YAML; the message carries line and column."""
 
 
+class YamlFloat(float):
+    """A float that remembers how it was written (``1.10`` is not ``1.1`` as a version)."""
+
+    text: str
+
+    def __repr__(self) -> str:
+        return self.text
+
+
 class _StrictLoader(yaml.SafeLoader):
     def compose_node(self, parent, index):
         if self.check_event(yaml.AliasEvent):
@@ -32,6 +41,14 @@ class _StrictLoader(yaml.SafeLoader):
                 raise yaml.MarkedYAMLError(problem=f"duplicate key {key!r}", problem_mark=key_node.start_mark)
             seen.add(key)
         return super().construct_mapping(node, deep=deep)
+
+    def construct_yaml_float(self, node):
+        value = YamlFloat(super().construct_yaml_float(node))
+        value.text = node.value
+        return value
+
+
+_StrictLoader.add_constructor("tag:yaml.org,2002:float", _StrictLoader.construct_yaml_float)
 
 
 def parse_yaml(text: str) -> object:

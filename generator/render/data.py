@@ -13,7 +13,7 @@ from datetime import datetime, timezone
 from importlib import resources
 
 from generator import __version__
-from generator.model import AgentSummary, Figures, Leaderboard, MissionVersionSummary, RunRecord
+from generator.model import AgentSummary, Figures, Leaderboard, MissionVersionSummary, RunRecord, iso_utc
 from generator.render.numbers import DASH, NO_JUDGE
 
 SCHEMA = "podium.summary/1"
@@ -30,10 +30,6 @@ def dump_json(value: object, *, indent: int | None = 2) -> bytes:
     text = json.dumps(value, sort_keys=True, allow_nan=False, ensure_ascii=False, indent=indent,
                       separators=(",", ": ") if indent else (",", ":"))
     return (text + "\n").encode("utf-8")
-
-
-def iso(when: datetime | None) -> str | None:
-    return when.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ") if when else None
 
 
 def figures_dict(fig: Figures) -> dict:
@@ -104,7 +100,7 @@ def summary_dict(board: Leaderboard, generated_at: int | None = None) -> dict:
         "problems": [{"path": p.path, "field": p.field, "message": p.message} for p in board.problems],
     }
     if generated_at is not None:
-        out["generated_at"] = iso(datetime.fromtimestamp(generated_at, timezone.utc))
+        out["generated_at"] = iso_utc(datetime.fromtimestamp(generated_at, timezone.utc))
     return out
 
 
@@ -113,7 +109,7 @@ def ledger_row(record: RunRecord) -> dict:
     run = record.run
     return {
         "run_id": run.run_id,
-        "date": iso(record.when),
+        "date": iso_utc(record.when),
         "agent": run.agent,
         "agent_name": run.agent_name,
         "mission": run.mission,
@@ -130,8 +126,8 @@ def ledger_row(record: RunRecord) -> dict:
         "judge_model": run.conditions.judge_model if run.conditions else None,
         "model_declared": run.model_declared,
         "models_reported": list(run.models_reported),
-        "started_at": iso(run.started),
-        "completed_at": iso(run.completed),
+        "started_at": iso_utc(run.started),
+        "completed_at": iso_utc(run.completed),
         "url": record.url,
     }
 

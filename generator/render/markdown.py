@@ -9,11 +9,14 @@ level down so a page keeps one ``<h1>``, and time is bounded (input cap, and
 
 For reports (xorcise-export.md "What a public site must never show") the
 ``## Artifacts`` section and the ``Value`` column of the checks table are
-removed, and every text is passed through the redactor.
+removed (and when an unclosed code fence swallowed either section's heading, the
+report is cut there), and every text is passed through the redactor, a run of
+text at a time across its line breaks.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from markdown_it import MarkdownIt
@@ -72,11 +75,36 @@ def render_markdown(text: str) -> Markup:
 def render_report(text: str, redact: Callable[[str], str]) -> Markup:
     """A run's report.md without its secret-bearing parts, every text redacted."""
     text, note = _bounded(text)
-    tokens = _strip_secrets(_MD.parse(text + note))
+    tokens = _MD.parse(text + note)
+    swallowed = _swallowed_heading(text + note, tokens)
+    if swallowed is not None:  # cut the report before the section the parser could not see
+        tokens = _MD.parse("\n".join(_lines(text)[:swallowed]))
+    tokens = _strip_secrets(tokens)
     _demote_headings(tokens)
     for token in tokens:
         _redact_token(token, redact)
-    return Markup(_MD.renderer.render(tokens, _MD.options, {}))
+    html = _MD.renderer.render(tokens, _MD.options, {})
+    return Markup(html + (WITHHELD if swallowed is not None else ""))
+
+
+WITHHELD = "<p><em>(The rest of this report is not shown: a section heading of it could not be read safely.)</em></p>\n"
+_WATCHED_HEADING = re.compile(r"^ {0,3}#{1,2}[ \t]+(artifacts|deterministic checks)(?:[ \t]+#*)?[ \t]*$", re.I)
+
+
+def _lines(text: str) -> list[str]:
+    """The source lines as markdown-it numbers them (token.map)."""
+    return re.split(r"\r\n?|\n", text)
+
+
+def _swallowed_heading(text: str, tokens: list) -> int | None:
+    """The first line that reads ``## Artifacts`` / ``## Deterministic checks`` but did not parse as a
+    heading (an unclosed code fence earlier in the report swallowed it, and with it the section's
+    secrets, into visible text); None when every such line is a heading."""
+    headings = {t.map[0] for t in tokens if t.type == "heading_open" and t.map}
+    for number, line in enumerate(_lines(text)):
+        if _WATCHED_HEADING.match(line) and number not in headings:
+            return number
+    return None
 
 
 def _strip_secrets(tokens: list) -> list:
@@ -133,5 +161,38 @@ def _redact_token(token, redact: Callable[[str], str]) -> None:
     for attr in ("href", "src"):
         if token.attrGet(attr):
             token.attrSet(attr, redact(token.attrGet(attr)))
+    if token.children:
+        token.children = _redact_lines(token.children, redact)
     for child in token.children or []:
-        _redact_token(child, redact)
+        if child.type != "text":  # text runs were redacted whole by _redact_lines
+            _redact_token(child, redact)
+
+
+_LINE_TOKENS = ("text", "softbreak", "hardbreak")
+
+
+def _redact_lines(children: list, redact: Callable[[str], str]) -> list:
+    """Redact each run of text across its line breaks, so a secret written over
+    several lines (a PEM key in a paragraph) is matched whole, not line by line.
+    A run the redactor changes becomes one text token (its breaks kept as newlines)."""
+    out: list = []
+    index = 0
+    while index < len(children):
+        if children[index].type not in _LINE_TOKENS:
+            out.append(children[index])
+            index += 1
+            continue
+        end = index
+        while end < len(children) and children[end].type in _LINE_TOKENS:
+            end += 1
+        run = children[index:end]
+        text = "".join(t.content if t.type == "text" else "\n" for t in run)
+        redacted = redact(text)
+        if redacted == text:
+            out.extend(run)
+        else:
+            first = next((t for t in run if t.type == "text"), run[0])
+            first.type, first.tag, first.content, first.children = "text", "", redacted, None
+            out.append(first)
+        index = end
+    return out

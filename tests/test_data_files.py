@@ -1,0 +1,443 @@
+"""The published data files (site.md): summary.json, the ledger as JSON and CSV, determinism.
+
+One small export with every kind of run is built once; its files are checked
+against the shipped schema, against strict JSON, against each other (H8) and
+against figures recomputed by hand from the result.json bodies written here (H9).
+"""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from exportkit import ExportDir, agent_id, crash_fallback, env_failure, graded, grading, run_id
+from generator.build import build_site
+from generator.config import load_config
+from generator.model import Export, Run
+from generator.render import data
+from generator.summarize import summarize
+
+MAIN = Path(__file__).resolve().parents[1]
+SUMMARY = "api/results/summary.json"
+SCHEMA = "api/results/summary.schema.json"
+RUNS_JSON = "api/results/runs.json"
+RUNS_CSV = "api/results/runs.csv"
+MEDIAN_KINDS = {"graded", "partial_judge", "timed_out"}
+SCORE_COLUMNS = ("overall", "overall_upper", "deterministic", "judge", "judge_upper")
+FORMULA_NAMES = ['=HYPERLINK("http://x","y")', "+1", "-2+3", "@SUM(A1)"]
+QUOTED_NAME = 'comma, "quoted" name'
+
+
+def _score(x: float, **kw) -> dict:
+    """A graded body whose overall is exactly ``x`` (det = judge = x)."""
+    return dict(det=x, judge=x, **kw)
+
+
+# Every run of the fixture export: (agent, body builder kwargs or a ready body, extra ExportDir.run kwargs).
+# Times: one hour apart in this order, so the ledger lists them in reverse.
+SPECS = [
+    ("osprey", _score(0.9), {}),
+    ("osprey", _score(0.7), {}),
+    ("osprey", _score(0.5), {}),
+    ("osprey", _score(0.6, judge_status="partial", overall_upper=0.8, judge_upper=1.0), {}),
+    ("osprey", _score(0.3, partial_trigger="timeout"), {}),
+    ("osprey", dict(det=1.0, judge=0.0, judge_status="model-not-configured", judge_model=None), {}),
+    ("osprey", _score(0.2, partial_trigger="operator"), {}),
+    ("osprey", _score(0.1, mission_version="0.9.0"), {"version": "0.9.0"}),  # older version
+    ("kestrel", _score(0.25), {}),
+    ("kestrel", _score(0.75, model="=cmd|' /C calc'!A0"), {}),
+    ("kestrel", "env_failure", {}),
+    ("kestrel", "grading", {}),
+    ("kestrel", "crash_fallback", {}),
+    ("kestrel", dict(overall="high", overall_upper=None), {}),  # unknown
+    ("kestrel", "cancelled", {"trigger": "cancelled"}),  # not a run
+] + [(name, _score(0.7), {}) for name in FORMULA_NAMES + [QUOTED_NAME]]
+
+EXPECTED_KINDS = {
+    0: "graded", 1: "graded", 2: "graded", 3: "partial_judge", 4: "timed_out", 5: "no_judge", 6: "stopped",
+    7: "graded", 8: "graded", 9: "graded", 10: "infra_failed", 11: "grading", 12: "grading_failed",
+    13: "unknown", 14: "not_a_run", **{15 + i: "graded" for i in range(5)},
+}
+
+
+def _body(n: int, spec) -> dict:
+    rid = run_id(n)
+    if spec == "env_failure":
+        return env_failure(rid)
+    if spec == "grading":
+        return grading(rid)
+    if spec == "crash_fallback":
+        return crash_fallback(rid)
+    if spec == "cancelled":
+        return env_failure(rid, trigger="cancelled")
+    return graded(rid, **spec)
+
+
+def write_export(root: Path, order=None) -> ExportDir:
+    """The fixture export under ``root``, its run directories created in ``order`` (indexes)."""
+    export = ExportDir(root)
+    for n in order if order is not None else range(len(SPECS)):
+        agent, spec, extra = SPECS[n]
+        export.run(_body(n, spec), rid=run_id(n), agent=agent, at=60 * n, **extra)
+    export.rows.sort(key=lambda row: row["run_id"])  # sidecar bytes independent of the order
+    return export.sidecars()
+
+
+def build(export: Path, out: Path, config_dir: Path):
+    config_dir.mkdir(parents=True, exist_ok=True)
+    (config_dir / "podium.yaml").write_text("title: Test results\n")
+    return build_site(load_config(config_dir / "podium.yaml", {"out": out}), export)
+
+
+def _strict(name):
+    raise ValueError(f"non-standard JSON constant {name}")
+
+
+def _sorted_pairs(pairs):
+    keys = [k for k, _ in pairs]
+    assert keys == sorted(keys), f"keys not sorted: {keys}"
+    assert len(set(keys)) == len(keys), f"duplicate keys: {keys}"
+    return dict(pairs)
+
+
+def strict_json(raw: bytes):
+    """Parse like a strict consumer: UTF-8, no NaN/Infinity, sorted unique keys, one trailing newline."""
+    assert raw.endswith(b"\n") and not raw.endswith(b"\n\n")
+    return json.loads(raw.decode("utf-8"), parse_constant=_strict, object_pairs_hook=_sorted_pairs)
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> dict[str, bytes]:
+    root = tmp_path_factory.mktemp("data")
+    write_export(root / "export")
+    built = build(root / "export", root / "site", root / "project")
+    assert built.target == (root / "site").resolve()
+    return {str(p.relative_to(built.target)): p.read_bytes() for p in built.target.rglob("*") if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def summary(site):
+    return strict_json(site[SUMMARY])
+
+
+@pytest.fixture(scope="module")
+def ledger(site):
+    return strict_json(site[RUNS_JSON])
+
+
+@pytest.fixture(scope="module")
+def csv_rows(site):
+    text = site[RUNS_CSV].decode("utf-8")
+    rows = list(csv.reader(io.StringIO(text, newline="")))
+    return rows[0], [dict(zip(rows[0], row, strict=True)) for row in rows[1:]]
+
+
+# ------------------------------------------------------------------ summary.json
+
+
+def test_summary_validates_against_the_shipped_schema(site, summary):
+    schema = json.loads(site[SCHEMA])
+    assert site[SCHEMA] == (MAIN / "generator" / "summary.schema.json").read_bytes()
+    jsonschema.Draft202012Validator.check_schema(schema)
+    jsonschema.Draft202012Validator(schema).validate(summary)
+
+
+def test_schema_rejects_a_broken_summary(site, summary):
+    validator = jsonschema.Draft202012Validator(json.loads(site[SCHEMA]))
+    broken = json.loads(json.dumps(summary))
+    broken["agents"][0]["median"] = 1.5
+    broken["totals"]["counts"]["bogus"] = 1
+    assert len(list(validator.iter_errors(broken))) == 2
+
+
+def test_summary_top_level(summary):
+    assert summary["schema"] == "podium.summary/1"
+    assert summary["generator"]["name"] == "podium"
+    assert summary["source"]["runs_read"] == len(SPECS)
+    assert summary["totals"] == {
+        "runs": len(SPECS) - 1, "not_a_run": 1,
+        "counts": {"graded": 11, "partial_judge": 1, "timed_out": 1, "no_judge": 1, "stopped": 1,
+                   "infra_failed": 1, "grading_failed": 1, "grading": 1, "unknown": 1},
+    }
+    assert "generated_at" not in summary  # no clock without SOURCE_DATE_EPOCH
+    assert summary["problems"] == [{
+        "path": f"{run_id(13)[:8]}/result.json", "field": "grade.overall",
+        "message": "expected a number, got 'high'"}]
+
+
+def test_summary_figures_recomputed_by_hand(summary):
+    """H9: the figures from the overall values written into the result.json bodies above."""
+    agents = {a["name"]: a for a in summary["agents"]}
+    osprey = agents["osprey"]
+    # current: graded 0.9 0.7 0.5, partial judge 0.6 (upper 0.8), timed out 0.3; no judge and stopped left out
+    assert (osprey["median"], osprey["median_upper"], osprey["best_overall"]) == (0.6, 0.7, 0.9)
+    assert osprey["avg_overall"] == math.fsum([0.9, 0.7, 0.5, 0.6, 0.3]) / 5
+    assert (osprey["runs"], osprey["in_median"], osprey["judge_degraded"]) == (7, 5, 1)
+    assert osprey["median_ci"] is None  # n < 6
+    assert osprey["completion_rate"] == 5 / 7 and osprey["partial_rate"] == 2 / 7
+    assert osprey["rank"] == 6  # below the five agents at 0.7
+    (older,) = summary["agents_older"]
+    assert (older["name"], older["scope"], older["median"], older["runs"]) == ("osprey", "older", 0.1, 1)
+    kestrel = agents["kestrel"]
+    # graded 0.25 and 0.75; infra failed, grading, grading failed, unknown left out
+    assert (kestrel["median"], kestrel["in_median"], kestrel["runs"]) == (0.5, 2, 6)
+    assert kestrel["completion_rate"] == 3 / 3  # attempts = 6 - infra_failed - grading - unknown
+    assert kestrel["rank"] == 7
+    for name in FORMULA_NAMES + [QUOTED_NAME]:
+        assert (agents[name]["median"], agents[name]["runs"]) == (0.7, 1)
+
+
+def test_summary_ranking_order(summary):
+    """Ties at 0.7 are broken by the case-folded name (counting.md §5)."""
+    ranked = [a["name"] for a in summary["agents"]]
+    assert ranked == ["+1", "-2+3", "=HYPERLINK(\"http://x\",\"y\")", "@SUM(A1)", QUOTED_NAME, "osprey", "kestrel"]
+    assert [a["rank"] for a in summary["agents"]] == list(range(1, 8))
+
+
+def test_summary_is_deterministic_json(site, summary):
+    assert site[SUMMARY] == data.dump_json(summary)  # canonical: re-dumping gives the same bytes
+
+
+# ------------------------------------------------------------------ the ledger as JSON
+
+
+def test_ledger_has_one_row_per_run_newest_first(ledger):
+    assert [row["run_id"] for row in ledger] == [run_id(n) for n in reversed(range(len(SPECS)))]
+    dates = [row["date"] for row in ledger]
+    assert dates == sorted(dates, reverse=True)
+    assert ledger[-1]["date"] == "2026-10-01T09:20:00Z"  # completed 20 minutes after BASE
+    assert [row["kind"] for row in reversed(ledger)] == [EXPECTED_KINDS[n] for n in range(len(SPECS))]
+
+
+def test_ledger_json_rows_are_strict_and_one_per_line(site):
+    lines = site[RUNS_JSON].decode("utf-8").split("\n")
+    assert lines[0] == "[" and lines[-2:] == ["]", ""]
+    for line in lines[1:-2]:
+        strict_json(line.rstrip(",").encode() + b"\n")  # compact, sorted keys
+        assert ": " not in line.split('"run_id"')[0]
+
+
+def test_ledger_rows_have_every_column(ledger):
+    for row in ledger:
+        assert set(row) == set(data.LEDGER_COLUMNS)
+
+
+def test_ledger_ungraded_kinds_have_null_scores(ledger):
+    by_kind = {row["kind"]: row for row in ledger}
+    for kind in ("infra_failed", "grading", "grading_failed", "unknown", "not_a_run"):
+        row = by_kind[kind]
+        assert {c: row[c] for c in SCORE_COLUMNS} == dict.fromkeys(SCORE_COLUMNS), kind
+
+
+def test_ledger_no_judge_run(ledger):
+    (row,) = [row for row in ledger if row["kind"] == "no_judge"]
+    assert (row["overall"], row["deterministic"], row["judge"], row["judge_status"]) == (
+        0.5, 1.0, None, "model-not-configured")
+    assert row["status"] == "Completed"
+
+
+def test_ledger_partial_judge_and_older(ledger):
+    rows = {row["run_id"]: row for row in ledger}
+    partial = rows[run_id(3)]
+    assert (partial["overall"], partial["overall_upper"], partial["judge"], partial["judge_upper"]) == (
+        0.6, 0.8, 0.6, 1.0)
+    older = rows[run_id(7)]
+    assert (older["version"], older["older"], older["overall"]) == ("0.9.0", True, 0.1)
+    assert rows[run_id(0)]["older"] is False
+    assert rows[run_id(14)]["status"] == "Cancelled"
+    assert rows[run_id(0)]["url"] == f"runs/{run_id(0)}/index.html"
+    assert rows[run_id(0)]["agent"] == agent_id("osprey")
+
+
+# ------------------------------------------------------------------ the ledger as CSV
+
+
+def test_csv_header_and_row_count(site, csv_rows):
+    header, rows = csv_rows
+    assert tuple(header) == data.LEDGER_COLUMNS
+    assert len(rows) == len(SPECS)
+    assert site[RUNS_CSV].endswith(b"\r\n")
+    assert not site[RUNS_CSV].startswith(b"\xef\xbb\xbf")
+
+
+def test_csv_matches_the_ledger_json(ledger, csv_rows):
+    """H8: same runs, same order, same numbers; "—" and "No judge" where JSON has null."""
+    _, rows = csv_rows
+    assert [r["run_id"] for r in rows] == [r["run_id"] for r in ledger]
+    for row, cells in zip(ledger, rows):
+        for column in SCORE_COLUMNS:
+            value, cell = row[column], cells[column]
+            if value is None:
+                expected = "No judge" if column == "judge" and row["kind"] == "no_judge" else "—"
+                assert cell == expected, (row["kind"], column)
+            else:
+                assert float(cell) == value and cell == repr(value)
+        assert cells["older"] == ("true" if row["older"] else "false")
+        assert cells["date"] == row["date"]
+        assert cells["kind"] == row["kind"] and cells["status"] == row["status"]
+
+
+def test_csv_neutralises_formulas(csv_rows):
+    _, rows = csv_rows
+    by_name = {}
+    for r in rows:
+        by_name.setdefault(r["agent_name"], r)
+    for name in FORMULA_NAMES:
+        assert "'" + name in by_name, name
+        row = by_name["'" + name]
+        assert (row["overall"], row["deterministic"], row["judge"]) == ("0.7", "0.7", "0.7")
+    row = [r for r in rows if r["run_id"] == run_id(9)][0]
+    assert row["model_declared"] == "'=cmd|' /C calc'!A0"
+    for r in rows:
+        for column, cell in r.items():
+            assert not cell.startswith(("=", "+", "-", "@", "\t", "\r")), (column, cell)
+
+
+def test_csv_quotes_delimiters(csv_rows):
+    _, rows = csv_rows
+    assert QUOTED_NAME in {r["agent_name"] for r in rows}
+
+
+def test_csv_cell_neutralises_every_formula_start():
+    for text in ["=1+1", "+1", "-2+3", "@SUM(A1)", "\tcmd", "\r=1"]:
+        assert data.csv_cell(text) == "'" + text
+    assert data.csv_cell("plain") == "plain"
+    assert data.csv_cell(-0.5) == "-0.5"  # numbers are never touched
+    assert (data.csv_cell(None), data.csv_cell(None, no_judge=True)) == ("—", "No judge")
+    assert (data.csv_cell(True), data.csv_cell(["a", "b"])) == ("true", "a b")
+
+
+def _board_with(names: list[str]):
+    runs = tuple(
+        Run(run_id=run_id(n), directory=run_id(n)[:8], shape="grading", status="grading", agent=f"a{n}",
+            agent_name=name, mission=name, version="1.0.0")
+        for n, name in enumerate(names))
+    return summarize(Export(root="x", runs=runs, problems=(), runs_read=len(runs), inputs_digest="sha256:0"))
+
+
+def test_csv_round_trips_newlines_commas_and_quotes():
+    """F2 at the writer: names the reader would clean still come back whole through csv.reader."""
+    names = ['a,b', 'say "hi"', "two\nlines", "car\rriage", "crlf\r\nend", "\u2028sep", "tab\tin", "é漢字"]
+    text = data.ledger_csv(_board_with(names)).decode("utf-8")
+    rows = list(csv.reader(io.StringIO(text, newline="")))
+    assert len(rows) == len(names) + 1
+    got = {row[0]: (row[3], row[4]) for row in rows[1:]}
+    for n, name in enumerate(names):
+        assert got[run_id(n)] == (name, name)
+
+
+def test_ledger_json_round_trips_hostile_names():
+    names = ["two\nlines", "</script><script>", "\u2028", 'q"uote']
+    rows = strict_json(data.ledger_json(_board_with(names)))
+    assert sorted(r["agent_name"] for r in rows) == sorted(names)
+
+
+def test_agreement_between_summary_ledger_and_csv(summary, ledger, csv_rows):
+    """H8: each agent's figures recomputed from the ledger rows (JSON and CSV) equal summary.json."""
+    _, cells = csv_rows
+    for scope, agents in (("current", summary["agents"]), ("older", summary["agents_older"])):
+        for agent in agents:
+            mine = [r for r in ledger if r["agent"] == agent["agent"] and r["kind"] != "not_a_run"
+                    and r["older"] == (scope == "older")]
+            population = [r["overall"] for r in mine if r["kind"] in MEDIAN_KINDS]
+            assert agent["runs"] == len(mine)
+            assert agent["in_median"] == len(population)
+            assert agent["median"] == (statistics.median(population) if population else None)
+            assert agent["best_overall"] == (max(population) if population else None)
+            assert agent["counts"] == {k: sum(r["kind"] == k for r in mine) for k in agent["counts"]}
+            ids = {r["run_id"] for r in mine}
+            from_csv = [float(c["overall"]) for c in cells if c["run_id"] in ids and c["kind"] in MEDIAN_KINDS]
+            assert sorted(from_csv) == sorted(population)
+    assert summary["totals"]["runs"] == sum(r["kind"] != "not_a_run" for r in ledger)
+    assert summary["totals"]["not_a_run"] == sum(r["kind"] == "not_a_run" for r in ledger)
+
+
+def test_mission_summaries_agree_with_the_ledger(summary, ledger):
+    for mission in summary["missions"]:
+        mine = [r for r in ledger if (r["mission"], r["version"]) == (mission["mission"], mission["version"])
+                and r["kind"] != "not_a_run"]
+        population = [r["overall"] for r in mine if r["kind"] in MEDIAN_KINDS]
+        assert mission["runs"] == len(mine)
+        assert mission["median"] == (statistics.median(population) if population else None)
+        assert mission["current"] == (not any(r["older"] for r in mine))
+        assert sum(a["runs"] for a in mission["agents"]) == mission["runs"]
+
+
+# ------------------------------------------------------------------ I3/I4: determinism and the build date
+
+
+def _env(**changes) -> dict:
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("SOURCE_DATE_EPOCH", "TZ", "LC_ALL", "LANG", "LC_CTYPE", "PYTHONHASHSEED")}
+    env["PYTHONPATH"] = os.pathsep.join([str(MAIN)] + [p for p in [os.environ.get("PYTHONPATH")] if p])
+    env.update({k: v for k, v in changes.items() if v is not None})
+    return env
+
+
+def _cli_build(export: Path, out: Path, cwd: Path, **env) -> subprocess.CompletedProcess:
+    cwd.mkdir(parents=True, exist_ok=True)
+    return subprocess.run([sys.executable, "-m", "generator", "build", str(export), "--out", str(out)],
+                          cwd=cwd, env=_env(**env), capture_output=True, text=True, timeout=300)
+
+
+def _digests(root: Path) -> dict[str, str]:
+    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_two_builds_are_byte_identical(tmp_path):
+    first = write_export(tmp_path / "a" / "export")
+    second = write_export(tmp_path / "b" / "deep" / "export", order=list(reversed(range(len(SPECS)))))
+    assert _digests(first.root) == _digests(second.root)  # the same input bytes, created in another order
+    one = _cli_build(first.root, tmp_path / "a" / "site", tmp_path / "a",
+                     TZ="UTC", LC_ALL="C.UTF-8", PYTHONHASHSEED="0")
+    two = _cli_build(second.root, tmp_path / "b" / "out" / "public", tmp_path / "b",
+                     TZ="Asia/Kathmandu", PYTHONHASHSEED="12345")
+    assert one.returncode == 0, one.stderr
+    assert two.returncode == 0, two.stderr
+    a, b = _digests(tmp_path / "a" / "site"), _digests(tmp_path / "b" / "out" / "public")
+    assert SUMMARY in a and RUNS_CSV in a
+    assert a == b, sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
+
+
+def test_source_date_epoch_sets_generated_at(tmp_path):
+    export = write_export(tmp_path / "export")
+    done = _cli_build(export.root, tmp_path / "site", tmp_path / "cwd", SOURCE_DATE_EPOCH="1790000000")
+    assert done.returncode == 0, done.stderr
+    summary = strict_json((tmp_path / "site" / SUMMARY).read_bytes())
+    assert summary["generated_at"] == "2026-09-21T14:13:20Z"
+
+
+def test_no_source_date_epoch_means_no_generated_at(tmp_path):
+    export = write_export(tmp_path / "export")
+    done = _cli_build(export.root, tmp_path / "site", tmp_path / "cwd")
+    assert done.returncode == 0, done.stderr
+    assert "generated_at" not in strict_json((tmp_path / "site" / SUMMARY).read_bytes())
+
+
+@pytest.mark.parametrize("value", ["yesterday", "-5", "1.5", "１２３"])
+def test_invalid_source_date_epoch_stops_the_build(tmp_path, value):
+    export = write_export(tmp_path / "export")
+    done = _cli_build(export.root, tmp_path / "site", tmp_path / "cwd", SOURCE_DATE_EPOCH=value)
+    assert done.returncode == 2
+    assert "SOURCE_DATE_EPOCH" in done.stderr and "Traceback" not in done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert not (tmp_path / "site").exists()
+
+
+def test_source_date_epoch_beyond_year_9999_is_refused(tmp_path):
+    export = write_export(tmp_path / "export")
+    done = _cli_build(export.root, tmp_path / "site", tmp_path / "cwd", SOURCE_DATE_EPOCH="999999999999")
+    assert done.returncode == 2
+    assert "SOURCE_DATE_EPOCH" in done.stderr and "Traceback" not in done.stderr
