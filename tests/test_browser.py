@@ -1,0 +1,613 @@
+"""The built demo site in a real browser (headless Chromium driven by Playwright).
+
+What this proves, on the site built from content/demo-export and opened from file://:
+  - every kind of page loads with no console error or warning, no page error, no failed
+    request and no request that leaves the disk (so the CSP admits the site's own files);
+  - the ledger sorts (Overall, both directions, as aria-sort says) and filters (kind, search,
+    agent, mission, and ?agent= in the URL), with counts that match api/results/runs.json;
+  - mission-card chips highlight exactly their agent's points on hover, keyboard focus and press;
+  - run-strip columns carry a tooltip with a score;
+  - with JavaScript off the ledger, its links and its pager still work and the filter stays hidden;
+  - no horizontal scroll on a phone, distinct light and dark schemes;
+  - screenshots for a human to look at land in tests/artifacts/.
+
+Skips when Chromium or Playwright is missing, unless PODIUM_REQUIRE_BROWSER=1, which turns
+the skip into a failure. PODIUM_CHROMIUM names another Chromium binary.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+from urllib.parse import quote
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+ARTIFACTS = REPO_ROOT / "tests" / "artifacts"
+REQUIRE = os.environ.get("PODIUM_REQUIRE_BROWSER") == "1"
+LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
+TIMEOUT_MS = 10_000
+
+pytestmark = pytest.mark.browser
+
+
+def _find_chromium() -> str | None:
+    override = os.environ.get("PODIUM_CHROMIUM")
+    candidates = [override] if override else ["/usr/bin/chromium", shutil.which("chromium")]
+    for candidate in candidates:
+        if candidate and os.path.isfile(candidate) and os.access(candidate, os.X_OK):
+            return candidate
+    return None
+
+
+CHROMIUM = _find_chromium()
+try:
+    from playwright.sync_api import Error as PlaywrightError
+    from playwright.sync_api import sync_playwright
+except ImportError as err:  # pragma: no cover - depends on the environment
+    sync_playwright = None
+    PlaywrightError = Exception
+    _PLAYWRIGHT_MISSING = f"the playwright Python package cannot be imported ({err})"
+else:
+    _PLAYWRIGHT_MISSING = ""
+
+_MISSING = "; ".join(filter(None, [
+    _PLAYWRIGHT_MISSING,
+    "" if CHROMIUM else (f"no executable Chromium at $PODIUM_CHROMIUM={os.environ['PODIUM_CHROMIUM']}"
+                         if os.environ.get("PODIUM_CHROMIUM")
+                         else "no Chromium at /usr/bin/chromium or on PATH"),
+]))
+
+if _MISSING and not REQUIRE:
+    pytest.skip(f"browser tests skipped: {_MISSING}", allow_module_level=True)
+
+
+def _unavailable(reason: str):
+    message = f"browser tests cannot run: {reason}"
+    if REQUIRE:
+        pytest.fail(message + " (PODIUM_REQUIRE_BROWSER=1 makes this a failure)", pytrace=False)
+    pytest.skip(message)
+
+
+# ----------------------------------------------------------------------------- fixtures
+
+
+def _build(out: Path, ledger_page: int | None = None) -> Path:
+    from generator import plan
+    from generator.build import build_site
+    from generator.config import load_config
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(REPO_ROOT)
+        if ledger_page is not None:
+            mp.setattr(plan, "LEDGER_PAGE", ledger_page)
+        build_site(load_config(Path("podium.yaml"), {"out": out}), Path("content/demo-export"))
+    return out
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    return _build(tmp_path_factory.mktemp("browser") / "site")
+
+
+@pytest.fixture(scope="module")
+def paged_site(tmp_path_factory) -> Path:
+    """The demo site with 40 runs per ledger page, so the ledger has a pager."""
+    return _build(tmp_path_factory.mktemp("browser-paged") / "site", ledger_page=40)
+
+
+@pytest.fixture(scope="module")
+def runs_json(site) -> list[dict]:
+    return json.loads((site / "api" / "results" / "runs.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def summary(site) -> dict:
+    return json.loads((site / "api" / "results" / "summary.json").read_text(encoding="utf-8"))
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """The launched Chromium, or the reason there is none (reported by new_page inside the test,
+    so that under PODIUM_REQUIRE_BROWSER=1 every test FAILS rather than errors in setup)."""
+    if _MISSING:
+        yield _MISSING
+        return
+    manager = sync_playwright().start()
+    try:
+        try:
+            instance = manager.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
+        except PlaywrightError as err:
+            yield f"{CHROMIUM} does not launch: {err}"
+            return
+        yield instance
+        instance.close()
+    finally:
+        manager.stop()
+
+
+@pytest.fixture
+def new_page(browser):
+    """new_page(**context_options) -> (page, watch); everything is closed after the test."""
+    contexts = []
+
+    def make(**options):
+        if isinstance(browser, str):
+            _unavailable(browser)  # in the test body, so it counts as a failure, not a setup error
+        options.setdefault("viewport", {"width": 1280, "height": 900})
+        context = browser.new_context(**options)
+        context.set_default_timeout(TIMEOUT_MS)
+        contexts.append(context)
+        page = context.new_page()
+        return page, Watch(page)
+
+    yield make
+    for context in contexts:
+        context.close()
+
+
+class Watch:
+    """Everything on a page that should never happen on this site."""
+
+    def __init__(self, page):
+        self.problems: list[str] = []
+        self.requests: list[str] = []
+        page.on("console", self._console)
+        page.on("pageerror", lambda err: self.problems.append(f"page error: {err}"))
+        page.on("requestfailed", lambda req: self.problems.append(
+            f"request failed: {req.url} ({req.failure})"))
+        page.on("request", self._request)
+
+    def _console(self, msg):
+        if msg.type in ("error", "warning"):
+            where = msg.location or {}
+            self.problems.append(f"console {msg.type}: {msg.text} "
+                                 f"[{where.get('url', '?')}:{where.get('lineNumber', '?')}]")
+
+    def _request(self, req):
+        self.requests.append(req.url)
+        if not req.url.startswith("file:"):
+            self.problems.append(f"request leaves the disk: {req.url}")
+
+    def assert_clean(self):
+        assert not self.problems, "\n".join(self.problems)
+
+
+def url(root: Path, rel: str, query: str = "") -> str:
+    return (root / rel).as_uri() + query
+
+
+def settle(page):
+    """Wait for lazily loaded fonts: a missing one then shows up as a problem, and leaving the
+    page does not abort a font request half-way (which would be reported as net::ERR_ABORTED)."""
+    page.evaluate("() => document.fonts.ready.then(() => document.fonts.size)")
+
+
+def open_page(page, root: Path, rel: str, query: str = ""):
+    page.goto(url(root, rel, query), wait_until="load")
+    settle(page)
+
+
+def follow(page, locator):
+    """Click a link and wait until the page it leads to has loaded."""
+    settle(page)
+    locator.click()
+    page.wait_for_load_state("load")
+    settle(page)
+
+
+def back(page):
+    page.go_back(wait_until="load")
+    settle(page)
+
+
+# ----------------------------------------------------------------------------- every page loads clean
+
+
+def _pages_to_check(site: Path, summary: dict, runs: list[dict]) -> list[str]:
+    pages = ["index.html", "missions/index.html", "runs/index.html", "404.html"]
+    pages += sorted({a["url"] for a in summary["agents"] + summary["agents_older"]})
+    pages += [m["url"] for m in summary["missions"]]
+    seen_kinds: set[str] = set()
+    for row in runs:  # one run page of every kind
+        if row["kind"] not in seen_kinds:
+            seen_kinds.add(row["kind"])
+            pages.append(row["url"])
+    pages += sorted(str(p.relative_to(site)) for p in site.glob("*/index.html")
+                    if p.parent.name not in ("agents", "missions", "runs", "api", "assets"))
+    return pages
+
+
+def test_pages_load_without_errors_or_foreign_requests(site, summary, runs_json, new_page):
+    pages = _pages_to_check(site, summary, runs_json)
+    # at least the six kinds of page the brief names
+    assert {"index.html", "missions/index.html", "runs/index.html"} <= set(pages)
+    assert any(p.startswith("agents/") for p in pages)
+    assert any(p.startswith("missions/") and p.count("/") == 3 for p in pages)
+    assert any(p.startswith("runs/") and p != "runs/index.html" for p in pages)
+    page, _ = new_page()
+    report = []
+    for rel in pages:
+        watch = Watch(page)  # listeners accumulate; each Watch sees only what follows it
+        open_page(page, site, rel)
+        if rel == "runs/index.html":
+            # the ledger data is loaded on first use: make it load, under the same watch
+            page.select_option("select[name=kind]", "graded")
+            _wait_count(page)
+            assert any(u.endswith("/api/results/ledger.js") for u in watch.requests), watch.requests
+        report += [f"{rel}: {problem}" for problem in watch.problems]
+    assert not report, "\n".join(report)
+
+
+# ----------------------------------------------------------------------------- the ledger
+
+_PCT = re.compile(r"^(\d+(?:\.\d+)?)(?:[–-]\d+(?:\.\d+)?)?%\*?$")
+
+
+def _overall(text: str) -> float | None:
+    """'87.5%' -> 87.5, '68.8–93.8%' -> 68.8 (the lower bound), '50.0%*' -> 50.0, '—' -> None."""
+    text = text.strip()
+    if text == "—":
+        return None
+    match = _PCT.match(text)
+    assert match, f"unexpected Overall cell text {text!r}"
+    return float(match.group(1))
+
+
+def _wait_count(page) -> str:
+    page.wait_for_function(
+        "() => /\\d+ of \\d+ runs/.test(document.querySelector('#ledger-filters output[name=count]').value)")
+    settle(page)
+    return page.eval_on_selector("#ledger-filters output[name=count]", "o => o.value")
+
+
+def _rerender(page, action):
+    """Run action() and wait until the ledger body has been rebuilt by the script."""
+    page.eval_on_selector("#ledger tbody tr", "tr => tr.setAttribute('data-probe', '')")
+    action()
+    try:
+        page.wait_for_function("() => !document.querySelector('#ledger tbody tr[data-probe]')")
+    except PlaywrightError as err:
+        raise AssertionError(f"the ledger did not re-render after the action "
+                             f"(count output: {page.eval_on_selector('output[name=count]', 'o => o.value')!r})"
+                             ) from err
+    return _wait_count(page)
+
+
+def _column(page, n: int) -> list[str]:
+    return page.eval_on_selector_all(
+        f"#ledger tbody tr > td:nth-child({n})", "tds => tds.map(td => td.textContent.trim())")
+
+
+OVERALL_COL, AGENT_COL, MISSION_COL, STATUS_COL = 6, 3, 4, 5
+
+
+def _assert_sorted(values: list[float | None], direction: str):
+    numbers = [v for v in values if v is not None]
+    assert numbers, "no scored runs in the ledger"
+    expected = sorted(numbers, reverse=direction == "descending")
+    assert numbers == expected, f"Overall not {direction}: {numbers[:20]}…"
+    first_blank = next((i for i, v in enumerate(values) if v is None), len(values))
+    assert all(v is None for v in values[first_blank:]), \
+        f"runs without a score ('—') are mixed in with scored ones when {direction}"
+
+
+def test_ledger_sorts_by_overall(site, runs_json, new_page):
+    page, watch = new_page()
+    open_page(page, site, "runs/index.html")
+    button = page.locator("#ledger th[data-sort=overall] > button")
+    assert button.count() == 1, "the Overall header has no sort button"
+    header = page.locator("#ledger th[data-sort=overall]")
+    directions = []
+    for _ in range(2):
+        count = _rerender(page, button.click)
+        assert count == f"{len(runs_json)} of {len(runs_json)} runs"
+        direction = header.get_attribute("aria-sort")
+        assert direction in ("ascending", "descending"), f"aria-sort={direction!r}"
+        assert page.locator("#ledger th[aria-sort]").count() == 1
+        values = [_overall(t) for t in _column(page, OVERALL_COL)]
+        assert len(values) == len(runs_json)
+        _assert_sorted(values, direction)
+        directions.append((direction, values[0]))
+    (d1, top1), (d2, top2) = directions
+    assert d1 != d2, "a second click does not flip the order"
+    assert top1 != top2, "the first row stays the same after flipping the order"
+    watch.assert_clean()
+
+
+def test_ledger_filters_by_kind_search_agent_and_mission(site, runs_json, new_page):
+    page, watch = new_page()
+    open_page(page, site, "runs/index.html")
+    form = page.locator("form#ledger-filters")
+    assert form.is_visible(), "the script did not un-hide the filter form"
+    total = len(runs_json)
+
+    # kind
+    label = page.eval_on_selector("select[name=kind] option[value=no_judge]", "o => o.textContent.trim()")
+    assert label == "No judge"
+    expected = sum(r["kind"] == "no_judge" for r in runs_json)
+    assert expected > 0, "the demo export has no no_judge run to filter for"
+    count = _rerender(page, lambda: page.select_option("select[name=kind]", "no_judge"))
+    assert count == f"{expected} of {total} runs"
+    statuses = page.eval_on_selector_all(
+        f"#ledger tbody tr > td:nth-child({STATUS_COL})",
+        "tds => tds.map(td => [td.textContent.trim(), td.querySelector('.kind')?.textContent.trim()])")
+    assert len(statuses) == expected
+    bad = [s for s in statuses if s[1] != "No judge"]
+    assert not bad, f"rows shown for kind no_judge without the 'No judge' label: {bad}"
+    assert page.locator(".pager").count() == 0 or page.locator(".pager").is_hidden()
+    _rerender(page, lambda: page.select_option("select[name=kind]", ""))
+
+    # search box: every agent name, each narrowed to exactly that agent's runs
+    names = sorted({r["agent_name"] for r in runs_json})
+    assert names
+    for name in names:
+        expected = sum(r["agent_name"] == name for r in runs_json)
+        count = _rerender(page, lambda name=name: page.fill("input[name=q]", name))
+        agents = _column(page, AGENT_COL)
+        assert set(agents) == {name}, f"search {name!r} shows rows of {sorted(set(agents))}"
+        assert count == f"{expected} of {total} runs", f"search {name!r}"
+        assert len(agents) == expected
+    _rerender(page, lambda: page.fill("input[name=q]", ""))
+
+    # agent and mission selects
+    name = names[-1]
+    count = _rerender(page, lambda: page.select_option("select[name=agent]", name))
+    assert set(_column(page, AGENT_COL)) == {name}
+    assert count == f"{sum(r['agent_name'] == name for r in runs_json)} of {total} runs"
+    _rerender(page, lambda: page.select_option("select[name=agent]", ""))
+    mission = sorted({r["mission"] for r in runs_json})[0]
+    count = _rerender(page, lambda: page.select_option("select[name=mission]", mission))
+    missions = _column(page, MISSION_COL)
+    assert missions and all(m.split()[0] == mission for m in missions), missions
+    assert count == f"{sum(r['mission'] == mission for r in runs_json)} of {total} runs"
+    watch.assert_clean()
+
+
+def test_ledger_prefilters_from_the_url(site, runs_json, new_page):
+    name = max((r["agent_name"] for r in runs_json), key=lambda n: (" " in n, n))  # prefer a name with a space
+    expected = sum(r["agent_name"] == name for r in runs_json)
+    page, watch = new_page()
+    open_page(page, site, "runs/index.html", "?agent=" + quote(name))
+    count = _wait_count(page)
+    assert page.eval_on_selector("select[name=agent]", "s => s.value") == name
+    assert count == f"{expected} of {len(runs_json)} runs"
+    agents = _column(page, AGENT_COL)
+    assert len(agents) == expected and set(agents) == {name}, sorted(set(agents))
+    watch.assert_clean()
+
+
+def test_ledger_rows_link_to_runs_from_a_deeper_page(paged_site, new_page):
+    """Rows the script renders on runs/page/2/ link with the right relative prefix."""
+    page, watch = new_page()
+    open_page(page, paged_site, "runs/page/2/index.html")
+    _rerender(page, lambda: page.select_option("select[name=kind]", "graded"))
+    pager_hidden = page.locator(".pager").is_hidden()
+    link = page.locator("#ledger tbody tr a.mono").first
+    prefix = link.text_content().strip()
+    follow(page, link)
+    assert re.search(rf"/runs/{prefix}[0-9a-f]{{24}}/index\.html$", page.url), page.url
+    assert page.locator("h1").count() == 1
+    watch.assert_clean()
+    assert pager_hidden, "the pager (page 1 2 3 4) stays visible over the filtered rows of every page"
+
+
+# ----------------------------------------------------------------------------- JavaScript off
+
+
+def test_filter_form_stays_hidden_without_javascript(site, paged_site, new_page):
+    page, watch = new_page(java_script_enabled=False)
+    for root, rel in ((site, "runs/index.html"), (paged_site, "runs/page/2/index.html")):
+        open_page(page, root, rel)
+        form = page.locator("form#ledger-filters")
+        assert form.get_attribute("hidden") is not None
+        assert form.is_hidden(), (f"{rel}: the filter form (hidden attribute) is displayed without JavaScript; "
+                                  f"computed display: {form.evaluate('f => getComputedStyle(f).display')!r}")
+    watch.assert_clean()
+
+
+def test_ledger_without_javascript(site, paged_site, runs_json, new_page):
+    page, watch = new_page(java_script_enabled=False)
+    open_page(page, site, "runs/index.html")
+    assert page.locator("#ledger th button").count() == 0
+    rows = page.locator("#ledger tbody tr")
+    assert rows.count() == min(len(runs_json), 500)
+    first_id = runs_json[0]["run_id"]
+    assert rows.first.locator("a.mono").text_content().strip() == first_id[:8]
+    follow(page, rows.first.locator("a.mono"))
+    assert page.url == url(site, f"runs/{first_id}/index.html")
+    assert first_id[:8] in page.locator("h1").text_content()
+
+    # the pager (the demo export fits one page, so this uses a build with 40 runs a page)
+    open_page(page, paged_site, "runs/index.html")
+    assert page.locator("#ledger tbody tr").count() == 40
+    pager = page.locator("nav.pager")
+    assert pager.is_visible()
+    assert pager.locator("a, span").count() == -(-len(runs_json) // 40)
+    follow(page, pager.locator("a", has_text=re.compile(r"^\s*2\s*$")))
+    assert page.url == url(paged_site, "runs/page/2/index.html")
+    assert page.locator("nav.pager [aria-current=page]").text_content().strip() == "2"
+    ids = page.eval_on_selector_all("#ledger tbody tr a.mono", "as => as.map(a => a.textContent.trim())")
+    assert ids == [r["run_id"][:8] for r in runs_json[40:80]]
+    # links from the deeper page resolve: a run, an agent, back to page 1
+    follow(page, page.locator("#ledger tbody tr a.mono").first)
+    assert page.url == url(paged_site, f"runs/{runs_json[40]['run_id']}/index.html")
+    back(page)
+    follow(page, page.locator("#ledger tbody tr td:nth-child(3) a").first)
+    assert re.search(r"/agents/[a-z0-9-]+/index\.html$", page.url), page.url
+    back(page)
+    follow(page, page.locator("nav.pager a", has_text=re.compile(r"^\s*1\s*$")))
+    assert page.url == url(paged_site, "runs/index.html")
+    watch.assert_clean()
+
+
+# ----------------------------------------------------------------------------- mission chips
+
+
+def _plot_state(card) -> dict:
+    return card.evaluate("""card => {
+        const plot = card.querySelector('svg.plot');
+        return {
+            highlighting: plot.classList.contains('highlighting'),
+            hl: [...plot.querySelectorAll('.pt')].filter(p => p.classList.contains('hl'))
+                    .map(p => p.getAttribute('data-agent')),
+            points: [...plot.querySelectorAll('a.pt')].map(p => p.getAttribute('data-agent')),
+            pressed: [...card.querySelectorAll('.chip[data-agent]')].map(c => c.getAttribute('aria-pressed')),
+        };
+    }""")
+
+
+def _assert_highlights(page, card, agent: str | None, where: str):
+    state = _plot_state(card)
+    if agent is None:
+        assert not state["highlighting"], f"{where}: the plot stays highlighted"
+        assert not state["hl"], f"{where}: points stay highlighted: {state['hl']}"
+    else:
+        assert state["highlighting"], f"{where}: the plot did not get class 'highlighting'"
+        assert state["hl"], f"{where}: no point of {agent} got class 'hl'"
+        assert set(state["hl"]) == {agent}, f"{where}: highlighted points of {sorted(set(state['hl']))}"
+        assert len(state["hl"]) == state["points"].count(agent), \
+            f"{where}: {len(state['hl'])} of {state['points'].count(agent)} points of {agent} highlighted"
+    others = page.eval_on_selector_all(".plot-card svg.plot.highlighting", "ps => ps.length")
+    assert others == (0 if agent is None else 1), f"{where}: {others} plots highlighted on the page"
+
+
+def _chip_with_points(card, start: int = 0):
+    state = _plot_state(card)
+    chips = card.locator(".chip[data-agent]")
+    agents = chips.evaluate_all("cs => cs.map(c => c.getAttribute('data-agent'))")
+    for i, agent in enumerate(agents):
+        if i >= start and agent in state["points"]:
+            return i, agent, chips
+    return None
+
+
+def test_chips_highlight_their_agents_points(site, new_page):
+    page, watch = new_page()
+    open_page(page, site, "missions/index.html")
+    cards = page.locator(".plot-card")
+    assert cards.count() > 0
+    card = next((cards.nth(i) for i in range(cards.count()) if _chip_with_points(cards.nth(i), 1)), None)
+    assert card is not None, "no mission card has a chip (after the first) whose agent has points"
+    assert card.locator("svg.plot").count() == 1
+
+    # hover
+    i, agent, chips = _chip_with_points(card)
+    _assert_highlights(page, card, None, "before anything")
+    chips.nth(i).hover()
+    _assert_highlights(page, card, agent, f"hovering chip {agent}")
+    page.mouse.move(0, 0)
+    _assert_highlights(page, card, None, f"after leaving chip {agent}")
+
+    # keyboard: Tab onto a chip, then Enter presses it and Space un-presses it
+    i, agent, chips = _chip_with_points(card, 1)
+    chips.nth(i - 1).focus()
+    page.keyboard.press("Tab")
+    assert chips.nth(i).evaluate("c => c === document.activeElement"), "Tab does not reach the next chip"
+    _assert_highlights(page, card, agent, f"focusing chip {agent} with Tab")
+    assert _plot_state(card)["pressed"].count("true") == 0
+
+    page.keyboard.press("Enter")
+    assert chips.nth(i).get_attribute("aria-pressed") == "true", "Enter does not press the chip"
+    assert _plot_state(card)["pressed"].count("true") == 1
+    _assert_highlights(page, card, agent, f"after pressing chip {agent}")
+    page.evaluate("() => document.activeElement.blur()")
+    _assert_highlights(page, card, agent, f"pressed chip {agent} after focus left it")
+
+    chips.nth(i).focus()
+    page.keyboard.press("Space")
+    assert _plot_state(card)["pressed"].count("true") == 0, "pressing again does not clear aria-pressed"
+    assert chips.nth(i).get_attribute("aria-pressed") == "false"
+    page.evaluate("() => document.activeElement.blur()")
+    _assert_highlights(page, card, None, "after un-pressing and leaving the chip")
+
+    # pressing by mouse, then pressing another chip moves the press
+    j, other, chips = _chip_with_points(card)
+    assert j != i, "the first chip with points was expected before the one used above"
+    chips.nth(i).click()
+    chips.nth(j).click()
+    page.mouse.move(0, 0)
+    page.evaluate("() => document.activeElement.blur()")
+    assert _plot_state(card)["pressed"] == ["true" if k == j else "false" for k in range(chips.count())]
+    _assert_highlights(page, card, other, f"after clicking chip {agent}, then chip {other}")
+    watch.assert_clean()
+
+
+# ----------------------------------------------------------------------------- run strip
+
+
+def test_run_strip_columns_have_a_score_tooltip(site, new_page):
+    page, watch = new_page()
+    open_page(page, site, "index.html")
+    first = page.locator("svg.strip a").first
+    title = first.evaluate("a => a.querySelector(':scope > title')?.textContent ?? null")
+    assert title is not None, "the first run-strip column has no <title>"
+    assert re.search(r"\d+(\.\d+)?%|no score", title), f"tooltip without a score: {title!r}"
+    columns = page.eval_on_selector_all(
+        "svg.strip a", "as => as.map(a => [a.getAttribute('href'), a.querySelector(':scope > title')?.textContent ?? null])")
+    assert len(columns) > 1
+    for href, text in columns:
+        assert text and re.search(r"\d+(\.\d+)?%|no score", text), f"{href}: tooltip {text!r}"
+        assert (site / href).is_file(), f"run-strip link to a missing page: {href}"
+    watch.assert_clean()
+
+
+# ----------------------------------------------------------------------------- layout, schemes, screenshots
+
+
+def test_phone_has_no_horizontal_scroll(site, summary, runs_json, new_page):
+    page, watch = new_page(viewport={"width": 390, "height": 844}, device_scale_factor=1,
+                           is_mobile=True, has_touch=True)
+    pages = ["index.html", "missions/index.html", "runs/index.html", summary["agents"][0]["url"],
+             summary["missions"][0]["url"],
+             next((r["url"] for r in runs_json if r["kind"] == "partial_judge"), runs_json[0]["url"])]
+    wide = []
+    for rel in pages:
+        open_page(page, site, rel)
+        scroll, inner = page.evaluate("() => [document.documentElement.scrollWidth, window.innerWidth]")
+        if scroll > inner + 1:
+            wide.append(f"{rel}: scrollWidth {scroll} > innerWidth {inner}")
+    assert not wide, "pages scroll sideways on a 390 px phone:\n" + "\n".join(wide)
+    watch.assert_clean()
+
+
+def _luminance(css: str) -> float:
+    match = re.match(r"rgba?\((\d+), (\d+), (\d+)", css)
+    assert match, f"unexpected colour {css!r}"
+    r, g, b = (int(x) for x in match.groups())
+    return 0.2126 * r + 0.7152 * g + 0.0722 * b
+
+
+def test_light_and_dark_schemes_differ(site, new_page):
+    colours = {}
+    for scheme in ("light", "dark"):
+        page, watch = new_page(color_scheme=scheme)
+        open_page(page, site, "index.html")
+        colours[scheme] = page.evaluate("() => getComputedStyle(document.body).backgroundColor")
+        watch.assert_clean()
+    assert colours["light"] != colours["dark"], colours
+    assert _luminance(colours["dark"]) < _luminance(colours["light"]), colours
+
+
+def test_screenshots(site, new_page):
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    shots = [
+        ("home.png", "index.html", {"color_scheme": "dark", "viewport": {"width": 1280, "height": 900}}),
+        ("home-light.png", "index.html", {"color_scheme": "light", "viewport": {"width": 1280, "height": 900}}),
+        ("missions.png", "missions/index.html", {"color_scheme": "dark", "viewport": {"width": 1280, "height": 900}}),
+        ("ledger-mobile.png", "runs/index.html",
+         {"color_scheme": "dark", "viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}),
+    ]
+    for name, rel, options in shots:
+        page, watch = new_page(**options)
+        target = ARTIFACTS / name
+        target.unlink(missing_ok=True)  # so a stale file cannot pass for a new one
+        open_page(page, site, rel)
+        page.screenshot(path=str(target), full_page=True)
+        watch.assert_clean()
+        assert target.is_file(), f"{name} was not written"
+        assert target.stat().st_size > 20_000, f"{name} is only {target.stat().st_size} bytes"
