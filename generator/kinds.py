@@ -59,6 +59,11 @@ def classify(run: Run) -> str:
 
 def end_of(run: Run, kind: str) -> str | None:
     """How the run ended: done, timeout, operator, deploy_failed, crashed, cancelled, … (None: not known)."""
+    if kind == "not_a_run":  # whatever result.json holds, the run list's word decides (rule 1)
+        result_trigger = run.result_trigger if run.shape == "not_graded" else None
+        return next((t for t in (result_trigger, run.list_trigger, run.list_outcome) if t in NOT_A_RUN), None)
+    if kind == "infra_failed" and run.shape != "not_graded":  # rule 2 by run-list outcome
+        return run.list_trigger
     if kind == "stopped":
         return "operator"
     if kind == "timed_out":

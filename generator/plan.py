@@ -7,6 +7,7 @@ context fields each template may use are documented in themes/README.md.
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -74,10 +75,15 @@ def data_files(board: Leaderboard, generated_at: int | None) -> dict[str, bytes]
 
 
 def ledger_script(board: Leaderboard) -> bytes:
-    """The ledger for in-browser sorting and filtering, as a script (works from file://)."""
+    """The ledger for in-browser sorting and filtering, as a script (works from file://).
+
+    ASCII-only JSON (astral characters as surrogate pairs, which JavaScript reads back) with
+    every ``<`` escaped, so no name can close a script element or start a comment.
+    """
     rows = [ledger_cells(r) for r in board.runs]
-    body = data.dump_json({"columns": list(LEDGER_CELLS), "rows": rows}, indent=None).decode("utf-8").strip()
-    return f"window.podiumLedger = {body};\n".encode("ascii", "backslashreplace")
+    body = json.dumps({"columns": list(LEDGER_CELLS), "rows": rows}, sort_keys=True, allow_nan=False,
+                      ensure_ascii=True, separators=(",", ":")).replace("<", "\\u003c")
+    return f"window.podiumLedger = {body};\n".encode("ascii")
 
 
 LEDGER_CELLS = ("run", "url", "date", "agent", "agent_url", "mission", "version", "mission_url", "older", "kind",

@@ -16,6 +16,7 @@ from generator.model import JUDGE_STATUSES, Check, Conditions, Criterion, Grade
 RUN_ID = re.compile(r"^[0-9a-f]{32}$")
 PARTIAL_TRIGGERS = (None, "timeout", "operator")
 GRADING_FAILED = "grading failed"
+MISTYPED = "(not a string)"  # a status or trigger of the wrong JSON type: never a known value
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +39,8 @@ def read_result(value: object, fields: Fields) -> Result | None:
         fields.report("", f"expected a JSON object at the top level, got {describe(value)}")
         return None
     status = fields.string(value, "status", "status")
+    if status is None and _mistyped(value, "status"):
+        return Result("other", run_id=_run_id(fields, value, "run_id"), status=MISTYPED)
     if status == "not_graded":
         return Result(
             "not_graded",
@@ -57,7 +60,9 @@ def read_result(value: object, fields: Fields) -> Result | None:
         fields.report("", "has neither a grade nor a status; counted as unknown")
         return Result("other", run_id=_run_id(fields, value, "run_id"))
     partial_trigger = fields.string(value, "partial_trigger", "partial_trigger")
-    if partial_trigger not in PARTIAL_TRIGGERS:
+    if partial_trigger is None and _mistyped(value, "partial_trigger"):
+        partial_trigger = MISTYPED  # reported already; makes the run unknown (counting.md §2 rule 5)
+    elif partial_trigger not in PARTIAL_TRIGGERS:
         fields.report("partial_trigger", f"{partial_trigger!r} is not a trigger podium knows; counted as unknown")
     return Result(
         "graded",
@@ -80,6 +85,11 @@ def _submitted_values(grade: dict) -> tuple[str, ...]:
         if isinstance(value, str) and value.strip():
             values.add(value)
     return tuple(sorted(values))
+
+
+def _mistyped(obj: dict, key: str) -> bool:
+    """True when ``key`` holds something other than a string or null (already reported)."""
+    return obj.get(key) is not None
 
 
 def _run_id(fields: Fields, obj: dict, field: str) -> str | None:
