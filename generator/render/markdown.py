@@ -9,9 +9,9 @@ level down so a page keeps one ``<h1>``, and time is bounded (input cap, and
 
 For reports (xorcise-export.md "What a public site must never show") the
 ``## Artifacts`` section and the ``Value`` column of the checks table are
-removed (and when an unclosed code fence swallowed either section's heading, the
-report is cut there), and every text is passed through the redactor, a run of
-text at a time across its line breaks.
+removed, first line by line (so no code fence, closed or not, can hide or forge
+a section boundary), then again on the parsed tokens; every text is passed
+through the redactor, a run of text at a time across its line breaks.
 """
 
 from __future__ import annotations
@@ -72,39 +72,56 @@ def render_markdown(text: str) -> Markup:
     return Markup(_MD.renderer.render(tokens, _MD.options, {}))
 
 
+# Line-based first layer: a withheld section runs from the FIRST line naming it to
+# the LAST line naming the section XORCISE writes after it (the first of the listed
+# ones present; none: the end of the report). Agent text inside a section can forge
+# a heading only before the real one, so the cut can only grow (the Terrain section,
+# between Artifacts and Telemetry, goes with it).
+WITHHELD_SECTIONS = (
+    ("deterministic checks", ("judge rubric", "artifacts", "terrain", "telemetry", "conditions")),
+    ("artifacts", ("telemetry", "conditions")),
+)
+
+
+def withhold_sections(text: str) -> str:
+    """``text`` without the checks table (the page shows checks from result.json) and the artifacts."""
+    for start, ends in WITHHELD_SECTIONS:
+        lines = _lines(text)
+        first = next((i for i, line in enumerate(lines) if _is_h2(line, start)), None)
+        if first is None:
+            continue
+        last = len(lines)
+        for end in ends:
+            found = [i for i, line in enumerate(lines) if i > first and _is_h2(line, end)]
+            if found:
+                last = found[-1]
+                break
+        text = "\n".join(lines[:first] + [f"## {start.capitalize()}", "", "*(Withheld: it holds submitted values.)*", ""]
+                         + lines[last:])
+    return text
+
+
+_HEADING_LINE = re.compile(r"^ {0,3}#{1,2}[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
+
+
+def _is_h2(line: str, title: str) -> bool:
+    """``line`` is an ATX heading of level 1 or 2 called ``title`` (any case)."""
+    match = _HEADING_LINE.match(line)
+    return match is not None and match.group(1).strip().lower() == title
+
+
 def render_report(text: str, redact: Callable[[str], str]) -> Markup:
     """A run's report.md without its secret-bearing parts, every text redacted."""
-    text, note = _bounded(text)
-    tokens = _MD.parse(text + note)
-    swallowed = _swallowed_heading(text + note, tokens)
-    if swallowed is not None:  # cut the report before the section the parser could not see
-        tokens = _MD.parse("\n".join(_lines(text)[:swallowed]))
-    tokens = _strip_secrets(tokens)
+    text, note = _bounded(withhold_sections(text))
+    tokens = _strip_secrets(_MD.parse(text + note))
     _demote_headings(tokens)
     for token in tokens:
         _redact_token(token, redact)
-    html = _MD.renderer.render(tokens, _MD.options, {})
-    return Markup(html + (WITHHELD if swallowed is not None else ""))
-
-
-WITHHELD = "<p><em>(The rest of this report is not shown: a section heading of it could not be read safely.)</em></p>\n"
-_WATCHED_HEADING = re.compile(r"^ {0,3}#{1,2}[ \t]+(artifacts|deterministic checks)(?:[ \t]+#*)?[ \t]*$", re.I)
+    return Markup(_MD.renderer.render(tokens, _MD.options, {}))
 
 
 def _lines(text: str) -> list[str]:
-    """The source lines as markdown-it numbers them (token.map)."""
     return re.split(r"\r\n?|\n", text)
-
-
-def _swallowed_heading(text: str, tokens: list) -> int | None:
-    """The first line that reads ``## Artifacts`` / ``## Deterministic checks`` but did not parse as a
-    heading (an unclosed code fence earlier in the report swallowed it, and with it the section's
-    secrets, into visible text); None when every such line is a heading."""
-    headings = {t.map[0] for t in tokens if t.type == "heading_open" and t.map}
-    for number, line in enumerate(_lines(text)):
-        if _WATCHED_HEADING.match(line) and number not in headings:
-            return number
-    return None
 
 
 def _strip_secrets(tokens: list) -> list:
