@@ -7,7 +7,6 @@ context fields each template may use are documented in themes/README.md.
 
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -15,7 +14,7 @@ from datetime import datetime, timezone
 
 from generator import routes
 from generator.load.content import ContentPage
-from generator.model import KIND_ORDER, AgentSummary, Leaderboard, RunRecord, iso_utc
+from generator.model import KIND_ORDER, AgentSummary, Leaderboard, RunRecord
 from generator.render import charts, data
 from generator.render.numbers import ledger_texts
 from generator.render.redact import Redactor
@@ -24,7 +23,6 @@ LEDGER_PAGE = 500  # runs per ledger page
 TABLE_RUNS = 500  # runs listed per table on agent and mission pages
 CARD_POINTS = 150  # runs drawn on a mission card's plot (the mission page draws up to 2000)
 TONES = 8  # agent colours
-LEDGER_JS = "api/results/ledger.js"
 
 
 @dataclass(frozen=True)
@@ -51,7 +49,6 @@ def plan_site(board: Leaderboard, site: Site) -> dict[str, Page | bytes]:
     index = _Index(board)
     nav = _nav(site)
     outputs: dict[str, Page | bytes] = dict(data_files(board, site.generated_at))
-    outputs[LEDGER_JS] = ledger_script(board)
     pages = [_home(board, index), _missions_page(board, index)]
     pages += [_agent_page(a, index) for a in board.agents]
     pages += [_mission_page(m, index) for m in board.missions]
@@ -65,39 +62,14 @@ def plan_site(board: Leaderboard, site: Site) -> dict[str, Page | bytes]:
 
 
 def data_files(board: Leaderboard, generated_at: int | None) -> dict[str, bytes]:
-    """The JSON/CSV files of site.md: summary bundle, its schema, and the ledger."""
+    """The JSON/CSV files of site.md (summary bundle, its schema, the ledger) and the ledger script."""
     return {
         routes.SUMMARY_JSON: data.dump_json(data.summary_dict(board, generated_at)),
         routes.SUMMARY_SCHEMA: data.summary_schema(),
         routes.RUNS_JSON: data.ledger_json(board),
         routes.RUNS_CSV: data.ledger_csv(board),
+        routes.LEDGER_JS: data.ledger_script(board),
     }
-
-
-def ledger_script(board: Leaderboard) -> bytes:
-    """The ledger for in-browser sorting and filtering, as a script (works from file://).
-
-    ASCII-only JSON (astral characters as surrogate pairs, which JavaScript reads back) with
-    every ``<`` escaped, so no name can close a script element or start a comment.
-    """
-    rows = [ledger_cells(r) for r in board.runs]
-    body = json.dumps({"columns": list(LEDGER_CELLS), "rows": rows}, sort_keys=True, allow_nan=False,
-                      ensure_ascii=True, separators=(",", ":")).replace("<", "\\u003c")
-    return f"window.podiumLedger = {body};\n".encode("ascii")
-
-
-LEDGER_CELLS = ("run", "url", "date", "agent", "agent_url", "mission", "version", "mission_url", "older", "kind",
-                "status", "overall", "overall_text", "deterministic", "deterministic_text", "judge", "judge_text")
-
-
-def ledger_cells(record: RunRecord) -> list:
-    """One ledger row: raw numbers to sort by and the exact text the HTML table shows."""
-    cells = ledger_texts(record)
-    run = record.run
-    return [run.run_id, record.url, iso_utc(record.when) or "", run.agent_name, record.agent_url or "",
-            run.mission, run.version, record.mission_url or "", record.older, record.kind, record.status,
-            record.overall, cells["overall"], record.deterministic, cells["deterministic"], record.judge,
-            cells["judge"]]
 
 
 class _Index:

@@ -23,6 +23,7 @@ SUMMARY_JSON = "api/results/summary.json"
 SUMMARY_SCHEMA = "api/results/summary.schema.json"
 RUNS_JSON = "api/results/runs.json"
 RUNS_CSV = "api/results/runs.csv"
+LEDGER_JS = "api/results/ledger.js"
 
 
 def slug(text: str) -> str:

@@ -54,8 +54,9 @@ def summarize(export: Export, configured_current: dict[str, str] | None = None,
     records.sort(key=_newest_first)
     by_id = {r.run.run_id: r for r in records}
     counted_records = [by_id[run.run_id] for run in counted]
-    missions = _missions(counted_records, current, urls)
-    agents, agents_older = _agents(counted_records, current, urls)
+    cells = {key: figures(group) for key, group in _by_agent_version(counted_records).items()}
+    missions = _missions(counted_records, current, urls, cells)
+    agents, agents_older = _agents(counted_records, current, urls, cells)
     return Leaderboard(
         totals=Totals(
             runs=len(counted_records),
@@ -187,6 +188,9 @@ def rank_key(name: str, agent: str, fig: Figures) -> tuple:
     return (0, -fig.median, -fig.avg_overall, -fig.in_median, name.casefold(), name, agent)
 
 
+Cells = dict[tuple[str, str, str], Figures]  # (agent, mission, version) -> figures, computed once
+
+
 def _by_version(records: list[RunRecord]) -> dict[tuple[str, str], list[RunRecord]]:
     groups: dict[tuple[str, str], list[RunRecord]] = defaultdict(list)
     for record in records:
@@ -194,17 +198,25 @@ def _by_version(records: list[RunRecord]) -> dict[tuple[str, str], list[RunRecor
     return groups
 
 
-def _agent_missions(records: list[RunRecord], current: dict[str, str], urls: _Urls) -> tuple[AgentMission, ...]:
-    groups = _by_version(records)
-    ordered = sorted(sorted(groups, key=lambda mv: version_key(mv[1]), reverse=True), key=lambda mv: mv[0])
+def _by_agent_version(records: list[RunRecord]) -> dict[tuple[str, str, str], list[RunRecord]]:
+    groups: dict[tuple[str, str, str], list[RunRecord]] = defaultdict(list)
+    for record in records:
+        groups[(record.run.agent, record.run.mission, record.run.version)].append(record)
+    return groups
+
+
+def _agent_missions(agent: str, records: list[RunRecord], current: dict[str, str], urls: _Urls,
+                    cells: Cells) -> tuple[AgentMission, ...]:
+    versions = {(r.run.mission, r.run.version) for r in records}
+    ordered = sorted(sorted(versions, key=lambda mv: version_key(mv[1]), reverse=True), key=lambda mv: mv[0])
     return tuple(
         AgentMission(mission, version, current.get(mission) == version, urls.mission(mission, version),
-                     figures(groups[(mission, version)]))
+                     cells[(agent, mission, version)])
         for mission, version in ordered
     )
 
 
-def _agents(records: list[RunRecord], current: dict[str, str], urls: _Urls):
+def _agents(records: list[RunRecord], current: dict[str, str], urls: _Urls, cells: Cells):
     by_agent: dict[str, list[RunRecord]] = defaultdict(list)
     for record in records:
         by_agent[record.run.agent].append(record)
@@ -215,25 +227,23 @@ def _agents(records: list[RunRecord], current: dict[str, str], urls: _Urls):
         mine = [r for r in own if not r.older]
         theirs = [r for r in own if r.older]
         headline.append(AgentSummary(agent, name, slug, urls.agent(agent), "current", None, figures(mine),
-                                     _agent_missions(mine, current, urls)))
+                                     _agent_missions(agent, mine, current, urls, cells)))
         if theirs:
             older.append(AgentSummary(agent, name, slug, urls.agent(agent), "older", None, figures(theirs),
-                                      _agent_missions(theirs, current, urls)))
+                                      _agent_missions(agent, theirs, current, urls, cells)))
     headline.sort(key=lambda a: rank_key(a.name, a.agent, a.figures))
     ranked = tuple(replace(a, rank=i + 1) for i, a in enumerate(headline))
     order = {a.agent: i for i, a in enumerate(ranked)}
     return ranked, tuple(sorted(older, key=lambda a: order[a.agent]))
 
 
-def _missions(records: list[RunRecord], current: dict[str, str], urls: _Urls) -> tuple[MissionVersionSummary, ...]:
+def _missions(records: list[RunRecord], current: dict[str, str], urls: _Urls,
+              cells: Cells) -> tuple[MissionVersionSummary, ...]:
     out = []
     for (mission, version), own in _by_version(records).items():
-        by_agent: dict[str, list[RunRecord]] = defaultdict(list)
-        for record in own:
-            by_agent[record.run.agent].append(record)
         chips = []
-        for agent, theirs in by_agent.items():
-            fig = figures(theirs)
+        for agent in {r.run.agent for r in own}:
+            fig = cells[(agent, mission, version)]
             name = urls.agent_names[agent]
             chips.append((rank_key(name, agent, fig), MissionAgent(
                 agent, name, urls.agent(agent), fig.median, fig.in_median, fig.runs)))

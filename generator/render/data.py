@@ -14,7 +14,7 @@ from importlib import resources
 
 from generator import __version__
 from generator.model import AgentSummary, Figures, Leaderboard, MissionVersionSummary, RunRecord, iso_utc
-from generator.render.numbers import DASH, NO_JUDGE
+from generator.render.numbers import DASH, NO_JUDGE, ledger_texts
 
 SCHEMA = "podium.summary/1"
 LEDGER_COLUMNS = (
@@ -166,3 +166,29 @@ def ledger_csv(board: Leaderboard) -> bytes:
 def summary_schema() -> bytes:
     """The JSON Schema of summary.json, shipped with the site."""
     return resources.files("generator").joinpath("summary.schema.json").read_bytes()
+
+
+def ledger_script(board: Leaderboard) -> bytes:
+    """The ledger for in-browser sorting and filtering, as a script (works from file://).
+
+    ASCII-only JSON (astral characters as surrogate pairs, which JavaScript reads back) with
+    every ``<`` escaped, so no name can close a script element or start a comment.
+    """
+    rows = [ledger_cells(r) for r in board.runs]
+    body = json.dumps({"columns": list(LEDGER_CELLS), "rows": rows}, sort_keys=True, allow_nan=False,
+                      ensure_ascii=True, separators=(",", ":")).replace("<", "\\u003c")
+    return f"window.podiumLedger = {body};\n".encode("ascii")
+
+
+LEDGER_CELLS = ("run", "url", "date", "agent", "agent_url", "mission", "version", "mission_url", "older", "kind",
+                "status", "overall", "overall_text", "deterministic", "deterministic_text", "judge", "judge_text")
+
+
+def ledger_cells(record: RunRecord) -> list:
+    """One ledger row: raw numbers to sort by and the exact text the HTML table shows."""
+    cells = ledger_texts(record)
+    run = record.run
+    return [run.run_id, record.url, iso_utc(record.when) or "", run.agent_name, record.agent_url or "",
+            run.mission, run.version, record.mission_url or "", record.older, record.kind, record.status,
+            record.overall, cells["overall"], record.deterministic, cells["deterministic"], record.judge,
+            cells["judge"]]
