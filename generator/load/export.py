@@ -87,17 +87,17 @@ def load_export(root: Path, limits: Limits = Limits()) -> Export:
     reader = _Reader(root.resolve(), limits)
     names = _run_dir_names(reader)
     runs_json = reader.read_json("runs.json", limits.sidecar_bytes)
-    rows = read_run_list(*runs_json) if runs_json and runs_json[0] is not None else None
+    rows = (read_run_list(*runs_json) if runs_json and runs_json[0] is not None else None) or {}
     agents_json = reader.read_json("agents.json", limits.sidecar_bytes)
-    agent_names = read_agent_list(*agents_json) if agents_json and agents_json[0] is not None else None
-    dirs = [_read_dir(reader, name, rows or {}) for name in names]
+    agent_names = (read_agent_list(*agents_json) if agents_json and agents_json[0] is not None else None) or {}
+    dirs = [_read_dir(reader, name, rows) for name in names]
     kept = _deduplicate(dirs, reader)
     runs = []
     for item in kept:
-        run = _attribute(item, (rows or {}).get(item.run_id), agent_names or {}, reader)
+        run = _attribute(item, rows.get(item.run_id), agent_names, reader)
         if run is not None:
             runs.append(run)
-    listed = set(rows or {}) - {d.run_id for d in dirs}
+    listed = set(rows) - {d.run_id for d in dirs}
     if listed:
         reader.notes.append(f"runs.json lists {len(listed)} run(s) with no run directory; they are not counted")
     return Export(
