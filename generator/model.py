@@ -149,9 +149,8 @@ class Run:
 
 @dataclass(frozen=True, slots=True)
 class Export:
-    """What the reader returns: the runs, every problem, and where they came from."""
+    """What the reader returns: the runs, every problem, and what was read."""
 
-    root: str
     runs: tuple[Run, ...]
     problems: tuple[Problem, ...]
     runs_read: int

@@ -54,15 +54,14 @@ def check_relative(path: str) -> str:
     return path
 
 
-def write_site(files: dict[str, bytes] | Iterable[tuple[str, bytes]], out: Path, inputs: list[Path],
-               homes: list[Path]) -> Path:
-    """Write ``files`` (site path -> bytes, or such pairs as they are rendered) as ``out``, atomically."""
+def write_site(files: Iterable[tuple[str, bytes]], out: Path, inputs: list[Path], homes: list[Path]) -> Path:
+    """Write ``files`` ((site path, bytes) pairs, as they are rendered) as ``out``, atomically."""
     target = check_output_dir(out, inputs, homes)
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=".podium-staging-", dir=target.parent))
     written: set[str] = set()
     try:
-        for path, data in files.items() if isinstance(files, dict) else files:
+        for path, data in files:
             if path.lower() in written:
                 raise BuildError(f"two outputs would be written to {path!r}; refusing to overwrite one with the other")
             written.add(path.lower())

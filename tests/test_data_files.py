@@ -323,7 +323,7 @@ def _board_with(names: list[str]):
         Run(run_id=run_id(n), directory=run_id(n)[:8], shape="grading", status="grading", agent=f"a{n}",
             agent_name=name, mission=name, version="1.0.0")
         for n, name in enumerate(names))
-    return summarize(Export(root="x", runs=runs, problems=(), runs_read=len(runs), inputs_digest="sha256:0"))
+    return summarize(Export(runs=runs, problems=(), runs_read=len(runs), inputs_digest="sha256:0"))
 
 
 def test_csv_round_trips_newlines_commas_and_quotes():

@@ -254,7 +254,7 @@ def to_run(index: int, s: dict) -> Run:
 
 
 def make_export(runs) -> Export:
-    return Export(root="/export", runs=tuple(runs), problems=(), runs_read=len(runs),
+    return Export(runs=tuple(runs), problems=(), runs_read=len(runs),
                   inputs_digest="sha256:" + "0" * 64)
 
 

@@ -39,7 +39,7 @@ def synthetic_export(n: int, seed: int = 1) -> Export:
             partial_trigger=rng.choice((None, None, "timeout")), agent=agent, agent_name=name, mission=mission,
             version=rng.choice(("1.0.0", "1.0.0", "0.9.0")), started=base + timedelta(minutes=i),
         ))
-    return Export(root="mem", runs=tuple(runs), problems=(), runs_read=n, inputs_digest="sha256:" + "0" * 64)
+    return Export(runs=tuple(runs), problems=(), runs_read=n, inputs_digest="sha256:" + "0" * 64)
 
 
 @pytest.mark.slow

@@ -49,7 +49,8 @@ def area(tmp_path):
 
 
 def put(files, out: Path, area: Path) -> Path:
-    return write_site(files, out, inputs=[area / "export"], homes=[area])
+    pairs = files.items() if isinstance(files, dict) else files
+    return write_site(pairs, out, inputs=[area / "export"], homes=[area])
 
 
 SITE_ONE = {"index.html": b"<p>one</p>\n", "runs/a/index.html": b"a\n", "api/results/summary.json": b"{}\n"}
@@ -170,7 +171,7 @@ def _refused(out: Path, area: Path, message: str, *, inputs=None, homes=None) ->
     watched = [p for p in {out, area} if p.exists() and p.resolve() != Path("/")]
     before = {p: snapshot(p) for p in watched}
     with pytest.raises(BuildError) as caught:
-        write_site(SITE_ONE, out, inputs=[area / "export"] if inputs is None else inputs,
+        write_site(SITE_ONE.items(), out, inputs=[area / "export"] if inputs is None else inputs,
                    homes=[area] if homes is None else homes)
     assert message in caught.value.message
     assert caught.value.message.startswith(f"{out}: ")

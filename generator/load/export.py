@@ -101,7 +101,6 @@ def load_export(root: Path, limits: Limits = Limits()) -> Export:
     if listed:
         reader.notes.append(f"runs.json lists {len(listed)} run(s) with no run directory; they are not counted")
     return Export(
-        root=str(root),
         runs=tuple(sorted(runs, key=lambda r: r.run_id)),
         problems=tuple(sorted(set(reader.problems))),
         runs_read=len(kept),
