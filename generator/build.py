@@ -6,17 +6,17 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from generator.config import CONFIG_NAME, Config, source_date_epoch
-from generator.load.content import load_pages
-from generator.load.export import load_export
-from generator.model import Leaderboard
-from generator.plan import Site, plan_site
-from generator.render.redact import Redactor
-from generator.render.report import ReportRenderer
-from generator.render.site import guard_secrets, render_site
-from generator.render.templates import builtin_themes, make_environment, static_files, theme_chain
-from generator.summarize import summarize
-from generator.write import write_site
+from podium.config import CONFIG_NAME, Config, source_date_epoch
+from podium.load.content import load_pages
+from podium.load.export import load_export
+from podium.model import Leaderboard
+from podium.plan import Site, plan_site
+from podium.render.redact import Redactor
+from podium.render.report import ReportRenderer
+from podium.render.site import guard_secrets, render_site
+from podium.render.templates import builtin_themes, make_environment, static_files, theme_chain
+from podium.summarize import summarize
+from podium.write import write_site
 
 
 @dataclass(frozen=True)

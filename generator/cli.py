@@ -12,13 +12,13 @@ from pathlib import Path
 
 import click
 
-from generator import __version__
-from generator.build import build_site, count_export
-from generator.config import Config, load_config
-from generator.errors import EXIT_PROBLEMS, PodiumError
-from generator.model import Leaderboard
-from generator.render.data import agent_dict, dump_json, ledger_row
-from generator.render.text import history_table, rank_table
+from podium import __version__
+from podium.build import build_site, count_export
+from podium.config import Config, load_config
+from podium.errors import EXIT_PROBLEMS, PodiumError
+from podium.model import Leaderboard
+from podium.render.data import agent_dict, dump_json, ledger_row
+from podium.render.text import history_table, rank_table
 
 CONFIG_HELP = "Settings file (default: ./podium.yaml when it exists)."
 EXPORT_ARG = click.argument("export", required=False, type=click.Path(path_type=Path))

@@ -21,9 +21,9 @@ import os
 from dataclasses import dataclass, field, fields as dc_fields
 from pathlib import Path
 
-from generator.errors import ConfigError
-from generator.load.export import Limits
-from generator.load.yamlfile import YamlError, parse_yaml
+from podium.errors import ConfigError
+from podium.load.export import Limits
+from podium.load.yamlfile import YamlError, parse_yaml
 
 CONFIG_NAME = "podium.yaml"
 CONFIG_MAX_BYTES = 1024 * 1024

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from generator.model import JUDGE_STATUSES, NO_JUDGE_STATUSES, Run
+from podium.model import JUDGE_STATUSES, NO_JUDGE_STATUSES, Run
 
 NOT_A_RUN = frozenset({"cancelled", "never_started"})
 GRADING_FAILED = "grading failed"

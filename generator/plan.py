@@ -12,12 +12,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
-from generator import routes
-from generator.load.content import ContentPage
-from generator.model import KIND_ORDER, AgentSummary, Leaderboard, RunRecord
-from generator.render import charts, data
-from generator.render.numbers import ledger_texts
-from generator.render.redact import Redactor
+from podium import routes
+from podium.load.content import ContentPage
+from podium.model import KIND_ORDER, AgentSummary, Leaderboard, RunRecord
+from podium.render import charts, data
+from podium.render.numbers import ledger_texts
+from podium.render.redact import Redactor
 
 LEDGER_PAGE = 500  # runs per ledger page
 TABLE_RUNS = 500  # runs listed per table on agent and mission pages

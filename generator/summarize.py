@@ -12,9 +12,9 @@ import math
 from collections import defaultdict
 from dataclasses import replace
 
-from generator import routes, stats
-from generator.kinds import classify, end_of, status_label
-from generator.model import (
+from podium import routes, stats
+from podium.kinds import classify, end_of, status_label
+from podium.model import (
     COUNTED_KINDS,
     JUDGE_RAN_STATUSES,
     MEDIAN_KINDS,
@@ -32,7 +32,7 @@ from generator.model import (
     Totals,
     iso_utc,
 )
-from generator.versions import current_versions, version_key
+from podium.versions import current_versions, version_key
 
 SCORED_KINDS = frozenset({"graded", "partial_judge", "timed_out", "no_judge", "stopped"})
 NOT_ATTEMPTS = frozenset({"infra_failed", "grading", "unknown"})

@@ -15,7 +15,7 @@ import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
-from generator.errors import BuildError, UnsafeOutput
+from podium.errors import BuildError, UnsafeOutput
 
 MARKER = ".podium-site"
 MARKER_TEXT = b"This directory is written by podium; `podium build` replaces it whole.\n"

@@ -21,8 +21,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from generator.build import build_site
-from generator.config import Config
+from podium.build import build_site
+from podium.config import Config
 
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track",
         "wbr"}

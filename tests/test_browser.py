@@ -77,9 +77,9 @@ def _unavailable(reason: str):
 
 
 def _build(out: Path, ledger_page: int | None = None) -> Path:
-    from generator import plan
-    from generator.build import build_site
-    from generator.config import load_config
+    from podium import plan
+    from podium.build import build_site
+    from podium.config import load_config
 
     with pytest.MonkeyPatch.context() as mp:
         mp.chdir(REPO_ROOT)

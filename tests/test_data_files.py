@@ -22,11 +22,11 @@ import jsonschema
 import pytest
 
 from exportkit import ExportDir, agent_id, crash_fallback, env_failure, graded, grading, run_id
-from generator.build import build_site
-from generator.config import load_config
-from generator.model import Export, Run
-from generator.render import data
-from generator.summarize import summarize
+from podium.build import build_site
+from podium.config import load_config
+from podium.model import Export, Run
+from podium.render import data
+from podium.summarize import summarize
 
 MAIN = Path(__file__).resolve().parents[1]
 SUMMARY = "api/results/summary.json"
@@ -387,7 +387,7 @@ def _env(**changes) -> dict:
 
 def _cli_build(export: Path, out: Path, cwd: Path, **env) -> subprocess.CompletedProcess:
     cwd.mkdir(parents=True, exist_ok=True)
-    return subprocess.run([sys.executable, "-m", "generator", "build", str(export), "--out", str(out)],
+    return subprocess.run([sys.executable, "-m", "podium", "build", str(export), "--out", str(out)],
                           cwd=cwd, env=_env(**env), capture_output=True, text=True, timeout=300)
 
 

@@ -26,9 +26,9 @@ from exportkit import (
     report_md,
     run_id,
 )
-from generator.load.export import load_export
-from generator.model import COUNTED_KINDS, UNATTRIBUTED
-from generator.summarize import summarize
+from podium.load.export import load_export
+from podium.model import COUNTED_KINDS, UNATTRIBUTED
+from podium.summarize import summarize
 
 
 def board_of(export, **kw):

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from generator.build import build_site
-from generator.config import load_config
+from podium.build import build_site
+from podium.config import load_config
 
 REPO = Path(__file__).resolve().parents[1]
 GOLDEN = REPO / "tests" / "golden" / "demo-site"

@@ -19,10 +19,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from exportkit import run_id
-from generator import stats
-from generator.model import COUNTED_KINDS, Conditions, Export, Grade, Run
-from generator.render.data import ledger_row, summary_dict
-from generator.summarize import summarize
+from podium import stats
+from podium.model import COUNTED_KINDS, Conditions, Export, Grade, Run
+from podium.render.data import ledger_row, summary_dict
+from podium.summarize import summarize
 
 BASE = datetime(2026, 10, 1, 9, 0, 0, tzinfo=timezone.utc)
 GRID = [Fraction(k, 8) for k in range(9)]  # 0, 1/8, ..., 1

@@ -20,12 +20,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from exportkit import ExportDir, agent_id, graded, report_md, run_id
-from generator.config import load_config
-from generator.errors import ConfigError
-from generator.load.export import Limits, load_export
-from generator.model import Export, Problem
-from generator.render import data
-from generator.summarize import summarize
+from podium.config import load_config
+from podium.errors import ConfigError
+from podium.load.export import Limits, load_export
+from podium.model import Export, Problem
+from podium.render import data
+from podium.summarize import summarize
 
 RID = run_id(1)
 DIR = RID[:8]
@@ -560,7 +560,7 @@ def test_bad_run_id_in_env_failure_is_reported_at_run_id(export):
 
 
 def test_bad_run_ids_write_nothing_outside_the_output(export, tmp_path, monkeypatch):
-    from generator.build import build_site
+    from podium.build import build_site
 
     for n, bad in enumerate(["../../index", "a/b", "f" * 300, "..", "/etc/passwd"]):
         export.run(graded(bad), rid=run_id(10 + n), agent=f"../../{bad}", mission="../../../m")
@@ -838,7 +838,7 @@ def test_yaml_good_config_reads(tmp_path):
 
 
 def test_whole_build_survives_every_hostile_run(export, tmp_path, monkeypatch):
-    from generator.build import build_site
+    from podium.build import build_site
 
     bodies = [
         b'{"grade": {', b"", b"[0.9]", b"null", b'{"a":"\xff"}', b"[" * 100_000,

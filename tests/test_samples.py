@@ -29,13 +29,13 @@ from datetime import datetime, timezone
 import pytest
 from click.testing import CliRunner
 
-from conftest import SAMPLES
-from generator.cli import main
-from generator.load.export import load_export
-from generator.model import COUNTED_KINDS
-from generator.summarize import summarize
+from conftest import SAMPLES, needs_samples
+from podium.cli import main
+from podium.load.export import load_export
+from podium.model import COUNTED_KINDS
+from podium.summarize import summarize
 
-pytestmark = pytest.mark.skipif(not SAMPLES.is_dir(), reason=f"{SAMPLES} not present")
+pytestmark = needs_samples()
 
 OSPREY = "af529b76ff4a4fb88e99066338e17640"
 KESTREL = "c33c6fe7ad404518b059065321c11083"

@@ -9,12 +9,12 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from generator.model import Conditions, Export, Grade, Run
-from generator.plan import Page, Site, plan_site
-from generator.render.redact import Redactor
-from generator.render.site import render_page
-from generator.render.templates import builtin_themes, make_environment, theme_chain
-from generator.summarize import summarize
+from podium.model import Conditions, Export, Grade, Run
+from podium.plan import Page, Site, plan_site
+from podium.render.redact import Redactor
+from podium.render.site import render_page
+from podium.render.templates import builtin_themes, make_environment, theme_chain
+from podium.summarize import summarize
 
 RUNS = 100_000
 LIMIT = 2 * 1024 * 1024

@@ -16,8 +16,8 @@ import pytest
 
 import sitekit as kit
 from exportkit import ExportDir
-from generator.build import build_site
-from generator.config import load_config
+from podium.build import build_site
+from podium.config import load_config
 
 REPO = Path(__file__).resolve().parents[1]
 FILE_ENDINGS = (".html", ".json", ".csv", ".js", ".css", ".woff2")

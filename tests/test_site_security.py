@@ -26,12 +26,12 @@ import pytest
 
 import sitekit as kit
 from exportkit import ExportDir, env_failure, graded, report_md, run_id
-from generator.errors import BuildError
-from generator.render import charts
-from generator.render.data import csv_cell
-from generator.render.markdown import render_report
-from generator.render.redact import Redactor
-from generator.render.templates import builtin_themes, make_environment, theme_chain
+from podium.errors import BuildError
+from podium.render import charts
+from podium.render.data import csv_cell
+from podium.render.markdown import render_report
+from podium.render.redact import Redactor
+from podium.render.templates import builtin_themes, make_environment, theme_chain
 
 SITE_TITLE = "Agent results"
 ALLOWED_SCHEMES = {None, "http", "https", "mailto"}

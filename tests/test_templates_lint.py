@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pytest
 
-import generator.build
-from generator.build import build_site
-from generator.config import load_config
-from generator.plan import Page
+import podium.build
+from podium.build import build_site
+from podium.config import load_config
+from podium.plan import Page
 
 REPO = Path(__file__).resolve().parents[1]
 THEMES = REPO / "themes"
@@ -152,7 +152,7 @@ def test_the_python_lint_catches():
 @pytest.fixture(scope="module")
 def planned_pages(tmp_path_factory) -> list[Page]:
     captured: list[Page] = []
-    real = generator.build.plan_site
+    real = podium.build.plan_site
 
     def capture(board, site):
         outputs = real(board, site)
@@ -162,7 +162,7 @@ def planned_pages(tmp_path_factory) -> list[Page]:
     out = tmp_path_factory.mktemp("lint") / "site"
     with pytest.MonkeyPatch.context() as mp:
         mp.chdir(REPO)
-        mp.setattr(generator.build, "plan_site", capture)
+        mp.setattr(podium.build, "plan_site", capture)
         build_site(load_config(Path("podium.yaml"), {"out": out}), Path("content/demo-export"))
     return captured
 

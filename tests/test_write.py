@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from exportkit import ExportDir, graded, run_id
-from generator import write
-from generator.build import build_site
-from generator.config import load_config
-from generator.errors import BuildError
-from generator.write import MARKER, MARKER_TEXT, check_output_dir, write_site
+from podium import write
+from podium.build import build_site
+from podium.config import load_config
+from podium.errors import BuildError
+from podium.write import MARKER, MARKER_TEXT, check_output_dir, write_site
 
 
 def snapshot(root: Path) -> dict[str, str]:

@@ -12,12 +12,12 @@ from pathlib import Path
 
 from markupsafe import Markup
 
-from generator.errors import ConfigError
-from generator.load.files import read_file
-from generator.load.yamlfile import YamlError, parse_yaml
-from generator.model import Problem
-from generator.render.markdown import render_markdown
-from generator.routes import slug as make_slug
+from podium.errors import ConfigError
+from podium.load.files import read_file
+from podium.load.yamlfile import YamlError, parse_yaml
+from podium.model import Problem
+from podium.render.markdown import render_markdown
+from podium.routes import slug as make_slug
 
 RESERVED = {"agents", "missions", "runs", "api", "assets", "404"}
 TEMPLATE_NAME = re.compile(r"^[a-z0-9_-]+\.html$")

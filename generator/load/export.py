@@ -16,14 +16,14 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from generator.errors import PodiumError
-from generator.load.fields import Fields
-from generator.load.files import MiB, read_file
-from generator.load.jsonfile import parse_json
-from generator.load.report import Overview, read_overview
-from generator.load.result import Result, read_result
-from generator.load.sidecars import ListRow, read_agent_list, read_run_list
-from generator.model import UNATTRIBUTED, Export, Problem, Run
+from podium.errors import PodiumError
+from podium.load.fields import Fields
+from podium.load.files import MiB, read_file
+from podium.load.jsonfile import parse_json
+from podium.load.report import Overview, read_overview
+from podium.load.result import Result, read_result
+from podium.load.sidecars import ListRow, read_agent_list, read_run_list
+from podium.model import UNATTRIBUTED, Export, Problem, Run
 
 RUN_DIR = re.compile(r"^(?:[0-9a-f]{8}|[0-9a-f]{32})$")
 

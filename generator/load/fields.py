@@ -12,8 +12,8 @@ from __future__ import annotations
 import math
 import re
 
-from generator.load.jsonfile import Unusable
-from generator.model import Problem
+from podium.load.jsonfile import Unusable
+from podium.model import Problem
 
 _MISSING = object()
 # Names, ids and versions: no line breaks (U+2028/9 included), and no invisible

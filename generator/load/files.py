@@ -12,7 +12,7 @@ import os
 import stat
 from pathlib import Path
 
-from generator.model import Problem
+from podium.model import Problem
 
 MiB = 1024 * 1024
 

@@ -11,7 +11,7 @@ surrogates, and raises RecursionError on deep nesting. Here:
   :class:`Unusable` (neither copy is trusted);
 - nesting deeper than the parser allows is a problem, not a crash.
 
-Lone surrogates in strings are left to :mod:`generator.load.fields`, which
+Lone surrogates in strings are left to :mod:`podium.load.fields`, which
 cleans every string it reads.
 """
 
@@ -21,7 +21,7 @@ import json
 import math
 import re
 
-from generator.model import Problem
+from podium.model import Problem
 
 BOM = b"\xef\xbb\xbf"
 MAX_INT_DIGITS = 18

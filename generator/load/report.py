@@ -12,7 +12,7 @@ import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
-from generator.load.fields import Fields, describe
+from podium.load.fields import Fields, describe
 
 _CELL_SPLIT = re.compile(r"(?<!\\)\|")
 _DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)([dhms])")

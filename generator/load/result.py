@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from generator.load.fields import Fields, describe
-from generator.model import JUDGE_STATUSES, Check, Conditions, Criterion, Grade
+from podium.load.fields import Fields, describe
+from podium.model import JUDGE_STATUSES, Check, Conditions, Criterion, Grade
 
 RUN_ID = re.compile(r"^[0-9a-f]{32}$")
 PARTIAL_TRIGGERS = (None, "timeout", "operator")

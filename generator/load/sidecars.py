@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
-from generator.load.fields import Fields, describe
-from generator.load.result import RUN_ID
+from podium.load.fields import Fields, describe
+from podium.load.result import RUN_ID
 
 
 @dataclass(frozen=True, slots=True)

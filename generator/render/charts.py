@@ -9,9 +9,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from generator.model import RunRecord
-from generator.render.numbers import pct, pct_range
-from generator.kinds import KIND_LABELS
+from podium.model import RunRecord
+from podium.render.numbers import pct, pct_range
+from podium.kinds import KIND_LABELS
 
 # Run strip
 COLUMN = 10.0  # slot width incl. gap

@@ -12,9 +12,9 @@ import json
 from datetime import datetime, timezone
 from importlib import resources
 
-from generator import __version__
-from generator.model import AgentSummary, Figures, Leaderboard, MissionVersionSummary, RunRecord, iso_utc
-from generator.render.numbers import DASH, NO_JUDGE, ledger_texts
+from podium import __version__
+from podium.model import AgentSummary, Figures, Leaderboard, MissionVersionSummary, RunRecord, iso_utc
+from podium.render.numbers import DASH, NO_JUDGE, ledger_texts
 
 SCHEMA = "podium.summary/1"
 LEDGER_COLUMNS = (
@@ -165,7 +165,7 @@ def ledger_csv(board: Leaderboard) -> bytes:
 
 def summary_schema() -> bytes:
     """The JSON Schema of summary.json, shipped with the site."""
-    return resources.files("generator").joinpath("summary.schema.json").read_bytes()
+    return resources.files("podium").joinpath("summary.schema.json").read_bytes()
 
 
 def ledger_script(board: Leaderboard) -> bytes:

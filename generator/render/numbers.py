@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 
-from generator.model import Figures, RunRecord
+from podium.model import Figures, RunRecord
 
 DASH = "—"
 NO_JUDGE = "No judge"

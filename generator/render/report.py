@@ -6,10 +6,10 @@ from pathlib import Path
 
 from markupsafe import Markup
 
-from generator.load.files import read_file
-from generator.model import Problem, RunRecord
-from generator.render.markdown import render_report
-from generator.render.redact import Redactor
+from podium.load.files import read_file
+from podium.model import Problem, RunRecord
+from podium.render.markdown import render_report
+from podium.render.redact import Redactor
 
 
 class ReportRenderer:

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import jinja2
 
-from generator.errors import BuildError
-from generator.plan import Page
+from podium.errors import BuildError
+from podium.plan import Page
 
 ASSETS = "assets"
 

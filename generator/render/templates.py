@@ -14,17 +14,17 @@ from pathlib import Path
 
 import jinja2
 
-import generator
-from generator.errors import ConfigError
-from generator.kinds import KIND_LABELS
-from generator.load.yamlfile import YamlError, parse_yaml
-from generator.render import numbers
+import podium
+from podium.errors import ConfigError
+from podium.kinds import KIND_LABELS
+from podium.load.yamlfile import YamlError, parse_yaml
+from podium.render import numbers
 
 
 def builtin_themes() -> Path:
     """The themes shipped with podium: packaged beside the code, or the checkout's themes/."""
-    packaged = Path(generator.__file__).parent / "themes"
-    return packaged if packaged.is_dir() else Path(generator.__file__).parent.parent / "themes"
+    packaged = Path(podium.__file__).parent / "themes"
+    return packaged if packaged.is_dir() else Path(podium.__file__).parent.parent / "themes"
 
 
 def theme_chain(theme: str, search: list[Path], override: Path | None = None) -> list[Path]:

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from generator.model import AgentSummary, RunRecord
-from generator.render.numbers import DASH, median_line, pct, pct_range
+from podium.model import AgentSummary, RunRecord
+from podium.render.numbers import DASH, median_line, pct, pct_range
 
 
 def table(header: list[str], rows: list[list[str]]) -> str:
