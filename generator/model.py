@@ -127,7 +127,6 @@ class Run:
     run_id: str
     directory: str
     shape: str
-    status: str | None = None
     result_trigger: str | None = None
     grade: Grade | None = None
     conditions: Conditions | None = None
@@ -144,7 +143,9 @@ class Run:
     completed: datetime | None = None
     model_declared: str | None = None
     report_file: str | None = None
-    secrets: tuple[str, ...] = ()  # submitted check values: never published, only redacted
+    # Never published, only used to redact (render/redact.py), and dropped before pages are planned:
+    secrets: tuple[str, ...] = ()  # every submitted check value of this run
+    answers: tuple[str, ...] = ()  # the values that passed an `artifacts` check: the mission's answers
 
 
 @dataclass(frozen=True, slots=True)

@@ -320,7 +320,7 @@ def test_csv_cell_neutralises_every_formula_start():
 
 def _board_with(names: list[str]):
     runs = tuple(
-        Run(run_id=run_id(n), directory=run_id(n)[:8], shape="grading", status="grading", agent=f"a{n}",
+        Run(run_id=run_id(n), directory=run_id(n)[:8], shape="grading", agent=f"a{n}",
             agent_name=name, mission=name, version="1.0.0")
         for n, name in enumerate(names))
     return summarize(Export(runs=runs, problems=(), runs_read=len(runs), inputs_digest="sha256:0"))

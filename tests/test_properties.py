@@ -234,7 +234,6 @@ def to_run(index: int, s: dict) -> Run:
         run_id=rid,
         directory=rid[:8],
         shape=s["shape"],
-        status={"not_graded": "not_graded", "grading": "grading", "other": "exploded"}.get(s["shape"]),
         result_trigger=s["result_trigger"],
         grade=grade,
         conditions=conditions,

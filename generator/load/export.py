@@ -2,15 +2,25 @@
 
 Run directories are named by 8 or 32 hex characters; dot-entries and unknown
 files are ignored; symlinks are never followed. Each run is identified by the
-id inside result.json, deduplicated by that full id, then attributed to an
-agent, a mission version and times from runs.json/agents.json, else from the
-report.md Overview, else ``(unattributed)`` (counting.md §7). Every file or
-field that cannot be read becomes a Problem; nothing raises on bad input.
+best id available: the id inside result.json, else the one runs.json lists
+for the directory's prefix, else the report's Overview ``Run ID``, else the
+one full id among the other directories that the 8-hex name starts with. Runs
+are deduplicated by that full id (the full-id directory wins; the stale copy is
+a note), then attributed to an agent, a mission version and times from
+runs.json/agents.json, else from the report's Overview (``report.md``, or
+``report.html`` from ``--format html``), else ``(unattributed)`` (counting.md
+§7). Every file or field that cannot be read becomes a Problem; nothing raises
+on bad input.
+
+``inputs_digest`` covers what the numbers are computed from: the bytes of every
+result.json, runs.json and agents.json, and each report's Overview table (not
+the report's bytes, so a Markdown and an HTML export of the same runs agree).
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import re
 from dataclasses import dataclass
@@ -20,7 +30,7 @@ from podium.errors import PodiumError
 from podium.load.fields import Fields
 from podium.load.files import MiB, read_file
 from podium.load.jsonfile import parse_json
-from podium.load.report import Overview, read_overview
+from podium.load.report import Overview, read_overview, report_overview
 from podium.load.result import Result, read_result
 from podium.load.sidecars import ListRow, read_agent_list, read_run_list
 from podium.model import UNATTRIBUTED, Export, Problem, Run
@@ -43,9 +53,10 @@ class _Dir:
 
     name: str
     result: Result | None
-    report: str | None  # report.md text
-    report_file: str | None
-    run_id: str
+    overview: dict[str, str]  # the report's Overview table (empty without a report)
+    overview_file: str | None  # the report it came from (report.md or report.html)
+    report_file: str | None  # report.md, which the run page renders safely (report.html is never published)
+    run_id: str = ""
 
 
 class _Reader:
@@ -56,14 +67,17 @@ class _Reader:
         self.notes: list[str] = []
         self.hashes: list[tuple[str, str]] = []
 
-    def read(self, rel: str, limit: int) -> bytes | None:
+    def read(self, rel: str, limit: int, *, digest: bool = True) -> bytes | None:
         data = read_file(self.root / rel, rel, limit)
         if isinstance(data, Problem):
             self.problems.append(data)
             return None
-        if data is not None:
-            self.hashes.append((rel, hashlib.sha256(data).hexdigest()))
+        if data is not None and digest:
+            self.add_digest(rel, data)
         return data
+
+    def add_digest(self, rel: str, data: bytes) -> None:
+        self.hashes.append((rel, hashlib.sha256(data).hexdigest()))
 
     def read_json(self, rel: str, limit: int) -> tuple[object | None, Fields] | None:
         data = self.read(rel, limit)
@@ -90,7 +104,8 @@ def load_export(root: Path, limits: Limits = Limits()) -> Export:
     rows = (read_run_list(*runs_json) if runs_json and runs_json[0] is not None else None) or {}
     agents_json = reader.read_json("agents.json", limits.sidecar_bytes)
     agent_names = (read_agent_list(*agents_json) if agents_json and agents_json[0] is not None else None) or {}
-    dirs = [_read_dir(reader, name, rows) for name in names]
+    dirs = [_read_dir(reader, name) for name in names]
+    _identify(dirs, rows, reader)
     kept = _deduplicate(dirs, reader)
     runs = []
     for item in kept:
@@ -130,7 +145,7 @@ def _run_dir_names(reader: _Reader) -> list[str]:
     return names
 
 
-def _read_dir(reader: _Reader, name: str, rows: dict[str, ListRow]) -> _Dir:
+def _read_dir(reader: _Reader, name: str) -> _Dir:
     result = None
     if not os.path.lexists(reader.root / name / "result.json"):
         reader.problems.append(Problem(f"{name}/result.json", "", "missing: the run cannot be classified"))
@@ -138,25 +153,43 @@ def _read_dir(reader: _Reader, name: str, rows: dict[str, ListRow]) -> _Dir:
         parsed = reader.read_json(f"{name}/result.json", reader.limits.result_bytes)
         if parsed is not None and parsed[0] is not None:
             result = read_result(*parsed)
-    report_rel = f"{name}/report.md"
-    data = reader.read(report_rel, reader.limits.report_bytes)
-    report = data.decode("utf-8", errors="replace") if data is not None else None
-    run_id = _identify(name, result, rows, reader)
-    return _Dir(name, result, report, report_rel if data is not None else None, run_id)
+    for rel, is_html in ((f"{name}/report.md", False), (f"{name}/report.html", True)):
+        data = reader.read(rel, reader.limits.report_bytes, digest=False)
+        if data is not None:
+            overview = report_overview(data.decode("utf-8", errors="replace"), is_html=is_html)
+            reader.add_digest(f"{name}/report#Overview", json.dumps(overview, sort_keys=True).encode())
+            return _Dir(name, result, overview, rel, None if is_html else rel)
+    return _Dir(name, result, {}, None, None)
 
 
-def _identify(name: str, result: Result | None, rows: dict[str, ListRow], reader: _Reader) -> str:
-    """The run's full id: from result.json, else the directory name (joined to runs.json by prefix)."""
-    if result is not None and result.run_id is not None:
-        if not result.run_id.startswith(name):
-            field = "grade.run_id" if result.shape == "graded" else "run_id"
+def _identify(dirs: list[_Dir], rows: dict[str, ListRow], reader: _Reader) -> None:
+    """Give each directory the best full id available (see the module docstring)."""
+    for item in dirs:
+        result_id = item.result.run_id if item.result is not None else None
+        if result_id is not None and not result_id.startswith(item.name):
+            field = "grade.run_id" if item.result.shape == "graded" else "run_id"
             reader.problems.append(Problem(
-                f"{name}/result.json", field, f"run id {result.run_id} does not match the directory name"))
-        return result.run_id
-    if len(name) == 32:
-        return name
-    matches = [run_id for run_id in rows if run_id.startswith(name)]
-    return matches[0] if len(matches) == 1 else name
+                f"{item.name}/result.json", field, f"run id {result_id} does not match the directory name"))
+        item.run_id = result_id or (item.name if len(item.name) == 32 else "")
+    known = set(rows) | {item.run_id for item in dirs if item.run_id}
+    for item in dirs:
+        if item.run_id:
+            continue
+        listed = [run_id for run_id in rows if run_id.startswith(item.name)]
+        reported = item.overview.get("Run ID", "")
+        others = [run_id for run_id in known if run_id.startswith(item.name)]
+        if len(listed) == 1:
+            item.run_id = listed[0]
+        elif len(reported) == 32 and RUN_DIR.match(reported) and reported.startswith(item.name):
+            item.run_id = reported
+        elif reported and item.overview_file is not None and not reported.startswith(item.name):
+            reader.problems.append(Problem(item.overview_file, "Overview.Run ID",
+                                           f"run id {reported[:40]!r} does not match the directory name"))
+            item.run_id = item.name
+        elif len(others) == 1:
+            item.run_id = others[0]
+        else:
+            item.run_id = item.name
 
 
 def _deduplicate(dirs: list[_Dir], reader: _Reader) -> list[_Dir]:
@@ -183,9 +216,9 @@ def _attribute(item: _Dir, row: ListRow | None, agent_names: dict[str, str], rea
     result = item.result
     overview = Overview()
     needs_report = (row is None or not row.agent_id or not row.mission or row.created_at is None
-                    or row.agent_id not in agent_names)  # display name: agents.json, else report.md
-    if item.report is not None and needs_report:
-        overview = read_overview(item.report, Fields(item.report_file, reader.problems))
+                    or row.agent_id not in agent_names)  # display name: agents.json, else the report
+    if item.overview_file is not None and needs_report:
+        overview = read_overview(item.overview, Fields(item.overview_file, reader.problems))
     if result is None and row is None and overview.agent_name is None:
         return None  # unreadable and unidentifiable: listed under problems only
     agent, agent_name = _agent(row, overview, agent_names)
@@ -194,7 +227,6 @@ def _attribute(item: _Dir, row: ListRow | None, agent_names: dict[str, str], rea
         run_id=item.run_id,
         directory=item.name,
         shape=result.shape if result else "unreadable",
-        status=result.status if result else None,
         result_trigger=result.result_trigger if result else None,
         grade=result.grade if result else None,
         conditions=conditions,
@@ -212,6 +244,7 @@ def _attribute(item: _Dir, row: ListRow | None, agent_names: dict[str, str], rea
         model_declared=(conditions.model if conditions and conditions.model else (row.model if row else None)),
         report_file=item.report_file,
         secrets=result.secrets if result else (),
+        answers=result.answers if result else (),
     )
 
 

@@ -1,13 +1,19 @@
-"""The Overview table of ``report.md``: identity and times when runs.json is silent.
+"""The Overview table of a run's report: identity and times when runs.json is silent.
 
 counting.md §7: Agent is ``<name> v<n>``, Mission ``<slug> v<version>``, Started
 ``YYYY-MM-DD HH:MM:SS UTC`` and Duration ``12.3s`` / ``19m 43s`` / ``1h 2m 3s``;
-completed = started + duration. Cells are split on unescaped ``|``; names may
-hold spaces, so Agent and Mission are split on the last `` v``.
+completed = started + duration; Run ID the full id. Names may hold spaces, so
+Agent and Mission are split on the last `` v``.
+
+Two formats: ``report.md`` (the first ``## Overview`` table: it comes before any
+agent text; cells split on unescaped ``|``) and ``report.html`` from
+``--format html`` (the last ``<h2>Overview</h2>`` table: there it comes after the
+artifacts, whose text XORCISE escapes; cells are unescaped, tags dropped).
 """
 
 from __future__ import annotations
 
+import html
 import re
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
@@ -26,7 +32,6 @@ class Overview:
     version: str | None = None
     started: datetime | None = None
     completed: datetime | None = None
-    run_id: str | None = None
 
 
 def overview_table(text: str) -> dict[str, str]:
@@ -43,7 +48,26 @@ def overview_table(text: str) -> dict[str, str]:
         if not inside or not stripped.startswith("|"):
             continue
         cells = [c.strip().replace("\\|", "|") for c in _CELL_SPLIT.split(stripped.strip("|"))]
-        if len(cells) >= 2 and cells[0] not in table and not set(cells[0]) <= set("-: "):
+        if set("".join(cells)) <= set("-: "):
+            table.clear()  # the delimiter row: what came before it was the header row
+        elif len(cells) >= 2 and cells[0] not in table:
+            table[cells[0]] = cells[1]
+    return table
+
+
+_HTML_OVERVIEW = re.compile(r"<h2[^>]*>\s*Overview\s*</h2>(.*?)</table>", re.S | re.I)
+_HTML_ROW = re.compile(r"<tr[^>]*>(.*?)</tr>", re.S | re.I)
+_HTML_CELL = re.compile(r"<t[dh][^>]*>(.*?)</t[dh]>", re.S | re.I)
+_HTML_TAG = re.compile(r"<[^>]*>")
+
+
+def overview_table_html(text: str) -> dict[str, str]:
+    """Field -> value of the last ``<h2>Overview</h2>`` table of a report.html."""
+    tables = _HTML_OVERVIEW.findall(text)
+    table: dict[str, str] = {}
+    for row in _HTML_ROW.findall(tables[-1]) if tables else []:
+        cells = [html.unescape(_HTML_TAG.sub("", c)).strip() for c in _HTML_CELL.findall(row)]
+        if len(cells) >= 2 and cells[0] not in table:
             table[cells[0]] = cells[1]
     return table
 
@@ -65,9 +89,13 @@ def parse_duration(text: str) -> float | None:
     return sum(float(n) * _UNIT_SECONDS[u] for n, u in parts)
 
 
-def read_overview(text: str, fields: Fields) -> Overview:
-    """The identity and times in a report; unreadable cells are reported and left None."""
-    table = overview_table(text)
+def report_overview(text: str, *, is_html: bool) -> dict[str, str]:
+    """The Overview table of a report in either format (field -> raw cell text)."""
+    return overview_table_html(text) if is_html else overview_table(text)
+
+
+def read_overview(table: dict[str, str], fields: Fields) -> Overview:
+    """The identity and times in a report's Overview table; unreadable cells are reported and left None."""
     if not table:
         fields.report("Overview", "no Overview table found")
         return Overview()
@@ -85,7 +113,7 @@ def read_overview(text: str, fields: Fields) -> Overview:
                 completed = started + timedelta(seconds=seconds)
             except OverflowError:
                 fields.report("Overview.Duration", f"{describe(cells['Duration'])} ends out of range")
-    return Overview(agent, mission, version, started, completed, cells.get("Run ID"))
+    return Overview(agent, mission, version, started, completed)
 
 
 def _started(text: str | None, fields: Fields) -> datetime | None:

@@ -31,6 +31,7 @@ class Result:
     partial_trigger: str | None = None
     models_reported: tuple[str, ...] = ()
     secrets: tuple[str, ...] = ()
+    answers: tuple[str, ...] = ()
 
 
 def read_result(value: object, fields: Fields) -> Result | None:
@@ -72,19 +73,22 @@ def read_result(value: object, fields: Fields) -> Result | None:
         partial=fields.boolean(value, "partial", "partial"),
         partial_trigger=partial_trigger,
         models_reported=fields.strings(value, "models_reported", "models_reported"),
-        secrets=_submitted_values(grade),
+        **_submitted_values(grade),
     )
 
 
-def _submitted_values(grade: dict) -> tuple[str, ...]:
-    """Every check's submitted value (flags): kept only so pages can redact them."""
-    values = set()
+def _submitted_values(grade: dict) -> dict[str, tuple[str, ...]]:
+    """Kept only so pages can redact them: every check's submitted value (``secrets``), and
+    the values that passed an ``artifacts`` check (``answers``: the mission's known answers)."""
+    values, answers = set(), set()
     checks = grade.get("check_breakdown")
     for item in checks if isinstance(checks, list) else []:
         value = item.get("value") if isinstance(item, dict) else None
         if isinstance(value, str) and value.strip():
             values.add(value)
-    return tuple(sorted(values))
+            if item.get("source") == "artifacts" and item.get("passed") is True:
+                answers.add(value)
+    return {"secrets": tuple(sorted(values)), "answers": tuple(sorted(answers))}
 
 
 def _mistyped(obj: dict, key: str) -> bool:
