@@ -1,4 +1,4 @@
-"""The one orchestrator: read, count once, plan, render, write. Reads top to bottom."""
+"""The one orchestrator: read, count once, make safe, plan, render, write. Reads top to bottom."""
 
 from __future__ import annotations
 
@@ -11,9 +11,11 @@ from podium.load.content import load_pages
 from podium.load.export import load_export
 from podium.model import Leaderboard
 from podium.plan import Site, plan_site
-from podium.render.redact import Redactor
+from podium.render.markdown import render_content
+from podium.render.redact import Redaction
 from podium.render.report import ReportRenderer
-from podium.render.site import guard_secrets, render_site
+from podium.render.safe import public_board
+from podium.render.site import SiteRenderer, guard_secrets, render_site
 from podium.render.templates import builtin_themes, make_environment, static_files, theme_chain
 from podium.summarize import summarize
 from podium.write import write_site
@@ -44,14 +46,16 @@ def build_site(config: Config, export: Path, *, strict: bool = False) -> Built:
     generated_at = source_date_epoch()
     chain = theme_chain(config.theme, [config.root / "themes", builtin_themes()], config.theme_dir)
     env = make_environment(chain)
-    pages = load_pages(content_dir(config))
+    pages = render_content(load_pages(content_dir(config)))
     board = count_export(config, export)
     if strict and board.problems:
         return Built(board, None, 0, 0)
-    redactor = Redactor(config.redact)
-    site = Site(config.title, config.base_url, pages, generated_at,
-                ReportRenderer(export, config.limits.report_bytes, redactor), redactor)
-    files = _Tally(guard_secrets(render_site(plan_site(board, site), env, static_files(chain)), redactor.literals))
+    redaction = Redaction(config.redact, (record.run for record in board.runs))
+    public = public_board(board, redaction)
+    manifest = plan_site(public, Site(config.title, config.base_url, pages, generated_at), static_files(chain))
+    renderer = SiteRenderer(env, public, board.runs, redaction,
+                            ReportRenderer(export, config.limits.report_bytes, redaction), generated_at)
+    files = _Tally(guard_secrets(render_site(manifest, renderer), redaction.literals))
     inputs = [export] + [p for p in (content_dir(config), config.theme_dir) if p is not None]
     target = write_site(files, config.out, inputs=inputs, homes=[config.root, Path.cwd()])
     return Built(board, target, files.count, files.size)

@@ -256,6 +256,15 @@ class Totals:
 
 
 @dataclass(frozen=True, slots=True)
+class RunGroups:
+    """The counted runs grouped once, as indices into ``Leaderboard.runs`` (newest first)."""
+
+    by_agent: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    by_version: dict[tuple[str, str], tuple[int, ...]] = field(default_factory=dict)
+    by_agent_version: dict[tuple[str, str, str], tuple[int, ...]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
 class Leaderboard:
     """The one summary every page, file and command reads."""
 
@@ -268,3 +277,4 @@ class Leaderboard:
     runs_read: int
     inputs_digest: str
     notes: tuple[str, ...] = field(default=())
+    groups: RunGroups = field(default_factory=RunGroups)

@@ -1,24 +1,28 @@
-"""Every output of the site: pages (template + context), data files and static assets.
+"""The manifest: every output file of the site and what it is rendered from.
 
-Pure: the Leaderboard and the theme in, ``{site path: Page | bytes}`` out. The
-contexts only carry summary objects and geometry; templates never count. The
-context fields each template may use are documented in themes/README.md.
+Pure: the (public) Leaderboard, the site settings and the theme's static files in,
+a list of :class:`Page`, :class:`DataFile` and :class:`Asset` out; nothing is
+rendered or read here. Page contexts carry summary objects and chart geometry
+only (templates never count); a run page names its run, and the render stage
+adds that run's redacted record and report (render/site.py). The context fields
+each template may use are documented in themes/README.md.
 """
 
 from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
+from pathlib import Path
 
 from podium import routes
 from podium.load.content import ContentPage
 from podium.model import KIND_ORDER, AgentSummary, Leaderboard, RunRecord
-from podium.render import charts, data
+from podium.render import charts
 from podium.render.numbers import ledger_texts
-from podium.render.redact import Redactor
 
+ASSETS = "assets"
 LEDGER_PAGE = 500  # runs per ledger page
 TABLE_RUNS = 500  # runs listed per table on agent and mission pages
 CARD_POINTS = 150  # runs drawn on a mission card's plot (the mission page draws up to 2000)
@@ -27,9 +31,31 @@ TONES = 8  # agent colours
 
 @dataclass(frozen=True)
 class Page:
+    """An HTML page: a template and its context (``run_id``: a run page, completed at render time)."""
+
     path: str
     template: str
     context: dict
+    run_id: str | None = None
+
+
+@dataclass(frozen=True)
+class DataFile:
+    """A data file of site.md (``kind`` is one of render/data.py's DATA_FILES)."""
+
+    path: str
+    kind: str
+
+
+@dataclass(frozen=True)
+class Asset:
+    """A theme's static file, copied as it is."""
+
+    path: str
+    source: Path
+
+
+Entry = Page | DataFile | Asset
 
 
 @dataclass(frozen=True)
@@ -40,52 +66,35 @@ class Site:
     base_url: str
     pages: tuple[ContentPage, ...]
     generated_at: int | None
-    report_html: Callable[[RunRecord], object]  # a run's rendered report.md, or None
-    redactor: Redactor
 
 
-def plan_site(board: Leaderboard, site: Site) -> dict[str, Page | bytes]:
-    """Every file of the site except the static assets."""
+def plan_site(board: Leaderboard, site: Site, static: dict[str, Path] | None = None) -> list[Entry]:
+    """Every file of the site, in a stable order."""
     index = _Index(board)
     nav = _nav(site)
-    outputs: dict[str, Page | bytes] = dict(data_files(board, site.generated_at))
+    outputs: list[Entry] = [DataFile(path, kind) for kind, path in routes.DATA_FILES.items()]
     pages = [_home(board, index), _missions_page(board, index)]
     pages += [_agent_page(a, index) for a in board.agents]
     pages += [_mission_page(m, index) for m in board.missions]
     pages += _ledger_pages(board, index)
-    pages += [_run_page(r, site) for r in board.runs]
+    pages += [_run_page(r) for r in board.runs]
     pages += [_content_page(p) for p in site.pages]
     pages.append(Page("404.html", "404.html", {"page_title": "Not found"}))
-    for page in pages:
-        outputs[page.path] = Page(page.path, page.template, _with_common(page, site, nav))
+    outputs += [replace(page, context=_with_common(page, site, nav)) for page in pages]
+    outputs += [Asset(f"{ASSETS}/{rel}", source) for rel, source in sorted((static or {}).items())]
     return outputs
 
 
-def data_files(board: Leaderboard, generated_at: int | None) -> dict[str, bytes]:
-    """The JSON/CSV files of site.md (summary bundle, its schema, the ledger) and the ledger script."""
-    return {
-        routes.SUMMARY_JSON: data.dump_json(data.summary_dict(board, generated_at)),
-        routes.SUMMARY_SCHEMA: data.summary_schema(),
-        routes.RUNS_JSON: data.ledger_json(board),
-        routes.RUNS_CSV: data.ledger_csv(board),
-        routes.LEDGER_JS: data.ledger_script(board),
-    }
-
-
 class _Index:
-    """Runs grouped once for every page that lists them."""
+    """The summary's run groups as records, for every page that lists them."""
 
     def __init__(self, board: Leaderboard):
-        self.by_agent: dict[str, list[RunRecord]] = defaultdict(list)
-        self.by_version: dict[tuple[str, str], list[RunRecord]] = defaultdict(list)
-        self.by_agent_version: dict[tuple[str, str, str], list[RunRecord]] = defaultdict(list)
-        for record in board.runs:  # newest first
-            if record.kind == "not_a_run":
-                continue
-            run = record.run
-            self.by_agent[run.agent].append(record)
-            self.by_version[(run.mission, run.version)].append(record)
-            self.by_agent_version[(run.agent, run.mission, run.version)].append(record)
+        def records(groups: dict) -> dict:
+            return defaultdict(list, {key: [board.runs[i] for i in group] for key, group in groups.items()})
+
+        self.by_agent = records(board.groups.by_agent)
+        self.by_version = records(board.groups.by_version)
+        self.by_agent_version = records(board.groups.by_agent_version)
         self.slugs = {a.agent: a.slug for a in board.agents}
         self.tones = {a.agent: i % TONES for i, a in enumerate(board.agents)}
         self.older = {a.agent: a for a in board.agents_older}
@@ -172,11 +181,8 @@ def ledger_path(number: int) -> str:
     return "runs/index.html" if number == 1 else f"runs/page/{number}/index.html"
 
 
-def _run_page(record: RunRecord, site: Site) -> Page:
-    return Page(record.url, "run.html", {
-        "page_title": f"Run {record.run.run_id[:8]}", "record": record,
-        "report": lambda: site.report_html(record), "redact": site.redactor.for_run(record.run.secrets),
-    })
+def _run_page(record: RunRecord) -> Page:
+    return Page(record.url, "run.html", {"page_title": f"Run {record.run.run_id[:8]}"}, run_id=record.run.run_id)
 
 
 def _content_page(page: ContentPage) -> Page:

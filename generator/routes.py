@@ -24,6 +24,8 @@ SUMMARY_SCHEMA = "api/results/summary.schema.json"
 RUNS_JSON = "api/results/runs.json"
 RUNS_CSV = "api/results/runs.csv"
 LEDGER_JS = "api/results/ledger.js"
+DATA_FILES = {"summary": SUMMARY_JSON, "schema": SUMMARY_SCHEMA, "runs_json": RUNS_JSON, "runs_csv": RUNS_CSV,
+              "ledger_js": LEDGER_JS}
 
 
 def slug(text: str) -> str:

@@ -28,6 +28,7 @@ from podium.model import (
     MissionVersionSummary,
     Problem,
     Run,
+    RunGroups,
     RunRecord,
     Totals,
     iso_utc,
@@ -52,11 +53,11 @@ def summarize(export: Export, configured_current: dict[str, str] | None = None,
     urls = _Urls(counted, seen)
     records = [_record(run, kinds[run.run_id], current, urls) for run in export.runs]
     records.sort(key=_newest_first)
-    by_id = {r.run.run_id: r for r in records}
-    counted_records = [by_id[run.run_id] for run in counted]
-    cells = {key: figures(group) for key, group in _by_agent_version(counted_records).items()}
-    missions = _missions(counted_records, current, urls, cells)
-    agents, agents_older = _agents(counted_records, current, urls, cells)
+    groups = _groups(records)
+    counted_records = [r for r in records if r.kind != "not_a_run"]
+    cells = {key: figures([records[i] for i in group]) for key, group in groups.by_agent_version.items()}
+    missions = _missions(records, groups, current, urls, cells)
+    agents, agents_older = _agents(records, groups, current, urls, cells)
     return Leaderboard(
         totals=Totals(
             runs=len(counted_records),
@@ -71,6 +72,7 @@ def summarize(export: Export, configured_current: dict[str, str] | None = None,
         runs_read=export.runs_read,
         inputs_digest=export.inputs_digest,
         notes=export.notes,
+        groups=groups,
     )
 
 
@@ -191,18 +193,23 @@ def rank_key(name: str, agent: str, fig: Figures) -> tuple:
 Cells = dict[tuple[str, str, str], Figures]  # (agent, mission, version) -> figures, computed once
 
 
-def _by_version(records: list[RunRecord]) -> dict[tuple[str, str], list[RunRecord]]:
-    groups: dict[tuple[str, str], list[RunRecord]] = defaultdict(list)
-    for record in records:
-        groups[(record.run.mission, record.run.version)].append(record)
-    return groups
+def _groups(records: list[RunRecord]) -> RunGroups:
+    """Counted runs by agent, by mission version and by both (indices, newest first as ``records``)."""
+    by_agent: dict[str, list[int]] = defaultdict(list)
+    by_version: dict[tuple[str, str], list[int]] = defaultdict(list)
+    by_agent_version: dict[tuple[str, str, str], list[int]] = defaultdict(list)
+    for index, record in enumerate(records):
+        if record.kind == "not_a_run":
+            continue
+        run = record.run
+        by_agent[run.agent].append(index)
+        by_version[(run.mission, run.version)].append(index)
+        by_agent_version[(run.agent, run.mission, run.version)].append(index)
 
+    def frozen(groups: dict) -> dict:
+        return {key: tuple(value) for key, value in groups.items()}
 
-def _by_agent_version(records: list[RunRecord]) -> dict[tuple[str, str, str], list[RunRecord]]:
-    groups: dict[tuple[str, str, str], list[RunRecord]] = defaultdict(list)
-    for record in records:
-        groups[(record.run.agent, record.run.mission, record.run.version)].append(record)
-    return groups
+    return RunGroups(frozen(by_agent), frozen(by_version), frozen(by_agent_version))
 
 
 def _agent_missions(agent: str, records: list[RunRecord], current: dict[str, str], urls: _Urls,
@@ -216,12 +223,10 @@ def _agent_missions(agent: str, records: list[RunRecord], current: dict[str, str
     )
 
 
-def _agents(records: list[RunRecord], current: dict[str, str], urls: _Urls, cells: Cells):
-    by_agent: dict[str, list[RunRecord]] = defaultdict(list)
-    for record in records:
-        by_agent[record.run.agent].append(record)
+def _agents(records: list[RunRecord], groups: RunGroups, current: dict[str, str], urls: _Urls, cells: Cells):
     headline, older = [], []
-    for agent, own in by_agent.items():
+    for agent, indices in groups.by_agent.items():
+        own = [records[i] for i in indices]
         name = urls.agent_names[agent]
         slug = urls.agent_slugs[agent]
         mine = [r for r in own if not r.older]
@@ -237,10 +242,11 @@ def _agents(records: list[RunRecord], current: dict[str, str], urls: _Urls, cell
     return ranked, tuple(sorted(older, key=lambda a: order[a.agent]))
 
 
-def _missions(records: list[RunRecord], current: dict[str, str], urls: _Urls,
+def _missions(records: list[RunRecord], groups: RunGroups, current: dict[str, str], urls: _Urls,
               cells: Cells) -> tuple[MissionVersionSummary, ...]:
     out = []
-    for (mission, version), own in _by_version(records).items():
+    for (mission, version), indices in groups.by_version.items():
+        own = [records[i] for i in indices]
         chips = []
         for agent in {r.run.agent for r in own}:
             fig = cells[(agent, mission, version)]

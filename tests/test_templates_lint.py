@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 import podium.build
+import podium.render.site
 from podium.build import build_site
 from podium.config import load_config
 from podium.plan import Page
@@ -151,18 +152,18 @@ def test_the_python_lint_catches():
 
 @pytest.fixture(scope="module")
 def planned_pages(tmp_path_factory) -> list[Page]:
+    """Every page of the demo as rendered: its template and its whole context (run pages completed)."""
     captured: list[Page] = []
-    real = podium.build.plan_site
+    real = podium.render.site.render_page
 
-    def capture(board, site):
-        outputs = real(board, site)
-        captured.extend(item for item in outputs.values() if isinstance(item, Page))
-        return outputs
+    def capture(page, env, extra=None):
+        captured.append(Page(page.path, page.template, {**page.context, **(extra or {})}))
+        return real(page, env, extra)
 
     out = tmp_path_factory.mktemp("lint") / "site"
     with pytest.MonkeyPatch.context() as mp:
         mp.chdir(REPO)
-        mp.setattr(podium.build, "plan_site", capture)
+        mp.setattr(podium.render.site, "render_page", capture)
         build_site(load_config(Path("podium.yaml"), {"out": out}), Path("content/demo-export"))
     return captured
 

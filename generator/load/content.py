@@ -1,7 +1,8 @@
 """Content pages: ``content/*.md`` with YAML front matter (title, slug, order, template).
 
-Each becomes ``<slug>/index.html`` and a navigation entry. The body is rendered
-with the same safe Markdown as reports (raw HTML escaped).
+Each becomes ``<slug>/index.html`` and a navigation entry. The body is kept as
+Markdown here and rendered in the render stage (render/markdown.py
+``render_content``) with the same safe Markdown as reports (raw HTML escaped).
 """
 
 from __future__ import annotations
@@ -16,7 +17,6 @@ from podium.errors import ConfigError
 from podium.load.files import read_file
 from podium.load.yamlfile import YamlError, parse_yaml
 from podium.model import Problem
-from podium.render.markdown import render_markdown
 from podium.routes import slug as make_slug
 
 RESERVED = {"agents", "missions", "runs", "api", "assets", "404"}
@@ -32,7 +32,8 @@ class ContentPage:
     slug: str
     order: int
     template: str
-    html: Markup
+    body: str  # Markdown
+    html: Markup | None = None  # the body rendered (render_content)
 
     @property
     def path(self) -> str:
@@ -76,7 +77,7 @@ def _load(path: Path) -> ContentPage:
     if not TEMPLATE_NAME.match(template):
         raise ConfigError(f"{path}: front matter: template: expected a file name like page.html, got {template!r}")
     return ContentPage(source=str(path), title=title, slug=slug, order=_field(meta, "order", int, path, 100),
-                       template=template, html=render_markdown(body))
+                       template=template, body=body)
 
 
 def _front_matter(text: str, path: Path) -> tuple[dict, str]:

@@ -163,6 +163,21 @@ def ledger_csv(board: Leaderboard) -> bytes:
     return out.getvalue().encode("utf-8")
 
 
+def render_data_file(kind: str, board: Leaderboard, generated_at: int | None) -> bytes:
+    """One data file of site.md by its kind (routes.DATA_FILES)."""
+    if kind == "summary":
+        return dump_json(summary_dict(board, generated_at))
+    if kind == "schema":
+        return summary_schema()
+    if kind == "runs_json":
+        return ledger_json(board)
+    if kind == "runs_csv":
+        return ledger_csv(board)
+    if kind == "ledger_js":
+        return ledger_script(board)
+    raise ValueError(f"unknown data file kind {kind!r}")
+
+
 def summary_schema() -> bytes:
     """The JSON Schema of summary.json, shipped with the site."""
     return resources.files("podium").joinpath("summary.schema.json").read_bytes()

@@ -8,20 +8,23 @@ level down so a page keeps one ``<h1>``, and time is bounded (input cap, and
 ``[`` runs that would make the parser slow are escaped).
 
 For reports (xorcise-export.md "What a public site must never show") the
-``## Artifacts`` section and the ``Value`` column of the checks table are
-removed, first line by line (so no code fence, closed or not, can hide or forge
-a section boundary), then again on the parsed tokens; every text is passed
-through the redactor, a run of text at a time across its line breaks.
+secret-bearing sections are cut line by line before parsing (render/withhold.py
+states the contract), then, as a second layer, anything still under an
+``Artifacts`` heading and the ``Value`` column of a checks table are dropped from
+the parsed tokens; every text is passed through the redactor, a run of text at a
+time across its line breaks.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
+from dataclasses import replace
 
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
 from markupsafe import Markup
+
+from podium.render.withhold import withhold
 
 MAX_CHARS = 64 * 1024
 MAX_BRACKETS = 2000
@@ -64,6 +67,11 @@ def _bounded(text: str) -> tuple[str, str]:
     return text, note
 
 
+def render_content(pages: tuple) -> tuple:
+    """Content pages (load/content.py) with their Markdown bodies rendered."""
+    return tuple(replace(page, html=render_markdown(page.body)) for page in pages)
+
+
 def render_markdown(text: str) -> Markup:
     """A trusted content page (still with raw HTML escaped)."""
     text, note = _bounded(text)
@@ -72,56 +80,14 @@ def render_markdown(text: str) -> Markup:
     return Markup(_MD.renderer.render(tokens, _MD.options, {}))
 
 
-# Line-based first layer: a withheld section runs from the FIRST line naming it to
-# the LAST line naming the section XORCISE writes after it (the first of the listed
-# ones present; none: the end of the report). Agent text inside a section can forge
-# a heading only before the real one, so the cut can only grow (the Terrain section,
-# between Artifacts and Telemetry, goes with it).
-WITHHELD_SECTIONS = (
-    ("deterministic checks", ("judge rubric", "artifacts", "terrain", "telemetry", "conditions")),
-    ("artifacts", ("telemetry", "conditions")),
-)
-
-
-def withhold_sections(text: str) -> str:
-    """``text`` without the checks table (the page shows checks from result.json) and the artifacts."""
-    for start, ends in WITHHELD_SECTIONS:
-        lines = _lines(text)
-        first = next((i for i, line in enumerate(lines) if _is_h2(line, start)), None)
-        if first is None:
-            continue
-        last = len(lines)
-        for end in ends:
-            found = [i for i, line in enumerate(lines) if i > first and _is_h2(line, end)]
-            if found:
-                last = found[-1]
-                break
-        text = "\n".join(lines[:first] + [f"## {start.capitalize()}", "", "*(Withheld: it holds submitted values.)*", ""]
-                         + lines[last:])
-    return text
-
-
-_HEADING_LINE = re.compile(r"^ {0,3}#{1,2}[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
-
-
-def _is_h2(line: str, title: str) -> bool:
-    """``line`` is an ATX heading of level 1 or 2 called ``title`` (any case)."""
-    match = _HEADING_LINE.match(line)
-    return match is not None and match.group(1).strip().lower() == title
-
-
 def render_report(text: str, redact: Callable[[str], str]) -> Markup:
     """A run's report.md without its secret-bearing parts, every text redacted."""
-    text, note = _bounded(withhold_sections(text))
+    text, note = _bounded(withhold(text))
     tokens = _strip_secrets(_MD.parse(text + note))
     _demote_headings(tokens)
     for token in tokens:
         _redact_token(token, redact)
     return Markup(_MD.renderer.render(tokens, _MD.options, {}))
-
-
-def _lines(text: str) -> list[str]:
-    return re.split(r"\r\n?|\n", text)
 
 
 def _strip_secrets(tokens: list) -> list:

@@ -1,11 +1,23 @@
 """The second layer against leaks: redact secret-shaped text before it is published.
 
 The first layer is never reading or publishing the secret-bearing parts at all
-(xorcise-export.md). This layer rewrites, in every piece of free text a page
-shows: provider token shapes, bearer tokens, private keys, JWTs, credentials in
-URLs, ``password=…``-style pairs, flag-shaped strings, the run's own submitted
-check values, and literal values configured under ``redact:`` (also in their
-base64, URL-encoded and JSON-escaped forms).
+(xorcise-export.md, render/withhold.py). This layer rewrites, in every piece of
+free text a page or data file shows (judge text, report text, check errors,
+model names): provider token shapes, bearer tokens, private keys, JWTs,
+credentials in URLs, ``password=…``-style pairs, flag-shaped strings, and
+literal values, each also in its base64, URL-encoded and JSON-escaped forms:
+
+- the values listed under ``redact:`` in podium.yaml;
+- the run's own submitted check values (6 characters or more);
+- the mission's known answers: every value that any run of the same mission
+  (any version) submitted and passed an ``artifacts`` check with, when it is
+  answer-shaped (:func:`is_answer`: 8 characters or more with a digit, symbol or
+  punctuation mark, or 16 or more of letters and spaces alone). Shorter or plainer
+  values (``fetched``, ``swordfish``) would redact ordinary words on other runs'
+  pages; list such answers under ``redact:``.
+
+:class:`Redaction` is built once per build from every run; literals are matched
+with one trie-shaped regular expression, so thousands of answers cost one pass.
 """
 
 from __future__ import annotations
@@ -13,9 +25,13 @@ from __future__ import annotations
 import base64
 import json
 import re
+from collections import defaultdict
+from collections.abc import Iterable
 from urllib.parse import quote
 
-MIN_LITERAL = 6  # shorter values would redact ordinary words
+MIN_LITERAL = 6  # configured literals and a run's own values: shorter ones would redact ordinary words
+MIN_ANSWER = 8  # another run's answer with a digit, symbol or punctuation mark
+MIN_PLAIN_ANSWER = 16  # another run's answer made of letters and spaces only
 
 _SHAPES = [
     ("private-key", re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?(?:-----END [A-Z ]*PRIVATE KEY-----|\Z)")),
@@ -36,7 +52,16 @@ _KEYWORD = re.compile(
 _USERINFO = re.compile(r"(?i)(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*://)[^/\s@:]+(?::[^/\s@]*)?@")
 
 
-def literal_forms(values: tuple[str, ...] | list[str]) -> list[str]:
+def is_answer(value: str) -> bool:
+    """Whether another run's passed value is distinctive enough to redact everywhere (module docstring)."""
+    value = value.strip()
+    if len(value) < MIN_ANSWER:
+        return False
+    plain = all(ch.isalpha() or ch.isspace() for ch in value)
+    return not plain or len(value) >= MIN_PLAIN_ANSWER
+
+
+def literal_forms(values: Iterable[str]) -> list[str]:
     """Each value as written, base64-encoded, URL-encoded and JSON-escaped (long enough ones)."""
     forms: set[str] = set()
     for value in values:
@@ -48,21 +73,12 @@ def literal_forms(values: tuple[str, ...] | list[str]) -> list[str]:
 
 
 class Redactor:
-    """Rewrites text; one per build (configured literals) extended per run (its check values)."""
+    """Rewrites text: the literal values it was given (in every form), then every secret shape."""
 
-    def __init__(self, values: tuple[str, ...] = ()):
+    def __init__(self, values: Iterable[str] = ()):
         self.values = tuple(values)
         self.literals = literal_forms(self.values)
-        self._literal_re = _alternation(self.literals)
-        self._runs: dict[tuple[str, ...], Redactor] = {}
-
-    def for_run(self, secrets: tuple[str, ...]) -> "Redactor":
-        """This redactor plus one run's own secrets (its submitted check values)."""
-        if not secrets:
-            return self
-        if secrets not in self._runs:
-            self._runs[secrets] = Redactor(self.values + secrets)
-        return self._runs[secrets]
+        self._literal_re = literal_pattern(self.literals)
 
     def __call__(self, text: str) -> str:
         if not text:
@@ -76,7 +92,85 @@ class Redactor:
         return _USERINFO.sub(r"\1", text)
 
 
-def _alternation(literals: list[str]):
+class RunRedactor:
+    """One run's values first (those its mission's redactor does not already cover), then the mission's."""
+
+    def __init__(self, own: re.Pattern | None, mission: Redactor):
+        self._own = own
+        self._mission = mission
+
+    def __call__(self, text: str) -> str:
+        if text and self._own is not None:
+            text = self._own.sub("[REDACTED:value]", text)
+        return self._mission(text)
+
+
+class Redaction:
+    """Everything a build must not publish, computed once from every run (one pass)."""
+
+    def __init__(self, configured: Iterable[str], runs: Iterable) -> None:
+        self.configured = tuple(configured)
+        answers: dict[str, set[str]] = defaultdict(set)
+        for run in runs:
+            answers[run.mission].update(v for v in run.answers if is_answer(v))
+        self.base = Redactor(self.configured)
+        self._missions = {m: Redactor(self.configured + tuple(sorted(a))) for m, a in sorted(answers.items()) if a}
+        self._own: dict[tuple[str, ...], re.Pattern | None] = {}
+        self._anywhere: dict[str, str] = {}
+
+    @property
+    def literals(self) -> list[str]:
+        """The configured values in every form: no output file may hold one (render/site.py)."""
+        return self.base.literals
+
+    def mission(self, mission: str) -> Redactor:
+        return self._missions.get(mission, self.base)
+
+    def for_run(self, run) -> RunRedactor:
+        """Redacts the run's own values, its mission's answers, configured values and secret shapes."""
+        mission = self.mission(run.mission)
+        key = tuple(v for v in run.secrets if v not in mission.values)
+        if key not in self._own:
+            self._own[key] = literal_pattern(literal_forms(key))
+        return RunRedactor(self._own[key], mission)
+
+    def anywhere(self, text: str) -> str:
+        """Text not tied to one mission (a model name on an agent's card): every mission's answers."""
+        if text not in self._anywhere:
+            out = self.base(text)
+            for redactor in self._missions.values():
+                out = redactor(out)
+            self._anywhere[text] = out
+        return self._anywhere[text]
+
+
+def literal_pattern(literals: list[str]) -> re.Pattern | None:
+    """One regular expression matching any of ``literals``, longest first, shaped as a trie.
+
+    A plain alternation tries every literal at every position; the trie shares
+    prefixes, so matching costs about one step per character whatever the count.
+    """
     if not literals:
         return None
-    return re.compile("|".join(re.escape(v) for v in literals))
+    trie: dict = {}
+    for literal in literals:
+        node = trie
+        for char in literal:
+            node = node.setdefault(char, {})
+        node[""] = {}
+    try:
+        return re.compile(_trie_regex(trie))
+    except (RecursionError, re.error, OverflowError):  # hostile nesting: the slow but flat alternation
+        return re.compile("|".join(re.escape(v) for v in sorted(literals, key=lambda v: (-len(v), v))))
+
+
+def _trie_regex(node: dict) -> str:
+    parts = []
+    while len(node) == 1 and "" not in node:  # a chain of single characters: no group needed
+        (char, node), = node.items()
+        parts.append(re.escape(char))
+    branches = [re.escape(char) + _trie_regex(child) for char, child in sorted(node.items()) if char]
+    if branches:
+        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
+        parts.append(f"(?:{body})?" if "" in node else body)
+    return "".join(parts)

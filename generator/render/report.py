@@ -7,23 +7,24 @@ from pathlib import Path
 from markupsafe import Markup
 
 from podium.load.files import read_file
-from podium.model import Problem, RunRecord
+from podium.model import Problem, Run
 from podium.render.markdown import render_report
-from podium.render.redact import Redactor
+from podium.render.redact import Redaction
 
 
 class ReportRenderer:
-    def __init__(self, root: Path, limit: int, redactor: Redactor):
+    """report.md -> HTML with the withheld sections cut and every text redacted for its run."""
+
+    def __init__(self, root: Path, limit: int, redaction: Redaction):
         self.root = root
         self.limit = limit
-        self.redactor = redactor
+        self.redaction = redaction
 
-    def __call__(self, record: RunRecord) -> Markup | None:
-        rel = record.run.report_file
+    def __call__(self, run: Run) -> Markup | None:
+        rel = run.report_file
         if rel is None:
             return None
         data = read_file(self.root / rel, rel, self.limit)
         if data is None or isinstance(data, Problem):
             return None
-        text = data.decode("utf-8", errors="replace")
-        return render_report(text, self.redactor.for_run(record.run.secrets))
+        return render_report(data.decode("utf-8", errors="replace"), self.redaction.for_run(run))
