@@ -2,24 +2,9 @@
 
 from __future__ import annotations
 
-from podium.model import JUDGE_STATUSES, NO_JUDGE_STATUSES, Run
+from podium.model import GRADING_FAILED, JUDGE_STATUSES, KIND_LABELS, NO_JUDGE_STATUSES, PARTIAL_TRIGGERS, Run
+from podium.model import NOT_A_RUN_TRIGGERS as NOT_A_RUN
 
-NOT_A_RUN = frozenset({"cancelled", "never_started"})
-GRADING_FAILED = "grading failed"
-KNOWN_PARTIAL_TRIGGERS = (None, "timeout", "operator")
-
-KIND_LABELS = {
-    "graded": "Graded",
-    "partial_judge": "Partial judge",
-    "timed_out": "Timed out",
-    "no_judge": "No judge",
-    "stopped": "Stopped",
-    "infra_failed": "Infra failed",
-    "grading_failed": "Grading failed",
-    "grading": "Grading",
-    "unknown": "Unknown",
-    "not_a_run": "Not a run",
-}
 END_LABELS = {
     "done": "Completed",
     "timeout": "Timed out",
@@ -44,7 +29,7 @@ def classify(run: Run) -> str:
     if grade is not None and (grade.judge_detail or "").startswith(GRADING_FAILED):
         return "grading_failed"
     if (run.shape != "graded" or grade is None or not grade.scores_valid
-            or grade.judge_status not in JUDGE_STATUSES or run.partial_trigger not in KNOWN_PARTIAL_TRIGGERS):
+            or grade.judge_status not in JUDGE_STATUSES or run.partial_trigger not in PARTIAL_TRIGGERS):
         return "unknown"
     if run.partial_trigger == "operator" or run.list_trigger == "operator":
         return "stopped"

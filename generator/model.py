@@ -1,13 +1,21 @@
 """The data podium works on: what the reader found, and what the summary step counted.
 
 Frozen dataclasses only, no I/O. Field names of the summary types are the keys
-of ``api/results/summary.json`` (site.md).
+of ``api/results/summary.json`` (site.md). Also the one home of the shared
+vocabulary: kinds and their labels, XORCISE's statuses and triggers, run ids.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
+
+RUN_ID = re.compile(r"^[0-9a-f]{32}$")  # a full run id
+RUN_DIR = re.compile(r"^(?:[0-9a-f]{8}|[0-9a-f]{32})$")  # a run directory's name: 8 or 32 hex
+GRADING_FAILED = "grading failed"  # how the server's crash-fallback grade's judge_detail starts
+PARTIAL_TRIGGERS = (None, "timeout", "operator")
+NOT_A_RUN_TRIGGERS = frozenset({"cancelled", "never_started"})
 
 # Counting.md §2, in the order the rules are applied.
 KIND_ORDER = (
@@ -39,6 +47,18 @@ JUDGE_STATUSES = ("ok", "partial", "model-not-configured", "unavailable")
 NO_JUDGE_STATUSES = frozenset({"model-not-configured", "unavailable"})
 JUDGE_RAN_STATUSES = frozenset({"ok", "partial"})
 UNATTRIBUTED = "(unattributed)"
+KIND_LABELS = {
+    "graded": "Graded",
+    "partial_judge": "Partial judge",
+    "timed_out": "Timed out",
+    "no_judge": "No judge",
+    "stopped": "Stopped",
+    "infra_failed": "Infra failed",
+    "grading_failed": "Grading failed",
+    "grading": "Grading",
+    "unknown": "Unknown",
+    "not_a_run": "Not a run",
+}
 
 
 def iso_utc(when: datetime | None) -> str | None:

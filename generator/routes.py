@@ -12,9 +12,10 @@ import hashlib
 import re
 import unicodedata
 
+from podium.model import RUN_DIR
+
 _NON_SLUG = re.compile(r"[^a-z0-9]+")
 _VERSION_SAFE = re.compile(r"^[a-z0-9][a-z0-9.-]{0,63}$")
-_RUN_ID = re.compile(r"^(?:[0-9a-f]{8}|[0-9a-f]{32})$")
 _RESERVED = {"con", "prn", "aux", "nul"} | {
     f"{dev}{n}" for dev in ("com", "lpt") for n in range(10)}
 MAX_SLUG = 60
@@ -86,7 +87,7 @@ def mission_path(mission_slug: str, segment: str) -> str:
 
 
 def run_path(run_id: str) -> str:
-    if not _RUN_ID.match(run_id):
+    if not RUN_DIR.match(run_id):
         raise ValueError(f"not a run id: {run_id!r}")
     return f"runs/{run_id}/index.html"
 

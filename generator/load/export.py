@@ -22,7 +22,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,9 +32,8 @@ from podium.load.jsonfile import parse_json
 from podium.load.report import Overview, read_overview, report_overview
 from podium.load.result import Result, read_result
 from podium.load.sidecars import ListRow, read_agent_list, read_run_list
-from podium.model import UNATTRIBUTED, Export, Problem, Run
+from podium.model import RUN_DIR, UNATTRIBUTED, Export, Problem, Run
 
-RUN_DIR = re.compile(r"^(?:[0-9a-f]{8}|[0-9a-f]{32})$")
 
 
 @dataclass(frozen=True)

@@ -7,15 +7,11 @@ tail of an environment failure.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from podium.load.fields import Fields, describe
-from podium.model import JUDGE_STATUSES, Check, Conditions, Criterion, Grade
+from podium.model import GRADING_FAILED, JUDGE_STATUSES, PARTIAL_TRIGGERS, RUN_ID, Check, Conditions, Criterion, Grade
 
-RUN_ID = re.compile(r"^[0-9a-f]{32}$")
-PARTIAL_TRIGGERS = (None, "timeout", "operator")
-GRADING_FAILED = "grading failed"
 MISTYPED = "(not a string)"  # a status or trigger of the wrong JSON type: never a known value
 
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 
 from podium.load.fields import Fields, describe
-from podium.load.result import RUN_ID
+from podium.model import RUN_ID
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from podium.model import RunRecord
 from podium.render.numbers import pct, pct_range
-from podium.kinds import KIND_LABELS
+from podium.model import KIND_LABELS
 
 # Run strip
 COLUMN = 10.0  # slot width incl. gap

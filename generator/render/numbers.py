@@ -7,18 +7,10 @@ from __future__ import annotations
 
 import math
 
-from podium.model import Figures, RunRecord
+from podium.model import COUNTED_KINDS, KIND_LABELS, MEDIAN_KINDS, Figures, RunRecord
 
 DASH = "—"
 NO_JUDGE = "No judge"
-LEFT_OUT_LABELS = (
-    ("no_judge", "no judge"),
-    ("stopped", "stopped"),
-    ("infra_failed", "infra failed"),
-    ("grading_failed", "grading failed"),
-    ("grading", "grading"),
-    ("unknown", "unknown"),
-)
 
 
 def pct(value: float | None) -> str:
@@ -46,7 +38,8 @@ def rate(value: float | None) -> str:
 
 def left_out(fig: Figures) -> list[tuple[str, int, str]]:
     """(kind, count, label) for every kind left out of the median that has runs."""
-    return [(kind, fig.counts[kind], label) for kind, label in LEFT_OUT_LABELS if fig.counts[kind]]
+    return [(kind, fig.counts[kind], KIND_LABELS[kind].lower()) for kind in COUNTED_KINDS
+            if kind not in MEDIAN_KINDS and fig.counts[kind]]
 
 
 def median_line(fig: Figures) -> str:

@@ -16,7 +16,7 @@ import jinja2
 
 import podium
 from podium.errors import ConfigError
-from podium.kinds import KIND_LABELS
+from podium.model import KIND_LABELS
 from podium.load.yamlfile import YamlError, parse_yaml
 from podium.render import numbers
 
