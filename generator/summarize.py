@@ -12,7 +12,7 @@ import math
 from collections import defaultdict
 from dataclasses import replace
 
-from podium import routes, stats
+from podium import compare, routes, stats
 from podium.kinds import classify, end_of, status_label
 from podium.model import (
     COUNTED_KINDS,
@@ -54,9 +54,12 @@ def summarize(export: Export, configured_current: dict[str, str] | None = None,
     records.sort(key=_newest_first)
     by_id = {r.run.run_id: r for r in records}
     counted_records = [by_id[run.run_id] for run in counted]
-    cells = {key: figures(group) for key, group in _by_agent_version(counted_records).items()}
+    groups = _by_agent_version(counted_records)
+    cells = {key: figures(group) for key, group in groups.items()}
     missions = _missions(counted_records, current, urls, cells)
     agents, agents_older = _agents(counted_records, current, urls, cells)
+    pairs = compare.pairs(agents, groups, cells, current, urls.mission)
+    by_model = compare.by_model(counted_records, urls.agent_names, urls.agent, figures, rank_key)
     return Leaderboard(
         totals=Totals(
             runs=len(counted_records),
@@ -71,6 +74,8 @@ def summarize(export: Export, configured_current: dict[str, str] | None = None,
         runs_read=export.runs_read,
         inputs_digest=export.inputs_digest,
         notes=export.notes,
+        pairs=pairs,
+        by_model=by_model,
     )
 
 
