@@ -196,7 +196,8 @@ def test_compare_index_matrix_links_every_pair(built):
     for target in ("harrier/osprey/index.html", "kestrel/osprey/index.html", "harrier/kestrel/index.html"):
         assert f"../compare/{target}" in links
     text = main_text(html)
-    assert "62.5% 1 ahead · 1 behind · 1 overlap · 1 too few" in text
+    assert "62.5% 1 ahead 1 behind 1 overlap 1 too few" in text
+    assert "100.0% 1 ahead " in text  # osprey vs kestrel: only the non-zero counts
     assert "All 3 ranked agents are in the matrix; 3 pairs share a mission version." in text
 
 
