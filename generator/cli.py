@@ -17,7 +17,9 @@ from podium.build import build_site, count_export
 from podium.config import Config, load_config
 from podium.errors import EXIT_PROBLEMS, PodiumError
 from podium.model import Leaderboard
-from podium.render.data import agent_dict, dump_json, ledger_row
+from podium.render.compare_data import pair_dict
+from podium.render.compare_text import model_table, pair_text
+from podium.render.data import agent_dict, dump_json, ledger_row, model_dict
 from podium.render.text import history_table, rank_table
 
 CONFIG_HELP = "Settings file (default: ./podium.yaml when it exists)."
@@ -78,11 +80,22 @@ def build(export: Path | None, out: Path | None, config_path: Path | None, theme
 @main.command()
 @EXPORT_ARG
 @CONFIG_OPT
-@click.option("--json", "as_json", is_flag=True, help="Print summary.json's `agents` list ([] when empty).")
-def rank(export: Path | None, config_path: Path | None, as_json: bool) -> None:
-    """Print the agents ranked by median, as on the site."""
+@click.option("--json", "as_json", is_flag=True,
+              help="Print summary.json's `agents` list (`by_model` with --by model; [] when empty).")
+@click.option("--by", "by", type=click.Choice(["agent", "model"]), default="agent", show_default=True,
+              help="Rank agents, or the models their harnesses reported (runs on current mission versions).")
+def rank(export: Path | None, config_path: Path | None, as_json: bool, by: str) -> None:
+    """Print the agents (or models) ranked by median, as on the site."""
     config = load_config(config_path)
     board = count_export(config, _export_path(export, config))
+    if by == "model":
+        if as_json:
+            click.echo(dump_json([model_dict(m) for m in board.by_model]).decode("utf-8"), nl=False)
+        elif not board.by_model:
+            click.echo("no finished runs yet — nothing to rank")
+        else:
+            click.echo(model_table(board.by_model))
+        return
     if as_json:
         click.echo(dump_json([agent_dict(a) for a in board.agents]).decode("utf-8"), nl=False)
     elif not board.agents:
@@ -119,6 +132,32 @@ def history(agent: str, export: Path | None, config_path: Path | None, as_json: 
         click.echo(dump_json([ledger_row(r) for r in records]).decode("utf-8"), nl=False)
     else:
         click.echo(history_table(records))
+
+
+@main.command()
+@click.argument("agent_a")
+@click.argument("agent_b")
+@EXPORT_ARG
+@CONFIG_OPT
+@click.option("--json", "as_json", is_flag=True, help="Print the pair's entry of compare.json.")
+def compare(agent_a: str, agent_b: str, export: Path | None, config_path: Path | None, as_json: bool) -> None:
+    """Compare two agents head to head on the mission versions they share (each: name, id or slug; any order)."""
+    config = load_config(config_path)
+    board = count_export(config, _export_path(export, config))
+    first, second = _find_agent(board, agent_a), _find_agent(board, agent_b)
+    if first == second:
+        raise PodiumError(f"{agent_a!r} and {agent_b!r} are the same agent; name two")
+    found = [p for p in board.pairs if {p.a, p.b} == {first, second}]
+    if not found:
+        names = {a.agent: a.name for a in board.agents}
+        raise PodiumError(f"no comparison of {names[first]!r} and {names[second]!r}: they share no current mission "
+                          "version on which both have runs in the median")
+    pair = found[0]
+    if as_json:
+        click.echo(dump_json(pair_dict(pair)).decode("utf-8"), nl=False)
+    else:
+        ranks = {a.agent: a.rank for a in board.agents}
+        click.echo(pair_text(pair, ranks.get(pair.a), ranks.get(pair.b)))
 
 
 def _find_agent(board: Leaderboard, wanted: str) -> str:

@@ -298,3 +298,79 @@ class Leaderboard:
     inputs_digest: str
     notes: tuple[str, ...] = field(default=())
     groups: RunGroups = field(default_factory=RunGroups)
+    pairs: tuple[Pair, ...] = field(default=())  # compare.md §1, by a's rank then b's
+    by_model: tuple[ModelSummary, ...] = field(default=())  # compare.md §2, ranked
+
+
+# ------------------------------------------------------- comparisons (compare.md)
+
+
+@dataclass(frozen=True, slots=True)
+class PairVersion:
+    """Two agents on one shared current mission version (compare.md §1)."""
+
+    mission: str
+    version: str
+    url: str | None  # the mission version's page
+    n_a: int
+    n_b: int
+    median_a: float
+    median_b: float
+    median_ci_a: tuple[float, float] | None
+    median_ci_b: tuple[float, float] | None
+    median_diff: float  # median_a - median_b
+    median_deterministic_a: float | None  # the checks half, over the same population
+    median_deterministic_b: float | None
+    median_judge_a: float | None  # the judge half (its lower bound under a partial judge)
+    median_judge_b: float | None
+    judge_models_a: tuple[str, ...]
+    judge_models_b: tuple[str, ...]
+    superiority: float  # P(a run of A beats a run of B), ties half
+    verdict: str  # a_ahead / b_ahead / overlap / too_few
+
+
+@dataclass(frozen=True, slots=True)
+class PairFlags:
+    """The four traps (compare.md §1); a flag is raised when its list is non-empty or it is True."""
+
+    judge_models_differ: tuple[str, ...]  # "<mission> <version>", sorted
+    model_changed: tuple[str, ...]  # agent ids, sorted
+    no_judge_gap: bool
+    timeout_gap: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Pair:
+    """Agent ``a`` (ranked higher) against agent ``b`` over their shared current mission versions."""
+
+    a: str
+    b: str
+    a_name: str
+    b_name: str
+    url: str | None  # the pair's page (pairs among the top ranked agents only)
+    shared: int
+    superiority: float
+    verdicts: dict[str, int]
+    median_diff: float
+    flags: PairFlags
+    models_a: tuple[str, ...]  # distinct model keys of A's median population on the shared versions
+    models_b: tuple[str, ...]
+    no_judge_share_a: float  # no_judge / (median population + no_judge), shared versions
+    no_judge_share_b: float
+    timeout_share_a: float  # timed_out / median population, shared versions
+    timeout_share_b: float
+    versions: tuple[PairVersion, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ModelSummary:
+    """The runs on current mission versions whose harness reported one model key (compare.md §2)."""
+
+    model: str
+    slug: str
+    url: str
+    rank: int
+    figures: Figures
+    agents: tuple[str, ...]  # sorted names of the agents whose runs it holds
+    members: tuple[MissionAgent, ...]  # each of those agents' figures under this key, ranked
+    runs: tuple[int, ...] = ()  # its runs, as indices into Leaderboard.runs (newest first)

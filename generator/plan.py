@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 
-from podium import routes
+from podium import plan_compare, routes
 from podium.load.content import ContentPage
 from podium.model import KIND_ORDER, AgentSummary, Leaderboard, RunRecord
 from podium.render import charts
@@ -77,6 +77,7 @@ def plan_site(board: Leaderboard, site: Site, static: dict[str, Path] | None = N
     pages += [_agent_page(a, index) for a in board.agents]
     pages += [_mission_page(m, index) for m in board.missions]
     pages += _ledger_pages(board, index)
+    pages += [Page(*planned) for planned in plan_compare.pages(board)]
     pages += [_run_page(r) for r in board.runs]
     pages += [_content_page(p) for p in site.pages]
     pages.append(Page("404.html", "404.html", {"page_title": "Not found"}))
@@ -98,6 +99,7 @@ class _Index:
         self.slugs = {a.agent: a.slug for a in board.agents}
         self.tones = {a.agent: i % TONES for i, a in enumerate(board.agents)}
         self.older = {a.agent: a for a in board.agents_older}
+        self.compare = plan_compare.Links(board)
 
     def scoped(self, agent: str, older: bool) -> list[RunRecord]:
         return [r for r in self.by_agent[agent] if r.older == older]
@@ -128,6 +130,7 @@ def _agent_page(agent: AgentSummary, index: _Index) -> Page:
         "strip": charts.strip(current_runs, agent.figures.median, charts.PAGE_SLOTS),
         "older_strip": charts.strip(older_runs, older.figures.median, charts.PAGE_SLOTS) if older else None,
         "models_differ": _models_differ(agent, older),
+        "compare": index.compare.for_agent(agent.agent),
     })
 
 
@@ -156,6 +159,7 @@ def _mission_page(mission, index: _Index) -> Page:
         "slugs": index.slugs,
         "plot": charts.agreement(runs, index.slugs, index.tones), "runs": runs[:TABLE_RUNS],
         "more": max(0, len(runs) - TABLE_RUNS),
+        "compare": index.compare.for_version(mission.mission, mission.version),
     })
 
 
@@ -190,7 +194,8 @@ def _content_page(page: ContentPage) -> Page:
 
 
 def _nav(site: Site) -> list[dict]:
-    items = [("Agents", "index.html"), ("Missions", "missions/index.html"), ("All runs", "runs/index.html")]
+    items = [("Agents", "index.html"), ("Missions", "missions/index.html"), ("Compare", routes.COMPARE_INDEX),
+             ("Models", routes.MODELS_INDEX), ("All runs", "runs/index.html")]
     items += [(p.title, p.path) for p in sorted(site.pages, key=lambda p: (p.order, p.title))]
     return [{"title": title, "path": path} for title, path in items]
 
@@ -204,7 +209,8 @@ def _with_common(page: Page, site: Site, nav: list[dict]) -> dict:
         **page.context,
         "site": {"title": site.title, "nav": nav, "generated_at": generated,
                  "downloads": {"summary": routes.SUMMARY_JSON, "runs_json": routes.RUNS_JSON,
-                               "runs_csv": routes.RUNS_CSV, "schema": routes.SUMMARY_SCHEMA}},
+                               "runs_csv": routes.RUNS_CSV, "schema": routes.SUMMARY_SCHEMA,
+                               "compare": routes.COMPARE_JSON}},
         "page": {"path": page.path, "canonical": f"{base}/{permalink}" if base else None,
                  "section": _section(page.path)},
         "href": _linker(page.path, base),

@@ -25,8 +25,12 @@ SUMMARY_SCHEMA = "api/results/summary.schema.json"
 RUNS_JSON = "api/results/runs.json"
 RUNS_CSV = "api/results/runs.csv"
 LEDGER_JS = "api/results/ledger.js"
+COMPARE_JSON = "api/results/compare.json"
+COMPARE_SCHEMA = "api/results/compare.schema.json"
 DATA_FILES = {"summary": SUMMARY_JSON, "schema": SUMMARY_SCHEMA, "runs_json": RUNS_JSON, "runs_csv": RUNS_CSV,
-              "ledger_js": LEDGER_JS}
+              "ledger_js": LEDGER_JS, "compare": COMPARE_JSON, "compare_schema": COMPARE_SCHEMA}
+COMPARE_INDEX = "compare/index.html"
+MODELS_INDEX = "models/index.html"
 
 
 def slug(text: str) -> str:
@@ -84,6 +88,16 @@ def agent_path(agent_slug: str) -> str:
 
 def mission_path(mission_slug: str, segment: str) -> str:
     return f"missions/{mission_slug}/{segment}/index.html"
+
+
+def pair_path(slug_1: str, slug_2: str) -> str:
+    """A head-to-head page: the two agent slugs in sorted order, so the permalink survives a change of rank."""
+    first, second = sorted((slug_1, slug_2))
+    return f"compare/{first}/{second}/index.html"
+
+
+def model_path(model_slug: str) -> str:
+    return f"models/{model_slug}/index.html"
 
 
 def run_path(run_id: str) -> str:

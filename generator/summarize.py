@@ -12,7 +12,7 @@ import math
 from collections import defaultdict
 from dataclasses import replace
 
-from podium import routes, stats
+from podium import compare, routes, stats
 from podium.kinds import classify, end_of, status_label
 from podium.model import (
     COUNTED_KINDS,
@@ -55,9 +55,12 @@ def summarize(export: Export, configured_current: dict[str, str] | None = None,
     records.sort(key=_newest_first)
     groups = _groups(records)
     counted_records = [r for r in records if r.kind != "not_a_run"]
-    cells = {key: figures([records[i] for i in group]) for key, group in groups.by_agent_version.items()}
+    cell_runs = {key: [records[i] for i in group] for key, group in groups.by_agent_version.items()}
+    cells = {key: figures(own) for key, own in cell_runs.items()}
     missions = _missions(records, groups, current, urls, cells)
     agents, agents_older = _agents(records, groups, current, urls, cells)
+    pairs = compare.pairs(agents, cell_runs, cells, current, urls.mission)
+    by_model = compare.by_model(records, urls.agent_names, urls.agent, figures, rank_key)
     return Leaderboard(
         totals=Totals(
             runs=len(counted_records),
@@ -73,6 +76,8 @@ def summarize(export: Export, configured_current: dict[str, str] | None = None,
         inputs_digest=export.inputs_digest,
         notes=export.notes,
         groups=groups,
+        pairs=pairs,
+        by_model=by_model,
     )
 
 

@@ -139,7 +139,8 @@ def test_permalinks_exist(site):
 def test_navigation_names_every_section_and_content_page(site):
     nav = [a.get("href") for a in site["docs"]["index.html"].all("a") if a.parent.tag == "li"]
     pages = ["about/index.html"] if site["name"] == "demo" else []  # content/about.md
-    assert nav == ["index.html", "missions/index.html", "runs/index.html"] + pages
+    assert nav == ["index.html", "missions/index.html", "compare/index.html", "models/index.html",
+                   "runs/index.html"] + pages
     assert all(p in site["files"] for p in nav)
 
 

@@ -13,7 +13,15 @@ from datetime import datetime, timezone
 from importlib import resources
 
 from podium import __version__
-from podium.model import AgentSummary, Figures, Leaderboard, MissionVersionSummary, RunRecord, iso_utc
+from podium.model import (
+    AgentSummary,
+    Figures,
+    Leaderboard,
+    MissionVersionSummary,
+    ModelSummary,
+    RunRecord,
+    iso_utc,
+)
 from podium.render.numbers import DASH, NO_JUDGE, ledger_texts
 
 SCHEMA = "podium.summary/1"
@@ -87,6 +95,23 @@ def mission_dict(mission: MissionVersionSummary) -> dict:
     }
 
 
+def model_dict(model: ModelSummary) -> dict:
+    """One by_model entry (compare.md §2): the key, its rank, the agents behind it, every figure."""
+    return {
+        "model": model.model,
+        "slug": model.slug,
+        "url": model.url,
+        "rank": model.rank,
+        "agents": list(model.agents),
+        "members": [
+            {"agent": a.agent, "name": a.name, "url": a.url, "median": a.median, "in_median": a.in_median,
+             "runs": a.runs}
+            for a in model.members
+        ],
+        **figures_dict(model.figures),
+    }
+
+
 def summary_dict(board: Leaderboard, generated_at: int | None = None) -> dict:
     out = {
         "schema": SCHEMA,
@@ -97,6 +122,7 @@ def summary_dict(board: Leaderboard, generated_at: int | None = None) -> dict:
         "agents": [agent_dict(a) for a in board.agents],
         "agents_older": [agent_dict(a) for a in board.agents_older],
         "missions": [mission_dict(m) for m in board.missions],
+        "by_model": [model_dict(m) for m in board.by_model],
         "problems": [{"path": p.path, "field": p.field, "message": p.message} for p in board.problems],
     }
     if generated_at is not None:
@@ -161,21 +187,6 @@ def ledger_csv(board: Leaderboard) -> bytes:
         writer.writerow(
             csv_cell(row[c], no_judge=record.no_judge_ran and c == "judge") for c in LEDGER_COLUMNS)
     return out.getvalue().encode("utf-8")
-
-
-def render_data_file(kind: str, board: Leaderboard, generated_at: int | None) -> bytes:
-    """One data file of site.md by its kind (routes.DATA_FILES)."""
-    if kind == "summary":
-        return dump_json(summary_dict(board, generated_at))
-    if kind == "schema":
-        return summary_schema()
-    if kind == "runs_json":
-        return ledger_json(board)
-    if kind == "runs_csv":
-        return ledger_csv(board)
-    if kind == "ledger_js":
-        return ledger_script(board)
-    raise ValueError(f"unknown data file kind {kind!r}")
 
 
 def summary_schema() -> bytes:

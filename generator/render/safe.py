@@ -16,8 +16,10 @@ file and get no callable that could (themes/README.md lists each page's context)
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import replace
 
+from podium import routes
 from podium.model import Figures, Grade, Leaderboard, Problem, Run, RunRecord
 from podium.render.redact import Redaction
 
@@ -33,6 +35,18 @@ def public_board(board: Leaderboard, redaction: Redaction) -> Leaderboard:
         return replace(fig, models_reported=published(fig.models_reported),
                        models_declared=published(fig.models_declared))
 
+    def model_key(key: str) -> str:  # compare.md §2: reported names joined with " + ", or "<declared> (declared)"
+        for raw, shown in names.items():
+            key = key.replace(raw, shown)
+        return redaction.anywhere(key)
+
+    def model(summary):
+        key = model_key(summary.model)
+        if key == summary.model:
+            return replace(summary, figures=figures(summary.figures))
+        slug = f"{routes.slug(key)}-{hashlib.sha256(summary.model.encode('utf-8', 'surrogatepass')).hexdigest()[:6]}"
+        return replace(summary, model=key, slug=slug, url=routes.model_path(slug), figures=figures(summary.figures))
+
     def agent(summary):
         return replace(summary, figures=figures(summary.figures),
                        missions=tuple(replace(m, figures=figures(m.figures)) for m in summary.missions))
@@ -44,6 +58,9 @@ def public_board(board: Leaderboard, redaction: Redaction) -> Leaderboard:
         agents_older=tuple(agent(a) for a in board.agents_older),
         missions=tuple(replace(m, figures=figures(m.figures)) for m in board.missions),
         problems=tuple(Problem(p.path, p.field, redaction.anywhere(p.message)) for p in board.problems),
+        by_model=tuple(model(m) for m in board.by_model),
+        pairs=tuple(replace(p, models_a=tuple(model_key(k) for k in p.models_a),
+                            models_b=tuple(model_key(k) for k in p.models_b)) for p in board.pairs),
     )
 
 

@@ -15,10 +15,21 @@ import jinja2
 from podium.errors import BuildError
 from podium.model import Leaderboard, RunRecord
 from podium.plan import DataFile, Entry, Page
-from podium.render import data
+from podium.render import compare_data, data
 from podium.render.redact import Redaction
 from podium.render.report import ReportRenderer
 from podium.render.safe import run_view
+
+
+DATA_FILES = {  # routes.DATA_FILES kind -> its bytes from the public board
+    "summary": lambda board, generated_at: data.dump_json(data.summary_dict(board, generated_at)),
+    "schema": lambda board, generated_at: data.summary_schema(),
+    "runs_json": lambda board, generated_at: data.ledger_json(board),
+    "runs_csv": lambda board, generated_at: data.ledger_csv(board),
+    "ledger_js": lambda board, generated_at: data.ledger_script(board),
+    "compare": lambda board, generated_at: compare_data.compare_json(board),
+    "compare_schema": lambda board, generated_at: compare_data.compare_schema(),
+}
 
 
 class SiteRenderer:
@@ -37,7 +48,7 @@ class SiteRenderer:
         if isinstance(entry, Page):
             return render_page(entry, self.env, self.run_context(entry.run_id) if entry.run_id else None)
         if isinstance(entry, DataFile):
-            return data.render_data_file(entry.kind, self.board, self.generated_at)
+            return DATA_FILES[entry.kind](self.board, self.generated_at)
         return entry.source.read_bytes()
 
     def run_context(self, run_id: str) -> dict:

@@ -1,0 +1,70 @@
+"""Geometry of the head-to-head interval chart: two medians and their 95% intervals on one axis.
+
+Pure: a PairVersion in, coordinates in SVG user units out; ``svg/intervals.svg``
+only draws them. Both agents share the one 0–100% axis, so an overlap of the
+intervals is visible at a glance.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from podium.model import PairVersion
+from podium.render.numbers import pct
+
+WIDTH = 420.0
+LABEL = 120.0  # room for the two names on the left
+X0, X1 = LABEL + 8.0, WIDTH - 14.0  # 0% and 100%
+ROW_A, ROW_B = 16.0, 38.0
+AXIS = 52.0
+HEIGHT = 68.0
+NAME_CHARS = 18
+TICKS = (0.0, 0.25, 0.5, 0.75, 1.0)
+
+
+@dataclass(frozen=True)
+class IntervalRow:
+    side: str  # "a" or "b"
+    label: str  # the agent's name, shortened to fit
+    y: float
+    median_x: float
+    low_x: float | None  # None: no interval (fewer than 6 runs)
+    high_x: float | None
+
+
+@dataclass(frozen=True)
+class Intervals:
+    width: float
+    height: float
+    x0: float
+    x1: float
+    axis_y: float
+    ticks: tuple[tuple[float, str], ...]
+    rows: tuple[IntervalRow, IntervalRow]
+    desc: str
+
+
+def _x(value: float) -> float:
+    return X0 + value * (X1 - X0)
+
+
+def _short(name: str) -> str:
+    return name if len(name) <= NAME_CHARS else name[: NAME_CHARS - 1] + "…"
+
+
+def _row(side: str, name: str, y: float, median: float, ci: tuple[float, float] | None) -> IntervalRow:
+    return IntervalRow(side, _short(name), y, _x(median), _x(ci[0]) if ci else None, _x(ci[1]) if ci else None)
+
+
+def _describe(name: str, median: float, ci: tuple[float, float] | None, n: int) -> str:
+    interval = f"95% CI {pct(ci[0])}–{pct(ci[1])}" if ci else "no CI (fewer than 6 runs)"
+    return f"{name}: median {pct(median)}, {interval}, {n} run{'' if n == 1 else 's'} in the median"
+
+
+def intervals(v: PairVersion, a_name: str, b_name: str) -> Intervals:
+    return Intervals(
+        width=WIDTH, height=HEIGHT, x0=X0, x1=X1, axis_y=AXIS,
+        ticks=tuple((_x(t), f"{t * 100:.0f}%") for t in TICKS),
+        rows=(_row("a", a_name, ROW_A, v.median_a, v.median_ci_a), _row("b", b_name, ROW_B, v.median_b, v.median_ci_b)),
+        desc=f"{_describe(a_name, v.median_a, v.median_ci_a, v.n_a)}. {_describe(b_name, v.median_b, v.median_ci_b, v.n_b)}.",
+    )
