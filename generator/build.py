@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from podium import budget, share
 from podium.config import CONFIG_NAME, Config, source_date_epoch
 from podium.load.content import load_pages
 from podium.load.export import load_export
 from podium.model import Leaderboard
-from podium.plan import Site, plan_site
+from podium.plan import Page, Site, plan_site
 from podium.render.redact import Redactor
 from podium.render.report import ReportRenderer
 from podium.render.site import guard_secrets, render_site
@@ -25,6 +26,8 @@ class Built:
     target: Path | None  # None when nothing was written (strict build with problems)
     files: int
     size: int
+    notes: tuple[str, ...] = ()  # about the site, not the export (e.g. sitemap.xml left out)
+    meter: budget.Meter | None = None  # sizes by section, the largest files, the host budget used
 
 
 def count_export(config: Config, export: Path) -> Leaderboard:
@@ -39,8 +42,13 @@ def content_dir(config: Config) -> Path | None:
     return default if default.is_dir() else None
 
 
-def build_site(config: Config, export: Path, *, strict: bool = False) -> Built:
-    """Build the whole site for ``export``; under ``strict`` any problem stops before writing."""
+def build_site(config: Config, export: Path, *, strict: bool = False,
+               progress: Callable[[int, int, str], None] | None = None) -> Built:
+    """Build the whole site for ``export``; under ``strict`` any problem stops before writing.
+
+    ``progress(done, total, path)`` is called after each file is rendered; the host
+    budget (``host:``) is enforced as files stream to the writer (budget.py).
+    """
     generated_at = source_date_epoch()
     chain = theme_chain(config.theme, [config.root / "themes", builtin_themes()], config.theme_dir)
     env = make_environment(chain)
@@ -48,13 +56,22 @@ def build_site(config: Config, export: Path, *, strict: bool = False) -> Built:
     board = count_export(config, export)
     if strict and board.problems:
         return Built(board, None, 0, 0)
+    board = budget.select_run_pages(board, config.run_pages)
     redactor = Redactor(config.redact)
     site = Site(config.title, config.base_url, pages, generated_at,
-                ReportRenderer(export, config.limits.report_bytes, redactor), redactor)
-    files = _Tally(guard_secrets(render_site(plan_site(board, site), env, static_files(chain)), redactor.literals))
+                ReportRenderer(export, config.limits.report_bytes, redactor), redactor, config.search_engines)
+    outputs = plan_site(board, site)
+    extra, notes = share.share_files([p for p, item in outputs.items() if isinstance(item, Page)],
+                                     config.base_url, config.search_engines)
+    outputs.update(extra)
+    static = static_files(chain)
+    total = len(outputs) + len(static)
+    meter = budget.Meter(budget.HOSTS[config.host], groups=budget.group_sizes(board),
+                         progress=(lambda done, path: progress(done, total, path)) if progress else None)
+    files = _Tally(meter.watch(guard_secrets(render_site(outputs, env, static), redactor.literals)))
     inputs = [export] + [p for p in (content_dir(config), config.theme_dir) if p is not None]
     target = write_site(files, config.out, inputs=inputs, homes=[config.root, Path.cwd()])
-    return Built(board, target, files.count, files.size)
+    return Built(board, target, files.count, files.size, tuple(notes), meter)
 
 
 class _Tally:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
-from podium import routes
+from podium import routes, share
 from podium.load.content import ContentPage
 from podium.model import KIND_ORDER, AgentSummary, Leaderboard, RunRecord
 from podium.render import charts, data
@@ -42,6 +42,7 @@ class Site:
     generated_at: int | None
     report_html: Callable[[RunRecord], object]  # a run's rendered report.md, or None
     redactor: Redactor
+    search_engines: bool = True  # False: every page carries a noindex meta (share.py writes robots.txt)
 
 
 def plan_site(board: Leaderboard, site: Site) -> dict[str, Page | bytes]:
@@ -53,7 +54,7 @@ def plan_site(board: Leaderboard, site: Site) -> dict[str, Page | bytes]:
     pages += [_agent_page(a, index) for a in board.agents]
     pages += [_mission_page(m, index) for m in board.missions]
     pages += _ledger_pages(board, index)
-    pages += [_run_page(r, site) for r in board.runs]
+    pages += [_run_page(r, site) for r in board.runs if "#" not in r.url]  # budget.py: others link a ledger row
     pages += [_content_page(p) for p in site.pages]
     pages.append(Page("404.html", "404.html", {"page_title": "Not found"}))
     for page in pages:
@@ -200,7 +201,8 @@ def _with_common(page: Page, site: Site, nav: list[dict]) -> dict:
                  "downloads": {"summary": routes.SUMMARY_JSON, "runs_json": routes.RUNS_JSON,
                                "runs_csv": routes.RUNS_CSV, "schema": routes.SUMMARY_SCHEMA}},
         "page": {"path": page.path, "canonical": f"{base}/{permalink}" if base else None,
-                 "section": _section(page.path)},
+                 "section": _section(page.path), "noindex": not site.search_engines,
+                 "description": share.describe(page.template, page.context, site.title) if base else None},
         "href": _linker(page.path, base),
     }
 
