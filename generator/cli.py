@@ -159,3 +159,21 @@ def _find_agent(board: Leaderboard, wanted: str) -> str:
             raise PodiumError(f"agent {wanted!r} is ambiguous ({ids}); pass its id")
     known = ", ".join(a.name for a in agents) or "none"
     raise PodiumError(f"no agent {wanted!r} in this export (agents: {known})")
+
+
+@main.command()
+@EXPORT_ARG
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
+              help="Port to listen on (0: any free port).")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on. Only loopback unless you name another address here.")
+@click.option("--out", type=click.Path(path_type=Path),
+              help="Build into this directory (default: a temporary one, removed on exit).")
+@CONFIG_OPT
+@click.option("--theme-dir", type=click.Path(path_type=Path), help="Templates and static files that override the theme.")
+def serve(export: Path | None, port: int, host: str, out: Path | None, config_path: Path | None,
+          theme_dir: Path | None) -> None:
+    """Build, serve the site on 127.0.0.1 and rebuild when the export, content, theme or config changes."""
+    from podium.serve import serve as run_server
+
+    run_server(config_path, export, host=host, port=port, out=out, theme_dir=theme_dir, say=say)
