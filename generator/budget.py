@@ -189,7 +189,8 @@ class Meter:
         average = self.run_page_bytes / self.run_pages
         room = []
         if h.max_bytes:
-            room.append(int((h.max_bytes - other_bytes) / average))
+            # 5% margin: links to ledger rows are a few bytes longer than links to run pages
+            room.append(int((h.max_bytes * 0.95 - other_bytes) / average))
         if h.max_files:
             room.append(h.max_files - other_files)
         pages = max(0, min(room)) if room else self.run_pages
