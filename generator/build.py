@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
+from podium import budget, share
 from podium.config import CONFIG_NAME, Config, source_date_epoch
 from podium.load.content import load_pages
 from podium.load.export import load_export
 from podium.model import Leaderboard
-from podium.plan import Site, plan_site
+from podium.plan import Blob, Page, Site, plan_site
 from podium.render.markdown import render_content
 from podium.render.redact import Redaction
 from podium.render.report import ReportRenderer
@@ -27,6 +28,8 @@ class Built:
     target: Path | None  # None when nothing was written (strict build with problems)
     files: int
     size: int
+    notes: tuple[str, ...] = ()  # about the site, not the export (e.g. sitemap.xml left out)
+    meter: budget.Meter | None = None  # sizes by section, the largest files, the host budget used
 
 
 def count_export(config: Config, export: Path) -> Leaderboard:
@@ -41,8 +44,13 @@ def content_dir(config: Config) -> Path | None:
     return default if default.is_dir() else None
 
 
-def build_site(config: Config, export: Path, *, strict: bool = False) -> Built:
-    """Build the whole site for ``export``; under ``strict`` any problem stops before writing."""
+def build_site(config: Config, export: Path, *, strict: bool = False,
+               progress: Callable[[int, int, str], None] | None = None) -> Built:
+    """Build the whole site for ``export``; under ``strict`` any problem stops before writing.
+
+    ``progress(done, total, path)`` is called after each file is rendered; the host
+    budget (``host:``) is enforced as files stream to the writer (budget.py).
+    """
     generated_at = source_date_epoch()
     chain = theme_chain(config.theme, [config.root / "themes", builtin_themes()], config.theme_dir)
     env = make_environment(chain)
@@ -50,15 +58,22 @@ def build_site(config: Config, export: Path, *, strict: bool = False) -> Built:
     board = count_export(config, export)
     if strict and board.problems:
         return Built(board, None, 0, 0)
+    board = budget.select_run_pages(board, config.run_pages)
     redaction = Redaction(config.redact, (record.run for record in board.runs))
     public = public_board(board, redaction)
-    manifest = plan_site(public, Site(config.title, config.base_url, pages, generated_at), static_files(chain))
+    site = Site(config.title, config.base_url, pages, generated_at, config.search_engines)
+    manifest = plan_site(public, site, static_files(chain))
+    extra, notes = share.share_files([e.path for e in manifest if isinstance(e, Page)],
+                                     config.base_url, config.search_engines)
+    manifest += [Blob(path, data) for path, data in extra.items()]
     renderer = SiteRenderer(env, public, board.runs, redaction,
                             ReportRenderer(export, config.limits.report_bytes, redaction), generated_at)
-    files = _Tally(guard_secrets(render_site(manifest, renderer), redaction.literals))
+    meter = budget.Meter(budget.HOSTS[config.host], groups=budget.group_sizes(board),
+                         progress=(lambda done, path: progress(done, len(manifest), path)) if progress else None)
+    files = _Tally(meter.watch(guard_secrets(render_site(manifest, renderer), redaction.literals)))
     inputs = [export] + [p for p in (content_dir(config), config.theme_dir) if p is not None]
     target = write_site(files, config.out, inputs=inputs, homes=[config.root, Path.cwd()])
-    return Built(board, target, files.count, files.size)
+    return Built(board, target, files.count, files.size, tuple(notes), meter)
 
 
 class _Tally:

@@ -13,7 +13,9 @@ from pathlib import Path
 import click
 
 from podium import __version__
+from podium.budget import human_size
 from podium.build import build_site, count_export
+from podium.progress import Progress
 from podium.config import Config, load_config
 from podium.errors import EXIT_PROBLEMS, PodiumError
 from podium.model import Leaderboard
@@ -64,17 +66,41 @@ def main() -> None:
 @CONFIG_OPT
 @click.option("--theme-dir", type=click.Path(path_type=Path), help="Templates and static files that override the theme.")
 @click.option("--strict", is_flag=True, help="Exit 1 and write nothing when any problem is found.")
+@click.option("--quiet", "-q", is_flag=True, help="Print only errors (problems are still in summary.json).")
+@click.option("--verbose", "-v", is_flag=True, help="Also print the size of each section and the largest files.")
 def build(export: Path | None, out: Path | None, config_path: Path | None, theme_dir: Path | None,
-          strict: bool) -> None:
+          strict: bool, quiet: bool, verbose: bool) -> None:
     """Build the site from EXPORT (default: `export:` in podium.yaml)."""
+    if quiet and verbose:
+        raise click.UsageError("--quiet and --verbose exclude each other")
     config = load_config(config_path, {"out": out, "theme_dir": theme_dir})
     export = _export_path(export, config)
-    built = build_site(config, export, strict=strict)
-    _report(built.board, export)
+    bar = None if quiet else Progress()
+    try:
+        built = build_site(config, export, strict=strict, progress=bar)
+    finally:
+        if bar is not None:
+            bar.finish()
+    if not quiet:
+        _report(built.board, export)
     if built.target is None:
         say("podium: --strict: problems found; nothing was written")
         sys.exit(EXIT_PROBLEMS)
-    say(f"podium: wrote {built.files} files ({built.size} bytes) to {built.target}")
+    if quiet:
+        return
+    for note in built.notes:
+        say(f"note: {note}")
+    meter = built.meter
+    if verbose and meter is not None:
+        for section, (count, size) in sorted(meter.sections.items(), key=lambda item: -item[1][1]):
+            say(f"podium:   {section + '/' if section != '(top)' else section:<12} {count:>8,} files "
+                f"{human_size(size):>10}")
+        for size, path in meter.largest:
+            say(f"podium:   largest: {path} ({human_size(size)})")
+        if meter.run_pages:
+            say(f"podium:   {meter.run_pages:,} run pages, {meter.run_page_bytes // meter.run_pages:,} bytes each "
+                "on average")
+    say(f"podium: wrote {meter.summary() if meter else built.files} to {built.target}")
 
 
 @main.command()
@@ -172,3 +198,21 @@ def _find_agent(board: Leaderboard, wanted: str) -> str:
             raise PodiumError(f"agent {wanted!r} is ambiguous ({ids}); pass its id")
     known = ", ".join(a.name for a in agents) or "none"
     raise PodiumError(f"no agent {wanted!r} in this export (agents: {known})")
+
+
+@main.command()
+@EXPORT_ARG
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
+              help="Port to listen on (0: any free port).")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on. Only loopback unless you name another address here.")
+@click.option("--out", type=click.Path(path_type=Path),
+              help="Build into this directory (default: a temporary one, removed on exit).")
+@CONFIG_OPT
+@click.option("--theme-dir", type=click.Path(path_type=Path), help="Templates and static files that override the theme.")
+def serve(export: Path | None, port: int, host: str, out: Path | None, config_path: Path | None,
+          theme_dir: Path | None) -> None:
+    """Build, serve the site on 127.0.0.1 and rebuild when the export, content, theme or config changes."""
+    from podium.serve import serve as run_server
+
+    run_server(config_path, export, host=host, port=port, out=out, theme_dir=theme_dir, say=say)

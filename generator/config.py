@@ -13,6 +13,9 @@ podium.yaml (all keys optional; paths are relative to the file)::
       jwt-none-bypass: {current: "1.3.0"}
     redact: ["literal secret"]      # extra strings removed from every page
     limits: {result_bytes: 67108864, report_bytes: 2097152, sidecar_bytes: 2147483648}
+    host: github-pages              # fail the build when the site would not fit this host (budget.py)
+    run_pages: {newest: 20}         # run pages only for the newest N runs per agent and mission version
+    search_engines: false           # robots.txt Disallow: / and a noindex meta on every page
 """
 
 from __future__ import annotations
@@ -44,6 +47,9 @@ class Config:
     missions: dict[str, str] = field(default_factory=dict)
     redact: tuple[str, ...] = ()
     limits: Limits = Limits()
+    host: str = "none"  # a key of budget.HOSTS
+    run_pages: int | None = None  # None: a page for every run; N: the newest N per agent and mission version
+    search_engines: bool = True
 
 
 def load_config(path: Path | None, overrides: dict | None = None) -> Config:
@@ -107,7 +113,36 @@ def _validate(data: dict, root: Path, errors: list[str]) -> dict:
             values["redact"] = tuple(s for i, v in enumerate(items) if (s := _string(v, f"redact[{i}]", errors)))
     if "limits" in data:
         values["limits"] = _limits(data["limits"], errors)
+    if "host" in data:
+        values["host"] = _host(data["host"], errors)
+    if "run_pages" in data:
+        values["run_pages"] = _run_pages(data["run_pages"], errors)
+    if "search_engines" in data:
+        if isinstance(data["search_engines"], bool):
+            values["search_engines"] = data["search_engines"]
+        else:
+            errors.append(f"search_engines: expected true or false, got {data['search_engines']!r}")
     return values
+
+
+def _host(value, errors: list[str]) -> str:
+    from podium.budget import HOSTS
+
+    if isinstance(value, str) and value in HOSTS:
+        return value
+    errors.append(f"host: expected one of {', '.join(HOSTS)}, got {value!r}")
+    return "none"
+
+
+def _run_pages(value, errors: list[str]) -> int | None:
+    """``all`` (the default) or ``{newest: N}`` with N a whole number >= 1."""
+    if value == "all":
+        return None
+    newest = value.get("newest") if isinstance(value, dict) and set(value) == {"newest"} else None
+    if isinstance(newest, bool) or not isinstance(newest, int) or newest < 1:
+        errors.append(f"run_pages: expected `all` or {{newest: N}} with N a whole number of at least 1, got {value!r}")
+        return None
+    return newest
 
 
 def _string(value, where: str, errors: list[str]) -> str:

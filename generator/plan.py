@@ -16,7 +16,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 
-from podium import plan_compare, routes
+from podium import plan_compare, routes, share
 from podium.load.content import ContentPage
 from podium.model import KIND_ORDER, AgentSummary, Leaderboard, RunRecord
 from podium.render import charts
@@ -48,6 +48,14 @@ class DataFile:
 
 
 @dataclass(frozen=True)
+class Blob:
+    """A small file already rendered by a render-stage helper (sitemap.xml, robots.txt)."""
+
+    path: str
+    data: bytes
+
+
+@dataclass(frozen=True)
 class Asset:
     """A theme's static file, copied as it is."""
 
@@ -55,7 +63,7 @@ class Asset:
     source: Path
 
 
-Entry = Page | DataFile | Asset
+Entry = Page | DataFile | Blob | Asset
 
 
 @dataclass(frozen=True)
@@ -66,6 +74,7 @@ class Site:
     base_url: str
     pages: tuple[ContentPage, ...]
     generated_at: int | None
+    search_engines: bool = True  # False: every page carries a noindex meta (share.py writes robots.txt)
 
 
 def plan_site(board: Leaderboard, site: Site, static: dict[str, Path] | None = None) -> list[Entry]:
@@ -78,7 +87,7 @@ def plan_site(board: Leaderboard, site: Site, static: dict[str, Path] | None = N
     pages += [_mission_page(m, index) for m in board.missions]
     pages += _ledger_pages(board, index)
     pages += [Page(*planned) for planned in plan_compare.pages(board)]
-    pages += [_run_page(r) for r in board.runs]
+    pages += [_run_page(r) for r in board.runs if "#" not in r.url]  # budget.py: others link a ledger row
     pages += [_content_page(p) for p in site.pages]
     pages.append(Page("404.html", "404.html", {"page_title": "Not found"}))
     outputs += [replace(page, context=_with_common(page, site, nav)) for page in pages]
@@ -186,7 +195,9 @@ def ledger_path(number: int) -> str:
 
 
 def _run_page(record: RunRecord) -> Page:
-    return Page(record.url, "run.html", {"page_title": f"Run {record.run.run_id[:8]}"}, run_id=record.run.run_id)
+    """The run's public record now; the render stage replaces it with its redacted page view."""
+    return Page(record.url, "run.html", {"page_title": f"Run {record.run.run_id[:8]}", "record": record},
+                run_id=record.run.run_id)
 
 
 def _content_page(page: ContentPage) -> Page:
@@ -212,7 +223,8 @@ def _with_common(page: Page, site: Site, nav: list[dict]) -> dict:
                                "runs_csv": routes.RUNS_CSV, "schema": routes.SUMMARY_SCHEMA,
                                "compare": routes.COMPARE_JSON}},
         "page": {"path": page.path, "canonical": f"{base}/{permalink}" if base else None,
-                 "section": _section(page.path)},
+                 "section": _section(page.path), "noindex": not site.search_engines,
+                 "description": share.describe(page.template, page.context, site.title) if base else None},
         "href": _linker(page.path, base),
     }
 

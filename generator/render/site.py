@@ -14,7 +14,7 @@ import jinja2
 
 from podium.errors import BuildError
 from podium.model import Leaderboard, RunRecord
-from podium.plan import DataFile, Entry, Page
+from podium.plan import Blob, DataFile, Entry, Page
 from podium.render import compare_data, data
 from podium.render.redact import Redaction
 from podium.render.report import ReportRenderer
@@ -49,6 +49,8 @@ class SiteRenderer:
             return render_page(entry, self.env, self.run_context(entry.run_id) if entry.run_id else None)
         if isinstance(entry, DataFile):
             return DATA_FILES[entry.kind](self.board, self.generated_at)
+        if isinstance(entry, Blob):
+            return entry.data
         return entry.source.read_bytes()
 
     def run_context(self, run_id: str) -> dict:
