@@ -14,6 +14,7 @@ import click
 
 from podium import __version__
 from podium.build import build_site, count_export
+from podium.diff import Gate, check_gates, compare, gate_line, load_bundle, to_markdown
 from podium.config import Config, load_config
 from podium.errors import EXIT_PROBLEMS, PodiumError
 from podium.model import Leaderboard
@@ -62,17 +63,48 @@ def main() -> None:
 @CONFIG_OPT
 @click.option("--theme-dir", type=click.Path(path_type=Path), help="Templates and static files that override the theme.")
 @click.option("--strict", is_flag=True, help="Exit 1 and write nothing when any problem is found.")
+@click.option("--previous", type=click.Path(path_type=Path),
+              help="The previous publish (its summary.json, or the built site directory): publish what changed.")
 def build(export: Path | None, out: Path | None, config_path: Path | None, theme_dir: Path | None,
-          strict: bool) -> None:
+          strict: bool, previous: Path | None) -> None:
     """Build the site from EXPORT (default: `export:` in podium.yaml)."""
     config = load_config(config_path, {"out": out, "theme_dir": theme_dir})
     export = _export_path(export, config)
-    built = build_site(config, export, strict=strict)
+    built = build_site(config, export, strict=strict, previous=previous)
     _report(built.board, export)
+    for warning in built.warnings:
+        say(f"warning: {warning}")
     if built.target is None:
         say("podium: --strict: problems found; nothing was written")
         sys.exit(EXIT_PROBLEMS)
     say(f"podium: wrote {built.files} files ({built.size} bytes) to {built.target}")
+
+
+@main.command()
+@click.argument("old", type=click.Path(path_type=Path))
+@click.argument("new", type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the change report as JSON instead of Markdown.")
+@click.option("--fail-on-drop", "drops", multiple=True, metavar="AGENT=PP",
+              help="Exit 1 when AGENT's median dropped by more than PP percentage points "
+                   "(AGENT: id, slug or name; * for every agent). Repeatable.")
+def diff(old: Path, new: Path, as_json: bool, drops: tuple[str, ...]) -> None:
+    """Report what changed from OLD to NEW (each a summary.json or a built site directory).
+
+    Exit 0; 1 when a --fail-on-drop gate trips; 2 when an input is not a podium summary.
+    """
+    gates = [Gate.parse(spec) for spec in drops]
+    before, after = load_bundle(old), load_bundle(new)
+    report = compare(before, after)
+    results = check_gates(before, after, gates)
+    if as_json:
+        click.echo(dump_json({**report, "gates": results}).decode("utf-8"), nl=False)
+    else:
+        click.echo(to_markdown(report, results), nl=False)
+    tripped = [g for g in results if g["tripped"]]
+    for g in tripped:
+        say(f"podium diff: gate tripped: {gate_line(g)}")
+    if tripped:
+        sys.exit(EXIT_PROBLEMS)
 
 
 @main.command()

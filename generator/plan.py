@@ -42,6 +42,8 @@ class Site:
     generated_at: int | None
     report_html: Callable[[RunRecord], object]  # a run's rendered report.md, or None
     redactor: Redactor
+    extra_pages: tuple[Page, ...] = ()  # pages planned elsewhere (publish.py: change reports)
+    extra_nav: tuple[tuple[str, str], ...] = ()  # (title, path) after the built-in sections
 
 
 def plan_site(board: Leaderboard, site: Site) -> dict[str, Page | bytes]:
@@ -55,6 +57,7 @@ def plan_site(board: Leaderboard, site: Site) -> dict[str, Page | bytes]:
     pages += _ledger_pages(board, index)
     pages += [_run_page(r, site) for r in board.runs]
     pages += [_content_page(p) for p in site.pages]
+    pages += site.extra_pages
     pages.append(Page("404.html", "404.html", {"page_title": "Not found"}))
     for page in pages:
         outputs[page.path] = Page(page.path, page.template, _with_common(page, site, nav))
@@ -185,6 +188,7 @@ def _content_page(page: ContentPage) -> Page:
 
 def _nav(site: Site) -> list[dict]:
     items = [("Agents", "index.html"), ("Missions", "missions/index.html"), ("All runs", "runs/index.html")]
+    items += list(site.extra_nav)
     items += [(p.title, p.path) for p in sorted(site.pages, key=lambda p: (p.order, p.title))]
     return [{"title": title, "path": path} for title, path in items]
 
