@@ -475,7 +475,7 @@ def _match(wanted: str, old: Bundle, new: Bundle) -> list[AgentView]:
 _MD_SPECIAL = set("\\`*_[]<>#!|~@&$:")
 VERDICTS = {
     "new": "new",
-    "unchanged": "no change",
+    "unchanged": "same median",
     "no_median": "median appeared or vanished",
     "no_ci": "no CI (fewer than 6 runs)",
     "inside_both_cis": "inside both CIs: not evidence of a change",
@@ -513,6 +513,10 @@ def pp_delta(value: float | None) -> str:
     return f"{'+' if points > 0 else '−'}{abs(points):.1f} pp"
 
 
+def n_runs(n: int) -> str:
+    return f"{n} run{'' if n == 1 else 's'}"
+
+
 def count_delta(value: int) -> str:
     """+3, −2, 0."""
     return f"+{value}" if value > 0 else (f"−{-value}" if value < 0 else "0")
@@ -538,14 +542,14 @@ def to_markdown(report: dict, gates: list[dict] | None = None, title: str = "pod
     """The report as GitHub-flavoured Markdown (a PR comment, a chat message, a job summary)."""
     t, old, new = report["totals"], report["old"], report["new"]
     lines = [f"### {title}", ""]
-    head = f"**{new['runs']} runs** ({count_delta(t['runs'])} since the previous summary) · " \
+    head = f"**{n_runs(new['runs'])}** ({count_delta(t['runs'])} since the previous summary) · " \
            f"{new['agents']} agents ({count_delta(new['agents'] - old['agents'])})"
     if t["left_out"]:
         head += f" · left out of medians: {left_out_text(t['left_out'])}"
     if t["not_a_run"]:
         head += f" · {count_delta(t['not_a_run'])} cancelled or never started"
     if t["problems"]:
-        head += f" · {count_delta(t['problems'])} problems reading the export"
+        head += f" · problems reading the export: {count_delta(t['problems'])}"
     lines += [head, ""]
     if not report["changed"]:
         lines += ["No change since the previous summary.", ""]
@@ -562,22 +566,22 @@ def to_markdown(report: dict, gates: list[dict] | None = None, title: str = "pod
                          f"{pp_delta(r['delta'])} | {cis} | {VERDICTS[r['verdict']]} | {runs} |")
         lines.append("")
     lines += _md_list("Agents added", [
-        f"{md(a['name'])}: rank {a['rank']}, median {pct(a['median'])}, {a['runs']} runs"
+        f"{md(a['name'])}: rank {a['rank']}, median {pct(a['median'])}, {n_runs(a['runs'])}"
         for a in report["agents_added"]])
     lines += _md_list("Agents gone", [
-        f"{md(a['name'])}: was rank {a['rank']}, median {pct(a['median'])}, {a['runs']} runs"
+        f"{md(a['name'])}: was rank {a['rank']}, median {pct(a['median'])}, {n_runs(a['runs'])}"
         for a in report["agents_gone"]])
     lines += _md_list("Agents renamed (old links redirect)", [
         f"{md(a['old_name'])} → {md(a['name'])}" for a in report["agents_renamed"]])
     m = report["missions"]
     lines += _md_list("New mission versions", [
-        f"{md(x['mission'])} {md(x['version'])}{' (current)' if x['current'] else ' (older)'}: {x['runs']} runs"
+        f"{md(x['mission'])} {md(x['version'])}{' (current)' if x['current'] else ' (older)'}: {n_runs(x['runs'])}"
         for x in m["added"]])
     lines += _md_list("Runs that became older (summarised apart, out of the headline)", [
-        f"{md(x['mission'])} {md(x['version'])}: {x['runs']} runs"
+        f"{md(x['mission'])} {md(x['version'])}: {n_runs(x['runs'])}"
         + (f"; current is now {md(x['current'])}" if x["current"] else "") for x in m["became_older"]])
     lines += _md_list("Mission versions gone", [
-        f"{md(x['mission'])} {md(x['version'])}: had {x['runs']} runs" for x in m["gone"]])
+        f"{md(x['mission'])} {md(x['version'])}: had {n_runs(x['runs'])}" for x in m["gone"]])
     lines += _md_list("New runs by mission version", [
         f"{md(x['mission'])} {md(x['version'])}{'' if x['current'] else ' (older)'}: "
         f"{count_delta(x['new_runs'])} ({x['runs']} in all)"
