@@ -12,6 +12,7 @@ from podium.load.content import load_pages
 from podium.load.export import load_export
 from podium.model import Leaderboard
 from podium.plan import Blob, Page, Site, plan_site
+from podium.publish import prepare as prepare_publishing
 from podium.render.markdown import render_content
 from podium.render.redact import Redaction
 from podium.render.report import ReportRenderer
@@ -30,6 +31,7 @@ class Built:
     size: int
     notes: tuple[str, ...] = ()  # about the site, not the export (e.g. sitemap.xml left out)
     meter: budget.Meter | None = None  # sizes by section, the largest files, the host budget used
+    warnings: tuple[str, ...] = ()  # about --previous (a damaged change history, no base_url for the feed)
 
 
 def count_export(config: Config, export: Path) -> Leaderboard:
@@ -44,10 +46,11 @@ def content_dir(config: Config) -> Path | None:
     return default if default.is_dir() else None
 
 
-def build_site(config: Config, export: Path, *, strict: bool = False,
+def build_site(config: Config, export: Path, *, strict: bool = False, previous: Path | None = None,
                progress: Callable[[int, int, str], None] | None = None) -> Built:
     """Build the whole site for ``export``; under ``strict`` any problem stops before writing.
 
+    ``previous``: the last publish (summary.json or site directory), for the change report and redirects.
     ``progress(done, total, path)`` is called after each file is rendered; the host
     budget (``host:``) is enforced as files stream to the writer (budget.py).
     """
@@ -56,14 +59,17 @@ def build_site(config: Config, export: Path, *, strict: bool = False,
     env = make_environment(chain)
     pages = render_content(load_pages(content_dir(config)))
     board = count_export(config, export)
+    extras = prepare_publishing(board, config.title, config.base_url, generated_at, previous)
     if strict and board.problems:
         return Built(board, None, 0, 0)
     board = budget.select_run_pages(board, config.run_pages)
     redaction = Redaction(config.redact, (record.run for record in board.runs))
     public = public_board(board, redaction)
-    site = Site(config.title, config.base_url, pages, generated_at, config.search_engines)
-    manifest = plan_site(public, site, static_files(chain))
-    extra, notes = share.share_files([e.path for e in manifest if isinstance(e, Page)],
+    extras = prepare_publishing(public, config.title, config.base_url, generated_at, previous)
+    site = Site(config.title, config.base_url, pages, generated_at, config.search_engines, extras.pages, extras.nav)
+    manifest = extras.apply(plan_site(public, site, static_files(chain)))
+    listed = [e.path for e in manifest if isinstance(e, Page) and e.path.endswith(".html") and e.template != "redirect.html"]
+    extra, notes = share.share_files(listed,
                                      config.base_url, config.search_engines)
     manifest += [Blob(path, data) for path, data in extra.items()]
     renderer = SiteRenderer(env, public, board.runs, redaction,
@@ -73,7 +79,7 @@ def build_site(config: Config, export: Path, *, strict: bool = False,
     files = _Tally(meter.watch(guard_secrets(render_site(manifest, renderer), redaction.literals)))
     inputs = [export] + [p for p in (content_dir(config), config.theme_dir) if p is not None]
     target = write_site(files, config.out, inputs=inputs, homes=[config.root, Path.cwd()])
-    return Built(board, target, files.count, files.size, tuple(notes), meter)
+    return Built(board, target, files.count, files.size, tuple(notes), meter, tuple(extras.warnings))
 
 
 class _Tally:

@@ -11,14 +11,15 @@ import sys
 from pathlib import Path
 
 import click
-
 from podium import __version__
 from podium.budget import human_size
 from podium.build import build_site, count_export
-from podium.progress import Progress
 from podium.config import Config, load_config
+from podium.diff import Gate, check_gates, gate_line, load_bundle, to_markdown
+from podium.diff import compare as compare_bundles
 from podium.errors import EXIT_PROBLEMS, PodiumError
 from podium.model import Leaderboard
+from podium.progress import Progress
 from podium.render.compare_data import pair_dict
 from podium.render.compare_text import model_table, pair_text
 from podium.render.data import agent_dict, dump_json, ledger_row, model_dict
@@ -66,10 +67,12 @@ def main() -> None:
 @CONFIG_OPT
 @click.option("--theme-dir", type=click.Path(path_type=Path), help="Templates and static files that override the theme.")
 @click.option("--strict", is_flag=True, help="Exit 1 and write nothing when any problem is found.")
+@click.option("--previous", type=click.Path(path_type=Path),
+              help="The previous publish (its summary.json, or the built site directory): publish what changed.")
 @click.option("--quiet", "-q", is_flag=True, help="Print only errors (problems are still in summary.json).")
 @click.option("--verbose", "-v", is_flag=True, help="Also print the size of each section and the largest files.")
 def build(export: Path | None, out: Path | None, config_path: Path | None, theme_dir: Path | None,
-          strict: bool, quiet: bool, verbose: bool) -> None:
+          strict: bool, previous: Path | None, quiet: bool, verbose: bool) -> None:
     """Build the site from EXPORT (default: `export:` in podium.yaml)."""
     if quiet and verbose:
         raise click.UsageError("--quiet and --verbose exclude each other")
@@ -77,12 +80,14 @@ def build(export: Path | None, out: Path | None, config_path: Path | None, theme
     export = _export_path(export, config)
     bar = None if quiet else Progress()
     try:
-        built = build_site(config, export, strict=strict, progress=bar)
+        built = build_site(config, export, strict=strict, previous=previous, progress=bar)
     finally:
         if bar is not None:
             bar.finish()
     if not quiet:
         _report(built.board, export)
+        for warning in built.warnings:
+            say(f"warning: {warning}")
     if built.target is None:
         say("podium: --strict: problems found; nothing was written")
         sys.exit(EXIT_PROBLEMS)
@@ -101,6 +106,33 @@ def build(export: Path | None, out: Path | None, config_path: Path | None, theme
             say(f"podium:   {meter.run_pages:,} run pages, {meter.run_page_bytes // meter.run_pages:,} bytes each "
                 "on average")
     say(f"podium: wrote {meter.summary() if meter else built.files} to {built.target}")
+
+
+@main.command()
+@click.argument("old", type=click.Path(path_type=Path))
+@click.argument("new", type=click.Path(path_type=Path))
+@click.option("--json", "as_json", is_flag=True, help="Print the change report as JSON instead of Markdown.")
+@click.option("--fail-on-drop", "drops", multiple=True, metavar="AGENT=PP",
+              help="Exit 1 when AGENT's median dropped by more than PP percentage points "
+                   "(AGENT: id, slug or name; * for every agent). Repeatable.")
+def diff(old: Path, new: Path, as_json: bool, drops: tuple[str, ...]) -> None:
+    """Report what changed from OLD to NEW (each a summary.json or a built site directory).
+
+    Exit 0; 1 when a --fail-on-drop gate trips; 2 when an input is not a podium summary.
+    """
+    gates = [Gate.parse(spec) for spec in drops]
+    before, after = load_bundle(old), load_bundle(new)
+    report = compare_bundles(before, after)
+    results = check_gates(before, after, gates)
+    if as_json:
+        click.echo(dump_json({**report, "gates": results}).decode("utf-8"), nl=False)
+    else:
+        click.echo(to_markdown(report, results), nl=False)
+    tripped = [g for g in results if g["tripped"]]
+    for g in tripped:
+        say(f"podium diff: gate tripped: {gate_line(g)}")
+    if tripped:
+        sys.exit(EXIT_PROBLEMS)
 
 
 @main.command()

@@ -75,6 +75,8 @@ class Site:
     pages: tuple[ContentPage, ...]
     generated_at: int | None
     search_engines: bool = True  # False: every page carries a noindex meta (share.py writes robots.txt)
+    extra_pages: tuple[Page, ...] = ()  # pages planned elsewhere (publish.py: change reports)
+    extra_nav: tuple[tuple[str, str], ...] = ()  # (title, path) after the built-in sections
 
 
 def plan_site(board: Leaderboard, site: Site, static: dict[str, Path] | None = None) -> list[Entry]:
@@ -89,6 +91,7 @@ def plan_site(board: Leaderboard, site: Site, static: dict[str, Path] | None = N
     pages += [Page(*planned) for planned in plan_compare.pages(board)]
     pages += [_run_page(r) for r in board.runs if "#" not in r.url]  # budget.py: others link a ledger row
     pages += [_content_page(p) for p in site.pages]
+    pages += site.extra_pages
     pages.append(Page("404.html", "404.html", {"page_title": "Not found"}))
     outputs += [replace(page, context=_with_common(page, site, nav)) for page in pages]
     outputs += [Asset(f"{ASSETS}/{rel}", source) for rel, source in sorted((static or {}).items())]
@@ -207,6 +210,7 @@ def _content_page(page: ContentPage) -> Page:
 def _nav(site: Site) -> list[dict]:
     items = [("Agents", "index.html"), ("Missions", "missions/index.html"), ("Compare", routes.COMPARE_INDEX),
              ("Models", routes.MODELS_INDEX), ("All runs", "runs/index.html")]
+    items += list(site.extra_nav)
     items += [(p.title, p.path) for p in sorted(site.pages, key=lambda p: (p.order, p.title))]
     return [{"title": title, "path": path} for title, path in items]
 

@@ -20,7 +20,7 @@ from podium.build import build_site
 from podium.config import load_config
 
 REPO = Path(__file__).resolve().parents[1]
-FILE_ENDINGS = (".html", ".json", ".csv", ".js", ".css", ".woff2")
+FILE_ENDINGS = (".html", ".json", ".csv", ".js", ".css", ".woff2", ".svg")
 LINK_ATTRS = ("href", "src", "xlink:href", "data-ledger", "action")
 MAX_PAGE = 2 * 1024 * 1024
 

@@ -176,7 +176,7 @@ def readme_sections() -> tuple[str, set[str], dict[str, str]]:
     common = set(re.findall(r"^\|\s*`(\w+)`\s*\|", section.group(1), re.M))
     rows = {}
     for line in text.splitlines():
-        match = re.match(r"^\|\s*`([\w./-]+\.html)`\s*\|(.*)\|\s*$", line)
+        match = re.match(r"^\|\s*`([\w./-]+\.(?:html|svg|xml))`\s*\|(.*)\|\s*$", line)
         if match:
             rows[match.group(1)] = match.group(2)
     return text, common, rows
@@ -209,7 +209,7 @@ def nested_keys(value, depth: int = 0) -> set[str]:
 def test_every_page_template_is_exercised(planned_pages):
     templates = {p.template for p in planned_pages}
     assert templates == {"index.html", "agent.html", "missions.html", "mission.html", "runs.html", "run.html",
-                         "page.html", "404.html", "compare.html", "pair.html", "models.html", "model.html"}
+                         "page.html", "404.html", "compare.html", "pair.html", "models.html", "model.html", "badge.svg"}
 
 
 def test_every_context_key_is_documented(planned_pages):

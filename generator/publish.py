@@ -1,0 +1,334 @@
+"""Publishing extras: the change report pages, the Atom feed, README badges and rename redirects.
+
+Planned like every other output (pages = template + context, data files as bytes)
+and handed to the plan in two ways: ``pages`` and ``nav`` go through plan.py (so
+they get the common page context), ``apply`` adds the rest to the plan's outputs
+and gives each agent page its badge snippet.
+
+Carried from build to build (``podium build --previous PREV``, PREV a summary.json
+or the site directory holding ``api/results/summary.json``): beside the previous
+summary, ``changes.json`` holds the last few change reports and ``redirects.json``
+the old paths that still redirect. Both are read back only as names, ids, kinds
+and numbers, checked field by field; a file that does not check out is ignored
+with a warning (the history starts again), never published as it is.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field, replace
+from datetime import datetime, timezone
+from pathlib import Path
+
+from podium import diff, routes
+from podium.errors import BuildError
+from podium.model import Leaderboard, RunRecord, iso_utc
+from podium.plan import Blob, Entry, Page
+from podium.render import data
+from podium.render.badge import LABEL, badge
+from podium.render.numbers import median_line, pct
+
+CHANGES_JSON = "api/results/changes.json"
+REDIRECTS_JSON = "api/results/redirects.json"
+CHANGES_INDEX = "changes/index.html"
+FEED = "feed.xml"
+CHANGES_SCHEMA = "podium.changes/1"
+REDIRECTS_SCHEMA = "podium.redirects/1"
+KEEP_REPORTS = 10  # change reports kept (pages, changes.json, feed)
+FEED_RUNS = 50  # newest runs in the feed
+EPOCH = "1970-01-01T00:00:00Z"
+_OLD_PATH = re.compile(r"^(?:agents/[a-z0-9-]{1,80}|missions/[a-z0-9-]{1,80}/[a-z0-9][a-z0-9.-]{0,80})/index\.html$")
+
+
+def change_path(number: int) -> str:
+    return f"changes/{number}/index.html"
+
+
+def badge_path(slug: str) -> str:
+    return f"badges/{slug}.svg"
+
+
+def permalink(path: str) -> str:
+    return path[: -len("index.html")] if path.endswith("index.html") else path
+
+
+@dataclass
+class Publishing:
+    pages: tuple[Page, ...] = ()  # pages that need the common context (plan.py adds it)
+    nav: tuple[tuple[str, str], ...] = ()  # (title, path) added to the site nav
+    files: dict[str, Page | bytes] = field(default_factory=dict)  # standalone outputs
+    badges: dict[str, dict] = field(default_factory=dict)  # agent page path -> its badge snippet
+    warnings: list[str] = field(default_factory=list)
+
+    def apply(self, manifest: list[Entry]) -> list[Entry]:
+        """Add the standalone files to the plan's manifest and the badge snippet to each agent page."""
+        at = {entry.path: i for i, entry in enumerate(manifest)}
+        for page in self.pages:
+            got = manifest[at[page.path]] if page.path in at else None
+            if not isinstance(got, Page) or got.template != page.template:
+                raise BuildError(f"{page.path}: a content page takes the path of the change report; rename it")
+        taken = {p.lower() for p in at}
+        for path, item in self.files.items():
+            if path.lower() in taken:
+                raise BuildError(f"{path}: two outputs would be written there; rename the content page")
+            manifest.append(item if isinstance(item, Page) else Blob(path, item))
+        for path, snippet in self.badges.items():
+            page = manifest[at[path]] if path in at else None
+            if isinstance(page, Page):
+                manifest[at[path]] = replace(page, context={**page.context, "badge": snippet})
+        return manifest
+
+
+def prepare(board: Leaderboard, title: str, base_url: str, generated_at: int | None,
+            previous: Path | None) -> Publishing:
+    """Everything this module adds to the site for ``board`` (reading ``previous`` when given)."""
+    base = base_url.rstrip("/")
+    pub = Publishing()
+    pub.files.update(_badges(board, title, base, pub))
+    reports: list[dict] = []
+    if previous is not None:
+        old = diff.load_bundle(previous)  # a BundleError (exit 2) names the file and the field
+        new = diff.bundle_from(data.summary_dict(board), "the new summary")
+        folder = diff.summary_path(previous).parent
+        reports = _history(folder / "changes.json", pub.warnings)
+        report = diff.compare(old, new)
+        if report["changed"]:
+            number = max((r["number"] for r in reports), default=0) + 1
+            when = iso_utc(datetime.fromtimestamp(generated_at, timezone.utc)) if generated_at is not None \
+                else new.newest or old.newest or EPOCH
+            reports.insert(0, {"number": number, "updated": when, "report": report})
+        reports = reports[:KEEP_REPORTS]
+        pub.files[CHANGES_JSON] = data.dump_json({"schema": CHANGES_SCHEMA, "reports": reports})
+        pub.pages = tuple(_change_pages(board, reports))
+        pub.nav = (("Changes", CHANGES_INDEX),)
+        redirects = _redirects(board, old, _carried(folder / "redirects.json", pub.warnings))
+        pub.files[REDIRECTS_JSON] = data.dump_json({"schema": REDIRECTS_SCHEMA,
+                                                    "redirects": [r["entry"] for r in redirects]})
+        for r in redirects:
+            pub.files[r["from"]] = Page(r["from"], "redirect.html", {
+                "target": routes.relative(r["from"], r["to"]),
+                "canonical": f"{base}/{permalink(r['to'])}" if base else None,
+                "name": r["name"], "site_title": title,
+            })
+    if base:
+        pub.files[FEED] = Page(FEED, "feed.xml", _feed(board, reports, title, base, generated_at))
+    else:
+        pub.warnings.append("no base_url in podium.yaml: feed.xml (Atom needs absolute links) was left out")
+    return pub
+
+
+# ------------------------------------------------------------------ badges
+
+
+def _badges(board: Leaderboard, title: str, base: str, pub: Publishing) -> dict[str, Page]:
+    files = {}
+    ranked = len(board.agents)
+    for agent in board.agents:
+        fig = agent.figures
+        if fig.median is None:
+            value, tone = f"no median yet · #{agent.rank}", "none"
+        else:
+            value, tone = f"median {pct(fig.median)} · #{agent.rank}", "ranked"
+        ci = f" (95% CI {pct(fig.median_ci[0])}–{pct(fig.median_ci[1])})" if fig.median_ci else ""
+        words = (f"{agent.name} on {title}: median {pct(fig.median)}{ci}, rank {agent.rank} of {ranked}; "
+                 f"{median_line(fig)}")
+        path = badge_path(agent.slug)
+        files[path] = Page(path, "badge.svg", {"badge": badge(LABEL, value, words, tone)})
+        image = f"{base}/{path}" if base else path
+        link = f"{base}/{permalink(agent.url)}" if base else permalink(agent.url)
+        alt = f"{LABEL}: {agent.name}"
+        pub.badges[agent.url] = {
+            "path": path,
+            "markdown": f"[![{_md_alt(alt)}]({_md_url(image)})]({_md_url(link)})",
+            "absolute": bool(base),
+        }
+    return files
+
+
+def _md_alt(text: str) -> str:
+    """Text inside Markdown image brackets: brackets and backslashes escaped, no line breaks."""
+    text = re.sub(r"[\x00-\x1f\x7f\u2028\u2029]", "\ufffd", text)
+    return re.sub(r"([\\\[\]`*_<>])", r"\\\1", text)
+
+
+def _md_url(url: str) -> str:
+    return url.replace(" ", "%20").replace("(", "%28").replace(")", "%29").replace("<", "%3C").replace(">", "%3E")
+
+
+# ------------------------------------------------------------------ change reports
+
+
+def _change_pages(board: Leaderboard, reports: list[dict]) -> list[Page]:
+    links = {
+        "agents": {a.agent: a.url for a in board.agents},
+        "missions": {f"{m.mission}\n{m.version}": m.url for m in board.missions},
+    }
+    history = [{"number": r["number"], "updated": r["updated"], "path": change_path(r["number"]),
+                "report": r["report"]} for r in reports]
+    pages = [Page(CHANGES_INDEX, "changes.html", {
+        "page_title": "Changes", "entry": history[0] if history else None, "history": history, "links": links,
+        "index": True})]
+    for entry in history:
+        pages.append(Page(entry["path"], "changes.html", {
+            "page_title": f"Change report {entry['number']}", "entry": entry, "history": history,
+            "links": links, "index": False}))
+    return pages
+
+
+class _Opt:
+    def __init__(self, spec):
+        self.spec = spec
+
+
+class _Map:
+    def __init__(self, spec):
+        self.spec = spec
+
+
+_NUM, _PAIR = "number", "pair"
+_VERDICT = frozenset(diff.VERDICTS)
+_AGENT_ROW = {"agent": str, "name": str, "rank": int, "old_rank": _Opt(int), "median": _Opt(_NUM),
+              "old_median": _Opt(_NUM), "delta": _Opt(_NUM), "ci": _Opt(_PAIR), "old_ci": _Opt(_PAIR),
+              "new_runs": int, "left_out": _Map(int), "is_new": bool, "verdict": _VERDICT}
+_BRIEF = {"agent": str, "name": str, "rank": _Opt(int), "median": _Opt(_NUM), "runs": int}
+_MV = {"mission": str, "version": str}
+REPORT_SHAPE = {
+    "schema": str, "changed": bool, "old": {"runs": int, "agents": int}, "new": {"runs": int, "agents": int},
+    "totals": {"runs": int, "not_a_run": int, "problems": int, "left_out": _Map(int)},
+    "agents": [_AGENT_ROW], "agents_added": [_BRIEF], "agents_gone": [_BRIEF],
+    "agents_renamed": [{"agent": str, "old_name": str, "name": str}],
+    "missions": {"added": [{**_MV, "current": bool, "runs": int}], "gone": [{**_MV, "runs": int}],
+                 "became_older": [{**_MV, "runs": int, "current": _Opt(str)}],
+                 "runs": [{**_MV, "current": bool, "runs": int, "new_runs": int}]},
+    "new_runs": [{**_MV, "agent": str, "name": str, "new_runs": int}],
+}
+
+
+def fits(value, spec) -> bool:
+    """``value`` has the shape ``spec`` describes (types, keys, finite numbers)."""
+    if isinstance(spec, _Opt):
+        return value is None or fits(value, spec.spec)
+    if isinstance(spec, _Map):
+        return isinstance(value, dict) and all(isinstance(k, str) and fits(v, spec.spec) for k, v in value.items())
+    if isinstance(spec, dict):
+        return isinstance(value, dict) and all(k in value and fits(value[k], s) for k, s in spec.items())
+    if isinstance(spec, list):
+        return isinstance(value, list) and all(fits(v, spec[0]) for v in value)
+    if isinstance(spec, frozenset):
+        return isinstance(value, str) and value in spec
+    if spec == _NUM:
+        return isinstance(value, (int, float)) and not isinstance(value, bool) and -1e6 < value < 1e6
+    if spec == _PAIR:
+        return isinstance(value, list) and len(value) == 2 and all(fits(v, _NUM) for v in value)
+    if spec is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, spec)
+
+
+def _read_json(path: Path, warnings: list[str]):
+    if not path.is_file():
+        return None
+    try:
+        if path.stat().st_size > diff.MAX_BYTES:
+            raise ValueError("too large")
+        return json.loads(path.read_bytes().decode("utf-8"), parse_constant=diff._refuse_constant)
+    except (OSError, ValueError, RecursionError) as err:
+        warnings.append(f"{path}: ignored, cannot be read as JSON ({err}); it starts again")
+        return None
+
+
+def _history(path: Path, warnings: list[str]) -> list[dict]:
+    """The previous build's change reports (newest first), or [] with a warning when they do not check out."""
+    doc = _read_json(path, warnings)
+    if doc is None:
+        return []
+    entry = {"number": int, "updated": str, "report": REPORT_SHAPE}
+    if not (isinstance(doc, dict) and doc.get("schema") == CHANGES_SCHEMA and fits(doc.get("reports"), [entry])):
+        warnings.append(f"{path}: ignored, not a {CHANGES_SCHEMA} history; the change history starts again")
+        return []
+    reports = [r for r in doc["reports"] if r["number"] > 0 and re.fullmatch(r"[0-9TZ:+-]{1,40}", r["updated"])]
+    reports.sort(key=lambda r: -r["number"])
+    numbers = [r["number"] for r in reports]
+    if len(set(numbers)) != len(numbers) or len(reports) != len(doc["reports"]):
+        warnings.append(f"{path}: ignored, report numbers or dates are not valid; the change history starts again")
+        return []
+    return reports[:KEEP_REPORTS]
+
+
+# ------------------------------------------------------------------ redirects
+
+
+def _carried(path: Path, warnings: list[str]) -> list[dict]:
+    doc = _read_json(path, warnings)
+    if doc is None:
+        return []
+    shape = [{"from": str, "kind": frozenset({"agent", "mission"}), "agent": _Opt(str), "mission": _Opt(str),
+              "version": _Opt(str)}]
+    if not (isinstance(doc, dict) and doc.get("schema") == REDIRECTS_SCHEMA and fits(doc.get("redirects"), shape)):
+        warnings.append(f"{path}: ignored, not a {REDIRECTS_SCHEMA} list; earlier redirects are dropped")
+        return []
+    return doc["redirects"]
+
+
+def _redirects(board: Leaderboard, old: diff.Bundle, carried: list[dict]) -> list[dict]:
+    """Old paths of agents and mission versions that are still here under another path."""
+    agents = {a.agent: a for a in board.agents}
+    missions = {(m.mission, m.version): m for m in board.missions}
+    wanted: dict[str, dict] = {}
+    for entry in carried:
+        wanted.setdefault(entry["from"], entry)
+    for view in list(old.agents.values()) + list(old.older.values()):
+        if view.url:
+            wanted[view.url] = {"from": view.url, "kind": "agent", "agent": view.agent, "mission": None,
+                                "version": None}
+    for m in old.missions.values():
+        if m.url:
+            wanted[m.url] = {"from": m.url, "kind": "mission", "agent": None, "mission": m.mission,
+                             "version": m.version}
+    live = {a.url for a in board.agents} | {m.url for m in board.missions}
+    out = []
+    for source, entry in sorted(wanted.items()):
+        if entry["kind"] == "agent":
+            target = agents.get(entry["agent"])
+            to, name = (target.url, target.name) if target else (None, None)
+        else:
+            target = missions.get((entry["mission"], entry["version"]))
+            to, name = (target.url, f"{target.mission} {target.version}") if target else (None, None)
+        if to is None or source == to or source in live or not _OLD_PATH.match(source) or ".." in source:
+            continue
+        out.append({"from": source, "to": to, "name": name, "entry": entry})
+    return out
+
+
+# ------------------------------------------------------------------ feed
+
+
+def _feed(board: Leaderboard, reports: list[dict], title: str, base: str, generated_at: int | None) -> dict:
+    entries = []
+    for record in _newest_runs(board):
+        entries.append({"kind": "run", "record": record, "id": f"{base}/{permalink(record.url)}",
+                        "link": f"{base}/{permalink(record.url)}", "updated": iso_utc(record.when)})
+    for r in reports:
+        link = f"{base}/{permalink(change_path(r['number']))}"
+        entries.append({"kind": "changes", "number": r["number"], "headline": diff.headline(r["report"]),
+                        "id": link, "link": link, "updated": r["updated"]})
+    entries.sort(key=lambda e: (e["updated"], e["id"]), reverse=True)
+    stamp = iso_utc(datetime.fromtimestamp(generated_at, timezone.utc)) if generated_at is not None else None
+    return {
+        "title": title, "id": f"{base}/", "home": f"{base}/", "self_url": f"{base}/{FEED}",
+        "updated": max([e["updated"] for e in entries] + ([stamp] if stamp else []), default=EPOCH),
+        "entries": entries,
+    }
+
+
+def _newest_runs(board: Leaderboard) -> list[RunRecord]:
+    out = []
+    for record in board.runs:  # newest first; runs with no time cannot be dated in Atom
+        if record.kind != "not_a_run" and record.when is not None:
+            out.append(record)
+            if len(out) == FEED_RUNS:
+                break
+    return out
+
+
