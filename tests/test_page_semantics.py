@@ -325,6 +325,8 @@ def test_an_agent_with_only_cancelled_runs_has_no_card_and_its_runs_are_greyed_i
     greyed = [tr for tr in rows if "k-row-not_a_run" in classes(tr)]
     assert sorted(text(next(tr.iter("a"))) for tr in greyed) == sorted([ghost[:8], run_id(3)[:8]])
     assert "3 runs, newest first: 1 counted and 2 cancelled or never started" in text(one(ledger.root, "headline"))
+    css = (tmp_path / "site" / "assets" / "podium.css").read_text(encoding="utf-8")
+    assert re.search(r"tr\.k-row-not_a_run\s*\{[^}]*opacity", css), "not-a-run rows are not greyed"
 
 
 def test_ledger_cells_dash_for_no_score_and_no_judge_for_a_judge_that_never_ran(export, tmp_path):
@@ -333,6 +335,7 @@ def test_ledger_cells_dash_for_no_score_and_no_judge_for_a_judge_that_never_ran(
     export.run(grading(run_id(3)), rid=run_id(3))
     export.run(env_failure(run_id(4)), rid=run_id(4))
     export.run(crash_fallback(run_id(5)), rid=run_id(5))
+    export.run(partial(6, det=0.5, judge=0.25, judge_upper=0.75), rid=run_id(6))
     site = build_pages(export, tmp_path)
     cells = {}
     for tr in site["runs/index.html"].all("tr"):
@@ -346,6 +349,7 @@ def test_ledger_cells_dash_for_no_score_and_no_judge_for_a_judge_that_never_ran(
         run_id(3)[:8]: ["—", "—", "—"],
         run_id(4)[:8]: ["—", "—", "—"],
         run_id(5)[:8]: ["—", "—", "—"],
+        run_id(6)[:8]: ["37.5–62.5%", "50.0%", "25.0–75.0%"],  # a partial judge reads as its range
     }
 
 
