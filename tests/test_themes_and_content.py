@@ -252,15 +252,18 @@ def nav(doc: kit.Document) -> list[tuple[str, str]]:
 
 
 def test_a_content_page_is_published_at_its_slug_and_in_the_nav_by_order(export, tmp_path):
+    # Orders that contradict the alphabet: the nav follows `order` (default 100), not the titles.
     site = content_build(export, tmp_path, {
-        "guide.md": "---\ntitle: Reading the board\norder: 20\n---\n# Medians\n\nText.\n\n## Ranges\n\nMore.\n",
-        "faq.md": "---\ntitle: Questions\nslug: faq-page\norder: 5\n---\nAnswers.\n",
+        "guide.md": "---\ntitle: Reading the board\norder: 5\n---\n# Medians\n\nText.\n\n## Ranges\n\nMore.\n",
+        "faq.md": "---\ntitle: Questions\nslug: faq-page\norder: 20\n---\nAnswers.\n",
         "zz-notes.md": "No front matter at all.\n",  # title from the file name, order 100
+        "about.md": "---\ntitle: About\norder: 200\n---\nLast.\n",
     })
-    assert {"reading-the-board/index.html", "faq-page/index.html", "zz-notes/index.html"} <= set(site)
+    assert {"reading-the-board/index.html", "faq-page/index.html", "zz-notes/index.html",
+            "about/index.html"} <= set(site)
     expected = [("Agents", "index.html"), ("Missions", "missions/index.html"), ("All runs", "runs/index.html"),
-                ("Questions", "faq-page/index.html"), ("Reading the board", "reading-the-board/index.html"),
-                ("Zz notes", "zz-notes/index.html")]
+                ("Reading the board", "reading-the-board/index.html"), ("Questions", "faq-page/index.html"),
+                ("Zz notes", "zz-notes/index.html"), ("About", "about/index.html")]
     assert nav(site["index.html"]) == expected
     # From a page one level down, the same entries link relatively.
     assert nav(site["faq-page/index.html"])[0] == ("Agents", "../index.html")
