@@ -206,8 +206,6 @@ def test_a_partial_judge_left_out_of_the_median_shows_no_range(export, tmp_path)
     assert median_figure(agent_card(site["index.html"], "osprey")) == ("50.0%", None)
 
 
-@pytest.mark.xfail(strict=True, reason="mission cards show a partial-judge median (a lower bound) without its "
-                                       "'up to' range, unlike agent cards (plot.html has no range)")
 def test_a_partial_judge_shows_the_upper_range_on_the_mission_card(export, tmp_path):
     export.run(g(1, 0.5))
     export.run(partial(2, det=0.5, judge=0.25, judge_upper=0.75))

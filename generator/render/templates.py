@@ -31,14 +31,17 @@ def builtin_themes() -> Path:
 def theme_chain(theme: str, search: list[Path], override: Path | None = None) -> list[Path]:
     """Theme directories, most specific first, ending with ``default``."""
     chain: list[Path] = [override] if override is not None else []
+    names: list[str] = []
     name: str | None = theme
     while name is not None:
         directory = next((base / name for base in search if (base / name / "templates").is_dir()), None)
         if directory is None:
             raise ConfigError(f"theme {name!r} not found in {', '.join(str(s) for s in search)}")
         if directory in chain:
-            raise ConfigError(f"theme {name!r} extends itself")
+            cycle = " extends ".join(repr(n) for n in names[names.index(name):] + [name]) if name in names else repr(name)
+            raise ConfigError(f"theme {name!r} extends itself: {cycle}")
         chain.append(directory)
+        names.append(name)
         parent = _theme_meta(directory).get("extends")
         name = parent if parent else (None if name == "default" else "default")
     return chain
