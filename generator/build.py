@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from podium import budget, share
 from podium.config import CONFIG_NAME, Config, source_date_epoch
 from podium.load.content import load_pages
-from podium.load.export import load_export
+from podium.load.export import load_exports
 from podium.model import Leaderboard
 from podium.plan import Blob, Page, Site, plan_site
 from podium.publish import prepare as prepare_publishing
@@ -18,7 +18,12 @@ from podium.render.redact import Redaction
 from podium.render.report import ReportRenderer
 from podium.render.safe import public_board
 from podium.render.site import SiteRenderer, guard_secrets, render_site
-from podium.render.templates import builtin_themes, make_environment, static_files, theme_chain
+from podium.render.templates import (
+    builtin_themes,
+    make_environment,
+    static_files,
+    theme_chain,
+)
 from podium.summarize import summarize
 from podium.write import write_site
 
@@ -34,9 +39,13 @@ class Built:
     warnings: tuple[str, ...] = ()  # about --previous (a damaged change history, no base_url for the feed)
 
 
-def count_export(config: Config, export: Path) -> Leaderboard:
-    """Read the export and compute the one summary every output reads."""
-    return summarize(load_export(export, config.limits), config.missions, config.source or CONFIG_NAME)
+def count_export(config: Config, export: Path | Sequence[Path]) -> Leaderboard:
+    """Read the export(s) and compute the one summary every output reads."""
+    return summarize(load_exports(_paths(export), config.limits), config.missions, config.source or CONFIG_NAME)
+
+
+def _paths(export: Path | Sequence[Path]) -> list[Path]:
+    return [export] if isinstance(export, Path) else list(export)
 
 
 def content_dir(config: Config) -> Path | None:
@@ -46,7 +55,7 @@ def content_dir(config: Config) -> Path | None:
     return default if default.is_dir() else None
 
 
-def build_site(config: Config, export: Path, *, strict: bool = False, previous: Path | None = None,
+def build_site(config: Config, export: Path | Sequence[Path], *, strict: bool = False, previous: Path | None = None,
                progress: Callable[[int, int, str], None] | None = None) -> Built:
     """Build the whole site for ``export``; under ``strict`` any problem stops before writing.
 
@@ -73,11 +82,11 @@ def build_site(config: Config, export: Path, *, strict: bool = False, previous: 
                                      config.base_url, config.search_engines)
     manifest += [Blob(path, data) for path, data in extra.items()]
     renderer = SiteRenderer(env, public, board.runs, redaction,
-                            ReportRenderer(export, config.limits.report_bytes, redaction), generated_at)
+                            ReportRenderer(_paths(export), config.limits.report_bytes, redaction), generated_at)
     meter = budget.Meter(budget.HOSTS[config.host], groups=budget.group_sizes(board),
                          progress=(lambda done, path: progress(done, len(manifest), path)) if progress else None)
     files = _Tally(meter.watch(guard_secrets(render_site(manifest, renderer), redaction.literals)))
-    inputs = [export] + [p for p in (content_dir(config), config.theme_dir) if p is not None]
+    inputs = _paths(export) + [p for p in (content_dir(config), config.theme_dir) if p is not None]
     target = write_site(files, config.out, inputs=inputs, homes=[config.root, Path.cwd()])
     return Built(board, target, files.count, files.size, tuple(notes), meter, tuple(extras.warnings))
 

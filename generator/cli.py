@@ -26,7 +26,7 @@ from podium.render.data import agent_dict, dump_json, ledger_row, model_dict
 from podium.render.text import history_table, rank_table
 
 CONFIG_HELP = "Settings file (default: ./podium.yaml when it exists)."
-EXPORT_ARG = click.argument("export", required=False, type=click.Path(path_type=Path))
+EXPORT_ARG = click.argument("export", nargs=-1, type=click.Path(path_type=Path))
 CONFIG_OPT = click.option("--config", "config_path", type=click.Path(path_type=Path), help=CONFIG_HELP)
 
 
@@ -38,20 +38,21 @@ def say(text: str) -> None:
     click.echo(_CONTROL.sub(lambda m: repr(m.group())[1:-1], text), err=True)
 
 
-def _export_path(export: Path | None, config: Config) -> Path:
-    path = export or config.export
-    if path is None:
+def _export_path(export: tuple[Path, ...], config: Config) -> list[Path]:
+    """The export directories to read: the command line's, else podium.yaml's ``export:``."""
+    paths = list(export or config.export)
+    if not paths:
         raise PodiumError("no export given: pass EXPORT or set `export:` in podium.yaml")
-    return path
+    return paths
 
 
-def _report(board: Leaderboard, export: Path) -> None:
+def _report(board: Leaderboard, export: list[Path]) -> None:
     for note in board.notes:
         say(f"note: {note}")
     for problem in board.problems:
         say(f"problem: {problem}")
     counts = ", ".join(f"{n} {k}" for k, n in board.totals.counts.items() if n)
-    say(f"podium: {export}: {board.totals.runs} runs ({counts or 'none'}); "
+    say(f"podium: {', '.join(map(str, export))}: {board.totals.runs} runs ({counts or 'none'}); "
         f"{board.totals.not_a_run} not a run; {len(board.problems)} problem(s)")
 
 
@@ -71,9 +72,9 @@ def main() -> None:
               help="The previous publish (its summary.json, or the built site directory): publish what changed.")
 @click.option("--quiet", "-q", is_flag=True, help="Print only errors (problems are still in summary.json).")
 @click.option("--verbose", "-v", is_flag=True, help="Also print the size of each section and the largest files.")
-def build(export: Path | None, out: Path | None, config_path: Path | None, theme_dir: Path | None,
+def build(export: tuple[Path, ...], out: Path | None, config_path: Path | None, theme_dir: Path | None,
           strict: bool, previous: Path | None, quiet: bool, verbose: bool) -> None:
-    """Build the site from EXPORT (default: `export:` in podium.yaml)."""
+    """Build the site from EXPORT... (default: `export:` in podium.yaml; a run in several exports counts once, from the last)."""
     if quiet and verbose:
         raise click.UsageError("--quiet and --verbose exclude each other")
     config = load_config(config_path, {"out": out, "theme_dir": theme_dir})
@@ -142,7 +143,7 @@ def diff(old: Path, new: Path, as_json: bool, drops: tuple[str, ...]) -> None:
               help="Print summary.json's `agents` list (`by_model` with --by model; [] when empty).")
 @click.option("--by", "by", type=click.Choice(["agent", "model"]), default="agent", show_default=True,
               help="Rank agents, or the models their harnesses reported (runs on current mission versions).")
-def rank(export: Path | None, config_path: Path | None, as_json: bool, by: str) -> None:
+def rank(export: tuple[Path, ...], config_path: Path | None, as_json: bool, by: str) -> None:
     """Print the agents (or models) ranked by median, as on the site."""
     config = load_config(config_path)
     board = count_export(config, _export_path(export, config))
@@ -165,7 +166,7 @@ def rank(export: Path | None, config_path: Path | None, as_json: bool, by: str) 
 @main.command()
 @EXPORT_ARG
 @CONFIG_OPT
-def check(export: Path | None, config_path: Path | None) -> None:
+def check(export: tuple[Path, ...], config_path: Path | None) -> None:
     """Read EXPORT and list every problem; exit 1 when there is any."""
     config = load_config(config_path)
     export = _export_path(export, config)
@@ -180,7 +181,7 @@ def check(export: Path | None, config_path: Path | None) -> None:
 @EXPORT_ARG
 @CONFIG_OPT
 @click.option("--json", "as_json", is_flag=True, help="Print the runs as ledger rows (runs.json format).")
-def history(agent: str, export: Path | None, config_path: Path | None, as_json: bool) -> None:
+def history(agent: str, export: tuple[Path, ...], config_path: Path | None, as_json: bool) -> None:
     """List AGENT's runs oldest to newest (AGENT: its name, id or slug)."""
     config = load_config(config_path)
     board = count_export(config, _export_path(export, config))
@@ -198,7 +199,7 @@ def history(agent: str, export: Path | None, config_path: Path | None, as_json: 
 @EXPORT_ARG
 @CONFIG_OPT
 @click.option("--json", "as_json", is_flag=True, help="Print the pair's entry of compare.json.")
-def compare(agent_a: str, agent_b: str, export: Path | None, config_path: Path | None, as_json: bool) -> None:
+def compare(agent_a: str, agent_b: str, export: tuple[Path, ...], config_path: Path | None, as_json: bool) -> None:
     """Compare two agents head to head on the mission versions they share (each: name, id or slug; any order)."""
     config = load_config(config_path)
     board = count_export(config, _export_path(export, config))
@@ -242,7 +243,7 @@ def _find_agent(board: Leaderboard, wanted: str) -> str:
               help="Build into this directory (default: a temporary one, removed on exit).")
 @CONFIG_OPT
 @click.option("--theme-dir", type=click.Path(path_type=Path), help="Templates and static files that override the theme.")
-def serve(export: Path | None, port: int, host: str, out: Path | None, config_path: Path | None,
+def serve(export: tuple[Path, ...], port: int, host: str, out: Path | None, config_path: Path | None,
           theme_dir: Path | None) -> None:
     """Build, serve the site on 127.0.0.1 and rebuild when the export, content, theme or config changes."""
     from podium.serve import serve as run_server

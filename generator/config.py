@@ -21,7 +21,8 @@ podium.yaml (all keys optional; paths are relative to the file)::
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field, fields as dc_fields
+from dataclasses import dataclass, field
+from dataclasses import fields as dc_fields
 from pathlib import Path
 
 from podium.errors import ConfigError
@@ -37,7 +38,7 @@ MAX_EPOCH = 253402300799  # 9999-12-31T23:59:59Z
 class Config:
     source: str  # the config file as named in messages ("" when none)
     root: Path  # relative paths in the file resolve against this
-    export: Path | None = None
+    export: tuple[Path, ...] = ()  # one or more export directories, later ones win for a run in several
     out: Path = Path("site")
     title: str = "Agent results"
     base_url: str = ""
@@ -99,7 +100,9 @@ def _validate(data: dict, root: Path, errors: list[str]) -> dict:
             values[key] = _string(data[key], key, errors)
     if values.get("base_url") and not values["base_url"].startswith(("https://", "http://")):
         errors.append(f"base_url: expected an absolute http(s) URL, got {values['base_url']!r}")
-    for key in ("export", "out", "theme_dir", "content"):
+    if "export" in data:
+        values["export"] = _exports(data["export"], root, errors)
+    for key in ("out", "theme_dir", "content"):
         if key in data:
             text = _string(data[key], key, errors)
             values[key] = (root / text) if text else None
@@ -167,6 +170,15 @@ def _missions(value, errors: list[str]) -> dict[str, str]:
         if version:
             out[str(slug)] = version
     return out
+
+
+def _exports(value, root: Path, errors: list[str]) -> tuple[Path, ...]:
+    """``export:`` is one directory or a list of them (later exports win for a run found in several)."""
+    if isinstance(value, list):
+        texts = [_string(item, f"export[{i}]", errors) for i, item in enumerate(value)]
+    else:
+        texts = [_string(value, "export", errors)]
+    return tuple(root / text for text in texts if text)
 
 
 def _limits(value, errors: list[str]) -> Limits:

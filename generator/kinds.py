@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from podium.model import GRADING_FAILED, JUDGE_STATUSES, KIND_LABELS, NO_JUDGE_STATUSES, PARTIAL_TRIGGERS, Run
+from podium.model import (
+    GRADING_FAILED,
+    JUDGE_STATUSES,
+    KIND_LABELS,
+    NO_JUDGE_STATUSES,
+    PARTIAL_TRIGGERS,
+    Run,
+)
 from podium.model import NOT_A_RUN_TRIGGERS as NOT_A_RUN
 
 END_LABELS = {

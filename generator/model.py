@@ -166,6 +166,7 @@ class Run:
     # Never published, only used to redact (render/redact.py), and dropped before pages are planned:
     secrets: tuple[str, ...] = ()  # every submitted check value of this run
     answers: tuple[str, ...] = ()  # the values that passed an `artifacts` check: the mission's answers
+    source: int = 0  # which export it was read from (load_exports: their order); report_file is relative to it
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,7 +19,12 @@ from podium.compare import MATRIX_AGENTS
 from podium.model import AgentSummary, Leaderboard, ModelSummary, Pair, RunRecord
 from podium.render import charts
 from podium.render.compare_charts import intervals
-from podium.render.compare_text import flag_sentences, superiority_words, verdict_counts, verdict_words
+from podium.render.compare_text import (
+    flag_sentences,
+    superiority_words,
+    verdict_counts,
+    verdict_words,
+)
 
 TABLE_RUNS = 500  # runs listed on a model page (as on agent and mission pages)
 

@@ -30,6 +30,7 @@ from pathlib import Path
 
 from podium.build import build_site, content_dir
 from podium.config import Config, load_config
+from podium.errors import PodiumError
 from podium.render.templates import builtin_themes
 
 PREFIX = "/__podium/"
@@ -115,9 +116,9 @@ def make_server(out: Path, host: str, port: int, builds: Builds) -> ThreadingHTT
     return server
 
 
-def watched(config: Config, export: Path) -> list[Path]:
+def watched(config: Config, exports: list[Path]) -> list[Path]:
     """Every input whose change should rebuild the site."""
-    paths = [export, config.root / "themes", builtin_themes()]
+    paths = [*exports, config.root / "themes", builtin_themes()]
     paths += [p for p in (content_dir(config), config.theme_dir) if p is not None]
     if config.source:
         paths.append(Path(config.source))
@@ -158,7 +159,7 @@ def fingerprint(paths: list[Path]) -> tuple:
 class Session:
     """One ``podium serve``: the build inputs, the output directory and the rebuild loop."""
 
-    def __init__(self, config_path: Path | None, export: Path | None, overrides: dict,
+    def __init__(self, config_path: Path | None, export: tuple[Path, ...], overrides: dict,
                  say: Callable[[str], None]):
         self.config_path = config_path
         self.export_arg = export
@@ -167,13 +168,12 @@ class Session:
         self.builds = Builds()
         self.inputs: list[Path] = []
 
-    def _config(self) -> tuple[Config, Path]:
+    def _config(self) -> tuple[Config, list[Path]]:
         config = load_config(self.config_path, self.overrides)
-        export = self.export_arg or config.export
-        if export is None:
-            from podium.errors import PodiumError
+        exports = list(self.export_arg or config.export)
+        if not exports:
             raise PodiumError("no export given: pass EXPORT or set `export:` in podium.yaml")
-        return config, export
+        return config, exports
 
     def build(self) -> bool:
         """Build once; True when the site was replaced. An error is printed, the old site stays."""
@@ -208,7 +208,7 @@ class Session:
                 last = fingerprint(self.inputs)
 
 
-def serve(config_path: Path | None, export: Path | None, *, host: str, port: int, out: Path | None,
+def serve(config_path: Path | None, export: tuple[Path, ...], *, host: str, port: int, out: Path | None,
           theme_dir: Path | None, say: Callable[[str], None], ready: Callable[[str], None] | None = None) -> None:
     """Build, serve and rebuild until interrupted (Ctrl-C or SIGTERM)."""
     own_dir = None

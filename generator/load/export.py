@@ -22,7 +22,8 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from podium.errors import PodiumError
@@ -33,7 +34,6 @@ from podium.load.report import Overview, read_overview, report_overview
 from podium.load.result import Result, read_result
 from podium.load.sidecars import ListRow, read_agent_list, read_run_list
 from podium.model import RUN_DIR, UNATTRIBUTED, Export, Problem, Run
-
 
 
 @dataclass(frozen=True)
@@ -92,8 +92,52 @@ class _Reader:
         return "sha256:" + total.hexdigest()
 
 
-def load_export(root: Path, limits: Limits = Limits()) -> Export:
-    """Everything podium needs from the export at ``root``."""
+def load_exports(roots: Sequence[Path], limits: Limits = Limits()) -> Export:
+    """Several exports as one (``podium build A B``): a run found in more than one is counted once,
+    from the LAST export that holds it (a run exported while grading, then again once graded,
+    counts as graded); each such duplicate is a note. With several exports every problem's path
+    starts with its export's directory name (made unique), so no local path is published."""
+    if len(roots) == 1:
+        return load_export(roots[0], limits)
+    labels = _labels(roots)
+    parts = [load_export(root, limits, source=i, label=labels[i]) for i, root in enumerate(roots)]
+    runs: dict[str, Run] = {}
+    notes: list[str] = []
+    for part in parts:
+        notes += part.notes
+        for run in part.runs:
+            if run.run_id in runs:
+                notes.append(f"run {run.run_id} is in {labels[runs[run.run_id].source]}/ and "
+                             f"{labels[run.source]}/; the copy from {labels[run.source]}/ (later) is counted")
+            runs[run.run_id] = run
+    dropped = sum(len(p.runs) for p in parts) - len(runs)
+    total = hashlib.sha256()
+    for label, part in zip(labels, parts):
+        total.update(f"{label}\0{part.inputs_digest}\n".encode())
+    return Export(
+        runs=tuple(sorted(runs.values(), key=lambda r: r.run_id)),
+        problems=tuple(sorted({p for part in parts for p in part.problems})),
+        runs_read=sum(p.runs_read for p in parts) - dropped,
+        inputs_digest="sha256:" + total.hexdigest(),
+        notes=tuple(notes),
+    )
+
+
+def _labels(roots: Sequence[Path]) -> list[str]:
+    """Each export's directory name, with ``-2``, ``-3`` … where two share one."""
+    labels: list[str] = []
+    for root in roots:
+        base = root.resolve().name or "export"
+        label, n = base, 1
+        while label in labels:
+            n += 1
+            label = f"{base}-{n}"
+        labels.append(label)
+    return labels
+
+
+def load_export(root: Path, limits: Limits = Limits(), *, source: int = 0, label: str = "") -> Export:
+    """Everything podium needs from the export at ``root`` (``label``: prefixed to problem paths)."""
     if not root.is_dir():
         raise PodiumError(f"{root}: export directory not found (pass EXPORT or set export: in podium.yaml)")
     reader = _Reader(root.resolve(), limits)
@@ -113,9 +157,14 @@ def load_export(root: Path, limits: Limits = Limits()) -> Export:
     listed = set(rows) - {d.run_id for d in dirs}
     if listed:
         reader.notes.append(f"runs.json lists {len(listed)} run(s) with no run directory; they are not counted")
+    if source:
+        runs = [replace(run, source=source) for run in runs]
+    problems = set(reader.problems)
+    if label:
+        problems = {replace(p, path=f"{label}/{p.path}") for p in problems}
     return Export(
         runs=tuple(sorted(runs, key=lambda r: r.run_id)),
-        problems=tuple(sorted(set(reader.problems))),
+        problems=tuple(sorted(problems)),
         runs_read=len(kept),
         inputs_digest=reader.digest(),
         notes=tuple(reader.notes),

@@ -10,7 +10,16 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from podium.load.fields import Fields, describe
-from podium.model import GRADING_FAILED, JUDGE_STATUSES, PARTIAL_TRIGGERS, RUN_ID, Check, Conditions, Criterion, Grade
+from podium.model import (
+    GRADING_FAILED,
+    JUDGE_STATUSES,
+    PARTIAL_TRIGGERS,
+    RUN_ID,
+    Check,
+    Conditions,
+    Criterion,
+    Grade,
+)
 
 MISTYPED = "(not a string)"  # a status or trigger of the wrong JSON type: never a known value
 

@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from podium.model import RunRecord
+from podium.model import KIND_LABELS, RunRecord
 from podium.render.numbers import pct, pct_range
-from podium.model import KIND_LABELS
 
 # Run strip
 COLUMN = 10.0  # slot width incl. gap

@@ -23,7 +23,6 @@ from dataclasses import replace
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
 from markupsafe import Markup
-
 from podium.render.withhold import withhold
 
 MAX_CHARS = 64 * 1024

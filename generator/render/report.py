@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from markupsafe import Markup
-
 from podium.load.files import read_file
 from podium.model import Problem, Run
 from podium.render.markdown import render_report
@@ -15,8 +14,8 @@ from podium.render.redact import Redaction
 class ReportRenderer:
     """report.md -> HTML with the withheld sections cut and every text redacted for its run."""
 
-    def __init__(self, root: Path, limit: int, redaction: Redaction):
-        self.root = root
+    def __init__(self, roots: Path | list[Path], limit: int, redaction: Redaction):
+        self.roots = roots if isinstance(roots, list) else [roots]
         self.limit = limit
         self.redaction = redaction
 
@@ -24,7 +23,7 @@ class ReportRenderer:
         rel = run.report_file
         if rel is None:
             return None
-        data = read_file(self.root / rel, rel, self.limit)
+        data = read_file(self.roots[run.source] / rel, rel, self.limit)
         if data is None or isinstance(data, Problem):
             return None
         return render_report(data.decode("utf-8", errors="replace"), self.redaction.for_run(run))

@@ -11,7 +11,6 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 
 import jinja2
-
 from podium.errors import BuildError
 from podium.model import Leaderboard, RunRecord
 from podium.plan import Blob, DataFile, Entry, Page
@@ -19,7 +18,6 @@ from podium.render import compare_data, data
 from podium.render.redact import Redaction
 from podium.render.report import ReportRenderer
 from podium.render.safe import run_view
-
 
 DATA_FILES = {  # routes.DATA_FILES kind -> its bytes from the public board
     "summary": lambda board, generated_at: data.dump_json(data.summary_dict(board, generated_at)),

@@ -13,12 +13,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import jinja2
-
 import podium
-from podium.errors import ConfigError
-from podium.model import KIND_LABELS
-from podium.load.yamlfile import YamlError, parse_yaml
 from podium import diff
+from podium.errors import ConfigError
+from podium.load.yamlfile import YamlError, parse_yaml
+from podium.model import KIND_LABELS
 from podium.render import numbers
 
 
