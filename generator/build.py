@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from podium import budget, share
+from podium.cache import code_fingerprint, open_cache, tree_fingerprint
 from podium.config import CONFIG_NAME, Config, source_date_epoch
 from podium.load.content import load_pages
 from podium.load.export import load_exports
@@ -25,7 +26,7 @@ from podium.render.templates import (
     theme_chain,
 )
 from podium.summarize import summarize
-from podium.write import write_site
+from podium.write import MARKER, write_site
 
 
 @dataclass(frozen=True)
@@ -37,6 +38,8 @@ class Built:
     notes: tuple[str, ...] = ()  # about the site, not the export (e.g. sitemap.xml left out)
     meter: budget.Meter | None = None  # sizes by section, the largest files, the host budget used
     warnings: tuple[str, ...] = ()  # about --previous (a damaged change history, no base_url for the feed)
+    rendered: int = 0  # pages rendered by this build
+    reused: int = 0  # pages taken back from the previous site (unchanged inputs, cache.py)
 
 
 def count_export(config: Config, export: Path | Sequence[Path]) -> Leaderboard:
@@ -56,19 +59,22 @@ def content_dir(config: Config) -> Path | None:
 
 
 def build_site(config: Config, export: Path | Sequence[Path], *, strict: bool = False, previous: Path | None = None,
-               progress: Callable[[int, int, str], None] | None = None) -> Built:
+               progress: Callable[[int, int, str], None] | None = None, cache_dir: Path | None = None,
+               jobs: int = 1) -> Built:
     """Build the whole site for ``export``; under ``strict`` any problem stops before writing.
 
     ``previous``: the last publish (summary.json or site directory), for the change report and redirects.
     ``progress(done, total, path)`` is called after each file is rendered; the host
     budget (``host:``) is enforced as files stream to the writer (budget.py).
+    ``cache_dir``: the build cache (cache.py), or None for none (the CLI's default: ``.podium-cache`` beside
+    the output directory).
+    ``jobs``: worker processes for run pages (render/site.py).
     """
     generated_at = source_date_epoch()
     chain = theme_chain(config.theme, [config.root / "themes", builtin_themes()], config.theme_dir)
     env = make_environment(chain)
     pages = render_content(load_pages(content_dir(config)))
     board = count_export(config, export)
-    extras = prepare_publishing(board, config.title, config.base_url, generated_at, previous)
     if strict and board.problems:
         return Built(board, None, 0, 0)
     board = budget.select_run_pages(board, config.run_pages)
@@ -78,17 +84,30 @@ def build_site(config: Config, export: Path | Sequence[Path], *, strict: bool = 
     site = Site(config.title, config.base_url, pages, generated_at, config.search_engines, extras.pages, extras.nav)
     manifest = extras.apply(plan_site(public, site, static_files(chain)))
     listed = [e.path for e in manifest if isinstance(e, Page) and e.path.endswith(".html") and e.template != "redirect.html"]
-    extra, notes = share.share_files(listed,
-                                     config.base_url, config.search_engines)
+    extra, notes = share.share_files(listed, config.base_url, config.search_engines)
     manifest += [Blob(path, data) for path, data in extra.items()]
-    renderer = SiteRenderer(env, public, board.runs, redaction,
-                            ReportRenderer(_paths(export), config.limits.report_bytes, redaction), generated_at)
+    cache = open_cache(cache_dir)
+    code = code_fingerprint()
+    reports = ReportRenderer(_paths(export), config.limits.report_bytes, redaction, cache, code)
+    renderer = SiteRenderer(env, public, board.runs, redaction, reports, generated_at, cache=cache,
+                            old_site=_previous_site(config.out), fingerprint=code + tree_fingerprint(chain), jobs=jobs)
     meter = budget.Meter(budget.HOSTS[config.host], groups=budget.group_sizes(board),
                          progress=(lambda done, path: progress(done, len(manifest), path)) if progress else None)
     files = _Tally(meter.watch(guard_secrets(render_site(manifest, renderer), redaction.literals)))
     inputs = _paths(export) + [p for p in (content_dir(config), config.theme_dir) if p is not None]
-    target = write_site(files, config.out, inputs=inputs, homes=[config.root, Path.cwd()])
-    return Built(board, target, files.count, files.size, tuple(notes), meter, tuple(extras.warnings))
+    try:
+        target = write_site(files, config.out, inputs=inputs, homes=[config.root, Path.cwd()])
+        cache.commit()
+    finally:
+        cache.close()
+    notes += [cache.note] if cache.note else []
+    return Built(board, target, files.count, files.size, tuple(notes), meter, tuple(extras.warnings),
+                 renderer.rendered, renderer.reused)
+
+
+def _previous_site(out: Path) -> Path | None:
+    """The site podium wrote last time at ``out`` (its pages may be reused), if any."""
+    return out if (out / MARKER).is_file() and not out.is_symlink() else None
 
 
 class _Tally:

@@ -6,6 +6,7 @@ Exit codes: 0 success; 1 problems found (``check``, or ``build --strict``);
 
 from __future__ import annotations
 
+import os
 import re
 import sys
 from pathlib import Path
@@ -14,6 +15,7 @@ import click
 from podium import __version__
 from podium.budget import human_size
 from podium.build import build_site, count_export
+from podium.cache import DEFAULT_DIR as DEFAULT_CACHE
 from podium.config import Config, load_config
 from podium.diff import Gate, check_gates, gate_line, load_bundle, to_markdown
 from podium.diff import compare as compare_bundles
@@ -46,6 +48,10 @@ def _export_path(export: tuple[Path, ...], config: Config) -> list[Path]:
     return paths
 
 
+def _cores() -> int:
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
 def _report(board: Leaderboard, export: list[Path]) -> None:
     for note in board.notes:
         say(f"note: {note}")
@@ -70,10 +76,16 @@ def main() -> None:
 @click.option("--strict", is_flag=True, help="Exit 1 and write nothing when any problem is found.")
 @click.option("--previous", type=click.Path(path_type=Path),
               help="The previous publish (its summary.json, or the built site directory): publish what changed.")
+@click.option("--cache-dir", type=click.Path(path_type=Path),
+              help="The build cache (default: .podium-cache beside the output directory).")
+@click.option("--no-cache", is_flag=True, help="Neither read nor write the build cache.")
+@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
+              help="Worker processes for run pages (default: the machine's cores).")
 @click.option("--quiet", "-q", is_flag=True, help="Print only errors (problems are still in summary.json).")
 @click.option("--verbose", "-v", is_flag=True, help="Also print the size of each section and the largest files.")
 def build(export: tuple[Path, ...], out: Path | None, config_path: Path | None, theme_dir: Path | None,
-          strict: bool, previous: Path | None, quiet: bool, verbose: bool) -> None:
+          strict: bool, previous: Path | None, cache_dir: Path | None, no_cache: bool, jobs: int | None,
+          quiet: bool, verbose: bool) -> None:
     """Build the site from EXPORT... (default: `export:` in podium.yaml; a run in several exports counts once, from the last)."""
     if quiet and verbose:
         raise click.UsageError("--quiet and --verbose exclude each other")
@@ -81,7 +93,9 @@ def build(export: tuple[Path, ...], out: Path | None, config_path: Path | None, 
     export = _export_path(export, config)
     bar = None if quiet else Progress()
     try:
-        built = build_site(config, export, strict=strict, previous=previous, progress=bar)
+        built = build_site(config, export, strict=strict, previous=previous, progress=bar,
+                           cache_dir=None if no_cache else (cache_dir or config.out.parent / DEFAULT_CACHE),
+                           jobs=jobs or _cores())
     finally:
         if bar is not None:
             bar.finish()
@@ -106,6 +120,8 @@ def build(export: tuple[Path, ...], out: Path | None, config_path: Path | None, 
         if meter.run_pages:
             say(f"podium:   {meter.run_pages:,} run pages, {meter.run_page_bytes // meter.run_pages:,} bytes each "
                 "on average")
+    if verbose:
+        say(f"podium:   {built.rendered:,} pages rendered, {built.reused:,} unchanged ones reused from the last build")
     say(f"podium: wrote {meter.summary() if meter else built.files} to {built.target}")
 
 

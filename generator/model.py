@@ -163,6 +163,7 @@ class Run:
     completed: datetime | None = None
     model_declared: str | None = None
     report_file: str | None = None
+    report_digest: str | None = None  # SHA-256 of report_file's bytes (the render cache's key)
     # Never published, only used to redact (render/redact.py), and dropped before pages are planned:
     secrets: tuple[str, ...] = ()  # every submitted check value of this run
     answers: tuple[str, ...] = ()  # the values that passed an `artifacts` check: the mission's answers

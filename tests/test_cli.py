@@ -124,7 +124,7 @@ def test_build_strict_with_problems_writes_nothing(tmp_path):
     assert "2 problem(s)" in result.stderr
     assert lines[-1] == "podium: --strict: problems found; nothing was written"
     assert snapshot(tmp_path / "site") == before
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["export", "site"]  # no staging litter
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".podium-cache", "export", "site"]  # no staging litter
 
 
 def test_build_strict_first_build_creates_nothing(tmp_path):

@@ -54,6 +54,7 @@ class _Dir:
     overview: dict[str, str]  # the report's Overview table (empty without a report)
     overview_file: str | None  # the report it came from (report.md or report.html)
     report_file: str | None  # report.md, which the run page renders safely (report.html is never published)
+    report_digest: str | None = None
     run_id: str = ""
 
 
@@ -205,7 +206,8 @@ def _read_dir(reader: _Reader, name: str) -> _Dir:
         if data is not None:
             overview = report_overview(data.decode("utf-8", errors="replace"), is_html=is_html)
             reader.add_digest(f"{name}/report#Overview", json.dumps(overview, sort_keys=True).encode())
-            return _Dir(name, result, overview, rel, None if is_html else rel)
+            digest = None if is_html else hashlib.sha256(data).hexdigest()
+            return _Dir(name, result, overview, rel, None if is_html else rel, digest)
     return _Dir(name, result, {}, None, None)
 
 
@@ -290,6 +292,7 @@ def _attribute(item: _Dir, row: ListRow | None, agent_names: dict[str, str], rea
         completed=(row.completed_at if row and row.completed_at else overview.completed),
         model_declared=(conditions.model if conditions and conditions.model else (row.model if row else None)),
         report_file=item.report_file,
+        report_digest=item.report_digest,
         secrets=result.secrets if result else (),
         answers=result.answers if result else (),
     )

@@ -23,6 +23,7 @@ with one trie-shaped regular expression, so thousands of answers cost one pass.
 from __future__ import annotations
 
 import base64
+import hashlib
 import json
 import re
 from collections import defaultdict
@@ -115,6 +116,8 @@ class Redaction:
             answers[run.mission].update(v for v in run.answers if is_answer(v))
         self.base = Redactor(self.configured)
         self._missions = {m: Redactor(self.configured + tuple(sorted(a))) for m, a in sorted(answers.items()) if a}
+        self._digests = {m: _digest(r.values) for m, r in self._missions.items()}
+        self._base_digest = _digest(self.configured)
         self._own: dict[tuple[str, ...], re.Pattern | None] = {}
         self._anywhere: dict[str, str] = {}
 
@@ -134,6 +137,11 @@ class Redaction:
             self._own[key] = literal_pattern(literal_forms(key))
         return RunRedactor(self._own[key], mission)
 
+    def fingerprint(self, run) -> str:
+        """Everything that decides how this run's texts are redacted (a cache key part)."""
+        mission = self._digests.get(run.mission, self._base_digest)
+        return _digest((mission, *sorted(run.secrets)))
+
     def anywhere(self, text: str) -> str:
         """Text not tied to one mission (a model name on an agent's card): every mission's answers."""
         if text not in self._anywhere:
@@ -142,6 +150,13 @@ class Redaction:
                 out = redactor(out)
             self._anywhere[text] = out
         return self._anywhere[text]
+
+
+def _digest(values: Iterable[str]) -> str:
+    digest = hashlib.sha256()
+    for value in values:
+        digest.update(value.encode("utf-8", "surrogatepass") + b"\0")
+    return digest.hexdigest()
 
 
 def literal_pattern(literals: list[str]) -> re.Pattern | None:

@@ -8,9 +8,13 @@ if a configured secret made it into any file.
 
 from __future__ import annotations
 
+import multiprocessing
 from collections.abc import Iterable, Iterator
+from pathlib import Path
 
 import jinja2
+from markupsafe import Markup
+from podium.cache import BuildCache, NoCache, key_of
 from podium.errors import BuildError
 from podium.model import Leaderboard, RunRecord
 from podium.plan import Blob, DataFile, Entry, Page
@@ -31,16 +35,29 @@ DATA_FILES = {  # routes.DATA_FILES kind -> its bytes from the public board
 
 
 class SiteRenderer:
-    """Everything the render stage needs: the theme, the public board, and each run's raw record."""
+    """Everything the render stage needs: the theme, the public board, and each run's raw record.
+
+    With a cache (cache.py) a page whose key is unchanged is taken back from the
+    previous site (``old_site``); with ``jobs`` > 1 the run pages that must be
+    rendered, when there are enough of them, are rendered by a pool of forked
+    worker processes, in manifest order.
+    """
 
     def __init__(self, env: jinja2.Environment, board: Leaderboard, runs: Iterable[RunRecord],
-                 redaction: Redaction, reports: ReportRenderer, generated_at: int | None):
+                 redaction: Redaction, reports: ReportRenderer, generated_at: int | None, *,
+                 cache: NoCache | None = None, old_site: Path | None = None, fingerprint: str = "", jobs: int = 1):
         self.env = env
         self.board = board
         self.runs = {record.run.run_id: record for record in runs}
         self.redaction = redaction
         self.reports = reports
         self.generated_at = generated_at
+        self.cache = cache or NoCache()
+        self.old_site = old_site
+        self.fingerprint = fingerprint  # podium's code and the theme's files
+        self.jobs = jobs
+        self.reused = 0
+        self.rendered = 0
 
     def render(self, entry: Entry) -> bytes:
         if isinstance(entry, Page):
@@ -51,15 +68,100 @@ class SiteRenderer:
             return entry.data
         return entry.source.read_bytes()
 
-    def run_context(self, run_id: str) -> dict:
+    def run_context(self, run_id: str, report_html: Markup | None = None) -> dict:
         """The run page's safe values: its record (texts redacted, no secrets) and its report's HTML."""
         record = self.runs[run_id]
-        return {"record": run_view(record, self.redaction), "report_html": self.reports(record.run)}
+        html = report_html if report_html is not None else self.reports(record.run)
+        return {"record": run_view(record, self.redaction), "report_html": html}
+
+    def page_key(self, page: Page) -> str | None:
+        """Everything the page is rendered from; a run page adds its raw record and its report's key."""
+        context = {k: v for k, v in page.context.items() if k != "href"}  # href: the path and base_url
+        extra = ()
+        if page.run_id:
+            record = self.runs[page.run_id]
+            extra = (record, self.reports.key(record.run), self.redaction.fingerprint(record.run))
+        return key_of(self.fingerprint, page.path, page.template, context, extra)
+
+    def reuse(self, page: Page) -> tuple[str | None, bytes | None]:
+        """(its key, the previous build's bytes when they can be reused)."""
+        if not isinstance(self.cache, BuildCache):
+            return None, None
+        key = self.page_key(page)
+        return key, self.cache.page(page.path, key, self.old_site) if self.old_site is not None else None
 
 
-def render_site(manifest: Iterable[Entry], renderer: SiteRenderer) -> Iterator[tuple[str, bytes]]:
-    for entry in manifest:
-        yield entry.path, renderer.render(entry)
+def render_site(manifest: list[Entry], renderer: SiteRenderer) -> Iterator[tuple[str, bytes]]:
+    """(path, bytes) for every entry in manifest order; unchanged pages reused, run pages maybe in parallel."""
+    keys: dict[int, str | None] = {}
+    reused: dict[int, bytes] = {}
+    for index, entry in enumerate(manifest):
+        if isinstance(entry, Page):
+            keys[index], old = renderer.reuse(entry)
+            if old is not None:
+                reused[index] = old
+    pending = [i for i, e in enumerate(manifest) if isinstance(e, Page) and e.run_id and i not in reused]
+    parallel = _parallel(manifest, pending, renderer) if renderer.jobs > 1 and len(pending) >= PARALLEL_MIN else {}
+    for index, entry in enumerate(manifest):
+        if index in reused:
+            renderer.reused += 1
+            data_bytes = reused[index]
+        elif index in parallel:
+            data_bytes, report_key, report_html = next(parallel[index])
+            if report_key and report_html is not None:
+                renderer.cache.keep_report(report_key, report_html)
+            renderer.rendered += 1
+        else:
+            data_bytes = renderer.render(entry)
+            renderer.rendered += isinstance(entry, Page)
+        if isinstance(entry, Page):
+            renderer.cache.keep_page(entry.path, keys.get(index), data_bytes)
+        yield entry.path, data_bytes
+
+
+PARALLEL_MIN = 64  # fewer run pages to render are not worth starting processes for
+CHUNK = 32  # run pages per task
+_WORKER: tuple[list[Entry], SiteRenderer] | None = None  # what forked workers inherit
+
+
+def _parallel(manifest: list[Entry], pending: list[int], renderer: SiteRenderer) -> dict[int, Iterator]:
+    """index -> an iterator yielding that page's (bytes, report key, report html) from a worker pool.
+
+    Workers are forked after the manifest is planned, so they inherit it and the
+    renderer; they never touch the cache (the parent looks reports up and keeps the
+    new ones). Results come back in ``pending`` order, streamed as they are ready.
+    """
+    global _WORKER
+    tasks = []
+    for start in range(0, len(pending), CHUNK):
+        chunk = pending[start:start + CHUNK]
+        tasks.append([(i, renderer.reports.cached(renderer.runs[manifest[i].run_id].run)) for i in chunk])
+    _WORKER = (manifest, renderer)
+    pool = multiprocessing.get_context("fork").Pool(renderer.jobs)
+    results = _stream(pool, pool.imap(_render_chunk, tasks))
+    return {i: results for i in pending}
+
+
+def _stream(pool, chunks) -> Iterator:
+    try:
+        for chunk in chunks:
+            yield from chunk
+    finally:
+        pool.terminate()
+
+
+def _render_chunk(task: list[tuple[int, Markup | None]]) -> list[tuple[bytes, str | None, str | None]]:
+    manifest, renderer = _WORKER
+    renderer.reports.cache = NoCache()  # a forked SQLite connection is never used
+    out = []
+    for index, cached in task:
+        page = manifest[index]
+        run = renderer.runs[page.run_id].run
+        html = cached if cached is not None else renderer.reports(run)
+        data_bytes = render_page(page, renderer.env, renderer.run_context(page.run_id, html))
+        fresh = None if cached is not None or html is None else str(html)
+        out.append((data_bytes, renderer.reports.key(run) if fresh is not None else None, fresh))
+    return out
 
 
 def render_page(page: Page, env: jinja2.Environment, extra: dict | None = None) -> bytes:

@@ -1,0 +1,177 @@
+"""The build cache: what a rebuild may reuse, and nothing it may trust blindly.
+
+One SQLite file (``cache.sqlite``, stdlib) in the cache directory (``--cache-dir``,
+default ``.podium-cache/`` beside the output; ``--no-cache`` turns it off) holds:
+
+- ``reports``: a run's report rendered and redacted, keyed by the report's content
+  hash, everything that changes its redaction (configured literals, the run's own
+  values, its mission's answers: ``Redaction.fingerprint``) and podium's code;
+- ``pages``: for each output file of the last build, the key of everything it was
+  rendered from (template, theme files, its whole context, podium's code) and the
+  SHA-256 of the bytes written. A page whose key is unchanged is taken back from
+  the previous site, but only when that file still has exactly those bytes.
+
+A key is a SHA-256 over the pickled inputs, so equal keys mean equal inputs; a
+context that cannot be pickled is never cached. The cache is ignored, and built
+anew, when it is corrupt or from another podium; a cache directory owned by
+another user, or writable by others, is never read nor written (the build runs
+uncached and says so). Writes are committed only after the site was swapped in.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import pickle
+import sqlite3
+import stat
+from pathlib import Path
+
+import podium
+
+FORMAT = 1
+DEFAULT_DIR = ".podium-cache"
+
+
+def code_fingerprint() -> str:
+    """podium's version and every source file of the package: a changed podium never reuses a cached page."""
+    digest = hashlib.sha256(podium.__version__.encode())
+    root = Path(podium.__file__).parent
+    for path in sorted(root.rglob("*")):
+        if path.suffix in (".py", ".json") and "themes" not in path.relative_to(root).parts:
+            digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def tree_fingerprint(directories: list[Path]) -> str:
+    """Every file under ``directories`` (a theme chain: templates and static files), by path and bytes."""
+    digest = hashlib.sha256()
+    for directory in directories:
+        for path in sorted(directory.rglob("*")) if directory.is_dir() else ():
+            if path.is_file():
+                digest.update(str(path.relative_to(directory)).encode() + b"\0" + path.read_bytes() + b"\0")
+        digest.update(b"\1")
+    return digest.hexdigest()
+
+
+def key_of(*parts: object) -> str | None:
+    """A SHA-256 over the pickled ``parts``; None when one cannot be pickled (then nothing is cached)."""
+    try:
+        return hashlib.sha256(pickle.dumps(parts, protocol=5)).hexdigest()
+    except (pickle.PicklingError, TypeError, AttributeError):
+        return None
+
+
+class NoCache:
+    """``--no-cache``, or a cache that may not be used: every lookup misses, nothing is kept."""
+
+    note: str | None = None
+
+    def report(self, key: str) -> str | None:
+        return None
+
+    def keep_report(self, key: str, html: str) -> None:
+        pass
+
+    def page(self, path: str, key: str | None, old_site: Path) -> bytes | None:
+        return None
+
+    def keep_page(self, path: str, key: str | None, data: bytes) -> None:
+        pass
+
+    def commit(self) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+class BuildCache(NoCache):
+    """The SQLite cache of one build (see the module docstring)."""
+
+    def __init__(self, directory: Path, code: str):
+        self.directory = directory
+        self.code = code
+        self.db = self._open()
+        self.pages: dict[str, tuple[str, str]] = dict(
+            (path, (key, sha)) for path, key, sha in self.db.execute("SELECT path, key, sha FROM pages"))
+        self.fresh_pages: dict[str, tuple[str, str]] = {}
+        self.fresh_reports: dict[str, str] = {}
+
+    def _open(self) -> sqlite3.Connection:
+        path = self.directory / "cache.sqlite"
+        for attempt in (1, 2):
+            try:
+                db = sqlite3.connect(path)
+                db.executescript(
+                    "CREATE TABLE IF NOT EXISTS meta (format INTEGER, code TEXT);"
+                    "CREATE TABLE IF NOT EXISTS reports (key TEXT PRIMARY KEY, html TEXT);"
+                    "CREATE TABLE IF NOT EXISTS pages (path TEXT PRIMARY KEY, key TEXT, sha TEXT);")
+                row = db.execute("SELECT format, code FROM meta").fetchone()
+                if row != (FORMAT, self.code):  # another podium (or a new cache): start afresh
+                    db.executescript("DELETE FROM meta; DELETE FROM reports; DELETE FROM pages;")
+                    db.execute("INSERT INTO meta VALUES (?, ?)", (FORMAT, self.code))
+                    db.commit()
+                return db
+            except sqlite3.DatabaseError:
+                if attempt == 2:
+                    raise
+                path.unlink(missing_ok=True)  # corrupt: rebuilt, never trusted
+        raise AssertionError("unreachable")
+
+    def report(self, key: str) -> str | None:
+        row = self.db.execute("SELECT html FROM reports WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def keep_report(self, key: str, html: str) -> None:
+        self.fresh_reports[key] = html
+
+    def page(self, path: str, key: str | None, old_site: Path) -> bytes | None:
+        """The previous build's bytes for ``path`` when its key is unchanged and the file is intact."""
+        known = self.pages.get(path)
+        if key is None or known is None or known[0] != key:
+            return None
+        try:
+            data = (old_site / path).read_bytes()
+        except OSError:
+            return None
+        return data if hashlib.sha256(data).hexdigest() == known[1] else None
+
+    def keep_page(self, path: str, key: str | None, data: bytes) -> None:
+        if key is not None:
+            self.fresh_pages[path] = (key, hashlib.sha256(data).hexdigest())
+
+    def commit(self) -> None:
+        """After the new site is live: remember its pages (only them) and the new reports."""
+        with self.db:
+            self.db.execute("DELETE FROM pages")
+            self.db.executemany("INSERT INTO pages VALUES (?, ?, ?)",
+                                [(path, key, sha) for path, (key, sha) in self.fresh_pages.items()])
+            self.db.executemany("INSERT OR REPLACE INTO reports VALUES (?, ?)", self.fresh_reports.items())
+
+    def close(self) -> None:
+        self.db.close()
+
+
+def open_cache(directory: Path | None) -> NoCache:
+    """The build's cache in ``directory`` (None: no cache); an unusable one is ignored with a note."""
+    if directory is None:
+        return NoCache()
+    try:
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+        info = os.lstat(directory)
+    except OSError as err:
+        return _ignored(f"cache {directory} cannot be used ({err.strerror}); building without it")
+    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o022:
+        return _ignored(f"cache {directory} is not a directory of yours that only you can write; "
+                        "building without it (remove it, or pass --cache-dir)")
+    try:
+        return BuildCache(directory, code_fingerprint())
+    except (sqlite3.Error, OSError) as err:
+        return _ignored(f"cache {directory} cannot be used ({err}); building without it")
+
+
+def _ignored(note: str) -> NoCache:
+    cache = NoCache()
+    cache.note = note
+    return cache
