@@ -16,12 +16,12 @@ from podium.errors import ConfigError
 from podium.load.files import read_file
 from podium.load.yamlfile import YamlError, parse_yaml
 from podium.model import Problem
-from podium.render.markdown import render_markdown
+from podium.render.markdown import plain_lead, render_markdown
 from podium.routes import slug as make_slug
 
 RESERVED = {"agents", "missions", "runs", "api", "assets", "404"}
 TEMPLATE_NAME = re.compile(r"^[a-z0-9_-]+\.html$")
-KEYS = {"title", "slug", "order", "template"}
+KEYS = {"title", "slug", "order", "template", "description"}
 MAX_BYTES = 1024 * 1024
 
 
@@ -33,6 +33,7 @@ class ContentPage:
     order: int
     template: str
     html: Markup
+    description: str = ""  # front matter `description`, else the first sentence of the text
 
     @property
     def path(self) -> str:
@@ -75,8 +76,9 @@ def _load(path: Path) -> ContentPage:
     template = _field(meta, "template", str, path, "page.html")
     if not TEMPLATE_NAME.match(template):
         raise ConfigError(f"{path}: front matter: template: expected a file name like page.html, got {template!r}")
+    description = _field(meta, "description", str, path, "") or plain_lead(body)
     return ContentPage(source=str(path), title=title, slug=slug, order=_field(meta, "order", int, path, 100),
-                       template=template, html=render_markdown(body))
+                       template=template, html=render_markdown(body), description=description)
 
 
 def _front_matter(text: str, path: Path) -> tuple[dict, str]:
