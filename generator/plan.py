@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 from podium import routes
 from podium.load.content import ContentPage
 from podium.model import KIND_ORDER, AgentSummary, Leaderboard, RunRecord
-from podium.render import charts, data
+from podium.render import charts, data, numbers
 from podium.render.numbers import ledger_texts
 from podium.render.redact import Redactor
 
@@ -55,7 +55,8 @@ def plan_site(board: Leaderboard, site: Site) -> dict[str, Page | bytes]:
     pages += _ledger_pages(board, index)
     pages += [_run_page(r, site) for r in board.runs]
     pages += [_content_page(p) for p in site.pages]
-    pages.append(Page("404.html", "404.html", {"page_title": "Not found"}))
+    pages.append(Page("404.html", "404.html", {"page_title": "Not found",
+                                               "description": "There is no page at this address."}))
     for page in pages:
         outputs[page.path] = Page(page.path, page.template, _with_common(page, site, nav))
     return outputs
@@ -102,7 +103,7 @@ def _home(board: Leaderboard, index: _Index) -> Page:
     ]
     return Page("index.html", "index.html", {
         "page_title": "Agents", "totals": board.totals, "cards": cards, "problems": board.problems,
-        "missions": board.missions,
+        "missions": board.missions, "description": numbers.agents_headline(board.agents),
     })
 
 
@@ -118,7 +119,7 @@ def _agent_page(agent: AgentSummary, index: _Index) -> Page:
         "page_title": agent.name, "agent": agent, "older": older, "tables": tables,
         "strip": charts.strip(current_runs, agent.figures.median, charts.PAGE_SLOTS),
         "older_strip": charts.strip(older_runs, older.figures.median, charts.PAGE_SLOTS) if older else None,
-        "models_differ": _models_differ(agent, older),
+        "models_differ": _models_differ(agent, older), "description": numbers.agent_headline(agent),
     })
 
 
@@ -137,7 +138,8 @@ def _missions_page(board: Leaderboard, index: _Index) -> Page:
         for m in board.missions
     ]
     return Page("missions/index.html", "missions.html", {"page_title": "Missions", "cards": cards,
-                                                         "tones": index.tones, "slugs": index.slugs})
+                                                         "tones": index.tones, "slugs": index.slugs,
+                                                         "description": numbers.missions_headline(board.missions)})
 
 
 def _mission_page(mission, index: _Index) -> Page:
@@ -146,7 +148,7 @@ def _mission_page(mission, index: _Index) -> Page:
         "page_title": f"{mission.mission} {mission.version}", "mission": mission, "tones": index.tones,
         "slugs": index.slugs,
         "plot": charts.agreement(runs, index.slugs, index.tones), "runs": runs[:TABLE_RUNS],
-        "more": max(0, len(runs) - TABLE_RUNS),
+        "more": max(0, len(runs) - TABLE_RUNS), "description": numbers.mission_headline(mission),
     })
 
 
@@ -164,6 +166,7 @@ def _ledger_pages(board: Leaderboard, index: _Index) -> list[Page]:
                       "first": (number - 1) * LEDGER_PAGE + 1, "last": (number - 1) * LEDGER_PAGE + len(chunk)},
             "total": len(board.runs), "totals": board.totals, "agent_names": [name for name, _ in agents],
             "mission_names": missions, "kinds": list(reversed(KIND_ORDER)),
+            "description": numbers.ledger_headline(len(board.runs), board.totals, number),
         }))
     return pages
 
@@ -176,11 +179,13 @@ def _run_page(record: RunRecord, site: Site) -> Page:
     return Page(record.url, "run.html", {
         "page_title": f"Run {record.run.run_id[:8]}", "record": record,
         "report": lambda: site.report_html(record), "redact": site.redactor.for_run(record.run.secrets),
+        "description": numbers.run_headline(record),
     })
 
 
 def _content_page(page: ContentPage) -> Page:
-    return Page(page.path, page.template, {"page_title": page.title, "content": page})
+    return Page(page.path, page.template, {"page_title": page.title, "content": page,
+                                           "description": page.description or page.title})
 
 
 def _nav(site: Site) -> list[dict]:
