@@ -132,7 +132,7 @@ def render_report(text: str, redact: Callable[[str], str]) -> Markup:
     """A run's report.md without its secret-bearing parts, every text redacted."""
     text, note = _bounded(withhold_sections(text))
     tokens = _strip_secrets(_MD.parse(text + note))
-    _demote_headings(tokens, top=3)
+    _demote_headings(tokens, top=2)
     for token in tokens:
         _redact_token(token, redact)
     return Markup(_MD.renderer.render(tokens, _MD.options, {}))
