@@ -16,10 +16,10 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
 
-from podium import plan_compare, routes, share
+from podium import plan_compare, routes
 from podium.load.content import ContentPage
 from podium.model import KIND_ORDER, AgentSummary, Leaderboard, RunRecord
-from podium.render import charts
+from podium.render import charts, numbers
 from podium.render.numbers import ledger_texts
 
 ASSETS = "assets"
@@ -92,7 +92,8 @@ def plan_site(board: Leaderboard, site: Site, static: dict[str, Path] | None = N
     pages += [_run_page(r) for r in board.runs if "#" not in r.url]  # budget.py: others link a ledger row
     pages += [_content_page(p) for p in site.pages]
     pages += site.extra_pages
-    pages.append(Page("404.html", "404.html", {"page_title": "Not found"}))
+    pages.append(Page("404.html", "404.html", {"page_title": "Not found",
+                                               "description": "There is no page at this address."}))
     outputs += [replace(page, context=_with_common(page, site, nav)) for page in pages]
     outputs += [Asset(f"{ASSETS}/{rel}", source) for rel, source in sorted((static or {}).items())]
     return outputs
@@ -125,7 +126,7 @@ def _home(board: Leaderboard, index: _Index) -> Page:
     ]
     return Page("index.html", "index.html", {
         "page_title": "Agents", "totals": board.totals, "cards": cards, "problems": board.problems,
-        "missions": board.missions,
+        "missions": board.missions, "description": numbers.agents_headline(board.agents),
     })
 
 
@@ -141,7 +142,7 @@ def _agent_page(agent: AgentSummary, index: _Index) -> Page:
         "page_title": agent.name, "agent": agent, "older": older, "tables": tables,
         "strip": charts.strip(current_runs, agent.figures.median, charts.PAGE_SLOTS),
         "older_strip": charts.strip(older_runs, older.figures.median, charts.PAGE_SLOTS) if older else None,
-        "models_differ": _models_differ(agent, older),
+        "models_differ": _models_differ(agent, older), "description": numbers.agent_headline(agent),
         "compare": index.compare.for_agent(agent.agent),
     })
 
@@ -161,7 +162,8 @@ def _missions_page(board: Leaderboard, index: _Index) -> Page:
         for m in board.missions
     ]
     return Page("missions/index.html", "missions.html", {"page_title": "Missions", "cards": cards,
-                                                         "tones": index.tones, "slugs": index.slugs})
+                                                         "tones": index.tones, "slugs": index.slugs,
+                                                         "description": numbers.missions_headline(board.missions)})
 
 
 def _mission_page(mission, index: _Index) -> Page:
@@ -170,7 +172,7 @@ def _mission_page(mission, index: _Index) -> Page:
         "page_title": f"{mission.mission} {mission.version}", "mission": mission, "tones": index.tones,
         "slugs": index.slugs,
         "plot": charts.agreement(runs, index.slugs, index.tones), "runs": runs[:TABLE_RUNS],
-        "more": max(0, len(runs) - TABLE_RUNS),
+        "more": max(0, len(runs) - TABLE_RUNS), "description": numbers.mission_headline(mission),
         "compare": index.compare.for_version(mission.mission, mission.version),
     })
 
@@ -189,6 +191,7 @@ def _ledger_pages(board: Leaderboard, index: _Index) -> list[Page]:
                       "first": (number - 1) * LEDGER_PAGE + 1, "last": (number - 1) * LEDGER_PAGE + len(chunk)},
             "total": len(board.runs), "totals": board.totals, "agent_names": [name for name, _ in agents],
             "mission_names": missions, "kinds": list(reversed(KIND_ORDER)),
+            "description": numbers.ledger_headline(len(board.runs), board.totals, number),
         }))
     return pages
 
@@ -199,12 +202,14 @@ def ledger_path(number: int) -> str:
 
 def _run_page(record: RunRecord) -> Page:
     """The run's public record now; the render stage replaces it with its redacted page view."""
-    return Page(record.url, "run.html", {"page_title": f"Run {record.run.run_id[:8]}", "record": record},
+    return Page(record.url, "run.html", {"page_title": f"Run {record.run.run_id[:8]}", "record": record,
+                                         "description": numbers.run_headline(record)},
                 run_id=record.run.run_id)
 
 
 def _content_page(page: ContentPage) -> Page:
-    return Page(page.path, page.template, {"page_title": page.title, "content": page})
+    return Page(page.path, page.template, {"page_title": page.title, "content": page,
+                                           "description": page.description or page.title})
 
 
 def _nav(site: Site) -> list[dict]:
@@ -228,7 +233,7 @@ def _with_common(page: Page, site: Site, nav: list[dict]) -> dict:
                                "compare": routes.COMPARE_JSON}},
         "page": {"path": page.path, "canonical": f"{base}/{permalink}" if base else None,
                  "section": _section(page.path), "noindex": not site.search_engines,
-                 "description": share.describe(page.template, page.context, site.title) if base else None},
+                 "description": page.context.get("description") or f"{page.context.get('page_title', '')} · {site.title}"},
         "href": _linker(page.path, base),
     }
 

@@ -1,7 +1,7 @@
-"""What makes a pasted link preview well and search engines behave: descriptions for the
-Open Graph / Twitter meta, ``sitemap.xml`` and ``robots.txt``.
+"""What makes search engines behave: ``sitemap.xml`` and ``robots.txt``.
 
-Descriptions only place figures the summary step computed (formatted as the pages do).
+(A page's description, for its meta and the Open Graph / Twitter tags, is its
+headline sentence: render/numbers.py, placed by plan.py.)
 ``sitemap.xml`` needs absolute URLs, so it is written only when ``base_url`` is set;
 ``search_engines: false`` writes ``Disallow: /`` (and every page carries a noindex meta).
 """
@@ -10,45 +10,10 @@ from __future__ import annotations
 
 from xml.sax.saxutils import escape
 
-from podium.render.numbers import pct
 
 SITEMAP = "sitemap.xml"
 SITEMAP_URLS = 50_000  # the sitemap protocol's limit per file; more pages get a sitemap index
 ROBOTS = "robots.txt"
-
-
-def describe(template: str, context: dict, site_title: str) -> str:
-    """One sentence for a link preview of this page."""
-    if template == "index.html":
-        cards = context.get("cards") or []
-        if not cards:
-            return f"{site_title}: no finished runs yet."
-        top = cards[0]["agent"]
-        text = (f"{top.name} leads with a median of {pct(top.figures.median)} over "
-                f"{top.figures.in_median} runs")
-        if len(cards) > 1:
-            second = cards[1]["agent"]
-            text += f"; {second.name} is next at {pct(second.figures.median)}"
-        return f"{text}. {len(cards)} agents ranked, every left-out run named."
-    if template == "agent.html":
-        agent = context["agent"]
-        rank = f"ranked #{agent.rank}, " if agent.rank else ""
-        return (f"{agent.name}: {rank}median {pct(agent.figures.median)} over {agent.figures.in_median} "
-                f"of {agent.figures.runs} runs on the current mission versions.")
-    if template == "mission.html":
-        mission = context["mission"]
-        return (f"{mission.mission} {mission.version}: median {pct(mission.figures.median)} over "
-                f"{mission.figures.in_median} of {mission.figures.runs} runs, {len(mission.agents)} agents.")
-    if template == "run.html":
-        record = context["record"]
-        run = record.run
-        score = f"overall {pct(record.overall)}" if record.overall is not None else "no score"
-        return f"Run {run.run_id[:8]} of {run.agent_name} on {run.mission} {run.version}: {record.status}, {score}."
-    if template == "runs.html":
-        return f"Every run of {site_title}, newest first, with its scores and status."
-    if template == "missions.html":
-        return f"Every mission version of {site_title}: how the judge and the checks agree."
-    return f"{context.get('page_title', '')} · {site_title}"
 
 
 def sitemap(paths: list[str], base_url: str) -> bytes:

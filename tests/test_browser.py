@@ -5,6 +5,12 @@ What this proves, on the site built from content/demo-export and opened from fil
     request and no request that leaves the disk (so the CSP admits the site's own files);
   - the ledger sorts (Overall, both directions, as aria-sort says) and filters (kind, search,
     agent, mission, and ?agent= in the URL), with counts that match api/results/runs.json;
+  - the ledger's filters and sort live in the URL fragment (#agent=…&kind=…&sort=…&dir=…):
+    restored on load, rewritten as the reader filters, linked from agent and mission pages;
+  - axe-core (WCAG 2.0/2.1 A and AA rules plus axe's best practices) finds nothing on any
+    kind of page, light and dark, phone and desktop; every page has a description and an icon;
+  - the ledger does not shift when its script shows the filter form; print shows the cards and
+    charts without the navigation, black on white;
   - mission-card chips highlight exactly their agent's points on hover, keyboard focus and press;
   - run-strip columns carry a tooltip with a score;
   - with JavaScript off the ledger, its links and its pager still work and the filter stays hidden;
@@ -158,9 +164,15 @@ class Watch:
         self.requests: list[str] = []
         page.on("console", self._console)
         page.on("pageerror", lambda err: self.problems.append(f"page error: {err}"))
-        page.on("requestfailed", lambda req: self.problems.append(
-            f"request failed: {req.url} ({req.failure})"))
+        page.on("requestfailed", self._failed)
         page.on("request", self._request)
+
+    def _failed(self, req):
+        # Chromium fetches the page's icon after the load event; leaving the page first cancels
+        # that fetch (ERR_ABORTED). That is not a fault of the site; a missing icon still fails.
+        if req.url.endswith("/assets/favicon.svg") and req.failure == "net::ERR_ABORTED":
+            return
+        self.problems.append(f"request failed: {req.url} ({req.failure})")
 
     def _console(self, msg):
         if msg.type in ("error", "warning"):
@@ -611,3 +623,205 @@ def test_screenshots(site, new_page):
         watch.assert_clean()
         assert target.is_file(), f"{name} was not written"
         assert target.stat().st_size > 20_000, f"{name} is only {target.stat().st_size} bytes"
+
+
+# ----------------------------------------------------------------------------- accessibility (axe-core)
+
+try:
+    from axe_playwright_python.sync_playwright import Axe
+except ImportError as err:  # pragma: no cover - depends on the environment
+    Axe = None
+    _AXE_MISSING = f"axe-playwright-python cannot be imported ({err})"
+else:
+    _AXE_MISSING = ""
+
+AXE_OPTIONS = {
+    "runOnly": {"type": "tag", "values": ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "best-practice"]},
+    "resultTypes": ["violations"],
+    "preload": False,  # axe would fetch the stylesheets with XHR, which file:// pages refuse (console errors)
+}
+
+
+def _axe_pages(site: Path, summary: dict, runs: list[dict]) -> list[str]:
+    """One page of every kind, and a run page of every run kind."""
+    pages = ["index.html", summary["agents"][0]["url"], "missions/index.html", summary["missions"][0]["url"],
+             "runs/index.html", "404.html"]
+    pages += sorted(str(p.relative_to(site)) for p in site.glob("*/index.html")
+                    if p.parent.name not in ("agents", "missions", "runs", "api", "assets"))
+    pages.append(summary["by_model"][0]["url"])  # a model page
+    pages.append(sorted(str(p.relative_to(site)) for p in site.glob("compare/*/*/index.html"))[0])  # a pair page
+    seen: set[str] = set()
+    for row in runs:
+        if row["kind"] not in seen:
+            seen.add(row["kind"])
+            pages.append(row["url"])
+    return pages
+
+
+def _axe_violations(page, where: str) -> list[str]:
+    result = Axe().run(page, options=AXE_OPTIONS).response
+    return [f"{where}: {v['id']} ({v['impact']}): {v['help']} at "
+            + "; ".join(f"{' '.join(n['target'])} [{n.get('failureSummary', '').splitlines()[-1].strip()}]"
+                        for n in v["nodes"][:5])
+            + (f" … and {len(v['nodes']) - 5} more" if len(v["nodes"]) > 5 else "")
+            for v in result["violations"]]
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.parametrize("width,height", [(1280, 900), (390, 844)], ids=["desktop", "phone"])
+def test_axe_finds_no_violations(site, summary, runs_json, new_page, scheme, width, height):
+    if _AXE_MISSING:
+        _unavailable(_AXE_MISSING)
+    phone = width < 600
+    page, watch = new_page(color_scheme=scheme, viewport={"width": width, "height": height},
+                           is_mobile=phone, has_touch=phone)
+    found = []
+    for rel in _axe_pages(site, summary, runs_json):
+        open_page(page, site, rel)
+        found += _axe_violations(page, rel)
+        head = page.evaluate("""() => ({
+            description: document.querySelector('meta[name=description]')?.content ?? '',
+            icon: document.querySelector('link[rel=icon]')?.href ?? ''})""")
+        if len(head["description"].strip()) < 20:
+            found.append(f"{rel}: meta description missing or too short: {head['description']!r}")
+        if not head["icon"].startswith("file:") or not Path(head["icon"].removeprefix("file://")).is_file():
+            found.append(f"{rel}: the icon link does not name a file of the site: {head['icon']!r}")
+    # the ledger as the script leaves it: filter form shown, sort buttons, rows it rendered
+    open_page(page, site, "runs/index.html")
+    _rerender(page, lambda: page.select_option("select[name=kind]", "no_judge"))
+    found += _axe_violations(page, "runs/index.html (filtered by the script)")
+    assert not found, f"axe-core, {scheme} scheme, {width}x{height}:\n" + "\n".join(found)
+    watch.assert_clean()
+
+
+# ----------------------------------------------------------------------------- the ledger view as a link
+
+
+def _hash_params(page) -> dict[str, str]:
+    return dict(page.evaluate("() => [...new URLSearchParams(location.hash.slice(1)).entries()]"))
+
+
+def test_ledger_view_lives_in_the_fragment(site, runs_json, new_page):
+    total = len(runs_json)
+    kinds: dict[tuple[str, str], int] = {}
+    for r in runs_json:
+        kinds[(r["agent_name"], r["kind"])] = kinds.get((r["agent_name"], r["kind"]), 0) + 1
+    # an agent with a space in its name, and a kind it has more than one run of but not only that kind
+    (name, kind), expected = max(((k, n) for k, n in kinds.items() if k[1] != "graded"),
+                                 key=lambda item: (" " in item[0][0], item[1]))
+    page, watch = new_page()
+
+    # opening a link with a fragment shows exactly the runs it names
+    open_page(page, site, "runs/index.html", "#agent=" + quote(name) + "&kind=" + kind)
+    count = _wait_count(page)
+    assert count == f"{expected} of {total} runs"
+    assert page.eval_on_selector("select[name=agent]", "s => s.value") == name
+    assert page.eval_on_selector("select[name=kind]", "s => s.value") == kind
+    assert set(_column(page, AGENT_COL)) == {name}
+    assert len(_column(page, AGENT_COL)) == expected
+
+    # filtering rewrites the fragment (without adding history entries)
+    history = page.evaluate("() => history.length")
+    _rerender(page, lambda: page.select_option("select[name=kind]", ""))
+    assert _hash_params(page) == {"agent": name}
+    _rerender(page, lambda: page.fill("input[name=q]", "completed"))
+    assert _hash_params(page) == {"agent": name, "q": "completed"}
+    _rerender(page, lambda: page.locator("#ledger th[data-sort=overall] > button").click())
+    params = _hash_params(page)
+    assert params == {"agent": name, "q": "completed", "sort": "overall", "dir": "asc"}, params
+    assert page.evaluate("() => history.length") == history, "filtering added history entries"
+    shown = _column(page, OVERALL_COL)
+
+    # the rewritten address restores the same view
+    page.reload(wait_until="load")
+    settle(page)
+    _wait_count(page)
+    assert page.eval_on_selector("input[name=q]", "i => i.value") == "completed"
+    assert page.locator("#ledger th[data-sort=overall]").get_attribute("aria-sort") == "ascending"
+    assert _column(page, OVERALL_COL) == shown
+
+    # clearing everything clears the fragment
+    _rerender(page, lambda: page.fill("input[name=q]", ""))
+    _rerender(page, lambda: page.select_option("select[name=agent]", ""))
+    _rerender(page, lambda: page.locator("#ledger th[data-sort=date] > button").click())  # newest first
+    assert page.evaluate("() => location.hash") == ""
+    _rerender(page, lambda: page.locator("#ledger th[data-sort=date] > button").click())  # oldest first
+    assert _hash_params(page) == {"sort": "date", "dir": "asc"}
+    watch.assert_clean()
+
+
+def test_agent_and_mission_pages_link_to_their_filtered_ledger(site, summary, runs_json, new_page):
+    total = len(runs_json)
+    page, watch = new_page()
+    agent = summary["agents"][0]
+    open_page(page, site, agent["url"])
+    follow(page, page.locator("a", has_text=re.compile(r"^Every run of .* in the ledger$")))
+    count = _wait_count(page)
+    assert _hash_params(page) == {"agent": agent["name"]}
+    assert count == f"{sum(r['agent_name'] == agent['name'] for r in runs_json)} of {total} runs"
+
+    mission = summary["missions"][0]
+    open_page(page, site, mission["url"])
+    follow(page, page.locator("a", has_text=re.compile(r"^Every run on .* in the ledger$")))
+    count = _wait_count(page)
+    label = f"{mission['mission']} {mission['version']}"
+    assert page.eval_on_selector("select[name=mission]", "s => s.value") == label
+    expected = sum(r["mission"] == mission["mission"] and r["version"] == mission["version"] for r in runs_json)
+    assert count == f"{expected} of {total} runs"
+    assert set(_column(page, MISSION_COL)) <= {label, label + " older version"}
+    watch.assert_clean()
+
+
+# ----------------------------------------------------------------------------- layout shift, print
+
+
+@pytest.mark.parametrize("width,height", [(1280, 900), (390, 844)], ids=["desktop", "phone"])
+def test_ledger_does_not_shift_when_its_script_runs(site, new_page, width, height):
+    """The filter form appears where room was kept for it: the table does not move down.
+    (Columns may still settle sideways while a slow machine parses the rows; that is the
+    table's own layout, not the script's, and is not what this measures.)"""
+    page, watch = new_page(viewport={"width": width, "height": height})
+    page.add_init_script("""document.addEventListener('DOMContentLoaded', () => {
+        const table = document.getElementById('ledger'), form = document.getElementById('ledger-filters');
+        if (table) window.__before = [table.getBoundingClientRect().top, form.hidden, form.getBoundingClientRect().height];
+    });""")  # runs before podium.js's own DOMContentLoaded handler, which shows the form
+    open_page(page, site, "runs/index.html")
+    assert page.locator("form#ledger-filters").is_visible()
+    (before, hidden, room), after = page.evaluate(
+        "() => [window.__before, document.getElementById('ledger').getBoundingClientRect().top]")
+    assert hidden and room > 20, f"no room is kept for the hidden filter form ({room}px)"
+    # a font that arrives late may still nudge the page by a few pixels; the form would move it by 50-110
+    assert abs(after - before) <= 4, f"showing the filter form moved the ledger table from y={before} to y={after}"
+    # and the browser's own layout-shift record agrees: shifts that move content down or up
+    # stay far below what the form caused (0.03-0.09); a late font swap may move it by a pixel or four
+    shifts = page.evaluate("""() => new Promise(resolve => {
+        new PerformanceObserver(list => resolve(list.getEntries()
+                .filter(e => e.sources.some(s => Math.abs(s.currentRect.y - s.previousRect.y) > 0.5))
+                .map(e => [e.value, e.sources.map(s => `${s.node?.nodeName} ${s.previousRect.y} -> ${s.currentRect.y}`)])))
+            .observe({type: 'layout-shift', buffered: true});
+        setTimeout(() => resolve([]), 1000);
+    })""")
+    assert sum(value for value, _ in shifts) < 0.01, f"content moved down or up on the ledger at {width}px: {shifts}"
+    watch.assert_clean()
+
+
+def test_print_shows_cards_and_charts_black_on_white(site, summary, new_page):
+    page, watch = new_page(color_scheme="dark")
+    for rel in (summary["agents"][0]["url"], summary["missions"][0]["url"], "index.html"):
+        open_page(page, site, rel)
+        page.emulate_media(media="print")
+        state = page.evaluate("""() => ({
+            nav: getComputedStyle(document.querySelector('header.top nav')).display,
+            foot: getComputedStyle(document.querySelector('footer.foot')).display,
+            background: getComputedStyle(document.body).backgroundColor,
+            text: getComputedStyle(document.body).color,
+            heading: getComputedStyle(document.querySelector('h1')).color,
+            charts: [...document.querySelectorAll('svg.strip, svg.plot')]
+                .filter(svg => svg.getBoundingClientRect().height > 0).length,
+        })""")
+        assert state["nav"] == "none" and state["foot"] == "none", f"{rel}: {state}"
+        assert state["background"] == "rgb(255, 255, 255)", f"{rel}: {state}"
+        assert state["text"] == state["heading"] == "rgb(0, 0, 0)", f"{rel}: {state}"
+        assert state["charts"] > 0, f"{rel}: no chart is printed"
+        page.emulate_media(media="screen")
+    watch.assert_clean()

@@ -324,7 +324,7 @@ def test_an_agent_with_only_cancelled_runs_has_no_card_and_its_runs_are_greyed_i
     assert sorted(text(next(tr.iter("a"))) for tr in greyed) == sorted([ghost[:8], run_id(3)[:8]])
     assert "3 runs, newest first: 1 counted and 2 cancelled or never started" in text(one(ledger.root, "headline"))
     css = (tmp_path / "site" / "assets" / "podium.css").read_text(encoding="utf-8")
-    assert re.search(r"tr\.k-row-not_a_run\s*\{[^}]*opacity", css), "not-a-run rows are not greyed"
+    assert re.search(r"tr\.k-row-not_a_run[^{]*\{[^}]*color:\s*var\(--muted\)", css), "not-a-run rows are not greyed"
 
 
 def test_ledger_cells_dash_for_no_score_and_no_judge_for_a_judge_that_never_ran(export, tmp_path):

@@ -20,7 +20,7 @@ from podium.routes import slug as make_slug
 
 RESERVED = {"agents", "missions", "runs", "api", "assets", "404"}
 TEMPLATE_NAME = re.compile(r"^[a-z0-9_-]+\.html$")
-KEYS = {"title", "slug", "order", "template"}
+KEYS = {"title", "slug", "order", "template", "description"}
 MAX_BYTES = 1024 * 1024
 
 
@@ -33,6 +33,7 @@ class ContentPage:
     template: str
     body: str  # Markdown
     html: Markup | None = None  # the body rendered (render_content)
+    description: str = ""  # front matter `description`, else the first sentence of the text (render_content)
 
     @property
     def path(self) -> str:
@@ -76,7 +77,7 @@ def _load(path: Path) -> ContentPage:
     if not TEMPLATE_NAME.match(template):
         raise ConfigError(f"{path}: front matter: template: expected a file name like page.html, got {template!r}")
     return ContentPage(source=str(path), title=title, slug=slug, order=_field(meta, "order", int, path, 100),
-                       template=template, body=body)
+                       template=template, body=body, description=_field(meta, "description", str, path, ""))
 
 
 def _front_matter(text: str, path: Path) -> tuple[dict, str]:

@@ -17,6 +17,7 @@ time across its line breaks.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -68,22 +69,41 @@ def _bounded(text: str) -> tuple[str, str]:
 
 def render_content(pages: tuple) -> tuple:
     """Content pages (load/content.py) with their Markdown bodies rendered."""
-    return tuple(replace(page, html=render_markdown(page.body)) for page in pages)
+    return tuple(replace(page, html=render_markdown(page.body), description=page.description or plain_lead(page.body))
+                 for page in pages)
 
 
 def render_markdown(text: str) -> Markup:
     """A trusted content page (still with raw HTML escaped)."""
     text, note = _bounded(text)
     tokens = _MD.parse(text + note)
-    _demote_headings(tokens)
+    _demote_headings(tokens, top=2)
     return Markup(_MD.renderer.render(tokens, _MD.options, {}))
+
+
+def plain_lead(text: str, limit: int = 300) -> str:
+    """The first sentence of the first paragraph of ``text``, as plain text (a page's description)."""
+    tokens = _MD.parse(_bounded(text)[0])
+    for index, token in enumerate(tokens):
+        if token.type == "paragraph_open" and index + 1 < len(tokens) and tokens[index + 1].type == "inline":
+            parts = []
+            for child in tokens[index + 1].children or ():
+                if child.type in ("text", "code_inline"):
+                    parts.append(child.content)
+                elif child.type in ("softbreak", "hardbreak"):
+                    parts.append(" ")
+            plain = " ".join("".join(parts).split())
+            if plain:
+                sentence = re.split(r"(?<=[.!?])\s", plain, maxsplit=1)[0]
+                return sentence if len(sentence) <= limit else sentence[: limit - 1].rstrip() + "…"
+    return ""
 
 
 def render_report(text: str, redact: Callable[[str], str]) -> Markup:
     """A run's report.md without its secret-bearing parts, every text redacted."""
     text, note = _bounded(withhold(text))
     tokens = _strip_secrets(_MD.parse(text + note))
-    _demote_headings(tokens)
+    _demote_headings(tokens, top=2)
     for token in tokens:
         _redact_token(token, redact)
     return Markup(_MD.renderer.render(tokens, _MD.options, {}))
@@ -131,10 +151,21 @@ def _column_index(tokens: list, start: int, name: str) -> int | None:
     return None
 
 
-def _demote_headings(tokens: list) -> None:
+def _demote_headings(tokens: list, top: int) -> None:
+    """Renumber headings to sit under the page's own: the first becomes h<top>, and each one
+    is at most one level below the heading before it, so no level is ever skipped (a content
+    page's "##" under its h1 becomes h2; "#" then "###" becomes h<top>, h<top+1>). Levels are
+    capped at h6."""
+    open_levels: list[int] = []  # source levels of the headings enclosing this point
     for token in tokens:
-        if token.type in ("heading_open", "heading_close"):
-            token.tag = f"h{min(int(token.tag[1]) + 1, 6)}"
+        if token.type == "heading_open":
+            level = int(token.tag[1])
+            while open_levels and open_levels[-1] >= level:
+                open_levels.pop()
+            open_levels.append(level)
+            token.tag = f"h{min(top + len(open_levels) - 1, 6)}"
+        elif token.type == "heading_close":
+            token.tag = f"h{min(top + len(open_levels) - 1, 6)}"
 
 
 def _redact_token(token, redact: Callable[[str], str]) -> None:

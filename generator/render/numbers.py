@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 
-from podium.model import COUNTED_KINDS, KIND_LABELS, MEDIAN_KINDS, Figures, RunRecord
+from podium.model import COUNTED_KINDS, KIND_LABELS, MEDIAN_KINDS, AgentSummary, Figures, MissionVersionSummary, RunRecord, Totals
 
 DASH = "—"
 NO_JUDGE = "No judge"
@@ -63,3 +63,63 @@ def ledger_texts(record: RunRecord) -> dict[str, str]:
         "deterministic": pct(record.deterministic),
         "judge": NO_JUDGE if record.no_judge_ran else pct_range(record.judge, record.judge_upper),
     }
+
+
+# Page descriptions (<meta name="description">): each page's headline sentence, in plain
+# text, built from figures the summary step already computed.
+
+
+def _runs(n: int) -> str:
+    return f"{n} run{'' if n == 1 else 's'}"
+
+
+def agents_headline(agents: tuple[AgentSummary, ...] | list[AgentSummary]) -> str:
+    """ "kestrel leads with a median of 87.5% over 12 runs; next is osprey at 80.0%." """
+    if not agents:
+        return "No finished runs yet — nothing to rank."
+    top = agents[0]
+    if top.figures.median is None:
+        return "No agent has a run in a median yet."
+    text = f"{top.name} leads with a median of {pct(top.figures.median)} over {_runs(top.figures.in_median)}"
+    if len(agents) > 1:
+        text += f"; next is {agents[1].name} at {pct(agents[1].figures.median)}"
+    return text + "."
+
+
+def agent_headline(agent: AgentSummary) -> str:
+    """ "kestrel, rank #1: median 87.5%, 12 of 15 runs in the median · 2 no judge." """
+    rank = f", rank #{agent.rank}" if agent.rank is not None else ""
+    return f"{agent.name}{rank}: median {pct(agent.figures.median)}, {median_line(agent.figures)}."
+
+
+def missions_headline(missions: tuple[MissionVersionSummary, ...] | list[MissionVersionSummary]) -> str:
+    current = sum(1 for m in missions if m.current)
+    count = len(missions)
+    return (f"{count} mission version{'' if count == 1 else 's'} ({current} current): each run placed by "
+            "what the checks gave it and what the judge gave it.")
+
+
+def mission_headline(mission: MissionVersionSummary) -> str:
+    """ "jwt-none-bypass 1.3.0: median 62.5%, 12 of 15 runs in the median; judge vs checks 16.3 pp." """
+    return (f"{mission.mission} {mission.version}: median {pct(mission.figures.median)}, "
+            f"{median_line(mission.figures)}; judge vs checks {points(mission.judge_vs_checks)}.")
+
+
+def ledger_headline(total: int, totals: Totals, page: int = 1) -> str:
+    """ "150 runs, newest first: 147 counted and 3 cancelled or never started." """
+    text = f"{_runs(total)}, newest first" + (f" (page {page})" if page > 1 else "")
+    text += f": {totals.runs} counted"
+    if totals.not_a_run:
+        text += f" and {totals.not_a_run} cancelled or never started"
+    return text + "."
+
+
+def run_headline(record: RunRecord) -> str:
+    """ "Run 3f2a1b2c: kestrel on jwt-none-bypass 1.3.0, done (graded), overall 87.5%." """
+    run = record.run
+    if record.overall is None:
+        score = "no score"
+    else:
+        score = "overall " + pct_range(record.overall, record.overall_upper) + (" (no judge)" if record.no_judge_ran else "")
+    status = record.status[:1].lower() + record.status[1:]
+    return f"Run {run.run_id[:8]}: {run.agent_name} on {run.mission} {run.version}, {status}, {score}."

@@ -1,7 +1,11 @@
 /* podium: progressive enhancement only. Every page is complete without this file.
    - mission cards: an agent chip highlights that agent's points on hover, focus and press;
    - the ledger: sorting and filtering over every run (data from api/results/ledger.js,
-     loaded on first use, so it works from file:// too). All text goes in via textContent. */
+     loaded on first use, so it works from file:// too). All text goes in via textContent.
+     The filters and the sort live in the URL fragment (runs/index.html#agent=kestrel&kind=timed_out,
+     plus sort=overall&dir=asc when not the default newest-first), restored on load and kept up
+     to date with history.replaceState, so a filtered view is a link. `mission` matches a
+     mission name or "name version"; ?agent=… in the query is still read when there is no fragment. */
 (function () {
   "use strict";
 
@@ -88,14 +92,73 @@
   Ledger.prototype.matches = function (row, f) {
     if (f.kind && row.kind !== f.kind) return false;
     if (f.agent && row.agent !== f.agent) return false;
-    if (f.mission && row.mission !== f.mission) return false;
+    if (f.mission && row.mission !== f.mission && row.mission + " " + row.version !== f.mission) return false;
     if (!f.q) return true;
     var hay = [row.run, row.agent, row.mission, row.version, row.status, row.kind].join(" ").toLowerCase();
     return f.q.split(/\s+/).every(function (word) { return hay.indexOf(word) >= 0; });
   };
 
+  var FILTERS = ["q", "kind", "agent", "mission"];
+  var SORT_KEYS = ["date", "run", "agent", "mission", "status", "overall", "deterministic", "judge"];
+
+  // The view as a fragment: only what differs from the unfiltered, newest-first ledger.
+  Ledger.prototype.fragment = function () {
+    var params = new URLSearchParams(), form = this.form;
+    FILTERS.forEach(function (name) {
+      var value = form.elements[name].value.trim();
+      if (value) params.set(name, value);
+    });
+    if (this.sort.key !== "date" || this.sort.dir !== -1) {
+      params.set("sort", this.sort.key);
+      params.set("dir", this.sort.dir > 0 ? "asc" : "desc");
+    }
+    return params.toString();
+  };
+
+  Ledger.prototype.remember = function () {
+    var fragment = this.fragment();
+    var target = window.location.pathname + window.location.search + (fragment ? "#" + fragment : "");
+    if (target === window.location.pathname + window.location.search + window.location.hash) return;
+    try {
+      window.history.replaceState(window.history.state, "", target);
+    } catch (err) {  // some browsers refuse replaceState on file:// pages
+      window.location.replace("#" + fragment);
+    }
+  };
+
+  Ledger.prototype.setSort = function (key, dir) {
+    this.sort = { key: key, dir: dir };
+    this.table.querySelectorAll("th[data-sort]").forEach(function (th) {
+      if (th.getAttribute("data-sort") === key) th.setAttribute("aria-sort", dir > 0 ? "ascending" : "descending");
+      else th.removeAttribute("aria-sort");
+    });
+  };
+
+  // Restore the view from the fragment (or, without one, from ?agent=… in the query).
+  // Returns whether anything differs from the page as built.
+  Ledger.prototype.restore = function () {
+    var self = this, hash = window.location.hash.replace(/^#/, "");
+    var params = new URLSearchParams(hash || window.location.search);
+    var changed = false;
+    FILTERS.forEach(function (name) {
+      var control = self.form.elements[name], value = params.get(name) || "";
+      if (value && control.tagName === "SELECT" && name === "mission" &&
+          !Array.prototype.some.call(control.options, function (o) { return o.value === value; })) {
+        control.appendChild(el("option", null, value));  // a "name version" from a mission page's link
+      }
+      control.value = value;
+      if (control.value) changed = true;
+    });
+    var key = params.get("sort"), dir = params.get("dir") === "asc" ? 1 : -1;
+    if (SORT_KEYS.indexOf(key) < 0) { key = "date"; dir = -1; }
+    if (key !== "date" || dir !== -1) changed = true;
+    this.setSort(key, dir);
+    return changed;
+  };
+
   Ledger.prototype.update = function () {
     var self = this;
+    this.remember();
     this.load().then(function (rows) {
       var f = {
         q: self.form.elements.q.value.trim().toLowerCase(),
@@ -169,18 +232,14 @@
       th.appendChild(button);
       button.addEventListener("click", function () {
         var key = th.getAttribute("data-sort");
-        self.sort = { key: key, dir: self.sort.key === key ? -self.sort.dir : (key === "date" ? -1 : 1) };
-        self.table.querySelectorAll("th[data-sort]").forEach(function (other) { other.removeAttribute("aria-sort"); });
-        th.setAttribute("aria-sort", self.sort.dir > 0 ? "ascending" : "descending");
+        self.setSort(key, self.sort.key === key ? -self.sort.dir : (key === "date" ? -1 : 1));
         self.update();
       });
     });
-    var params = new URLSearchParams(window.location.search);
-    var preset = false;
-    ["q", "kind", "agent", "mission"].forEach(function (name) {
-      if (params.get(name)) { self.form.elements[name].value = params.get(name); preset = true; }
+    if (this.restore()) this.update();
+    window.addEventListener("hashchange", function () {
+      if (self.restore() || self.data) self.update();
     });
-    if (preset) this.update();
   };
 
   document.addEventListener("DOMContentLoaded", function () {
