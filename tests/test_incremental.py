@@ -1,0 +1,188 @@
+"""Incremental builds are byte-identical to clean builds, and a cache is never trusted blindly.
+
+Each test builds with a cache, changes one input, rebuilds with the cache and
+compares every output file with a clean build (no cache) of the same inputs.
+"""
+
+from __future__ import annotations
+
+import os
+import sqlite3
+from pathlib import Path
+
+import pytest
+from exportkit import ExportDir, graded, report_md, run_id
+
+import podium.build
+import podium.render.site
+from podium.build import build_site
+from podium.config import Config
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+class Project:
+    def __init__(self, tmp_path: Path):
+        self.tmp = tmp_path
+        self.export = ExportDir(tmp_path / "export")
+        for n in range(6):
+            self.add(n)
+        self.export.sidecars()
+        self.cache = tmp_path / "cache"
+        self.settings: dict = {"title": "Board"}
+
+    def add(self, n: int, mission: str = "m1", **grade) -> str:
+        rid = run_id(f"run-{n}")
+        self.export.run(graded(rid, det=(n % 4) / 4, judge=0.5, **grade), rid=rid, mission=mission,
+                        agent=("osprey", "kestrel")[n % 2], report=report_md(rid=rid, extra=f"| Note | run {n} |\n"))
+        return rid
+
+    def config(self, out: str) -> Config:
+        return Config(source="", root=self.tmp, out=self.tmp / out, **self.settings)
+
+    def build(self, **kw) -> podium.build.Built:
+        return build_site(self.config("site"), self.export.root, cache_dir=self.cache, **kw)
+
+    def assert_same_as_clean(self, **kw) -> None:
+        clean = self.tmp / f"clean-{len(list(self.tmp.glob('clean-*')))}"
+        build_site(Config(source="", root=self.tmp, out=clean, **self.settings), self.export.root, **kw)
+        assert tree(self.tmp / "site") == tree(clean)
+
+
+@pytest.fixture
+def project(tmp_path) -> Project:
+    project = Project(tmp_path)
+    first = project.build()
+    assert first.reused == 0 and first.rendered > 0
+    return project
+
+
+def test_a_rebuild_with_nothing_changed_reuses_every_page(project):
+    again = project.build()
+    assert again.rendered == 0 and again.reused > 0
+    project.assert_same_as_clean()
+
+
+def test_a_run_added(project):
+    project.add(99)
+    project.export.sidecars()
+    again = project.build()
+    assert again.rendered > 0 and again.reused >= 6  # its page and the pages listing it; no older run page
+    project.assert_same_as_clean()
+
+
+def test_a_report_changed(project):
+    rid = run_id("run-3")
+    report = project.export.root / rid[:8] / "report.md"
+    report.write_text(report.read_text() + "\nA CHANGED PARAGRAPH\n")
+    again = project.build()
+    assert again.rendered >= 1
+    assert "A CHANGED PARAGRAPH" in (project.tmp / "site" / "runs" / rid / "index.html").read_text()
+    project.assert_same_as_clean()
+
+
+def test_a_run_deleted(project):
+    rid = run_id("run-2")
+    for path in (project.export.root / rid[:8]).iterdir():
+        path.unlink()
+    (project.export.root / rid[:8]).rmdir()
+    project.export.rows = [r for r in project.export.rows if r["run_id"] != rid]
+    project.export.sidecars()
+    project.build()
+    assert not (project.tmp / "site" / "runs" / rid).exists()
+    project.assert_same_as_clean()
+
+
+def test_a_config_change(project):
+    project.settings["title"] = "Another title"
+    again = project.build()
+    assert again.reused == 0  # the title is on every page
+    project.assert_same_as_clean()
+
+
+def test_a_theme_change(project, tmp_path):
+    override = tmp_path / "theme" / "templates"
+    override.mkdir(parents=True)
+    (override / "404.html").write_text('{% extends "default:404.html" %}{% block main %}GONE{% endblock %}')
+    project.settings["theme_dir"] = tmp_path / "theme"
+    project.build()
+    (override / "404.html").write_text('{% extends "default:404.html" %}{% block main %}MISSING{% endblock %}')
+    again = project.build()
+    assert again.reused == 0  # any theme file may be used by any page
+    assert b"MISSING" in (project.tmp / "site" / "404.html").read_bytes()
+    project.assert_same_as_clean()
+
+
+def test_another_podium_never_reuses_a_page(project, monkeypatch):
+    monkeypatch.setattr(podium.build, "code_fingerprint", lambda: "another podium")
+    again = project.build()
+    assert again.reused == 0
+    project.assert_same_as_clean()
+
+
+def test_a_new_answer_re_redacts_yesterdays_pages_of_its_mission(project):
+    quoted = run_id("run-1")
+    detail = project.export.root / quoted[:8] / "report.md"
+    detail.write_text(detail.read_text() + "\nThe judge saw the password Winter2026!Secret in the logs.\n")
+    project.build()
+    page = project.tmp / "site" / "runs" / quoted / "index.html"
+    assert "Winter2026!Secret" in page.read_text()  # nobody had submitted it: not known as an answer yet
+    project.add(50, check_breakdown=[{"id": "pw", "source": "artifacts", "ref": "pw", "op": "equals",
+                                      "value": "Winter2026!Secret", "passed": True, "weight": 1.0,
+                                      "error": None, "blocked_by": []}])
+    project.export.sidecars()
+    project.build()
+    assert "Winter2026!Secret" not in page.read_text()
+    project.assert_same_as_clean()
+
+
+def test_a_corrupt_cache_is_rebuilt_not_trusted(project):
+    (project.cache / "cache.sqlite").write_bytes(b"this is not a database" * 100)
+    again = project.build()
+    assert again.reused == 0
+    project.assert_same_as_clean()
+    assert project.build().reused > 0  # and it works again
+
+
+def test_a_cache_with_forged_pages_is_not_believed(project):
+    with sqlite3.connect(project.cache / "cache.sqlite") as db:
+        db.execute("UPDATE reports SET html = '<p>FORGED</p>'")
+    page = project.tmp / "site" / "index.html"
+    page.write_bytes(page.read_bytes().replace(b"Board", b"Forged"))  # the old site was changed by hand
+    project.export.root.joinpath(run_id("run-4")[:8], "report.md").write_text(report_md(rid=run_id("run-4")))
+    project.build()
+    assert b"Forged" not in page.read_bytes()  # its bytes no longer match the cache: rendered again
+    # A cached report is keyed by the report's bytes: same bytes, same (forged here) HTML, which is
+    # why a cache must be the user's own (next test); a changed report is always rendered again.
+    assert b"FORGED" not in (project.tmp / "site" / "runs" / run_id("run-4") / "index.html").read_bytes()
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="handing the cache to another user needs root")
+def test_a_cache_of_another_user_is_never_read(project):
+    os.chown(project.cache, 65534, 65534)
+    again = project.build()
+    assert again.reused == 0 and any("not a directory of yours" in note for note in again.notes)
+    project.assert_same_as_clean()
+
+
+def test_a_cache_others_can_write_is_never_read(project):
+    project.cache.chmod(0o777)
+    again = project.build()
+    assert again.reused == 0 and any("only you can write" in note for note in again.notes)
+
+
+def test_parallel_run_pages_equal_serial_ones(project, monkeypatch):
+    for n in range(10, 40):
+        project.add(n)
+    project.export.sidecars()
+    monkeypatch.setattr(podium.render.site, "PARALLEL_MIN", 4)
+    monkeypatch.setattr(podium.render.site, "CHUNK", 3)
+    build_site(project.config("parallel"), project.export.root, jobs=2)
+    build_site(project.config("serial"), project.export.root, jobs=1)
+    assert tree(project.tmp / "parallel") == tree(project.tmp / "serial")
+    again = project.build(jobs=2)  # with the cache: new run pages in workers, their reports kept
+    assert again.rendered > 0
+    project.assert_same_as_clean()
+    assert project.build(jobs=2).rendered == 0
