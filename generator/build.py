@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from podium import budget, share
-from podium.cache import code_fingerprint, open_cache, tree_fingerprint
+from podium.cache import NoCache, code_fingerprint, open_cache, tree_fingerprint
 from podium.config import CONFIG_NAME, Config, source_date_epoch
 from podium.load.content import load_pages
 from podium.load.export import load_exports
@@ -42,9 +42,9 @@ class Built:
     reused: int = 0  # pages taken back from the previous site (unchanged inputs, cache.py)
 
 
-def count_export(config: Config, export: Path | Sequence[Path]) -> Leaderboard:
+def count_export(config: Config, export: Path | Sequence[Path], cache: NoCache | None = None) -> Leaderboard:
     """Read the export(s) and compute the one summary every output reads."""
-    return summarize(load_exports(_paths(export), config.limits), config.missions, config.source or CONFIG_NAME)
+    return summarize(load_exports(_paths(export), config.limits, cache), config.missions, config.source or CONFIG_NAME)
 
 
 def _paths(export: Path | Sequence[Path]) -> list[Path]:
@@ -74,7 +74,16 @@ def build_site(config: Config, export: Path | Sequence[Path], *, strict: bool = 
     chain = theme_chain(config.theme, [config.root / "themes", builtin_themes()], config.theme_dir)
     env = make_environment(chain)
     pages = render_content(load_pages(content_dir(config)))
-    board = count_export(config, export)
+    cache = open_cache(cache_dir)
+    try:
+        return _build(config, export, env, chain, pages, cache, generated_at, strict, previous, progress, jobs)
+    finally:
+        cache.close()
+
+
+def _build(config: Config, export: Path | Sequence[Path], env, chain: list[Path], pages, cache: NoCache,
+           generated_at: int | None, strict: bool, previous: Path | None, progress, jobs: int) -> Built:
+    board = count_export(config, export, cache)
     if strict and board.problems:
         return Built(board, None, 0, 0)
     board = budget.select_run_pages(board, config.run_pages)
@@ -86,7 +95,6 @@ def build_site(config: Config, export: Path | Sequence[Path], *, strict: bool = 
     listed = [e.path for e in manifest if isinstance(e, Page) and e.path.endswith(".html") and e.template != "redirect.html"]
     extra, notes = share.share_files(listed, config.base_url, config.search_engines)
     manifest += [Blob(path, data) for path, data in extra.items()]
-    cache = open_cache(cache_dir)
     code = code_fingerprint()
     reports = ReportRenderer(_paths(export), config.limits.report_bytes, redaction, cache, code)
     renderer = SiteRenderer(env, public, board.runs, redaction, reports, generated_at, cache=cache,
@@ -95,11 +103,8 @@ def build_site(config: Config, export: Path | Sequence[Path], *, strict: bool = 
                          progress=(lambda done, path: progress(done, len(manifest), path)) if progress else None)
     files = _Tally(meter.watch(guard_secrets(render_site(manifest, renderer), redaction.literals)))
     inputs = _paths(export) + [p for p in (content_dir(config), config.theme_dir) if p is not None]
-    try:
-        target = write_site(files, config.out, inputs=inputs, homes=[config.root, Path.cwd()])
-        cache.commit()
-    finally:
-        cache.close()
+    target = write_site(files, config.out, inputs=inputs, homes=[config.root, Path.cwd()])
+    cache.commit()
     notes += [cache.note] if cache.note else []
     return Built(board, target, files.count, files.size, tuple(notes), meter, tuple(extras.warnings),
                  renderer.rendered, renderer.reused)

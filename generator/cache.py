@@ -6,6 +6,9 @@ default ``.podium-cache/`` beside the output; ``--no-cache`` turns it off) holds
 - ``reports``: a run's report rendered and redacted, keyed by the report's content
   hash, everything that changes its redaction (configured literals, the run's own
   values, its mission's answers: ``Redaction.fingerprint``) and podium's code;
+- ``runs``: each run directory as the reader parsed it, keyed by its path, the
+  size, mtime and inode of its files and the size limits; when those differ but
+  the files' SHA-256 do not, the parse is reused too (a touched or copied export);
 - ``pages``: for each output file of the last build, the key of everything it was
   rendered from (template, theme files, its whole context, podium's code) and the
   SHA-256 of the bytes written. A page whose key is unchanged is taken back from
@@ -15,12 +18,15 @@ A key is a SHA-256 over the pickled inputs, so equal keys mean equal inputs; a
 context that cannot be pickled is never cached. The cache is ignored, and built
 anew, when it is corrupt or from another podium; a cache directory owned by
 another user, or writable by others, is never read nor written (the build runs
-uncached and says so). Writes are committed only after the site was swapped in.
+uncached and says so), since parsed runs are stored pickled. Writes are committed
+only after the site was swapped in, and keep only what this build used.
 """
 
 from __future__ import annotations
 
 import hashlib
+import io
+import json
 import os
 import pickle
 import sqlite3
@@ -55,11 +61,18 @@ def tree_fingerprint(directories: list[Path]) -> str:
 
 
 def key_of(*parts: object) -> str | None:
-    """A SHA-256 over the pickled ``parts``; None when one cannot be pickled (then nothing is cached)."""
+    """A SHA-256 over the pickled ``parts``; None when one cannot be pickled (then nothing is cached).
+
+    The pickler runs without its memo ("fast" mode), so equal values give equal bytes
+    whether or not they share objects (a freshly parsed run and one from the cache)."""
+    buffer = io.BytesIO()
+    pickler = pickle.Pickler(buffer, protocol=5)
+    pickler.fast = True
     try:
-        return hashlib.sha256(pickle.dumps(parts, protocol=5)).hexdigest()
-    except (pickle.PicklingError, TypeError, AttributeError):
+        pickler.dump(parts)
+    except (pickle.PicklingError, TypeError, AttributeError, ValueError, RecursionError):
         return None
+    return hashlib.sha256(buffer.getvalue()).hexdigest()
 
 
 class NoCache:
@@ -69,6 +82,12 @@ class NoCache:
 
     def report(self, key: str) -> str | None:
         return None
+
+    def parsed_run(self, key: str) -> tuple[str, dict, bytes] | None:
+        return None
+
+    def keep_parsed_run(self, key: str, signature: str, hashes: dict, payload: bytes) -> None:
+        pass
 
     def keep_report(self, key: str, html: str) -> None:
         pass
@@ -97,6 +116,9 @@ class BuildCache(NoCache):
             (path, (key, sha)) for path, key, sha in self.db.execute("SELECT path, key, sha FROM pages"))
         self.fresh_pages: dict[str, tuple[str, str]] = {}
         self.fresh_reports: dict[str, str] = {}
+        self.used_reports: set[str] = set()
+        self.runs: dict[str, tuple[str, str, bytes]] | None = None  # loaded on first use
+        self.fresh_runs: dict[str, tuple[str, str, bytes]] = {}
 
     def _open(self) -> sqlite3.Connection:
         path = self.directory / "cache.sqlite"
@@ -106,10 +128,11 @@ class BuildCache(NoCache):
                 db.executescript(
                     "CREATE TABLE IF NOT EXISTS meta (format INTEGER, code TEXT);"
                     "CREATE TABLE IF NOT EXISTS reports (key TEXT PRIMARY KEY, html TEXT);"
+                    "CREATE TABLE IF NOT EXISTS runs (key TEXT PRIMARY KEY, signature TEXT, hashes TEXT, value BLOB);"
                     "CREATE TABLE IF NOT EXISTS pages (path TEXT PRIMARY KEY, key TEXT, sha TEXT);")
                 row = db.execute("SELECT format, code FROM meta").fetchone()
                 if row != (FORMAT, self.code):  # another podium (or a new cache): start afresh
-                    db.executescript("DELETE FROM meta; DELETE FROM reports; DELETE FROM pages;")
+                    db.executescript("DELETE FROM meta; DELETE FROM reports; DELETE FROM pages; DELETE FROM runs;")
                     db.execute("INSERT INTO meta VALUES (?, ?)", (FORMAT, self.code))
                     db.commit()
                 return db
@@ -121,7 +144,19 @@ class BuildCache(NoCache):
 
     def report(self, key: str) -> str | None:
         row = self.db.execute("SELECT html FROM reports WHERE key = ?", (key,)).fetchone()
+        if row:
+            self.used_reports.add(key)
         return row[0] if row else None
+
+    def parsed_run(self, key: str) -> tuple[str, dict, bytes] | None:
+        if self.runs is None:
+            self.runs = {k: (sig, hashes, value) for k, sig, hashes, value in
+                         self.db.execute("SELECT key, signature, hashes, value FROM runs")}
+        hit = self.runs.get(key)
+        return (hit[0], json.loads(hit[1]), hit[2]) if hit else None
+
+    def keep_parsed_run(self, key: str, signature: str, hashes: dict, payload: bytes) -> None:
+        self.fresh_runs[key] = (signature, json.dumps(hashes, sort_keys=True), payload)
 
     def keep_report(self, key: str, html: str) -> None:
         self.fresh_reports[key] = html
@@ -148,6 +183,14 @@ class BuildCache(NoCache):
             self.db.executemany("INSERT INTO pages VALUES (?, ?, ?)",
                                 [(path, key, sha) for path, (key, sha) in self.fresh_pages.items()])
             self.db.executemany("INSERT OR REPLACE INTO reports VALUES (?, ?)", self.fresh_reports.items())
+            self.db.execute("CREATE TEMP TABLE used (key TEXT PRIMARY KEY)")
+            self.db.executemany("INSERT OR IGNORE INTO used VALUES (?)",
+                                [(k,) for k in self.used_reports | set(self.fresh_reports)])
+            self.db.execute("DELETE FROM reports WHERE key NOT IN (SELECT key FROM used)")
+            self.db.execute("DROP TABLE used")
+            self.db.execute("DELETE FROM runs")
+            self.db.executemany("INSERT INTO runs VALUES (?, ?, ?, ?)",
+                                [(k, *value) for k, value in self.fresh_runs.items()])
 
     def close(self) -> None:
         self.db.close()

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from xml.sax.saxutils import escape
 
-
 SITEMAP = "sitemap.xml"
 SITEMAP_URLS = 50_000  # the sitemap protocol's limit per file; more pages get a sitemap index
 ROBOTS = "robots.txt"

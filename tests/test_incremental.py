@@ -6,6 +6,7 @@ compares every output file with a clean build (no cache) of the same inputs.
 
 from __future__ import annotations
 
+import json
 import os
 import sqlite3
 from pathlib import Path
@@ -14,6 +15,7 @@ import pytest
 from exportkit import ExportDir, graded, report_md, run_id
 
 import podium.build
+import podium.load.export
 import podium.render.site
 from podium.build import build_site
 from podium.config import Config
@@ -80,6 +82,26 @@ def test_a_report_changed(project):
     again = project.build()
     assert again.rendered >= 1
     assert "A CHANGED PARAGRAPH" in (project.tmp / "site" / "runs" / rid / "index.html").read_text()
+    project.assert_same_as_clean()
+
+
+def test_a_touched_export_is_not_parsed_again(project, monkeypatch):
+    for path in project.export.root.rglob("*.json"):
+        os.utime(path, ns=(1, 1))  # same bytes, new mtimes (a copied or restored export)
+    parsed = []
+    real = podium.load.export._read_dir
+    monkeypatch.setattr(podium.load.export, "_read_dir", lambda *a: parsed.append(a[1]) or real(*a))
+    again = project.build()
+    assert parsed == [] and again.rendered == 0
+    project.assert_same_as_clean()
+
+
+def test_a_result_changed_is_parsed_again(project):
+    rid = run_id("run-5")
+    (project.export.root / rid[:8] / "result.json").write_text(json.dumps(graded(rid, det=0.0, judge=0.0)))
+    project.build()
+    summary = json.loads((project.tmp / "site" / "api" / "results" / "runs.json").read_text())
+    assert [r["overall"] for r in summary if r["run_id"] == rid] == [0.0]
     project.assert_same_as_clean()
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import pickle
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -65,14 +66,17 @@ class _Reader:
         self.problems: list[Problem] = []
         self.notes: list[str] = []
         self.hashes: list[tuple[str, str]] = []
+        self.file_hashes: dict[str, str] = {}  # rel -> SHA-256 of every file read (the parse cache's check)
 
     def read(self, rel: str, limit: int, *, digest: bool = True) -> bytes | None:
         data = read_file(self.root / rel, rel, limit)
         if isinstance(data, Problem):
             self.problems.append(data)
             return None
-        if data is not None and digest:
-            self.add_digest(rel, data)
+        if data is not None:
+            self.file_hashes[rel] = hashlib.sha256(data).hexdigest()
+            if digest:
+                self.hashes.append((rel, self.file_hashes[rel]))
         return data
 
     def add_digest(self, rel: str, data: bytes) -> None:
@@ -93,15 +97,15 @@ class _Reader:
         return "sha256:" + total.hexdigest()
 
 
-def load_exports(roots: Sequence[Path], limits: Limits = Limits()) -> Export:
+def load_exports(roots: Sequence[Path], limits: Limits = Limits(), cache=None) -> Export:
     """Several exports as one (``podium build A B``): a run found in more than one is counted once,
     from the LAST export that holds it (a run exported while grading, then again once graded,
     counts as graded); each such duplicate is a note. With several exports every problem's path
     starts with its export's directory name (made unique), so no local path is published."""
     if len(roots) == 1:
-        return load_export(roots[0], limits)
+        return load_export(roots[0], limits, cache=cache)
     labels = _labels(roots)
-    parts = [load_export(root, limits, source=i, label=labels[i]) for i, root in enumerate(roots)]
+    parts = [load_export(root, limits, source=i, label=labels[i], cache=cache) for i, root in enumerate(roots)]
     runs: dict[str, Run] = {}
     notes: list[str] = []
     for part in parts:
@@ -137,8 +141,11 @@ def _labels(roots: Sequence[Path]) -> list[str]:
     return labels
 
 
-def load_export(root: Path, limits: Limits = Limits(), *, source: int = 0, label: str = "") -> Export:
-    """Everything podium needs from the export at ``root`` (``label``: prefixed to problem paths)."""
+def load_export(root: Path, limits: Limits = Limits(), *, source: int = 0, label: str = "", cache=None) -> Export:
+    """Everything podium needs from the export at ``root`` (``label``: prefixed to problem paths).
+
+    ``cache`` (cache.py, optional) keeps each run directory as parsed, so a rebuild reads
+    only the directories whose files changed (see :func:`_read_dir_cached`)."""
     if not root.is_dir():
         raise PodiumError(f"{root}: export directory not found (pass EXPORT or set export: in podium.yaml)")
     reader = _Reader(root.resolve(), limits)
@@ -147,7 +154,7 @@ def load_export(root: Path, limits: Limits = Limits(), *, source: int = 0, label
     rows = (read_run_list(*runs_json) if runs_json and runs_json[0] is not None else None) or {}
     agents_json = reader.read_json("agents.json", limits.sidecar_bytes)
     agent_names = (read_agent_list(*agents_json) if agents_json and agents_json[0] is not None else None) or {}
-    dirs = [_read_dir(reader, name) for name in names]
+    dirs = [_read_dir_cached(reader, name, cache) for name in names]
     _identify(dirs, rows, reader)
     kept = _deduplicate(dirs, reader)
     runs = []
@@ -209,6 +216,61 @@ def _read_dir(reader: _Reader, name: str) -> _Dir:
             digest = None if is_html else hashlib.sha256(data).hexdigest()
             return _Dir(name, result, overview, rel, None if is_html else rel, digest)
     return _Dir(name, result, {}, None, None)
+
+
+RUN_FILES = ("result.json", "report.md", "report.html")
+
+
+def _read_dir_cached(reader: _Reader, name: str, cache) -> _Dir:
+    """A run directory as parsed last time when its files are unchanged, else read afresh.
+
+    Unchanged: the same size, mtime and inode of each file; failing that, the same
+    bytes (SHA-256 of each file, read again but not parsed). The problems and the
+    digest entries the directory produced are replayed with it.
+    """
+    if cache is None:
+        return _read_dir(reader, name)
+    key = f"{reader.root}/{name}\0{reader.limits}"
+    signature = _signature(reader.root / name)
+    hit = cache.parsed_run(key)
+    if hit is not None and (hit[0] == signature or _same_bytes(reader.root / name, hit[1])):
+        item, problems, hashes = pickle.loads(hit[2])
+        reader.problems += problems
+        reader.hashes += hashes
+        cache.keep_parsed_run(key, signature, hit[1], hit[2])
+        return item
+    problems_before, hashes_before = len(reader.problems), len(reader.hashes)
+    reader.file_hashes = {}
+    item = _read_dir(reader, name)
+    payload = pickle.dumps((item, reader.problems[problems_before:], reader.hashes[hashes_before:]), protocol=5)
+    cache.keep_parsed_run(key, signature, dict(reader.file_hashes), payload)
+    return item
+
+
+def _signature(directory: Path) -> str:
+    parts = []
+    for file in RUN_FILES:
+        try:
+            info = os.lstat(directory / file)
+            parts.append(f"{file}:{info.st_size}:{info.st_mtime_ns}:{info.st_ino}:{info.st_mode}")
+        except OSError:
+            parts.append(f"{file}:-")
+    return "|".join(parts)
+
+
+def _same_bytes(directory: Path, hashes: dict[str, str]) -> bool:
+    """True when exactly the files hashed last time are there, with the same bytes (no symlink followed)."""
+    present = {f"{directory.name}/{file}" for file in RUN_FILES if os.path.lexists(directory / file)}
+    if present != set(hashes):
+        return False
+    for rel, digest in hashes.items():
+        path = directory.parent / rel
+        try:
+            if os.path.islink(path) or hashlib.sha256(path.read_bytes()).hexdigest() != digest:
+                return False
+        except OSError:
+            return False
+    return True
 
 
 def _identify(dirs: list[_Dir], rows: dict[str, ListRow], reader: _Reader) -> None:

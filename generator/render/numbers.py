@@ -7,7 +7,16 @@ from __future__ import annotations
 
 import math
 
-from podium.model import COUNTED_KINDS, KIND_LABELS, MEDIAN_KINDS, AgentSummary, Figures, MissionVersionSummary, RunRecord, Totals
+from podium.model import (
+    COUNTED_KINDS,
+    KIND_LABELS,
+    MEDIAN_KINDS,
+    AgentSummary,
+    Figures,
+    MissionVersionSummary,
+    RunRecord,
+    Totals,
+)
 
 DASH = "—"
 NO_JUDGE = "No judge"

@@ -78,8 +78,9 @@ class SiteRenderer:
         """Everything the page is rendered from; a run page adds its raw record and its report's key."""
         context = {k: v for k, v in page.context.items() if k != "href"}  # href: the path and base_url
         extra = ()
-        if page.run_id:
+        if page.run_id:  # its public record follows from the raw one and the redaction fingerprint
             record = self.runs[page.run_id]
+            del context["record"]
             extra = (record, self.reports.key(record.run), self.redaction.fingerprint(record.run))
         return key_of(self.fingerprint, page.path, page.template, context, extra)
 
