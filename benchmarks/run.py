@@ -147,37 +147,43 @@ class SizeBench:
                          log=self.dir / "prime.log")
             remove(out)
 
-    def repetition(self) -> dict[str, Measurement]:
-        """Every scenario once, in SCENARIOS order; the edits accumulate from (f) on."""
+    def repetition(self, only: set[str]) -> dict[str, Measurement]:
+        """Every scenario in `only` once, in SCENARIOS order; the edits of (f)-(i) accumulate
+        (and are made even when their scenario is not measured)."""
         self.reset()
         got = {}
-        out = self.dir / "out-floor"
-        remove(out)
-        got["floor"] = self.measure("floor", [sys.executable, str(HERE / "io_floor.py"),
-                                              str(self.live), str(out)], out)
+
+        def step(name: str, cmd: list[str], out: Path, fresh: bool = False) -> None:
+            if name in only:
+                if fresh:
+                    remove(out)
+                got[name] = self.measure(name, cmd, out)
+        floor_out, hugo_out, cold_out, out = (self.dir / f"out-{name}" for name in
+                                              ("floor", "hugo", "cold", "inc"))
+        step("floor", [sys.executable, str(HERE / "io_floor.py"), str(self.live), str(floor_out)],
+             floor_out, fresh=True)
         if self.hugo:
-            out = self.dir / "out-hugo"
-            remove(out)
-            got["hugo"] = self.measure("hugo", build_command(self.hugo, self.hugo_site, out), out)
-        out = self.dir / "out-cold"
-        remove(out)
-        got["cold"] = self.measure("cold", self.podium(out, None), out)
-        out = self.dir / "out"
+            step("hugo", build_command(self.hugo, self.hugo_site, hugo_out), hugo_out, fresh=True)
+        step("cold", self.podium(cold_out, None), cold_out, fresh=True)
         remove(out)
         if self.cached:
             remove(self.cache)
             shutil.copytree(self.cache_snapshot, self.cache, symlinks=True)
         build = self.podium(out, self.cache if self.cached else None)
-        got["warm"] = self.measure("warm", build, out)
-        got["nochange"] = self.measure("nochange", build, out)
-        add_run(self.live, self.base.spare)
-        got["add"] = self.measure("add", build, out)
-        change_report(self.live)
-        got["change"] = self.measure("change", build, out)
-        delete_run(self.live)
-        got["delete"] = self.measure("delete", build, out)
-        self.write_config(NEW_TITLE)
-        got["config"] = self.measure("config", build, out)
+        if not only & set(INCREMENTAL):
+            return got
+        if "warm" not in only:                 # (e)-(i) rebuild an existing output
+            run_measured(build, cwd=self.dir, log=self.dir / "warm.log")
+        step("warm", build, out)
+        step("nochange", build, out)
+        for name, edit in (("add", lambda: add_run(self.live, self.base.spare)),
+                           ("change", lambda: change_report(self.live)),
+                           ("delete", lambda: delete_run(self.live)),
+                           ("config", lambda: self.write_config(NEW_TITLE))):
+            edit()
+            if name not in only:               # keep the output in step with the export
+                run_measured(build, cwd=self.dir, log=self.dir / f"{name}.log")
+            step(name, build, out)
         return got
 
     def incremental_equals_clean(self) -> bool:
@@ -186,7 +192,7 @@ class SizeBench:
         clean = self.dir / "out-clean"
         remove(clean)
         run_measured(self.podium(clean, None), cwd=self.dir, log=self.dir / "clean.log")
-        same = same_tree(self.dir / "out", clean)
+        same = same_tree(self.dir / "out-inc", clean)
         remove(clean)
         return same
 
@@ -225,35 +231,36 @@ def ratios(median: dict[str, dict]) -> dict[str, dict]:
 
 
 def check_targets(size: dict) -> list[dict]:
-    """Issue 7's targets at one size: {n, measure, target, value, met} (met None: not measured)."""
+    """Issue 7's targets at one size: {n, measure, target, value, met}; met is None when
+    the scenarios it needs were not measured."""
     runs, med, rat = size["runs"], size["median"], size["ratios"]
-    peak = max(med[name]["peak_rss_bytes"] for name in PODIUM) / MB
+
+    def ratio(name: str, key: str):
+        return rat.get(name, {}).get(key)
+
+    def at_most(value, cap):
+        return None if value is None else value <= cap
+    peaks = [med[name]["peak_rss_bytes"] / MB for name in PODIUM if name in med]
+    peak = max(peaks) if peaks else None
     hugo_peak = med["hugo"]["peak_rss_bytes"] / MB if "hugo" in med else None
+    peak_vs_hugo = peak / hugo_peak if peak and hugo_peak else None
     mem_cap = 60 + 2 * runs / 1024
     add_cap = 3 if runs >= 100_000 else 10
-
-    def row(n, measure, target, value, met):
-        return {"n": n, "runs": runs, "measure": measure, "target": target, "value": value,
-                "met": met}
-    vs_hugo = [rat["warm"]["vs_hugo"], rat["cold"]["vs_hugo"]]
-    return [
-        row(1, "cold build vs I/O floor", "≤ 3×", rat["cold"]["vs_floor"],
-            rat["cold"]["vs_floor"] <= 3),
-        row(2, "warm cache, output wiped, vs Hugo", "≤ 0.5×", vs_hugo[0],
-            None if vs_hugo[0] is None else vs_hugo[0] <= 0.5),
-        row(3, "cold build, no cache, vs Hugo", "≤ 1.5×", vs_hugo[1],
-            None if vs_hugo[1] is None else vs_hugo[1] <= 1.5),
-        row(4, "one run added, % of cold", f"≤ {add_cap}%", rat["add"]["pct_of_cold"],
-            rat["add"]["pct_of_cold"] <= add_cap),
-        row(5, "no-change rebuild, % of cold", "≤ 5%", rat["nochange"]["pct_of_cold"],
-            rat["nochange"]["pct_of_cold"] <= 5),
-        row(6, "peak memory (max over podium builds), MB", f"≤ {mem_cap:.0f} MB", peak,
-            peak <= mem_cap),
-        row(6, "peak memory vs Hugo's", "≤ 0.1×", peak / hugo_peak if hugo_peak else None,
-            None if not hugo_peak else peak / hugo_peak <= 0.1),
-        row(7, "incremental output == clean build", "byte-identical", size["identical"],
-            size["identical"]),
+    rows = [
+        (1, "cold build vs I/O floor", "≤ 3×", ratio("cold", "vs_floor"), 3),
+        (2, "warm cache, output wiped, vs Hugo", "≤ 0.5×", ratio("warm", "vs_hugo"), 0.5),
+        (3, "cold build, no cache, vs Hugo", "≤ 1.5×", ratio("cold", "vs_hugo"), 1.5),
+        (4, "one run added, % of cold", f"≤ {add_cap}%", ratio("add", "pct_of_cold"), add_cap),
+        (5, "no-change rebuild, % of cold", "≤ 5%", ratio("nochange", "pct_of_cold"), 5),
+        (6, "peak memory (max over podium builds), MB", f"≤ {mem_cap:.0f} MB", peak, mem_cap),
+        (6, "peak memory vs Hugo's", "≤ 0.1×", peak_vs_hugo, 0.1),
     ]
+    out = [{"n": n, "runs": runs, "measure": measure, "target": target, "value": value,
+            "met": at_most(value, cap)} for n, measure, target, value, cap in rows]
+    out.append({"n": 7, "runs": runs, "measure": "incremental output == clean build",
+                "target": "byte-identical", "value": size["identical"],
+                "met": size["identical"]})
+    return out
 
 
 # --- report -------------------------------------------------------------------------------
@@ -313,6 +320,9 @@ def parse_args(argv):
                     help="skip the incremental == clean check (one extra clean build a size)")
     ap.add_argument("--work-dir", type=Path, default=HERE / ".work",
                     help="exports, Hugo projects and scratch builds (default benchmarks/.work)")
+    ap.add_argument("--only", default=",".join(SCENARIOS), metavar="KEYS",
+                    help="measure only these scenarios (comma-separated keys: "
+                         f"{', '.join(SCENARIOS)}); default all")
     ap.add_argument("--json", type=Path, help="write the raw numbers here")
     ap.add_argument("--smoke", action="store_true",
                     help="tiny: 30 runs, 1 repetition, small sidecars, no Hugo (for CI)")
@@ -320,6 +330,9 @@ def parse_args(argv):
     if args.smoke:
         args.sizes, args.reps, args.no_hugo, args.sidecar_kb = "30", 1, True, 4
     args.sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
+    args.only = {key.strip() for key in args.only.split(",") if key.strip()}
+    if not args.only <= set(SCENARIOS) or "cold" not in args.only:
+        ap.error(f"--only takes keys from {', '.join(SCENARIOS)} and must include cold")
     if args.reps < 1 or not args.sizes or min(args.sizes) < 1:
         ap.error("--reps and every size must be >= 1")
     return args
@@ -346,8 +359,9 @@ def bench_size(runs: int, args, flags: set[str], hugo: str | None) -> dict:
     reps = []
     for rep in range(args.reps):
         log(f"{runs} runs: repetition {rep + 1}/{args.reps}")
-        reps.append(bench.repetition())
-    identical = None if args.no_verify else bench.incremental_equals_clean()
+        reps.append(bench.repetition(args.only))
+    verify = not args.no_verify and args.only >= set(INCREMENTAL)
+    identical = bench.incremental_equals_clean() if verify else None
     med = medians(reps)
     size = {"runs": runs, "export": spec.key, "report_kb": args.report_kb,
             "sidecar_kb": args.sidecar_kb, "export_bytes": export_bytes(base.export),
