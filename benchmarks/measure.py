@@ -103,7 +103,12 @@ def run_measured(cmd: list[str], *, cwd: Path | None = None, env: dict | None = 
         start = time.perf_counter()
         proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
                                 stdout=log_fh, stderr=subprocess.STDOUT)
-        peak, status, usage = wait_sampling(proc.pid)
+        try:
+            peak, status, usage = wait_sampling(proc.pid)
+        except BaseException:                 # interrupted: leave no build running
+            proc.kill()
+            proc.wait()
+            raise
         wall = time.perf_counter() - start
         proc.returncode = os.waitstatus_to_exitcode(status)
     finally:

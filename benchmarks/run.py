@@ -18,6 +18,7 @@ import json
 import os
 import platform
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -374,6 +375,7 @@ def bench_size(runs: int, args, flags: set[str], hugo: str | None) -> dict:
 
 def main(argv=None) -> int:
     args = parse_args(argv)
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))   # so a build is not orphaned
     args.work_dir = args.work_dir.resolve()
     flags = podium_build_flags()
     hugo = pick_hugo(args.no_hugo)
