@@ -218,17 +218,17 @@ def medians(reps: list[dict[str, Measurement]]) -> dict[str, dict]:
 
 
 def ratios(median: dict[str, dict]) -> dict[str, dict]:
-    """Per scenario: wall time vs the I/O floor, vs Hugo, and (incremental) % of cold."""
-    def wall(name):
-        return median[name]["wall_s"] if name in median else None
-    out = {}
-    for name, m in median.items():
-        out[name] = {
-            "vs_floor": m["wall_s"] / wall("floor") if wall("floor") else None,
-            "vs_hugo": m["wall_s"] / wall("hugo") if wall("hugo") else None,
-            "pct_of_cold": 100 * m["wall_s"] / wall("cold") if name in INCREMENTAL else None,
-        }
-    return out
+    """Per scenario: time vs the I/O floor and vs Hugo (wall, and CPU, which a loaded
+    machine disturbs less), and for the incremental ones wall time as % of podium cold."""
+    def ratio(name: str, base: str, key: str):
+        return median[name][key] / median[base][key] if median.get(base, {}).get(key) else None
+    return {name: {"vs_floor": ratio(name, "floor", "wall_s"),
+                   "vs_hugo": ratio(name, "hugo", "wall_s"),
+                   "cpu_vs_floor": ratio(name, "floor", "cpu_s"),
+                   "cpu_vs_hugo": ratio(name, "hugo", "cpu_s"),
+                   "pct_of_cold": (100 * ratio(name, "cold", "wall_s")
+                                   if name in INCREMENTAL and "cold" in median else None)}
+            for name in median}
 
 
 def check_targets(size: dict) -> list[dict]:
@@ -277,13 +277,14 @@ def size_table(size: dict, cached: bool) -> str:
         head += ("podium has no `--cache-dir`/`--no-cache` here: (c)–(i) are plain full builds "
                  "(in place from (e) on).\n\n")
     lines = ["| scenario | wall s | CPU s | peak MB | output MB | files | × I/O floor | × Hugo "
-             "| % of cold |", "|---|--:|--:|--:|--:|--:|--:|--:|--:|"]
+             "| CPU × floor | CPU × Hugo | % of cold |", "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"]
     for name, m in size["median"].items():
         r = size["ratios"][name]
         lines.append(
             f"| {SCENARIOS[name]} | {m['wall_s']:.2f} | {m['cpu_s']:.2f} | "
             f"{m['peak_rss_bytes'] / MB:,.0f} | {m['out_bytes'] / MB:,.1f} | {m['out_files']:,.0f} | "
             f"{fmt(r['vs_floor'], '.1f', '×')} | {fmt(r['vs_hugo'], '.2f', '×')} | "
+            f"{fmt(r['cpu_vs_floor'], '.1f', '×')} | {fmt(r['cpu_vs_hugo'], '.2f', '×')} | "
             f"{fmt(r['pct_of_cold'], '.0f', '%')} |")
     return head + "\n".join(lines) + "\n"
 
@@ -325,6 +326,9 @@ def parse_args(argv):
                     help="measure only these scenarios (comma-separated keys: "
                          f"{', '.join(SCENARIOS)}); default all")
     ap.add_argument("--json", type=Path, help="write the raw numbers here")
+    ap.add_argument("--table-from", type=Path, metavar="FILE",
+                    help="print the tables of an earlier --json FILE (and its merge with "
+                         "others: repeat the option) instead of measuring", action="append")
     ap.add_argument("--smoke", action="store_true",
                     help="tiny: 30 runs, 1 repetition, small sidecars, no Hugo (for CI)")
     args = ap.parse_args(argv)
@@ -373,8 +377,25 @@ def bench_size(runs: int, args, flags: set[str], hugo: str | None) -> dict:
     return size
 
 
+def print_report(doc: dict) -> None:
+    """The Markdown tables of a results document (ratios and targets recomputed from the
+    medians, so an older JSON file prints with today's columns)."""
+    cached = {"--cache-dir", "--no-cache"} <= set(doc["podium_flags"])
+    for size in doc["sizes"]:
+        size["ratios"] = ratios(size["median"])
+        size["targets"] = check_targets(size)
+    print("\n".join(size_table(size, cached) for size in doc["sizes"]))
+    print("### Targets (issue 7)\n")
+    print(targets_table([t for size in doc["sizes"] for t in size["targets"]]))
+
+
 def main(argv=None) -> int:
     args = parse_args(argv)
+    if args.table_from:
+        docs = [json.loads(path.read_text(encoding="utf-8")) for path in args.table_from]
+        docs[0]["sizes"] = [size for doc in docs for size in doc["sizes"]]
+        print_report(docs[0])
+        return 0
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))   # so a build is not orphaned
     args.work_dir = args.work_dir.resolve()
     flags = podium_build_flags()
@@ -393,10 +414,7 @@ def main(argv=None) -> int:
     except CommandFailed as exc:
         print(f"bench: a build failed: {exc}", file=sys.stderr)
         return 1
-    cached = {"--cache-dir", "--no-cache"} <= flags
-    print("\n".join(size_table(size, cached) for size in doc["sizes"]))
-    print("### Targets (issue 7)\n")
-    print(targets_table([t for size in doc["sizes"] for t in size["targets"]]))
+    print_report(doc)
     if args.json:
         args.json.write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
         log(f"raw numbers written to {args.json}")
