@@ -208,18 +208,20 @@ def same_tree(a: Path, b: Path) -> bool:
 
 
 # --- statistics, ratios, targets -----------------------------------------------------------
-def medians(reps: list[dict[str, Measurement]]) -> dict[str, dict]:
+def medians(reps: list[dict[str, dict]]) -> dict[str, dict]:
+    """Per scenario, the median of each measured quantity over the repetitions."""
     out = {}
     for name in SCENARIOS:
-        runs = [rep[name].to_dict() for rep in reps if name in rep]
+        runs = [rep[name] for rep in reps if name in rep]
         if runs:
             out[name] = {key: statistics.median(r[key] for r in runs) for key in runs[0]}
     return out
 
 
 def ratios(median: dict[str, dict]) -> dict[str, dict]:
-    """Per scenario: time vs the I/O floor and vs Hugo (wall, and CPU, which a loaded
-    machine disturbs less), and for the incremental ones wall time as % of podium cold."""
+    """Per scenario: time vs the I/O floor and vs Hugo, and for the incremental ones time as
+    % of podium cold; each for wall time and for CPU time (which a loaded machine disturbs
+    less)."""
     def ratio(name: str, base: str, key: str):
         return median[name][key] / median[base][key] if median.get(base, {}).get(key) else None
     return {name: {"vs_floor": ratio(name, "floor", "wall_s"),
@@ -227,7 +229,9 @@ def ratios(median: dict[str, dict]) -> dict[str, dict]:
                    "cpu_vs_floor": ratio(name, "floor", "cpu_s"),
                    "cpu_vs_hugo": ratio(name, "hugo", "cpu_s"),
                    "pct_of_cold": (100 * ratio(name, "cold", "wall_s")
-                                   if name in INCREMENTAL and "cold" in median else None)}
+                                   if name in INCREMENTAL and "cold" in median else None),
+                   "cpu_pct_of_cold": (100 * ratio(name, "cold", "cpu_s")
+                                       if name in INCREMENTAL and "cold" in median else None)}
             for name in median}
 
 
@@ -277,7 +281,7 @@ def size_table(size: dict, cached: bool) -> str:
         head += ("podium has no `--cache-dir`/`--no-cache` here: (c)–(i) are plain full builds "
                  "(in place from (e) on).\n\n")
     lines = ["| scenario | wall s | CPU s | peak MB | output MB | files | × I/O floor | × Hugo "
-             "| CPU × floor | CPU × Hugo | % of cold |", "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"]
+             "| CPU × floor | CPU × Hugo | % of cold, wall / CPU |", "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"]
     for name, m in size["median"].items():
         r = size["ratios"][name]
         lines.append(
@@ -285,7 +289,7 @@ def size_table(size: dict, cached: bool) -> str:
             f"{m['peak_rss_bytes'] / MB:,.0f} | {m['out_bytes'] / MB:,.1f} | {m['out_files']:,.0f} | "
             f"{fmt(r['vs_floor'], '.1f', '×')} | {fmt(r['vs_hugo'], '.2f', '×')} | "
             f"{fmt(r['cpu_vs_floor'], '.1f', '×')} | {fmt(r['cpu_vs_hugo'], '.2f', '×')} | "
-            f"{fmt(r['pct_of_cold'], '.0f', '%')} |")
+            f"{fmt(r['pct_of_cold'], '.0f', '%')} / {fmt(r['cpu_pct_of_cold'], '.0f', '%')} |")
     return head + "\n".join(lines) + "\n"
 
 
@@ -327,8 +331,9 @@ def parse_args(argv):
                          f"{', '.join(SCENARIOS)}); default all")
     ap.add_argument("--json", type=Path, help="write the raw numbers here")
     ap.add_argument("--table-from", type=Path, metavar="FILE",
-                    help="print the tables of an earlier --json FILE (and its merge with "
-                         "others: repeat the option) instead of measuring", action="append")
+                    help="print the tables of an earlier --json FILE instead of measuring; "
+                         "repeat it to merge files (repetitions of one export pool into "
+                         "one median)", action="append")
     ap.add_argument("--smoke", action="store_true",
                     help="tiny: 30 runs, 1 repetition, small sidecars, no Hugo (for CI)")
     args = ap.parse_args(argv)
@@ -367,14 +372,33 @@ def bench_size(runs: int, args, flags: set[str], hugo: str | None) -> dict:
         reps.append(bench.repetition(args.only))
     verify = not args.no_verify and args.only >= set(INCREMENTAL)
     identical = bench.incremental_equals_clean() if verify else None
-    med = medians(reps)
+    raw = [{k: m.to_dict() for k, m in rep.items()} for rep in reps]
+    med = medians(raw)
     size = {"runs": runs, "export": spec.key, "report_kb": args.report_kb,
             "sidecar_kb": args.sidecar_kb, "export_bytes": export_bytes(base.export),
-            "reps": args.reps, "identical": identical,
-            "raw": [{k: m.to_dict() for k, m in rep.items()} for rep in reps],
+            "reps": args.reps, "identical": identical, "raw": raw,
             "median": med, "ratios": ratios(med)}
     size["targets"] = check_targets(size)
     return size
+
+
+def merge_results(docs: list[dict]) -> dict:
+    """One results document from several: the repetitions of the same export (and size)
+    pool into one median; identical is False if any run saw a difference."""
+    merged, by_export = dict(docs[0]), {}
+    for doc in docs:
+        for size in doc["sizes"]:
+            if size["export"] not in by_export:
+                by_export[size["export"]] = dict(size, raw=[])
+            into = by_export[size["export"]]
+            into["raw"] = into["raw"] + size["raw"]
+            if size["identical"] is not None:
+                into["identical"] = size["identical"] and into["identical"] is not False
+    for size in by_export.values():
+        size["reps"], size["median"] = len(size["raw"]), medians(size["raw"])
+    merged["sizes"] = sorted(by_export.values(), key=lambda size: size["runs"])
+    merged["merged_from"] = [doc["date"] for doc in docs]
+    return merged
 
 
 def print_report(doc: dict) -> None:
@@ -393,8 +417,7 @@ def main(argv=None) -> int:
     args = parse_args(argv)
     if args.table_from:
         docs = [json.loads(path.read_text(encoding="utf-8")) for path in args.table_from]
-        docs[0]["sizes"] = [size for doc in docs for size in doc["sizes"]]
-        print_report(docs[0])
+        print_report(merge_results(docs))
         return 0
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))   # so a build is not orphaned
     args.work_dir = args.work_dir.resolve()
