@@ -273,6 +273,12 @@ def fmt(value, spec: str, suffix: str = "") -> str:
     return "–" if value is None else f"{value:{spec}}{suffix}"
 
 
+def percent_of_cold(r: dict) -> str:
+    if r["pct_of_cold"] is None:
+        return "–"
+    return f"{r['pct_of_cold']:.0f}% / {r['cpu_pct_of_cold']:.0f}%"
+
+
 def size_table(size: dict, cached: bool) -> str:
     head = (f"### {size['runs']:,} runs (reports {size['report_kb'] or 'natural (~2-3)'} KB, sidecars "
             f"{size['sidecar_kb'] or 'natural'} KB; export {size['export_bytes'] / MB:,.0f} MB; "
@@ -289,7 +295,7 @@ def size_table(size: dict, cached: bool) -> str:
             f"{m['peak_rss_bytes'] / MB:,.0f} | {m['out_bytes'] / MB:,.1f} | {m['out_files']:,.0f} | "
             f"{fmt(r['vs_floor'], '.1f', '×')} | {fmt(r['vs_hugo'], '.2f', '×')} | "
             f"{fmt(r['cpu_vs_floor'], '.1f', '×')} | {fmt(r['cpu_vs_hugo'], '.2f', '×')} | "
-            f"{fmt(r['pct_of_cold'], '.0f', '%')} / {fmt(r['cpu_pct_of_cold'], '.0f', '%')} |")
+            f"{percent_of_cold(r)} |")
     return head + "\n".join(lines) + "\n"
 
 
