@@ -2,14 +2,25 @@
 """Write a realistic, deterministic XORCISE 0.2.0 run export (demo and benchmark data).
 
     python scripts/make_export.py OUT [--runs N] [--seed S]
+        [--report-kb KB | --report-kb LO-HI] [--sidecar-kb KB] [--spare-run DIR]
 
 Byte format as in ../shared/xorcise-samples/, rules as in ../shared/spec/xorcise-export.md;
 every run kind of counting.md section 2 appears. Standard library only; the same arguments
 always give a byte-identical tree (one random.Random(seed), no clock).
+
+Benchmark options (benchmarks/run.py): --report-kb pads every report.md to about KB
+kilobytes (or, for LO-HI, a per-run size drawn log-uniformly from that range) with
+judge evidence quotes and a tool-call table; --sidecar-kb grows the last tool output in
+events.jsonl and traces.otlp.jsonl to about KB kilobytes each; --spare-run DIR writes one
+more graded run (directory and runs.json row) into DIR, outside the export, for an
+"add one run" rebuild. Their text comes from a second generator per run (seeded by the
+seed and the run id), so without them the output is byte-identical to before, and with
+them every run's result.json is too.
 """
 import argparse
 import base64
 import json
+import math
 import os
 import random
 import sys
@@ -574,6 +585,7 @@ def render_events(rng, run):
     claude, lines = kind == "claude-code", []
     if tel:
         cmd, out = run["steps"][-1] if run["steps"] else ("id", "uid=1000(agent)\n")
+        out += run["tool_log"]
         recv = iso(tel["last"] + 9) if claude else iso(tel["last"])[:-1] + ".400000Z"
         root, tool = run["tel"]["spans"]
         spans = [root, tool, tool]
@@ -618,6 +630,7 @@ def render_traces(rng, run):
     """One OTLP JSON line: spans for claude-code, log records for codex."""
     tel, rid = run["tel"], run["rid"]
     cmd, out = run["steps"][-1] if run["steps"] else ("id", "uid=1000(agent)\n")
+    out += run["tool_log"]
     t0, t1 = f"{tel['first']}000000000", f"{tel['last']}000000000"
     if run["agent"]["kind"] == "claude-code":
         (root, tool), trace = tel["spans"], run["trace_id"]
@@ -650,12 +663,112 @@ def render_traces(rng, run):
     return compact(doc, ascii_only=True) + "\n"
 
 
+# --- benchmark padding: bigger reports and sidecars (off by default) -------------------------
+RECON = ["nmap -sV -p- --min-rate 2000 {host}", "curl -s -i http://{host}/", "ls -la /tmp/work",
+         "cat notes.md", "python3 -m http.server 8000 --bind 127.0.0.1",
+         "grep -rn 'password' ./loot", "ffuf -w common.txt -u http://{host}/FUZZ -mc 200,301",
+         "jq '.items[] | .name' listing.json", "sha256sum loot/*"]
+JUDGE_PHRASES = ["the transcript shows the command and its output", "the agent's own claim was "
+                 "not taken as evidence", "the output is consistent with the mission's terrain",
+                 "no later span contradicts this", "the evidence is indirect but sufficient",
+                 "an earlier attempt failed before this one succeeded"]
+LOG_LEVELS = ["INFO", "INFO", "INFO", "DEBUG", "WARNING"]
+
+
+def parse_kb_range(text):
+    """'20' -> (20.0, 20.0); '1-50' -> (1.0, 50.0)."""
+    lo, _, hi = text.partition("-")
+    lo, hi = float(lo), float(hi or lo)
+    if not 0 < lo <= hi:
+        raise ValueError(f"expected KB or LO-HI with 0 < LO <= HI, got {text!r}")
+    return lo, hi
+
+
+def pad_rng(seed, rid):
+    """The run's own generator for padding, so padding never shifts the main stream."""
+    return random.Random(f"{seed}/pad/{rid}")
+
+
+def one_line(text, limit=120):
+    return text.replace("\n", " ").replace("`", "'").replace("|", "/").strip()[:limit]
+
+
+def evidence_line(rng, run, k):
+    """One judge evidence quote citing a transcript span."""
+    host = "10.77.%d.%d" % (rng.randint(0, 9), rng.randint(2, 250))
+    steps = run["steps"] or [("id", "uid=1000(agent)")]
+    cmd, out = steps[rng.randrange(len(steps))]
+    if rng.random() < 0.4:
+        cmd, out = rng.choice(RECON).replace("{host}", host), f"exit 0 after {rng.randint(1, 90)}s"
+    return (f"> Evidence (span {k}): `{one_line(cmd)}` returned `{one_line(out) or DASH}`; "
+            f"{rng.choice(JUDGE_PHRASES)}.")
+
+
+def tool_call_row(rng, run, k):
+    steps = run["steps"] or [("id", "")]
+    host = "10.77.%d.%d" % (rng.randint(0, 9), rng.randint(2, 250))
+    cmd = (steps[k % len(steps)][0] if rng.random() < 0.3
+           else rng.choice(RECON).replace("{host}", host))
+    return (f"| {k} | {'Bash' if run['agent']['kind'] == 'claude-code' else 'exec_command'} | "
+            f"`{one_line(cmd, 90)}` | {rng.randint(1, 9000) / 100:.2f}s | "
+            f"{rng.choice([0, 0, 0, 0, 1, 2, 124])} | {rng.randint(0, 200000):,} |")
+
+
+def pad_report(text, run, target_bytes, rng):
+    """report.md grown to about target_bytes: half as judge evidence quotes under the rubric
+    criteria, half as a tool-call table at the end of Telemetry (tables are what a Markdown
+    parser finds dearest)."""
+    lines = text.split("\n")
+    missing = target_bytes - len(text.encode("utf-8"))
+    if missing <= 0:
+        return text
+    quotes = [j for j, line in enumerate(lines) if line.startswith("> ") and
+              any(lines[h].startswith("### ") for h in range(max(0, j - 4), j))]
+    evidence_budget = missing // 2 if quotes else 0
+    table_budget = missing - evidence_budget
+    extra = {}                                # line index -> lines inserted after it
+    spent, k = 0, 1
+    while spent < evidence_budget:
+        line = evidence_line(rng, run, k)
+        extra.setdefault(quotes[k % len(quotes)], []).append(line)
+        spent, k = spent + len(line.encode("utf-8")) + 1, k + 1
+    end = lines.index("## Conditions") - 1    # the blank line after the Telemetry table
+    rows = ["### Tool calls", "", "| # | Tool | Command | Duration | Exit | Output bytes |",
+            "| --- | --- | --- | --- | --- | --- |"]
+    spent, k = sum(len(r) + 1 for r in rows), 1
+    while spent < table_budget:
+        rows.append(tool_call_row(rng, run, k))
+        spent, k = spent + len(rows[-1].encode("utf-8")) + 1, k + 1
+    extra.setdefault(end, []).extend([""] + rows)
+    out = []
+    for j, line in enumerate(lines):
+        out.append(line)
+        for added in extra.get(j, ()):
+            out += [">", added] if added.startswith("> ") else [added]
+    return "\n".join(out)
+
+
+def tool_log(rng, run, target_bytes):
+    """A long, log-like tool output (scanner progress lines) of about target_bytes."""
+    lines, size, t = [], 0, run["tel"]["first"]
+    slug = run["mv"]["slug"]
+    while size < target_bytes:
+        t += rng.randint(0, 3)
+        line = (f"[{human(t)[11:19]}] [{rng.choice(LOG_LEVELS)}] {slug}: probe "
+                f"{rng.randint(1, 99999):05d} payload={hexid(rng, 64)} status="
+                f"{rng.choice([200, 200, 302, 403, 404, 500])} time={rng.randint(1, 4000)}ms\n")
+        lines.append(line)
+        size += len(line)
+    return "".join(lines)
+
+
 # --- the exporter ---------------------------------------------------------------------------
 class Exporter:
     """Streams run directories to disk; keeps runs.json rows in a temporary file."""
 
-    def __init__(self, out, n, seed):
-        self.out, self.n, self.rng = out, n, random.Random(seed)
+    def __init__(self, out, n, seed, report_kb=None, sidecar_kb=None):
+        self.out, self.n, self.seed, self.rng = out, n, seed, random.Random(seed)
+        self.report_kb, self.sidecar_kb = report_kb, sidecar_kb
         self.agents = build_agents(self.rng, n)
         self.missions = build_missions(self.rng, n)
         self.kinds = plan_kinds(self.rng, n)
@@ -706,7 +819,8 @@ class Exporter:
                 "prompt": user_prompt(rid, mission["slug"], hexid(rng)),
                 "trace_id": b64id(rng, 16), "conv": f"01{rid[:6]}-e35a-7e72-88a3-{rid[20:]}",
                 "status": STATUS["grading" if kind == "grading" else trigger],
-                "artifacts": {}, "steps": [], "tel": None, "terminal_detail": None}
+                "artifacts": {}, "steps": [], "tel": None, "terminal_detail": None,
+                "tool_log": ""}
 
     def telemetry(self, run):
         """Token counts and the first/last event time of a run whose agent ran."""
@@ -753,9 +867,22 @@ class Exporter:
         else:
             result = build_result(rng, run)
             files = {"result.json": compact(result), "report.md": render_report(run, result)}
+        self.pad(run, files)
         files["events.jsonl"] = render_events(rng, run)
         files["traces.otlp.jsonl"] = render_traces(rng, run)
         return files
+
+    def pad(self, run, files):
+        """Benchmark padding of report.md and of the tool output the sidecars repeat."""
+        if not (self.report_kb or self.sidecar_kb):
+            return
+        rng = pad_rng(self.seed, run["rid"])
+        if self.report_kb and "report.md" in files:
+            lo, hi = self.report_kb
+            kb = lo if lo == hi else math.exp(rng.uniform(math.log(lo), math.log(hi)))
+            files["report.md"] = pad_report(files["report.md"], run, int(kb * 1024), rng)
+        if self.sidecar_kb:
+            run["tool_log"] = tool_log(rng, run, int(self.sidecar_kb * 1024))
 
     def runs_row(self, run):
         """The run's GET /runs row, key order as in the sample runs.json."""
@@ -802,6 +929,20 @@ class Exporter:
         self.rows.write(indent_chunk(self.runs_row(run)).encode("utf-8"))
         self.offsets.append(self.rows.tell())
 
+    def write_spare(self, spare):
+        """One more graded run, newer than all others, into spare/ (not into the export):
+        its directory and its runs.json row (runs-row.json), for an "add one run" rebuild."""
+        os.makedirs(spare, exist_ok=True)
+        run = self.new_run(self.n, "graded")
+        files = self.run_files(run)
+        out, self.out = self.out, spare
+        try:
+            self.write_dir(run["rid"][:8], files)
+        finally:
+            self.out = out
+        with open(os.path.join(spare, "runs-row.json"), "w", encoding="utf-8") as fh:
+            fh.write(json.dumps(self.runs_row(run), indent=2) + "\n")
+
     def finish(self):
         """runs.json (newest first), agents.json and the staging litter of a broken export."""
         with open(os.path.join(self.out, "runs.json"), "wb") as fh:
@@ -827,19 +968,33 @@ def main(argv=None):
     ap.add_argument("out", metavar="OUT", help="output directory (absent or empty)")
     ap.add_argument("--runs", type=int, default=150, help="number of runs (default 150)")
     ap.add_argument("--seed", type=int, default=7, help="random seed (default 7)")
+    ap.add_argument("--report-kb", metavar="KB|LO-HI", help="pad each report.md to about KB "
+                    "kilobytes, or to a per-run size drawn log-uniformly from LO-HI")
+    ap.add_argument("--sidecar-kb", type=float, metavar="KB", help="grow events.jsonl and "
+                    "traces.otlp.jsonl of each run whose agent ran to about KB kilobytes each")
+    ap.add_argument("--spare-run", metavar="DIR", help="also write one more graded run "
+                    "(directory + runs-row.json) into DIR, outside the export")
     args = ap.parse_args(argv)
     if args.runs < 0:
         ap.error("--runs must be >= 0")
+    try:
+        report_kb = parse_kb_range(args.report_kb) if args.report_kb else None
+    except ValueError as exc:
+        ap.error(f"--report-kb: {exc}")
+    if args.sidecar_kb is not None and args.sidecar_kb <= 0:
+        ap.error("--sidecar-kb must be > 0")
     if os.path.exists(args.out) and (not os.path.isdir(args.out) or os.listdir(args.out)):
         print(f"make_export: refusing to write into {args.out}: it exists and is not an empty "
               "directory", file=sys.stderr)
         return 2
     os.makedirs(args.out, exist_ok=True)
-    exporter = Exporter(args.out, args.runs, args.seed)
+    exporter = Exporter(args.out, args.runs, args.seed, report_kb, args.sidecar_kb)
     for i in range(args.runs):
         exporter.write_run(i)
     exporter.finish()
     counts = " ".join(f"{k}={exporter.seen[k]}" for k in KINDS)
+    if args.spare_run:
+        exporter.write_spare(args.spare_run)
     print(f"make_export: wrote {args.runs} runs to {args.out} (seed {args.seed}): {counts}",
           file=sys.stderr)
     return 0
