@@ -7,7 +7,8 @@ hand in the comments (scores are multiples of 1/8 so they print exactly); nothin
 is compared with a whole file.
 
 ``g(n, x)`` is a graded run whose two halves are both ``x``, so its overall is ``x``.
-The run strip is not tested here (its markup is being reworked).
+The run strip is read mark by mark: each column is a link to its run holding rects
+whose classes name the marks (site.md "The run strip").
 """
 
 from __future__ import annotations
@@ -367,3 +368,63 @@ def test_caps_are_said_on_the_page(export, tmp_path, monkeypatch):
     assert len([tr for tr in table.iter("tr") if "k-row-graded" in classes(tr)]) == 3
     assert "2 older runs are in the ledger." in text(table)
     assert "2 older runs are in the ledger." in text(site["missions/m1/1.0.0/index.html"].root)
+
+
+# ---------------------------------------------------------------------- the run strip
+
+
+def strip_marks(doc: kit.Document) -> dict[str, set[str]]:
+    """Run id -> the mark classes of its column in the page's first run strip."""
+    svg = next(e for e in doc.root.iter("svg") if "strip" in classes(e))
+    marks = {}
+    for link in svg.iter("a"):
+        rid = re.search(r"runs/([0-9a-f]{32})/", link.get("href")).group(1)
+        marks[rid] = {cls for rect in link.iter("rect") for cls in classes(rect)} - {"hit"}
+    return marks
+
+
+def test_every_kind_has_its_mark_on_the_strip(export, tmp_path):
+    export.run(g(1, 0.75))
+    export.run(graded(run_id(2), det=0.5, judge=0.5, partial_trigger="timeout"))
+    export.run(graded(run_id(3), det=0.5, judge=0.5, partial_trigger="operator"))
+    export.run(no_judge(4))
+    export.run(partial(5, det=0.5, judge=0.25, judge_upper=0.75))
+    export.run(env_failure(run_id(6)))
+    export.run(crash_fallback(run_id(7)))
+    export.run(grading(run_id(8)))
+    export.run(no_judge(9, partial_trigger="timeout"))  # rule 7 before 8: no_judge, still capped
+    export.run(partial(10, det=0.5, judge=0.25, judge_upper=0.75, partial_trigger="timeout"))
+    marks = strip_marks(build_pages(export, tmp_path)["agents/osprey/index.html"])
+    assert marks == {
+        run_id(1): {"checks", "judge"},
+        run_id(2): {"checks", "judge", "cap"},  # timed out: a red cap on top
+        run_id(3): {"checks", "stopped", "judge"},  # stopped: the column in grey
+        run_id(4): {"checks", "nojudge"},  # no judge: the judge half as an outline
+        run_id(5): {"checks", "judge", "hatch"},  # partial judge: hatching up to its upper bound
+        run_id(6): {"slot", "infra"},  # environment failure: a striped empty slot
+        run_id(7): {"slot", "pending"},  # grading failed: a dashed empty slot
+        run_id(8): {"slot", "pending"},  # still grading: the same
+        run_id(9): {"checks", "nojudge", "cap"},
+        run_id(10): {"checks", "judge", "hatch", "cap"},
+    }
+
+
+def test_strip_columns_measure_the_two_halves_and_the_median_line(export, tmp_path):
+    export.run(graded(run_id(1), det=1.0, judge=0.5))
+    export.run(graded(run_id(2), det=0.5, judge=0.0))
+    doc = build_pages(export, tmp_path)["agents/osprey/index.html"]
+    svg = next(e for e in doc.root.iter("svg") if "strip" in classes(e))
+    heights = {}
+    for link in svg.iter("a"):
+        rid = re.search(r"runs/([0-9a-f]{32})/", link.get("href")).group(1)
+        heights[rid] = {next(iter(classes(r))): float(r.get("height")) for r in link.iter("rect")}
+    full = heights[run_id(1)]["checks"]  # 0.5 x 1.0 of the column's height
+    assert heights[run_id(1)]["judge"] == pytest.approx(full / 2)  # 0.5 x 0.5
+    assert heights[run_id(2)]["checks"] == pytest.approx(full / 2) and heights[run_id(2)]["judge"] == 0
+    assert svg.get("role") == "group" and "median" in text(next(svg.iter("desc")))
+    medians = [e for e in svg.iter("line") if "median" in classes(e)]
+    assert len(medians) == 1  # the median (75% + 25%) / 2 = 50%: half the column's full height
+    base = float(next(e for e in svg.iter("line") if "axis" in classes(e)).get("y1"))
+    assert base - float(medians[0].get("y1")) == pytest.approx(full)
+    for link in svg.iter("a"):
+        assert next(link.iter("title")).text().startswith(("75.0%", "25.0%"))  # each column names its run

@@ -43,7 +43,6 @@ class Column:
     title: str
     x: float
     shapes: tuple[Shape, ...]
-    muted: bool = False  # not_a_run
 
 
 @dataclass(frozen=True)
@@ -83,9 +82,9 @@ def _column(record: RunRecord, x: float) -> Column:
     shapes: list[Shape] = [Shape("hit", x, 0, COLUMN, base + 1)]
     bx = x + (COLUMN - BAR) / 2
     if record.overall is None:
-        slot = {"infra_failed": "slot infra", "not_a_run": "slot void"}.get(record.kind, "slot pending")
+        slot = "slot infra" if record.kind == "infra_failed" else "slot pending"  # strips draw counted runs only
         shapes.append(Shape(slot, bx, TOP, BAR, HEIGHT))
-        return Column(record.url, run_title(record), x, tuple(shapes), record.kind == "not_a_run")
+        return Column(record.url, run_title(record), x, tuple(shapes))
     tone = " stopped" if record.kind == "stopped" else ""
     checks = 0.5 * record.deterministic * HEIGHT
     top = base - checks
