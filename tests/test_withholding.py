@@ -182,8 +182,9 @@ def test_no_withheld_canary_reaches_any_output_file(tmp_path):
         newline = ("\n", "\r\n", "\r")[n % 3]
         export.run(body, rid=rid, report=report(inject).replace("\n", newline))
     export.sidecars()
-    files = site_files(build(export.root, tmp_path / "site"))
+    files = site_files(build(export.root, tmp_path / "site", base_url="https://x.example/"))
     assert len([p for p in files if p.startswith("runs/") and p.count("/") == 2]) == len(FORGERIES)
+    assert {"feed.xml", "api/results/runs.csv", "api/results/ledger.js", "sitemap.xml"} <= set(files)
     for path, data in files.items():
         text = data.decode("utf-8", errors="replace")
         assert leaked(text) == [], path
