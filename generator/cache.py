@@ -92,6 +92,9 @@ class NoCache:
     def keep_report(self, key: str, html: str) -> None:
         pass
 
+    def still_uses_report(self, key: str | None) -> None:
+        pass
+
     def page(self, path: str, key: str | None, old_site: Path) -> bytes | None:
         return None
 
@@ -160,6 +163,11 @@ class BuildCache(NoCache):
 
     def keep_report(self, key: str, html: str) -> None:
         self.fresh_reports[key] = html
+
+    def still_uses_report(self, key: str | None) -> None:
+        """A reused run page still stands on this report: keep it for the builds after this one."""
+        if key is not None:
+            self.used_reports.add(key)
 
     def page(self, path: str, key: str | None, old_site: Path) -> bytes | None:
         """The previous build's bytes for ``path`` when its key is unchanged and the file is intact."""

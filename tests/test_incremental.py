@@ -16,6 +16,7 @@ from exportkit import ExportDir, graded, report_md, run_id
 
 import podium.build
 import podium.load.export
+import podium.render.report
 import podium.render.site
 from podium.build import build_site
 from podium.config import Config
@@ -117,10 +118,15 @@ def test_a_run_deleted(project):
     project.assert_same_as_clean()
 
 
-def test_a_config_change(project):
+def test_a_config_change(project, monkeypatch):
+    project.build()  # every page reused: the cached reports must survive it
     project.settings["title"] = "Another title"
+    rendered = []
+    real = podium.render.report.render_report
+    monkeypatch.setattr(podium.render.report, "render_report", lambda *a: rendered.append(1) or real(*a))
     again = project.build()
     assert again.reused == 0  # the title is on every page
+    assert rendered == []  # but no report is rendered again
     project.assert_same_as_clean()
 
 

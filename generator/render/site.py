@@ -89,7 +89,10 @@ class SiteRenderer:
         if not isinstance(self.cache, BuildCache):
             return None, None
         key = self.page_key(page)
-        return key, self.cache.page(page.path, key, self.old_site) if self.old_site is not None else None
+        old = self.cache.page(page.path, key, self.old_site) if self.old_site is not None else None
+        if old is not None and page.run_id:
+            self.cache.still_uses_report(self.reports.key(self.runs[page.run_id].run))
+        return key, old
 
 
 def render_site(manifest: list[Entry], renderer: SiteRenderer) -> Iterator[tuple[str, bytes]]:
