@@ -98,6 +98,9 @@ class NoCache:
     def page(self, path: str, key: str | None, old_site: Path) -> bytes | None:
         return None
 
+    def knows_page(self, path: str, key: str | None) -> bool:
+        return False
+
     def keep_page(self, path: str, key: str | None, data: bytes) -> None:
         pass
 
@@ -168,6 +171,11 @@ class BuildCache(NoCache):
         """A reused run page still stands on this report: keep it for the builds after this one."""
         if key is not None:
             self.used_reports.add(key)
+
+    def knows_page(self, path: str, key: str | None) -> bool:
+        """Whether the last build wrote ``path`` from exactly these inputs (its file not checked yet)."""
+        known = self.pages.get(path)
+        return key is not None and known is not None and known[0] == key
 
     def page(self, path: str, key: str | None, old_site: Path) -> bytes | None:
         """The previous build's bytes for ``path`` when its key is unchanged and the file is intact."""

@@ -84,38 +84,41 @@ class SiteRenderer:
             extra = (record, self.reports.key(record.run), self.redaction.fingerprint(record.run))
         return key_of(self.fingerprint, page.path, page.template, context, extra)
 
-    def reuse(self, page: Page) -> tuple[str | None, bytes | None]:
-        """(its key, the previous build's bytes when they can be reused)."""
-        if not isinstance(self.cache, BuildCache):
-            return None, None
-        key = self.page_key(page)
-        old = self.cache.page(page.path, key, self.old_site) if self.old_site is not None else None
+    def key(self, page: Page) -> str | None:
+        """The page's cache key, or None without a cache."""
+        return self.page_key(page) if isinstance(self.cache, BuildCache) else None
+
+    def reuse(self, page: Page, key: str | None) -> bytes | None:
+        """The previous build's bytes for ``page`` when they can be reused (read only now, one at a time)."""
+        if key is None or self.old_site is None:
+            return None
+        old = self.cache.page(page.path, key, self.old_site)
         if old is not None and page.run_id:
             self.cache.still_uses_report(self.reports.key(self.runs[page.run_id].run))
-        return key, old
+        return old
 
 
 def render_site(manifest: list[Entry], renderer: SiteRenderer) -> Iterator[tuple[str, bytes]]:
-    """(path, bytes) for every entry in manifest order; unchanged pages reused, run pages maybe in parallel."""
-    keys: dict[int, str | None] = {}
-    reused: dict[int, bytes] = {}
-    for index, entry in enumerate(manifest):
-        if isinstance(entry, Page):
-            keys[index], old = renderer.reuse(entry)
-            if old is not None:
-                reused[index] = old
-    pending = [i for i, e in enumerate(manifest) if isinstance(e, Page) and e.run_id and i not in reused]
+    """(path, bytes) for every entry in manifest order; unchanged pages reused, run pages maybe in parallel.
+
+    Only keys are computed up front (to know which run pages workers must render); the
+    previous site's bytes are read one page at a time as the writer asks for them.
+    """
+    keys = {i: renderer.key(e) for i, e in enumerate(manifest) if isinstance(e, Page)}
+    reusable = {i for i, key in keys.items()
+                if renderer.old_site is not None and renderer.cache.knows_page(manifest[i].path, key)}
+    pending = [i for i, e in enumerate(manifest) if isinstance(e, Page) and e.run_id and i not in reusable]
     parallel = _parallel(manifest, pending, renderer) if renderer.jobs > 1 and len(pending) >= PARALLEL_MIN else {}
     for index, entry in enumerate(manifest):
-        if index in reused:
+        data_bytes = renderer.reuse(entry, keys[index]) if index in reusable else None
+        if data_bytes is not None:
             renderer.reused += 1
-            data_bytes = reused[index]
         elif index in parallel:
             data_bytes, report_key, report_html = next(parallel[index])
             if report_key and report_html is not None:
                 renderer.cache.keep_report(report_key, report_html)
             renderer.rendered += 1
-        else:
+        else:  # not reusable, or its old file was changed by hand: rendered here
             data_bytes = renderer.render(entry)
             renderer.rendered += isinstance(entry, Page)
         if isinstance(entry, Page):
