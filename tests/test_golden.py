@@ -1,7 +1,8 @@
 """Golden site: the demo export, built, equals the committed tree file by file.
 
-The tree holds every file except most run pages: one run page per kind (the
-smallest run id of each), so it stays small enough to review.
+The tree holds every file except most run pages (one per kind: the smallest run id
+of each), most pair pages and most model pages (the first of each, by path), so it
+stays small enough to review.
 Regenerate on purpose only: `python -m pytest tests/test_golden.py --update-golden`.
 """
 
@@ -21,6 +22,7 @@ GOLDEN = REPO / "tests" / "golden" / "demo-site"
 
 
 RUN_PAGE = re.compile(r"^runs/([0-9a-f]{32})/index\.html$")
+SAMPLED = (re.compile(r"^compare/[^/]+/[^/]+/index\.html$"), re.compile(r"^models/[^/]+/index\.html$"))
 
 
 def golden_runs(root: Path) -> set[str]:
@@ -35,11 +37,16 @@ def golden_runs(root: Path) -> set[str]:
 def tree(root: Path) -> dict[str, bytes]:
     keep = golden_runs(root)
     files = {}
+    sampled: set[int] = set()
     for path in sorted(root.rglob("*")):
         rel = path.relative_to(root).as_posix()
         match = RUN_PAGE.match(rel)
-        if path.is_file() and (match is None or match.group(1) in keep):
-            files[rel] = path.read_bytes()
+        kind = next((i for i, pattern in enumerate(SAMPLED) if pattern.match(rel)), None)
+        if not path.is_file() or (match is not None and match.group(1) not in keep) or kind in sampled:
+            continue
+        if kind is not None:
+            sampled.add(kind)
+        files[rel] = path.read_bytes()
     return files
 
 
