@@ -15,12 +15,11 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from podium.errors import BuildError
-from podium.model import Leaderboard, RunRecord
+from podium.model import Leaderboard
 from podium.plan import LEDGER_PAGE, ledger_path
 
 GB = 1000**3  # hosts say "1 GB"; the decimal reading is the stricter one
@@ -75,28 +74,23 @@ def ledger_anchor(index: int, run_id: str) -> str:
     return f"{ledger_path(index // LEDGER_PAGE + 1)}#run-{run_id}"
 
 
-def has_page(record: RunRecord) -> bool:
-    return "#" not in record.url
-
-
 def select_run_pages(board: Leaderboard, newest: int | None) -> Leaderboard:
-    """``board`` with run links pointing at ledger rows for runs past the newest ``newest`` of their group."""
+    """``board`` with run links pointing at ledger rows for runs past the newest ``newest`` of their group.
+
+    The groups are the summary's own (agent, mission, version; counted runs, newest
+    first); a cancelled or never-started run is in no group and keeps its page."""
     if newest is None:
         return board
-    seen: Counter = Counter()
-    records = []
-    for index, record in enumerate(board.runs):  # newest first
-        run = record.run
-        seen[(run.agent, run.mission, run.version)] += 1
-        if seen[(run.agent, run.mission, run.version)] > newest:
-            record = dataclasses.replace(record, url=ledger_anchor(index, run.run_id))
-        records.append(record)
+    records = list(board.runs)
+    for indices in board.groups.by_agent_version.values():
+        for index in indices[newest:]:
+            records[index] = dataclasses.replace(records[index], url=ledger_anchor(index, records[index].run.run_id))
     return dataclasses.replace(board, runs=tuple(records))
 
 
 def group_sizes(board: Leaderboard) -> list[int]:
     """Runs per agent and mission version (what ``run_pages: {newest: N}`` counts within)."""
-    return list(Counter((r.run.agent, r.run.mission, r.run.version) for r in board.runs).values())
+    return [len(indices) for indices in board.groups.by_agent_version.values()]
 
 
 def fitting_newest(groups: list[int], pages: int) -> int:
