@@ -222,7 +222,7 @@ def _nav(site: Site) -> list[dict]:
 
 def _with_common(page: Page, site: Site, nav: list[dict]) -> dict:
     base = site.base_url.rstrip("/")
-    permalink = page.path[: -len("index.html")] if page.path.endswith("index.html") else page.path
+    permalink = routes.permalink(page.path)
     generated = (datetime.fromtimestamp(site.generated_at, timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
                  if site.generated_at is not None else None)
     return {

@@ -49,10 +49,6 @@ def badge_path(slug: str) -> str:
     return f"badges/{slug}.svg"
 
 
-def permalink(path: str) -> str:
-    return path[: -len("index.html")] if path.endswith("index.html") else path
-
-
 @dataclass
 class Publishing:
     pages: tuple[Page, ...] = ()  # pages that need the common context (plan.py adds it)
@@ -108,7 +104,7 @@ def prepare(board: Leaderboard, title: str, base_url: str, generated_at: int | N
         for r in redirects:
             pub.files[r["from"]] = Page(r["from"], "redirect.html", {
                 "target": routes.relative(r["from"], r["to"]),
-                "canonical": f"{base}/{permalink(r['to'])}" if base else None,
+                "canonical": f"{base}/{routes.permalink(r['to'])}" if base else None,
                 "name": r["name"], "site_title": title,
             })
     if base:
@@ -136,7 +132,7 @@ def _badges(board: Leaderboard, title: str, base: str, pub: Publishing) -> dict[
         path = badge_path(agent.slug)
         files[path] = Page(path, "badge.svg", {"badge": badge(LABEL, value, words, tone)})
         image = f"{base}/{path}" if base else path
-        link = f"{base}/{permalink(agent.url)}" if base else permalink(agent.url)
+        link = f"{base}/{routes.permalink(agent.url)}" if base else routes.permalink(agent.url)
         alt = f"{LABEL}: {agent.name}"
         pub.badges[agent.url] = {
             "path": path,
@@ -307,10 +303,10 @@ def _redirects(board: Leaderboard, old: diff.Bundle, carried: list[dict]) -> lis
 def _feed(board: Leaderboard, reports: list[dict], title: str, base: str, generated_at: int | None) -> dict:
     entries = []
     for record in _newest_runs(board):
-        entries.append({"kind": "run", "record": record, "id": f"{base}/{permalink(record.url)}",
-                        "link": f"{base}/{permalink(record.url)}", "updated": iso_utc(record.when)})
+        entries.append({"kind": "run", "record": record, "id": f"{base}/{routes.permalink(record.url)}",
+                        "link": f"{base}/{routes.permalink(record.url)}", "updated": iso_utc(record.when)})
     for r in reports:
-        link = f"{base}/{permalink(change_path(r['number']))}"
+        link = f"{base}/{routes.permalink(change_path(r['number']))}"
         entries.append({"kind": "changes", "number": r["number"], "headline": diff.headline(r["report"]),
                         "id": link, "link": link, "updated": r["updated"]})
     entries.sort(key=lambda e: (e["updated"], e["id"]), reverse=True)

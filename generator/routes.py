@@ -106,6 +106,11 @@ def run_path(run_id: str) -> str:
     return f"runs/{run_id}/index.html"
 
 
+def permalink(path: str) -> str:
+    """The URL path a host serves a page at: ``agents/osprey/index.html`` -> ``agents/osprey/``."""
+    return path.removesuffix("index.html")
+
+
 def relative(from_path: str, to_path: str) -> str:
     """The relative link from page ``from_path`` to file ``to_path`` (both site-root paths)."""
     depth = from_path.count("/")

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from xml.sax.saxutils import escape
 
+from podium import routes
+
 SITEMAP = "sitemap.xml"
 SITEMAP_URLS = 50_000  # the sitemap protocol's limit per file; more pages get a sitemap index
 ROBOTS = "robots.txt"
@@ -21,8 +23,7 @@ def sitemap(paths: list[str], base_url: str) -> bytes:
     lines = ['<?xml version="1.0" encoding="UTF-8"?>',
              '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">']
     for path in paths:
-        permalink = path[: -len("index.html")] if path.endswith("index.html") else path
-        lines.append(f"<url><loc>{escape(f'{base}/{permalink}')}</loc></url>")
+        lines.append(f"<url><loc>{escape(f'{base}/{routes.permalink(path)}')}</loc></url>")
     lines.append("</urlset>")
     return ("\n".join(lines) + "\n").encode("utf-8")
 
