@@ -213,7 +213,7 @@ def _read_dir(reader: _Reader, name: str) -> _Dir:
         if data is not None:
             overview = report_overview(data.decode("utf-8", errors="replace"), is_html=is_html)
             reader.add_digest(f"{name}/report#Overview", json.dumps(overview, sort_keys=True).encode())
-            digest = None if is_html else hashlib.sha256(data).hexdigest()
+            digest = None if is_html else reader.file_hashes[rel]  # hashed once, as it was read
             return _Dir(name, result, overview, rel, None if is_html else rel, digest)
     return _Dir(name, result, {}, None, None)
 
