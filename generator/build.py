@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from podium import budget, share
-from podium.cache import NoCache, code_fingerprint, open_cache, tree_fingerprint
+from podium.cache import NoCache, code_fingerprint, key_of, open_cache, tree_fingerprint
 from podium.config import CONFIG_NAME, Config, source_date_epoch
 from podium.load.content import load_pages
 from podium.load.export import load_exports
@@ -26,7 +26,7 @@ from podium.render.templates import (
     theme_chain,
 )
 from podium.summarize import summarize
-from podium.write import MARKER, write_site
+from podium.write import list_site, write_site
 
 
 @dataclass(frozen=True)
@@ -97,22 +97,19 @@ def _build(config: Config, export: Path | Sequence[Path], env, chain: list[Path]
     manifest += [Blob(path, data) for path, data in extra.items()]
     code = code_fingerprint()
     reports = ReportRenderer(_paths(export), config.limits.report_bytes, redaction, cache, code)
+    old = list_site(config.out) if not config.out.is_symlink() else None  # the site this build updates
     renderer = SiteRenderer(env, public, board.runs, redaction, reports, generated_at, cache=cache,
-                            old_site=_previous_site(config.out), fingerprint=code + tree_fingerprint(chain), jobs=jobs)
+                            old_site=config.out if old else None, old_files=old.files if old else None,
+                            fingerprint=key_of(code, tree_fingerprint(chain), redaction.configured), jobs=jobs)
     meter = budget.Meter(budget.HOSTS[config.host], groups=budget.group_sizes(board),
                          progress=(lambda done, path: progress(done, len(manifest), path)) if progress else None)
     files = _Tally(meter.watch(guard_secrets(render_site(manifest, renderer), redaction.literals)))
     inputs = _paths(export) + [p for p in (content_dir(config), config.theme_dir) if p is not None]
-    target = write_site(files, config.out, inputs=inputs, homes=[config.root, Path.cwd()])
-    cache.commit()
+    target = write_site(files, config.out, inputs=inputs, homes=[config.root, Path.cwd()], previous=old)
+    cache.commit(target)
     notes += [cache.note] if cache.note else []
     return Built(board, target, files.count, files.size, tuple(notes), meter, tuple(extras.warnings),
                  renderer.rendered, renderer.reused)
-
-
-def _previous_site(out: Path) -> Path | None:
-    """The site podium wrote last time at ``out`` (its pages may be reused), if any."""
-    return out if (out / MARKER).is_file() and not out.is_symlink() else None
 
 
 class _Tally:

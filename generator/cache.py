@@ -10,9 +10,12 @@ default ``.podium-cache/`` beside the output; ``--no-cache`` turns it off) holds
   size, mtime and inode of its files and the size limits; when those differ but
   the files' SHA-256 do not, the parse is reused too (a touched or copied export);
 - ``pages``: for each output file of the last build, the key of everything it was
-  rendered from (template, theme files, its whole context, podium's code) and the
-  SHA-256 of the bytes written. A page whose key is unchanged is taken back from
-  the previous site, but only when that file still has exactly those bytes.
+  rendered from (template, theme files, its whole context, the configured secrets,
+  podium's code), the SHA-256 of the bytes written and the file's size, mtime,
+  ctime and inode once in place. A page whose key is unchanged is left in the
+  previous site (write.py ``Kept``), but only when that file is still the one
+  written (all four equal; ctime cannot be set back by hand) or, failing that,
+  still has exactly those bytes.
 
 A key is a SHA-256 over the pickled inputs, so equal keys mean equal inputs; a
 context that cannot be pickled is never cached. The cache is ignored, and built
@@ -34,8 +37,10 @@ import stat
 from pathlib import Path
 
 import podium
+from podium.model import RunRecord
+from podium.write import FileStat, file_stat
 
-FORMAT = 1
+FORMAT = 2
 DEFAULT_DIR = ".podium-cache"
 
 
@@ -60,19 +65,43 @@ def tree_fingerprint(directories: list[Path]) -> str:
     return digest.hexdigest()
 
 
-def key_of(*parts: object) -> str | None:
+def key_of(*parts: object, memo: dict | None = None) -> str | None:
     """A SHA-256 over the pickled ``parts``; None when one cannot be pickled (then nothing is cached).
 
     The pickler runs without its memo ("fast" mode), so equal values give equal bytes
-    whether or not they share objects (a freshly parsed run and one from the cache)."""
+    whether or not they share objects (a freshly parsed run and one from the cache).
+    With ``memo`` (a dict kept for one build), a run record met again (its page, a
+    ledger page, its agent's and its mission's tables) is pickled once and stands in
+    every later key as its own digest."""
     buffer = io.BytesIO()
-    pickler = pickle.Pickler(buffer, protocol=5)
+    pickler = _Pickler(buffer, memo) if memo is not None else pickle.Pickler(buffer, protocol=5)
     pickler.fast = True
     try:
         pickler.dump(parts)
     except (pickle.PicklingError, TypeError, AttributeError, ValueError, RecursionError):
         return None
     return hashlib.sha256(buffer.getvalue()).hexdigest()
+
+
+def _record(digest: str) -> str:
+    """A run record inside a key, by its digest: pickled as a call, never the bytes of a plain string."""
+    return digest
+
+
+class _Pickler(pickle.Pickler):
+    def __init__(self, buffer: io.BytesIO, memo: dict):
+        super().__init__(buffer, protocol=5)
+        self.digests = memo
+
+    def reducer_override(self, obj):
+        if type(obj) is not RunRecord:
+            return NotImplemented
+        known = self.digests.get(id(obj))
+        if known is None or known[1] is not obj:
+            known = self.digests[id(obj)] = (key_of(obj), obj)  # the record kept alive: its id stays its own
+        if known[0] is None:
+            raise pickle.PicklingError("a run record that cannot be pickled")
+        return (_record, (known[0],))
 
 
 class NoCache:
@@ -95,20 +124,22 @@ class NoCache:
     def still_uses_report(self, key: str | None) -> None:
         pass
 
-    def page(self, path: str, key: str | None, old_site: Path) -> bytes | None:
-        return None
-
-    def knows_page(self, path: str, key: str | None) -> bool:
+    def unchanged(self, path: str, key: str | None, found: FileStat, site: Path) -> bool:
         return False
 
     def keep_page(self, path: str, key: str | None, data: bytes) -> None:
         pass
 
-    def commit(self) -> None:
+    def commit(self, site: Path) -> None:
         pass
 
     def close(self) -> None:
         pass
+
+
+_TABLES = ("CREATE TABLE reports (key TEXT PRIMARY KEY, html TEXT);"
+           "CREATE TABLE runs (key TEXT PRIMARY KEY, signature TEXT, hashes TEXT, value BLOB);"
+           "CREATE TABLE pages (path TEXT PRIMARY KEY, key TEXT, sha TEXT, stat TEXT);")
 
 
 class BuildCache(NoCache):
@@ -118,9 +149,9 @@ class BuildCache(NoCache):
         self.directory = directory
         self.code = code
         self.db = self._open()
-        self.pages: dict[str, tuple[str, str]] = dict(
-            (path, (key, sha)) for path, key, sha in self.db.execute("SELECT path, key, sha FROM pages"))
-        self.fresh_pages: dict[str, tuple[str, str]] = {}
+        self.pages: dict[str, tuple[str, str, str]] = dict(
+            (path, (key, sha, found)) for path, key, sha, found in self.db.execute("SELECT * FROM pages"))
+        self.fresh_pages: dict[str, tuple[str, str, str | None]] = {}  # its stat: None until it is in place
         self.fresh_reports: dict[str, str] = {}
         self.used_reports: set[str] = set()
         self.runs: dict[str, tuple[str, str, bytes]] | None = None  # loaded on first use
@@ -131,14 +162,11 @@ class BuildCache(NoCache):
         for attempt in (1, 2):
             try:
                 db = sqlite3.connect(path)
-                db.executescript(
-                    "CREATE TABLE IF NOT EXISTS meta (format INTEGER, code TEXT);"
-                    "CREATE TABLE IF NOT EXISTS reports (key TEXT PRIMARY KEY, html TEXT);"
-                    "CREATE TABLE IF NOT EXISTS runs (key TEXT PRIMARY KEY, signature TEXT, hashes TEXT, value BLOB);"
-                    "CREATE TABLE IF NOT EXISTS pages (path TEXT PRIMARY KEY, key TEXT, sha TEXT);")
-                row = db.execute("SELECT format, code FROM meta").fetchone()
-                if row != (FORMAT, self.code):  # another podium (or a new cache): start afresh
-                    db.executescript("DELETE FROM meta; DELETE FROM reports; DELETE FROM pages; DELETE FROM runs;")
+                db.execute("CREATE TABLE IF NOT EXISTS meta (format INTEGER, code TEXT)")
+                if db.execute("SELECT format, code FROM meta").fetchone() != (FORMAT, self.code):
+                    # another podium, or a new cache: start afresh, in this format
+                    db.executescript("DROP TABLE IF EXISTS reports; DROP TABLE IF EXISTS runs; "
+                                     "DROP TABLE IF EXISTS pages; DELETE FROM meta;" + _TABLES)
                     db.execute("INSERT INTO meta VALUES (?, ?)", (FORMAT, self.code))
                     db.commit()
                 return db
@@ -172,41 +200,52 @@ class BuildCache(NoCache):
         if key is not None:
             self.used_reports.add(key)
 
-    def knows_page(self, path: str, key: str | None) -> bool:
-        """Whether the last build wrote ``path`` from exactly these inputs (its file not checked yet)."""
-        known = self.pages.get(path)
-        return key is not None and known is not None and known[0] == key
-
-    def page(self, path: str, key: str | None, old_site: Path) -> bytes | None:
-        """The previous build's bytes for ``path`` when its key is unchanged and the file is intact."""
+    def unchanged(self, path: str, key: str | None, found: FileStat, site: Path) -> bool:
+        """Whether the last build wrote ``path`` from exactly these inputs and ``site`` still holds that
+        file (``found``: its stat in the listing); if so it is kept for the next build too."""
         known = self.pages.get(path)
         if key is None or known is None or known[0] != key:
-            return None
-        try:
-            data = (old_site / path).read_bytes()
-        except OSError:
-            return None
-        return data if hashlib.sha256(data).hexdigest() == known[1] else None
+            return False
+        if known[2] != _stat_text(found):  # touched, copied or restored: believed only if the bytes agree
+            try:
+                data = (site / path).read_bytes()
+            except OSError:
+                return False
+            if hashlib.sha256(data).hexdigest() != known[1]:
+                return False
+        self.fresh_pages[path] = (key, known[1], _stat_text(found))
+        return True
 
     def keep_page(self, path: str, key: str | None, data: bytes) -> None:
         if key is not None:
-            self.fresh_pages[path] = (key, hashlib.sha256(data).hexdigest())
+            self.fresh_pages[path] = (key, hashlib.sha256(data).hexdigest(), None)
 
-    def commit(self) -> None:
-        """After the new site is live: remember its pages (only them) and the new reports."""
+    def commit(self, site: Path) -> None:
+        """After the new site is in place at ``site``: remember its pages (only them) and the new reports."""
+        pages = []
+        for path, (key, sha, found) in self.fresh_pages.items():
+            if found is None:
+                try:
+                    found = _stat_text(file_stat(os.lstat(site / path)))
+                except OSError:
+                    continue
+            pages.append((path, key, sha, found))
         with self.db:
             self.db.execute("DELETE FROM pages")
-            self.db.executemany("INSERT INTO pages VALUES (?, ?, ?)",
-                                [(path, key, sha) for path, (key, sha) in self.fresh_pages.items()])
+            self.db.executemany("INSERT INTO pages VALUES (?, ?, ?, ?)", pages)
             self.db.executemany("INSERT OR REPLACE INTO reports VALUES (?, ?)", self.fresh_reports.items())
             self.db.execute("CREATE TEMP TABLE used (key TEXT PRIMARY KEY)")
             self.db.executemany("INSERT OR IGNORE INTO used VALUES (?)",
                                 [(k,) for k in self.used_reports | set(self.fresh_reports)])
             self.db.execute("DELETE FROM reports WHERE key NOT IN (SELECT key FROM used)")
             self.db.execute("DROP TABLE used")
-            self.db.execute("DELETE FROM runs")
-            self.db.executemany("INSERT INTO runs VALUES (?, ?, ?, ?)",
-                                [(k, *value) for k, value in self.fresh_runs.items()])
+            if self.runs is None:  # never read: no row is known to be current
+                self.db.execute("DELETE FROM runs")
+            stored = self.runs or {}  # rows rewritten only where they changed
+            self.db.executemany("DELETE FROM runs WHERE key = ?",
+                                [(k,) for k in stored if k not in self.fresh_runs])
+            self.db.executemany("INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?)",
+                                [(k, *value) for k, value in self.fresh_runs.items() if stored.get(k) != value])
 
     def close(self) -> None:
         self.db.close()
@@ -234,3 +273,7 @@ def _ignored(note: str) -> NoCache:
     cache = NoCache()
     cache.note = note
     return cache
+
+
+def _stat_text(found: FileStat) -> str:
+    return ":".join(map(str, found))

@@ -1,9 +1,22 @@
 """The only stage that touches the output directory.
 
-Files are written into a staging directory beside the target, which is swapped
-in at the end; a failure leaves the previous site as it was. podium only ever
-replaces or deletes a directory it created: one holding its ``.podium-site``
-marker (or an empty one).
+Nothing is moved into the output until every file has been rendered, so a build
+that fails (a template error, a secret caught, a host budget exceeded) leaves the
+previous site as it was. Two ways in:
+
+- **A new site** (no previous podium site there): every file is written into a
+  staging directory beside the target, which is swapped in whole at the end.
+- **An update** (the target is a site podium wrote, its ``.podium-site`` marker
+  present): the new files are staged flat (no directory tree to create again),
+  then moved into place; files the renderer reports as unchanged (:class:`Kept`)
+  are left where they are; files no longer in the site, and symlinks or special
+  files found there, are moved out. Every step is journalled, so an error while
+  moving files in puts back the previous site; only a crash in that short last
+  step (a rename per changed file) can leave a site part old, part new, which the
+  next build repairs. An update ends with exactly the tree a new site would have.
+
+podium only ever replaces or deletes inside a directory it created: one holding
+its marker (or an empty one).
 """
 
 from __future__ import annotations
@@ -11,8 +24,10 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import stat
 import tempfile
 from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 from podium.errors import BuildError, UnsafeOutput
@@ -20,6 +35,57 @@ from podium.errors import BuildError, UnsafeOutput
 MARKER = ".podium-site"
 MARKER_TEXT = b"This directory is written by podium; `podium build` replaces it whole.\n"
 _SAFE_PART = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
+FileStat = tuple[int, int, int, int]  # size, mtime_ns, ctime_ns, inode: the file podium wrote, unchanged
+
+
+@dataclass(frozen=True)
+class Kept:
+    """An output file the previous build wrote with exactly the bytes this one would: left in place."""
+
+    size: int
+
+    def __len__(self) -> int:  # counted by the host budget like any file
+        return self.size
+
+
+@dataclass(frozen=True)
+class Listing:
+    """A previous site as found on disk (nothing followed through a symlink)."""
+
+    files: dict[str, FileStat]  # regular files reached through real directories
+    dirs: frozenset[str]
+    odd: tuple[str, ...]  # symlinks and special files: never followed, removed by an update
+
+
+def file_stat(info: os.stat_result) -> FileStat:
+    return (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
+
+
+def list_site(site: Path) -> Listing | None:
+    """The previous podium site at ``site`` (None when there is none: no marker, or not a real directory)."""
+    try:
+        if not stat.S_ISDIR(os.lstat(site).st_mode) or not stat.S_ISREG(os.lstat(site / MARKER).st_mode):
+            return None
+    except OSError:
+        return None
+    files: dict[str, FileStat] = {}
+    dirs: set[str] = set()
+    odd: list[str] = []
+    pending = [""]
+    while pending:
+        rel = pending.pop()
+        with os.scandir(site / rel if rel else site) as entries:
+            for entry in entries:
+                path = f"{rel}/{entry.name}" if rel else entry.name
+                info = entry.stat(follow_symlinks=False)
+                if stat.S_ISDIR(info.st_mode):
+                    dirs.add(path)
+                    pending.append(path)
+                elif stat.S_ISREG(info.st_mode):
+                    files[path] = file_stat(info)
+                else:
+                    odd.append(path)
+    return Listing(files, frozenset(dirs), tuple(sorted(odd)))
 
 
 def check_output_dir(out: Path, inputs: list[Path], homes: list[Path]) -> Path:
@@ -54,23 +120,25 @@ def check_relative(path: str) -> str:
     return path
 
 
-def write_site(files: Iterable[tuple[str, bytes]], out: Path, inputs: list[Path], homes: list[Path]) -> Path:
-    """Write ``files`` ((site path, bytes) pairs, as they are rendered) as ``out``, atomically."""
+def write_site(files: Iterable[tuple[str, bytes | Kept]], out: Path, inputs: list[Path], homes: list[Path],
+               previous: Listing | None = None) -> Path:
+    """Write ``files`` ((site path, bytes or Kept) pairs, as they are rendered) as ``out``.
+
+    ``previous``: the listing of the site at ``out`` the renderer's Kept files refer to
+    (read here when not given).
+    """
     target = check_output_dir(out, inputs, homes)
     target.parent.mkdir(parents=True, exist_ok=True)
+    previous = previous or list_site(target)
     staging = Path(tempfile.mkdtemp(prefix=".podium-staging-", dir=target.parent))
-    written: set[str] = set()
     try:
-        for path, data in files:
-            if path.lower() in written:
-                raise BuildError(f"two outputs would be written to {path!r}; refusing to overwrite one with the other")
-            written.add(path.lower())
-            dest = staging / check_relative(path)
-            dest.parent.mkdir(parents=True, exist_ok=True)
-            dest.write_bytes(data)
-        (staging / MARKER).write_bytes(MARKER_TEXT)
-        os.chmod(staging, 0o755)
-        _swap(staging, target)
+        if previous is None:
+            _write_tree(files, staging)
+            os.chmod(staging, 0o755)
+            _swap(staging, target)
+        else:
+            staged, kept = _stage_flat(files, staging, previous)
+            _Update(target, staging).apply(staged, kept, previous)
     except BaseException as err:
         shutil.rmtree(staging, ignore_errors=True)
         if isinstance(err, BuildError):
@@ -78,7 +146,150 @@ def write_site(files: Iterable[tuple[str, bytes]], out: Path, inputs: list[Path]
         if isinstance(err, OSError):
             raise BuildError(f"{out}: writing the site failed: {err}; the previous site is untouched") from err
         raise
+    shutil.rmtree(staging, ignore_errors=True)
     return target
+
+
+class _Paths:
+    """Refuses two outputs on one path (compared case-insensitively: some hosts fold case)."""
+
+    def __init__(self):
+        self.seen: set[str] = set()
+
+    def check(self, path: str) -> str:
+        if path.lower() in self.seen:
+            raise BuildError(f"two outputs would be written to {path!r}; refusing to overwrite one with the other")
+        self.seen.add(path.lower())
+        return check_relative(path)
+
+
+def _write_tree(files: Iterable[tuple[str, bytes | Kept]], staging: Path) -> None:
+    paths = _Paths()
+    for path, data in files:
+        if isinstance(data, Kept):  # only an update has files to keep
+            raise BuildError(f"{path}: no previous site to keep it from")
+        dest = staging / paths.check(path)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        dest.write_bytes(data)
+    (staging / MARKER).write_bytes(MARKER_TEXT)
+
+
+def _stage_flat(files: Iterable[tuple[str, bytes | Kept]], staging: Path,
+                previous: Listing) -> tuple[list[tuple[str, Path]], set[str]]:
+    """The new files written as staging/new-<n>, and the paths of the files kept in place."""
+    paths = _Paths()
+    staged: list[tuple[str, Path]] = []
+    kept: set[str] = set()
+    for number, (path, data) in enumerate(files):
+        paths.check(path)
+        if isinstance(data, Kept):
+            if path not in previous.files:
+                raise BuildError(f"{path}: not in the previous site, so it cannot be kept")
+            kept.add(path)
+        else:
+            source = staging / f"new-{number}"
+            source.write_bytes(data)
+            staged.append((path, source))
+    if MARKER not in previous.files:
+        marker = staging / "new-marker"
+        marker.write_bytes(MARKER_TEXT)
+        staged.append((MARKER, marker))
+    else:
+        kept.add(MARKER)
+    return staged, kept
+
+
+class _Update:
+    """Moves staged files into a previous site; every step is journalled so a failure can be undone."""
+
+    def __init__(self, target: Path, staging: Path):
+        self.target = target
+        self.staging = staging
+        self.undo: list[tuple[str, Path, Path | None]] = []
+        self.dirs: set[Path] = {target}
+        self.moved = 0
+
+    def apply(self, staged: list[tuple[str, Path]], kept: set[str], previous: Listing) -> None:
+        wanted = kept | {path for path, _ in staged}
+        try:
+            for rel in previous.odd:  # never follow, never keep a symlink or a special file
+                self._move_away(self.target / rel)
+            for rel in previous.files:
+                if rel not in wanted:
+                    self._move_away(self.target / rel)
+            for rel, source in staged:
+                self._put(rel, source)
+        except BaseException:
+            self._roll_back()
+            raise
+        needed = {p.as_posix() for rel in wanted for p in Path(rel).parents}
+        for rel in sorted(previous.dirs - needed, key=lambda d: -d.count("/")):
+            try:
+                os.rmdir(self.target / rel)  # emptied by this update: a new site would not have it
+            except OSError:
+                pass
+
+    def _move_away(self, path: Path) -> None:
+        if not os.path.lexists(path):
+            return
+        away = self._away()
+        os.replace(path, away)
+        self.undo.append(("moved", path, away))
+
+    def _put(self, rel: str, source: Path) -> None:
+        dest = self.target / rel
+        self._directory(dest.parent)
+        try:
+            info = os.lstat(dest)
+        except FileNotFoundError:
+            info = None
+        if info is not None and stat.S_ISREG(info.st_mode):  # replaced in one step; the old one kept to undo
+            away = self._away()
+            try:
+                os.link(dest, away)
+            except OSError:  # a filesystem without hard links
+                self._move_away(dest)
+            else:
+                os.replace(source, dest)
+                self.undo.append(("moved", dest, away))
+                return
+        elif info is not None:
+            self._move_away(dest)
+        os.replace(source, dest)
+        self.undo.append(("created", dest, None))
+
+    def _away(self) -> Path:
+        self.moved += 1
+        return self.staging / f"old-{self.moved}"
+
+    def _directory(self, path: Path) -> None:
+        """``path`` as a real directory (never a symlink): made, or a file in its way moved out."""
+        if path in self.dirs:
+            return
+        self._directory(path.parent)
+        try:
+            info = os.lstat(path)
+        except FileNotFoundError:
+            info = None
+        if info is not None and not stat.S_ISDIR(info.st_mode):
+            self._move_away(path)
+            info = None
+        if info is None:
+            os.mkdir(path)
+            self.undo.append(("made", path, None))
+        self.dirs.add(path)
+
+    def _roll_back(self) -> None:
+        for action, path, away in reversed(self.undo):
+            try:
+                if action == "created":
+                    os.unlink(path)
+                elif action == "made":
+                    os.rmdir(path)
+                else:
+                    os.replace(away, path)
+            except OSError:
+                pass
 
 
 def _swap(staging: Path, target: Path) -> None:

@@ -68,6 +68,45 @@ def test_a_rebuild_with_nothing_changed_reuses_every_page(project):
     project.assert_same_as_clean()
 
 
+def test_an_unchanged_page_is_left_in_place_not_written_again(project):
+    page = project.tmp / "site" / "runs" / run_id("run-1") / "index.html"
+    before = os.stat(page)
+    project.add(99)
+    project.export.sidecars()
+    project.build()
+    after = os.stat(page)
+    assert (after.st_ino, after.st_mtime_ns, after.st_ctime_ns) == (before.st_ino, before.st_mtime_ns, before.st_ctime_ns)
+    project.assert_same_as_clean()
+
+
+def test_a_page_touched_but_unchanged_is_checked_by_its_bytes(project, monkeypatch):
+    page = project.tmp / "site" / "index.html"
+    os.utime(page, ns=(1, 1))  # same bytes, another stat (an output restored from a CI cache)
+    again = project.build()
+    assert again.rendered == 0
+    page.write_bytes(page.read_bytes().replace(b"Board", b"Bored"))
+    os.utime(page, ns=(1, 1))
+    again = project.build()
+    assert again.rendered == 1 and b"Bored" not in page.read_bytes()
+    project.assert_same_as_clean()
+
+
+def test_a_symlink_planted_in_the_old_site_is_never_followed(project, tmp_path):
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "index.html").write_bytes(b"not podium's\n")
+    run_dir = project.tmp / "site" / "runs" / run_id("run-2")
+    for path in run_dir.iterdir():
+        path.unlink()
+    run_dir.rmdir()
+    run_dir.symlink_to(outside)
+    (project.tmp / "site" / "about.html").symlink_to(outside / "index.html")
+    project.build()
+    assert (outside / "index.html").read_bytes() == b"not podium's\n" and len(list(outside.iterdir())) == 1
+    assert not run_dir.is_symlink() and not (project.tmp / "site" / "about.html").exists()
+    project.assert_same_as_clean()
+
+
 def test_a_run_added(project):
     project.add(99)
     project.export.sidecars()
@@ -172,6 +211,18 @@ def test_a_corrupt_cache_is_rebuilt_not_trusted(project):
     assert again.reused == 0
     project.assert_same_as_clean()
     assert project.build().reused > 0  # and it works again
+
+
+def test_a_cache_in_an_older_format_is_replaced(project):
+    (project.cache / "cache.sqlite").unlink()
+    with sqlite3.connect(project.cache / "cache.sqlite") as db:  # podium's first cache format
+        db.executescript("CREATE TABLE meta (format INTEGER, code TEXT); INSERT INTO meta VALUES (1, 'old');"
+                         "CREATE TABLE pages (path TEXT PRIMARY KEY, key TEXT, sha TEXT);"
+                         "INSERT INTO pages VALUES ('index.html', 'k', 's');")
+    again = project.build()
+    assert again.reused == 0
+    project.assert_same_as_clean()
+    assert project.build().rendered == 0  # and it works again
 
 
 def test_a_cache_with_forged_pages_is_not_believed(project):

@@ -139,9 +139,8 @@ def test_failing_file_write_leaves_the_old_site_untouched(area, monkeypatch):
     assert litter(area) == []
 
 
-def test_failing_swap_restores_the_old_site(area, monkeypatch):
-    put(SITE_ONE, area / "site", area)
-    before = snapshot(area / "site")
+def test_failing_swap_leaves_an_empty_output_empty(area, monkeypatch):
+    (area / "site").mkdir()
     real = os.replace
 
     def refuse_staging(src, dst):
@@ -151,10 +150,70 @@ def test_failing_swap_restores_the_old_site(area, monkeypatch):
 
     monkeypatch.setattr(write.os, "replace", refuse_staging)
     with pytest.raises(BuildError, match="Device or resource busy"):
-        put(SITE_TWO, area / "site", area)
+        put(SITE_ONE, area / "site", area)
     monkeypatch.undo()
-    assert snapshot(area / "site") == before
+    assert snapshot(area / "site") == {}
     assert litter(area) == []
+
+
+UPDATE = {"index.html": b"<p>two</p>\n", "runs/a/index.html": b"a2\n", "runs/b/index.html": b"b\n",
+          "api": b"a file where a directory was\n"}
+
+
+@pytest.mark.parametrize("failing", range(1, 10))
+def test_an_update_failing_at_any_step_puts_the_old_site_back(area, monkeypatch, failing):
+    """Every rename and mkdir of an update (old files moved out, new ones moved in) can fail:
+    the journal puts the previous site back exactly, whichever step it was."""
+    put(SITE_ONE, area / "site", area)
+    (area / "site" / "stray-link").symlink_to(area / "export")
+    before = snapshot(area / "site")
+    steps = []
+    mkdir = os.mkdir
+
+    def flaky(real):
+        def step(*args):
+            if real is mkdir and len(args) > 1:  # the staging directory, the output's parent
+                return real(*args)
+            steps.append(args)
+            if len(steps) == failing:
+                raise OSError(5, "Input/output error")
+            return real(*args)
+        return step
+
+    monkeypatch.setattr(write.os, "replace", flaky(os.replace))
+    monkeypatch.setattr(write.os, "mkdir", flaky(os.mkdir))
+    if failing > 8:  # past the last of its eight steps: the update goes through
+        put(UPDATE, area / "site", area)
+        monkeypatch.undo()
+        assert files_of(area / "site") == {**UPDATE, MARKER: MARKER_TEXT}
+        assert not (area / "site" / "stray-link").is_symlink()
+    else:
+        with pytest.raises(BuildError, match="Input/output error"):
+            put(UPDATE, area / "site", area)
+        monkeypatch.undo()
+        assert snapshot(area / "site") == before
+    assert litter(area) == []
+
+
+def test_an_update_without_hard_links_moves_the_old_files_out_instead(area, monkeypatch):
+    put(SITE_ONE, area / "site", area)
+
+    def no_links(src, dst):
+        raise OSError(1, "Operation not permitted")
+
+    monkeypatch.setattr(write.os, "link", no_links)
+    put(UPDATE, area / "site", area)
+    assert files_of(area / "site") == {**UPDATE, MARKER: MARKER_TEXT}
+    assert litter(area) == []
+
+
+def test_an_update_leaves_the_tree_a_new_site_would_have(area):
+    put(SITE_ONE, area / "site", area)
+    (area / "site" / "runs" / "a" / "extra.txt").write_bytes(b"added by hand\n")
+    (area / "site" / "empty" / "dir").mkdir(parents=True)
+    put(UPDATE, area / "site", area)
+    put(UPDATE, area / "fresh", area)
+    assert snapshot(area / "site") == snapshot(area / "fresh")
 
 
 def test_failing_first_build_creates_no_output(area):

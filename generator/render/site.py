@@ -22,6 +22,7 @@ from podium.render import compare_data, data
 from podium.render.redact import Redaction
 from podium.render.report import ReportRenderer
 from podium.render.safe import run_view
+from podium.write import FileStat, Kept
 
 DATA_FILES = {  # routes.DATA_FILES kind -> its bytes from the public board
     "summary": lambda board, generated_at: data.dump_json(data.summary_dict(board, generated_at)),
@@ -37,15 +38,16 @@ DATA_FILES = {  # routes.DATA_FILES kind -> its bytes from the public board
 class SiteRenderer:
     """Everything the render stage needs: the theme, the public board, and each run's raw record.
 
-    With a cache (cache.py) a page whose key is unchanged is taken back from the
-    previous site (``old_site``); with ``jobs`` > 1 the run pages that must be
+    With a cache (cache.py) a page whose key is unchanged is left in the previous
+    site (``old_site``, as ``old_files`` lists it); with ``jobs`` > 1 the run pages that must be
     rendered, when there are enough of them, are rendered by a pool of forked
     worker processes, in manifest order.
     """
 
     def __init__(self, env: jinja2.Environment, board: Leaderboard, runs: Iterable[RunRecord],
                  redaction: Redaction, reports: ReportRenderer, generated_at: int | None, *,
-                 cache: NoCache | None = None, old_site: Path | None = None, fingerprint: str = "", jobs: int = 1):
+                 cache: NoCache | None = None, old_site: Path | None = None,
+                 old_files: dict[str, FileStat] | None = None, fingerprint: str = "", jobs: int = 1):
         self.env = env
         self.board = board
         self.runs = {record.run.run_id: record for record in runs}
@@ -54,10 +56,12 @@ class SiteRenderer:
         self.generated_at = generated_at
         self.cache = cache or NoCache()
         self.old_site = old_site
-        self.fingerprint = fingerprint  # podium's code and the theme's files
+        self.old_files = old_files or {}
+        self.fingerprint = fingerprint  # podium's code, the theme's files and the configured secrets
         self.jobs = jobs
         self.reused = 0
         self.rendered = 0
+        self.key_memo: dict = {}  # cache.key_of's run record digests, for this build
 
     def render(self, entry: Entry) -> bytes:
         if isinstance(entry, Page):
@@ -82,43 +86,43 @@ class SiteRenderer:
             record = self.runs[page.run_id]
             del context["record"]
             extra = (record, self.reports.key(record.run), self.redaction.fingerprint(record.run))
-        return key_of(self.fingerprint, page.path, page.template, context, extra)
+        return key_of(self.fingerprint, page.path, page.template, context, extra, memo=self.key_memo)
 
     def key(self, page: Page) -> str | None:
         """The page's cache key, or None without a cache."""
         return self.page_key(page) if isinstance(self.cache, BuildCache) else None
 
-    def reuse(self, page: Page, key: str | None) -> bytes | None:
-        """The previous build's bytes for ``page`` when they can be reused (read only now, one at a time)."""
-        if key is None or self.old_site is None:
+    def unchanged(self, page: Page, key: str | None) -> Kept | None:
+        """``page`` left as the previous build wrote it, when its inputs and its file are unchanged."""
+        found = self.old_files.get(page.path)
+        if found is None or not self.cache.unchanged(page.path, key, found, self.old_site):
             return None
-        old = self.cache.page(page.path, key, self.old_site)
-        if old is not None and page.run_id:
+        if page.run_id:
             self.cache.still_uses_report(self.reports.key(self.runs[page.run_id].run))
-        return old
+        return Kept(found[0])
 
 
-def render_site(manifest: list[Entry], renderer: SiteRenderer) -> Iterator[tuple[str, bytes]]:
-    """(path, bytes) for every entry in manifest order; unchanged pages reused, run pages maybe in parallel.
+def render_site(manifest: list[Entry], renderer: SiteRenderer) -> Iterator[tuple[str, bytes | Kept]]:
+    """(path, bytes) for every entry in manifest order, or (path, Kept) for a page left as it is;
+    run pages maybe rendered in parallel.
 
-    Only keys are computed up front (to know which run pages workers must render); the
-    previous site's bytes are read one page at a time as the writer asks for them.
+    Keys and the unchanged pages are found up front (to know which run pages workers must render).
     """
     keys = {i: renderer.key(e) for i, e in enumerate(manifest) if isinstance(e, Page)}
-    reusable = {i for i, key in keys.items()
-                if renderer.old_site is not None and renderer.cache.knows_page(manifest[i].path, key)}
-    pending = [i for i, e in enumerate(manifest) if isinstance(e, Page) and e.run_id and i not in reusable]
+    kept = {i: k for i, key in keys.items() if (k := renderer.unchanged(manifest[i], key)) is not None}
+    pending = [i for i, e in enumerate(manifest) if isinstance(e, Page) and e.run_id and i not in kept]
     parallel = _parallel(manifest, pending, renderer) if renderer.jobs > 1 and len(pending) >= PARALLEL_MIN else {}
     for index, entry in enumerate(manifest):
-        data_bytes = renderer.reuse(entry, keys[index]) if index in reusable else None
-        if data_bytes is not None:
+        if index in kept:
             renderer.reused += 1
-        elif index in parallel:
+            yield entry.path, kept[index]
+            continue
+        if index in parallel:
             data_bytes, report_key, report_html = next(parallel[index])
             if report_key and report_html is not None:
                 renderer.cache.keep_report(report_key, report_html)
             renderer.rendered += 1
-        else:  # not reusable, or its old file was changed by hand: rendered here
+        else:
             data_bytes = renderer.render(entry)
             renderer.rendered += isinstance(entry, Page)
         if isinstance(entry, Page):
@@ -181,11 +185,14 @@ def render_page(page: Page, env: jinja2.Environment, extra: dict | None = None) 
         raise BuildError(f"{page.template} (rendering {page.path}): {err}") from None
 
 
-def guard_secrets(files: Iterable[tuple[str, bytes]], literals: list[str]) -> Iterator[tuple[str, bytes]]:
-    """Pass files through; a BuildError names the first file holding a configured secret."""
+def guard_secrets(files: Iterable[tuple[str, bytes | Kept]], literals: list[str]) -> Iterator[tuple[str, bytes | Kept]]:
+    """Pass files through; a BuildError names the first file holding a configured secret.
+
+    A Kept file passed this guard when it was written, and the configured secrets are part
+    of every page's key (build.py), so it is not read again."""
     needles = [v.encode("utf-8", "surrogatepass") for v in literals]
     for path, data_bytes in files:
-        for needle in needles:
+        for needle in needles if not isinstance(data_bytes, Kept) else ():
             if needle in data_bytes:
                 raise BuildError(f"{path}: a value listed under `redact:` would be published; nothing was written")
         yield path, data_bytes
