@@ -7,6 +7,8 @@ vocabulary: kinds and their labels, XORCISE's statuses and triggers, run ids.
 
 from __future__ import annotations
 
+import dataclasses
+import operator
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -376,3 +378,29 @@ class ModelSummary:
     agents: tuple[str, ...]  # sorted names of the agents whose runs it holds
     members: tuple[MissionAgent, ...]  # each of those agents' figures under this key, ranked
     runs: tuple[int, ...] = ()  # its runs, as indices into Leaderboard.runs (newest first)
+
+
+def _quick_to_pickle(cls: type) -> None:
+    """State as a tuple of the fields, read and set by precomputed names.
+
+    A slotted dataclass's own ``__getstate__``/``__setstate__`` look its fields up on
+    every call; the build pickles run records for cache keys, the parse cache and the
+    worker processes tens of thousands of times, where that lookup was most of the cost."""
+    names = tuple(f.name for f in dataclasses.fields(cls))
+    get = operator.attrgetter(*names)
+    one = len(names) == 1
+
+    def getstate(self):
+        return (get(self),) if one else get(self)
+
+    def setstate(self, state):
+        for name, value in zip(names, state, strict=True):
+            object.__setattr__(self, name, value)
+
+    cls.__getstate__, cls.__setstate__ = getstate, setstate
+
+
+for _cls in [v for v in list(globals().values()) if dataclasses.is_dataclass(v) and isinstance(v, type)]:
+    if "__slots__" in vars(_cls):
+        _quick_to_pickle(_cls)
+del _cls

@@ -93,16 +93,32 @@ class Redactor:
         return _USERINFO.sub(r"\1", text)
 
 
+class OwnValues:
+    """A run's own values in every form, as one pattern compiled the first time a text holds one
+    (most runs' texts never do: a build would otherwise compile one pattern per run)."""
+
+    def __init__(self, values: tuple[str, ...]):
+        self.forms = literal_forms(values)
+        self._pattern: re.Pattern | None = None
+
+    def sub(self, text: str) -> str:
+        if not any(form in text for form in self.forms):
+            return text
+        if self._pattern is None:
+            self._pattern = literal_pattern(self.forms)
+        return self._pattern.sub("[REDACTED:value]", text)
+
+
 class RunRedactor:
     """One run's values first (those its mission's redactor does not already cover), then the mission's."""
 
-    def __init__(self, own: re.Pattern | None, mission: Redactor):
+    def __init__(self, own: OwnValues, mission: Redactor):
         self._own = own
         self._mission = mission
 
     def __call__(self, text: str) -> str:
-        if text and self._own is not None:
-            text = self._own.sub("[REDACTED:value]", text)
+        if text:
+            text = self._own.sub(text)
         return self._mission(text)
 
 
@@ -118,7 +134,7 @@ class Redaction:
         self._missions = {m: Redactor(self.configured + tuple(sorted(a))) for m, a in sorted(answers.items()) if a}
         self._digests = {m: _digest(r.values) for m, r in self._missions.items()}
         self._base_digest = _digest(self.configured)
-        self._own: dict[tuple[str, ...], re.Pattern | None] = {}
+        self._own: dict[tuple[str, ...], OwnValues] = {}
         self._anywhere: dict[str, str] = {}
 
     @property
@@ -134,7 +150,7 @@ class Redaction:
         mission = self.mission(run.mission)
         key = tuple(v for v in run.secrets if v not in mission.values)
         if key not in self._own:
-            self._own[key] = literal_pattern(literal_forms(key))
+            self._own[key] = OwnValues(key)
         return RunRedactor(self._own[key], mission)
 
     def fingerprint(self, run) -> str:
