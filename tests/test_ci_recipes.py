@@ -40,7 +40,7 @@ def test_workflow_is_valid_yaml_with_the_documented_steps():
     assert "xorcise run list --json > export/runs.json" in export
     assert "xorcise agent list --json > export/agents.json" in export
     cache = steps["Restore the podium cache"]
-    assert cache["uses"].startswith("actions/cache@") and cache["with"]["path"] == ".podium-cache/"
+    assert cache["uses"].startswith("actions/cache@") and cache["with"]["path"].split() == [".podium-cache/", "site/"]
     assert "curl -fsSL" in steps["Fetch the published summary"]["run"]
     assert "/api/results/summary.json" in steps["Fetch the published summary"]["run"]
     assert steps["Build the site"]["run"].strip() == "podium build export --out site"
