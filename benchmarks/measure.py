@@ -1,15 +1,16 @@
 """Run one command and measure it: wall time, CPU time, peak memory of its whole process tree.
 
-Peak memory: every POLL_S seconds (20 ms) the harness sums the resident set size
-(/proc/<pid>/statm, field 2, times the page size) of the command and all its descendants.
+Peak memory: every POLL_S seconds (20 ms) the harness sums, over the command and all its
+descendants, the proportional set size (PSS, /proc/<pid>/smaps_rollup: each page shared by
+n processes counts 1/n in each) and the resident set size (RSS, /proc/<pid>/statm).
 The descendants are found from the parent pid of every process in /proc/*/stat (this
 kernel has no /proc/<pid>/task/*/children); that scan costs a few milliseconds, so it
-is redone at every poll for the first half second and then every TREE_EVERY polls (200 ms). The peak of that sum is reported, so
-a process pool's workers count together with their parent. RSS counts pages shared
-between processes (the interpreter, copy-on-write pages of forked workers) once per
-process, so for a pool this errs high, never low. A peak shorter than one poll can be
-missed; the largest single-process peak from the kernel (wait4's ru_maxrss, which covers
-every reaped descendant) is recorded too, and the reported peak is the larger of the two.
+is redone at every poll for the first half second and then every TREE_EVERY polls (200 ms).
+The peak PSS sum is the memory the build takes from the machine, a process pool's workers
+together with their parent, each shared page once: the figure the tables report. The RSS
+sum counts a page shared by forked workers once per process, so for a pool it errs high;
+it is kept in the JSON (peak_rss_bytes) with the kernel's ru_maxrss of the largest single
+process (which catches a peak shorter than one poll).
 
 CPU time is user + system time of the command and all of its reaped descendants (wait4
 rusage). Wall time is from spawn to exit, woken by a pidfd, so it is not rounded to a poll.
@@ -33,7 +34,8 @@ PAGE = os.sysconf("SC_PAGE_SIZE")
 class Measurement:
     wall_s: float
     cpu_s: float
-    peak_rss_bytes: int          # max over polls of the summed RSS of the process tree
+    peak_rss_bytes: int          # max over polls of the summed RSS of the process tree (or ru_maxrss)
+    peak_pss_bytes: int          # max over polls of the summed PSS of the process tree
     max_single_rss_bytes: int    # kernel's ru_maxrss of the largest single process
     out_bytes: int = 0
     out_files: int = 0
@@ -104,7 +106,7 @@ def run_measured(cmd: list[str], *, cwd: Path | None = None, env: dict | None = 
         proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
                                 stdout=log_fh, stderr=subprocess.STDOUT)
         try:
-            peak, status, usage = wait_sampling(proc.pid)
+            peak, peak_pss, status, usage = wait_sampling(proc.pid)
         except BaseException:                 # interrupted: leave no build running
             proc.kill()
             proc.wait()
@@ -118,26 +120,39 @@ def run_measured(cmd: list[str], *, cwd: Path | None = None, env: dict | None = 
         raise CommandFailed(f"{' '.join(map(str, cmd))} exited {proc.returncode}\n{tail}")
     max_single = usage.ru_maxrss * 1024
     result = Measurement(wall_s=wall, cpu_s=usage.ru_utime + usage.ru_stime,
-                         peak_rss_bytes=max(peak, max_single), max_single_rss_bytes=max_single)
+                         peak_rss_bytes=max(peak, max_single), peak_pss_bytes=peak_pss,
+                         max_single_rss_bytes=max_single)
     if out is not None:
         result.out_bytes, result.out_files = output_size(out)
     return result
 
 
+def pss_bytes(pid: int) -> int:
+    try:
+        with open(f"/proc/{pid}/smaps_rollup", "rb") as fh:
+            for line in fh:
+                if line.startswith(b"Pss:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, IndexError, ValueError):
+        pass
+    return 0
+
+
 def wait_sampling(pid: int):
-    """Sample the tree's RSS until pid exits; (peak, wait status, rusage)."""
+    """Sample the tree's RSS and PSS until pid exits; (peak RSS, peak PSS, wait status, rusage)."""
     pidfd = os.pidfd_open(pid)
     poller = select.poll()
     poller.register(pidfd, select.POLLIN)
-    peak, tick, tree = 0, 0, [pid]
+    peak, peak_pss, tick, tree = 0, 0, 0, [pid]
     try:
         while True:
             done, status, usage = os.wait4(pid, os.WNOHANG)
             if done:
-                return peak, status, usage
+                return peak, peak_pss, status, usage
             if tick < 25 or tick % TREE_EVERY == 0:
                 tree = process_tree(pid)
-            peak, tick = max(peak, sum(rss_bytes(p) for p in tree)), tick + 1
+            peak = max(peak, sum(rss_bytes(p) for p in tree))
+            peak_pss, tick = max(peak_pss, sum(pss_bytes(p) for p in tree)), tick + 1
             poller.poll(POLL_S * 1000)        # returns at once when the process exits
     finally:
         os.close(pidfd)
