@@ -133,6 +133,10 @@ class NoCache:
     def commit(self, site: Path) -> None:
         pass
 
+    def reports_reader(self) -> NoCache:
+        """What a forked worker process may use: cached reports only, read only."""
+        return NoCache()
+
     def close(self) -> None:
         pass
 
@@ -154,8 +158,9 @@ class BuildCache(NoCache):
         self.fresh_pages: dict[str, tuple[str, str, str | None]] = {}  # its stat: None until it is in place
         self.fresh_reports: dict[str, str] = {}
         self.used_reports: set[str] = set()
-        self.runs: dict[str, tuple[str, str, bytes]] | None = None  # loaded on first use
-        self.fresh_runs: dict[str, tuple[str, str, bytes]] = {}
+        self.runs: dict[str, tuple[str, str, bytes]] | None = None  # loaded on first use, taken as used
+        self.stored_signatures: dict[str, str] = {}  # the rows taken so far
+        self.fresh_runs: dict[str, tuple[str, str, bytes] | None] = {}  # None: the stored row is still right
 
     def _open(self) -> sqlite3.Connection:
         path = self.directory / "cache.sqlite"
@@ -186,11 +191,17 @@ class BuildCache(NoCache):
         if self.runs is None:
             self.runs = {k: (sig, hashes, value) for k, sig, hashes, value in
                          self.db.execute("SELECT key, signature, hashes, value FROM runs")}
-        hit = self.runs.get(key)
-        return (hit[0], json.loads(hit[1]), hit[2]) if hit else None
+        hit = self.runs.pop(key, None)  # its bytes freed once the reader has unpickled them
+        if hit is None:
+            return None
+        self.stored_signatures[key] = hit[0]
+        return hit[0], json.loads(hit[1]), hit[2]
 
     def keep_parsed_run(self, key: str, signature: str, hashes: dict, payload: bytes) -> None:
-        self.fresh_runs[key] = (signature, json.dumps(hashes, sort_keys=True), payload)
+        if self.stored_signatures.get(key) == signature:  # reused as stored: nothing to write
+            self.fresh_runs[key] = None
+        else:
+            self.fresh_runs[key] = (signature, json.dumps(hashes, sort_keys=True), payload)
 
     def keep_report(self, key: str, html: str) -> None:
         self.fresh_reports[key] = html
@@ -241,14 +252,34 @@ class BuildCache(NoCache):
             self.db.execute("DROP TABLE used")
             if self.runs is None:  # never read: no row is known to be current
                 self.db.execute("DELETE FROM runs")
-            stored = self.runs or {}  # rows rewritten only where they changed
-            self.db.executemany("DELETE FROM runs WHERE key = ?",
-                                [(k,) for k in stored if k not in self.fresh_runs])
+            stored = set(self.runs or ()) | set(self.stored_signatures)  # rows written only where they changed
+            self.db.executemany("DELETE FROM runs WHERE key = ?", [(k,) for k in stored if k not in self.fresh_runs])
             self.db.executemany("INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?)",
-                                [(k, *value) for k, value in self.fresh_runs.items() if stored.get(k) != value])
+                                [(k, *value) for k, value in self.fresh_runs.items() if value is not None])
 
     def close(self) -> None:
         self.db.close()
+
+    def reports_reader(self) -> NoCache:
+        return CachedReports(self.directory / "cache.sqlite")
+
+
+class CachedReports(NoCache):
+    """The reports table, through a read-only connection of its own, opened where it is first used
+    (in a worker process: a connection must not cross a fork)."""
+
+    def __init__(self, path: Path):
+        self.uri = path.resolve().as_uri() + "?mode=ro"
+        self.db: sqlite3.Connection | None = None
+
+    def report(self, key: str) -> str | None:
+        try:
+            if self.db is None:
+                self.db = sqlite3.connect(self.uri, uri=True)
+            row = self.db.execute("SELECT html FROM reports WHERE key = ?", (key,)).fetchone()
+        except sqlite3.Error:
+            return None  # rendered afresh instead
+        return row[0] if row else None
 
 
 def open_cache(directory: Path | None) -> NoCache:
