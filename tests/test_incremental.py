@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import sqlite3
 from pathlib import Path
 
@@ -265,3 +266,26 @@ def test_parallel_run_pages_equal_serial_ones(project, monkeypatch):
     assert again.rendered > 0
     project.assert_same_as_clean()
     assert project.build(jobs=2).rendered == 0
+
+
+def test_workers_read_cached_reports_themselves(project, monkeypatch):
+    """CI restores the cache but not the site: every run page is rendered again, in worker
+    processes, each report taken from the cache by the worker (never rendered again), and
+    the parent keeps those reports for the next build."""
+    for n in range(10, 40):
+        project.add(n)
+    project.export.sidecars()
+    project.build()
+    monkeypatch.setattr(podium.render.site, "PARALLEL_MIN", 4)
+    monkeypatch.setattr(podium.render.site, "CHUNK", 3)
+
+    def never(*args):
+        raise AssertionError("a cached report was rendered again")
+
+    monkeypatch.setattr(podium.render.report, "render_report", never)
+    for _ in range(2):
+        shutil.rmtree(project.tmp / "site")
+        again = project.build(jobs=2)
+        assert again.rendered >= 36 and again.reused == 0
+    monkeypatch.undo()
+    project.assert_same_as_clean()

@@ -42,8 +42,10 @@ class ReportRenderer:
 
     def __call__(self, run: Run) -> Markup | None:
         html = self.cached(run)
-        if html is not None:
-            return html
+        return html if html is not None else self.fresh(run)
+
+    def fresh(self, run: Run) -> Markup | None:
+        """The report rendered now (and kept for the cache), None without one."""
         rel = run.report_file
         if rel is None:
             return None

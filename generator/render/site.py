@@ -8,6 +8,7 @@ if a configured secret made it into any file.
 
 from __future__ import annotations
 
+import gc
 import multiprocessing
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -17,7 +18,7 @@ from markupsafe import Markup
 from podium.cache import BuildCache, NoCache, key_of
 from podium.errors import BuildError
 from podium.model import Leaderboard, RunRecord
-from podium.plan import Blob, DataFile, Entry, Page
+from podium.plan import Asset, Blob, DataFile, Entry, Page
 from podium.render import compare_data, data
 from podium.render.redact import Redaction
 from podium.render.report import ReportRenderer
@@ -62,6 +63,7 @@ class SiteRenderer:
         self.reused = 0
         self.rendered = 0
         self.key_memo: dict = {}  # cache.key_of's run record digests, for this build
+        self.board_key: str | None = None  # the data files' one input, computed once
 
     def render(self, entry: Entry) -> bytes:
         if isinstance(entry, Page):
@@ -78,27 +80,36 @@ class SiteRenderer:
         html = report_html if report_html is not None else self.reports(record.run)
         return {"record": run_view(record, self.redaction), "report_html": html}
 
-    def page_key(self, page: Page) -> str | None:
-        """Everything the page is rendered from; a run page adds its raw record and its report's key."""
-        context = {k: v for k, v in page.context.items() if k != "href"}  # href: the path and base_url
+    def entry_key(self, entry: Entry) -> str | None:
+        """Everything the file is made from. A page: its template and context (a run page: its raw
+        record and its report's key instead of the public record); a data file: the whole public board."""
+        if isinstance(entry, DataFile):
+            if self.board_key is None:
+                self.board_key = key_of(self.board, self.generated_at, memo=self.key_memo)
+            return key_of(self.fingerprint, entry.path, entry.kind, self.board_key)
+        if isinstance(entry, Blob):
+            return key_of(self.fingerprint, entry.path, entry.data)
+        if isinstance(entry, Asset):
+            return key_of(self.fingerprint, entry.path, entry.source.read_bytes())
+        context = {k: v for k, v in entry.context.items() if k != "href"}  # href: the path and base_url
         extra = ()
-        if page.run_id:  # its public record follows from the raw one and the redaction fingerprint
-            record = self.runs[page.run_id]
+        if entry.run_id:  # its public record follows from the raw one and the redaction fingerprint
+            record = self.runs[entry.run_id]
             del context["record"]
             extra = (record, self.reports.key(record.run), self.redaction.fingerprint(record.run))
-        return key_of(self.fingerprint, page.path, page.template, context, extra, memo=self.key_memo)
+        return key_of(self.fingerprint, entry.path, entry.template, context, extra, memo=self.key_memo)
 
-    def key(self, page: Page) -> str | None:
-        """The page's cache key, or None without a cache."""
-        return self.page_key(page) if isinstance(self.cache, BuildCache) else None
+    def key(self, entry: Entry) -> str | None:
+        """The file's cache key, or None without a cache."""
+        return self.entry_key(entry) if isinstance(self.cache, BuildCache) else None
 
-    def unchanged(self, page: Page, key: str | None) -> Kept | None:
-        """``page`` left as the previous build wrote it, when its inputs and its file are unchanged."""
-        found = self.old_files.get(page.path)
-        if found is None or not self.cache.unchanged(page.path, key, found, self.old_site):
+    def unchanged(self, entry: Entry, key: str | None) -> Kept | None:
+        """``entry``'s file left as the previous build wrote it, when its inputs and the file are unchanged."""
+        found = self.old_files.get(entry.path)
+        if found is None or not self.cache.unchanged(entry.path, key, found, self.old_site):
             return None
-        if page.run_id:
-            self.cache.still_uses_report(self.reports.key(self.runs[page.run_id].run))
+        if isinstance(entry, Page) and entry.run_id:
+            self.cache.still_uses_report(self.reports.key(self.runs[entry.run_id].run))
         return Kept(found[0])
 
 
@@ -108,46 +119,48 @@ def render_site(manifest: list[Entry], renderer: SiteRenderer) -> Iterator[tuple
 
     Keys and the unchanged pages are found up front (to know which run pages workers must render).
     """
-    keys = {i: renderer.key(e) for i, e in enumerate(manifest) if isinstance(e, Page)}
-    kept = {i: k for i, key in keys.items() if (k := renderer.unchanged(manifest[i], key)) is not None}
+    keys = [renderer.key(e) for e in manifest]
+    kept = {i: k for i, key in enumerate(keys) if (k := renderer.unchanged(manifest[i], key)) is not None}
     pending = [i for i, e in enumerate(manifest) if isinstance(e, Page) and e.run_id and i not in kept]
     parallel = _parallel(manifest, pending, renderer) if renderer.jobs > 1 and len(pending) >= PARALLEL_MIN else {}
     for index, entry in enumerate(manifest):
         if index in kept:
-            renderer.reused += 1
+            renderer.reused += isinstance(entry, Page)
             yield entry.path, kept[index]
             continue
         if index in parallel:
-            data_bytes, report_key, report_html = next(parallel[index])
-            if report_key and report_html is not None:
+            data_bytes, report_key, report_html, was_cached = next(parallel[index])
+            if was_cached:
+                renderer.cache.still_uses_report(report_key)
+            elif report_key and report_html is not None:
                 renderer.cache.keep_report(report_key, report_html)
             renderer.rendered += 1
         else:
             data_bytes = renderer.render(entry)
             renderer.rendered += isinstance(entry, Page)
-        if isinstance(entry, Page):
-            renderer.cache.keep_page(entry.path, keys.get(index), data_bytes)
+        renderer.cache.keep_page(entry.path, keys[index], data_bytes)
         yield entry.path, data_bytes
 
 
 PARALLEL_MIN = 64  # fewer run pages to render are not worth starting processes for
 CHUNK = 32  # run pages per task
-_WORKER: tuple[list[Entry], SiteRenderer] | None = None  # what forked workers inherit
+_WORKER: tuple[list[Entry], SiteRenderer, NoCache] | None = None  # what forked workers inherit
 
 
 def _parallel(manifest: list[Entry], pending: list[int], renderer: SiteRenderer) -> dict[int, Iterator]:
-    """index -> an iterator yielding that page's (bytes, report key, report html) from a worker pool.
+    """index -> an iterator yielding that page's (bytes, report key, fresh report html, report was cached)
+    from a worker pool.
 
     Workers are forked after the manifest is planned, so they inherit it and the
-    renderer; they never touch the cache (the parent looks reports up and keeps the
-    new ones). Results come back in ``pending`` order, streamed as they are ready.
+    renderer; each looks cached reports up through its own read-only connection
+    (cache.py ``reports_reader``) and never writes: the parent keeps the new reports
+    and notes the cached ones used. Results come back in ``pending`` order, streamed
+    as they are ready.
     """
     global _WORKER
-    tasks = []
-    for start in range(0, len(pending), CHUNK):
-        chunk = pending[start:start + CHUNK]
-        tasks.append([(i, renderer.reports.cached(renderer.runs[manifest[i].run_id].run)) for i in chunk])
-    _WORKER = (manifest, renderer)
+    tasks = [pending[start:start + CHUNK] for start in range(0, len(pending), CHUNK)]
+    _WORKER = (manifest, renderer, renderer.cache.reports_reader())
+    gc.freeze()  # the workers' collector never walks (so never copies) the pages they share with this process
     pool = multiprocessing.get_context("fork").Pool(renderer.jobs)
     results = _stream(pool, pool.imap(_render_chunk, tasks))
     return {i: results for i in pending}
@@ -159,19 +172,21 @@ def _stream(pool, chunks) -> Iterator:
             yield from chunk
     finally:
         pool.terminate()
+        gc.unfreeze()
 
 
-def _render_chunk(task: list[tuple[int, Markup | None]]) -> list[tuple[bytes, str | None, str | None]]:
-    manifest, renderer = _WORKER
-    renderer.reports.cache = NoCache()  # a forked SQLite connection is never used
+def _render_chunk(task: list[int]) -> list[tuple[bytes, str | None, str | None, bool]]:
+    manifest, renderer, reader = _WORKER
+    renderer.reports.cache = reader  # never the parent's forked SQLite connection
     out = []
-    for index, cached in task:
+    for index in task:
         page = manifest[index]
         run = renderer.runs[page.run_id].run
-        html = cached if cached is not None else renderer.reports(run)
+        cached = renderer.reports.cached(run)
+        html = cached if cached is not None else renderer.reports.fresh(run)
         data_bytes = render_page(page, renderer.env, renderer.run_context(page.run_id, html))
         fresh = None if cached is not None or html is None else str(html)
-        out.append((data_bytes, renderer.reports.key(run) if fresh is not None else None, fresh))
+        out.append((data_bytes, renderer.reports.key(run), fresh, cached is not None))
     return out
 
 
