@@ -153,8 +153,8 @@ class BuildCache(NoCache):
         self.directory = directory
         self.code = code
         self.db = self._open()
-        self.pages: dict[str, tuple[str, str, str]] = dict(
-            (path, (key, sha, found)) for path, key, sha, found in self.db.execute("SELECT * FROM pages"))
+        self.pages: dict[str, tuple[str, str, str]] = {
+            path: (key, sha, found) for path, key, sha, found in self.db.execute("SELECT * FROM pages")}
         self.fresh_pages: dict[str, tuple[str, str, str | None]] = {}  # its stat: None until it is in place
         self.fresh_reports: dict[str, str] = {}
         self.used_reports: set[str] = set()
