@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -69,16 +70,28 @@ def build_site(config: Config, export: Path | Sequence[Path], *, strict: bool = 
     ``cache_dir``: the build cache (cache.py), or None for none (the CLI's default: ``.podium-cache`` beside
     the output directory).
     ``jobs``: worker processes for run pages (render/site.py).
+
+    Python's cycle collector is paused for the build: a build makes no reference cycles
+    worth collecting (peak memory is the same without it), while each full collection
+    walks every run record held, and workers forked from a paused collector never walk
+    (so never copy) the pages they share with this process. At 10k runs it cost 11% of
+    a cold build and 25% of a rebuild.
     """
-    generated_at = source_date_epoch()
-    chain = theme_chain(config.theme, [config.root / "themes", builtin_themes()], config.theme_dir)
-    env = make_environment(chain)
-    pages = render_content(load_pages(content_dir(config)))
-    cache = open_cache(cache_dir)
+    collecting = gc.isenabled()
+    gc.disable()
     try:
-        return _build(config, export, env, chain, pages, cache, generated_at, strict, previous, progress, jobs)
+        generated_at = source_date_epoch()
+        chain = theme_chain(config.theme, [config.root / "themes", builtin_themes()], config.theme_dir)
+        env = make_environment(chain)
+        pages = render_content(load_pages(content_dir(config)))
+        cache = open_cache(cache_dir)
+        try:
+            return _build(config, export, env, chain, pages, cache, generated_at, strict, previous, progress, jobs)
+        finally:
+            cache.close()
     finally:
-        cache.close()
+        if collecting:  # podium serve builds again and again in one process
+            gc.enable()
 
 
 def _build(config: Config, export: Path | Sequence[Path], env, chain: list[Path], pages, cache: NoCache,

@@ -6,6 +6,7 @@ compares every output file with a clean build (no cache) of the same inputs.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import shutil
@@ -260,6 +261,7 @@ def test_parallel_run_pages_equal_serial_ones(project, monkeypatch):
     monkeypatch.setattr(podium.render.site, "PARALLEL_MIN", 4)
     monkeypatch.setattr(podium.render.site, "CHUNK", 3)
     build_site(project.config("parallel"), project.export.root, jobs=2)
+    assert gc.isenabled()  # paused only during the build (podium serve builds again and again)
     build_site(project.config("serial"), project.export.root, jobs=1)
     assert tree(project.tmp / "parallel") == tree(project.tmp / "serial")
     again = project.build(jobs=2)  # with the cache: new run pages in workers, their reports kept

@@ -8,7 +8,6 @@ if a configured secret made it into any file.
 
 from __future__ import annotations
 
-import gc
 import multiprocessing
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -160,7 +159,6 @@ def _parallel(manifest: list[Entry], pending: list[int], renderer: SiteRenderer)
     global _WORKER
     tasks = [pending[start:start + CHUNK] for start in range(0, len(pending), CHUNK)]
     _WORKER = (manifest, renderer, renderer.cache.reports_reader())
-    gc.freeze()  # the workers' collector never walks (so never copies) the pages they share with this process
     pool = multiprocessing.get_context("fork").Pool(renderer.jobs)
     results = _stream(pool, pool.imap(_render_chunk, tasks))
     return {i: results for i in pending}
@@ -172,7 +170,6 @@ def _stream(pool, chunks) -> Iterator:
             yield from chunk
     finally:
         pool.terminate()
-        gc.unfreeze()
 
 
 def _render_chunk(task: list[int]) -> list[tuple[bytes, str | None, str | None, bool]]:
