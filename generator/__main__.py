@@ -1,3 +1,4 @@
 from podium.cli import main
 
-main()
+if __name__ == "__main__":  # not when a worker process imports it (render/site.py)
+    main()

@@ -73,9 +73,8 @@ def build_site(config: Config, export: Path | Sequence[Path], *, strict: bool = 
 
     Python's cycle collector is paused for the build: a build makes no reference cycles
     worth collecting (peak memory is the same without it), while each full collection
-    walks every run record held, and workers forked from a paused collector never walk
-    (so never copy) the pages they share with this process. At 10k runs it cost 11% of
-    a cold build and 25% of a rebuild.
+    walks every run record held. At 10k runs it cost 11% of a cold build and 25% of a
+    rebuild.
     """
     collecting = gc.isenabled()
     gc.disable()
@@ -113,7 +112,8 @@ def _build(config: Config, export: Path | Sequence[Path], env, chain: list[Path]
     old = list_site(config.out) if not config.out.is_symlink() else None  # the site this build updates
     renderer = SiteRenderer(env, public, board.runs, redaction, reports, generated_at, cache=cache,
                             old_site=config.out if old else None, old_files=old.files if old else None,
-                            fingerprint=key_of(code, tree_fingerprint(chain), redaction.configured), jobs=jobs)
+                            fingerprint=key_of(code, tree_fingerprint(chain), redaction.configured), jobs=jobs,
+                            chain=chain)
     meter = budget.Meter(budget.HOSTS[config.host], groups=budget.group_sizes(board),
                          progress=(lambda done, path: progress(done, len(manifest), path)) if progress else None)
     files = _Tally(meter.watch(guard_secrets(render_site(manifest, renderer), redaction.literals)))

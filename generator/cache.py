@@ -134,7 +134,7 @@ class NoCache:
         pass
 
     def reports_reader(self) -> NoCache:
-        """What a forked worker process may use: cached reports only, read only."""
+        """What a worker process may use: cached reports only, read only."""
         return NoCache()
 
     def close(self) -> None:
@@ -266,7 +266,7 @@ class BuildCache(NoCache):
 
 class CachedReports(NoCache):
     """The reports table, through a read-only connection of its own, opened where it is first used
-    (in a worker process: a connection must not cross a fork)."""
+    (in a worker process: a connection never crosses processes)."""
 
     def __init__(self, path: Path):
         self.uri = path.resolve().as_uri() + "?mode=ro"

@@ -11,7 +11,6 @@ each template may use are documented in themes/README.md.
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
@@ -234,15 +233,22 @@ def _with_common(page: Page, site: Site, nav: list[dict]) -> dict:
         "page": {"path": page.path, "canonical": f"{base}/{permalink}" if base else None,
                  "section": _section(page.path), "noindex": not site.search_engines,
                  "description": page.context.get("description") or f"{page.context.get('page_title', '')} · {site.title}"},
-        "href": _linker(page.path, base),
+        "href": _Linker(page.path, base),
     }
 
 
-def _linker(from_path: str, base: str) -> Callable[[str], str]:
-    """Relative links; 404.html is served at any depth, so it links absolutely when base_url is set."""
-    if from_path == "404.html" and base:
-        return lambda target: f"{base}/{target}"
-    return lambda target: routes.relative(from_path, target)
+@dataclass(frozen=True)
+class _Linker:
+    """A page's ``href``: relative links; 404.html is served at any depth, so it links absolutely
+    when base_url is set. A class, not a closure, so a page can be sent to a worker process."""
+
+    from_path: str
+    base: str
+
+    def __call__(self, target: str) -> str:
+        if self.from_path == "404.html" and self.base:
+            return f"{self.base}/{target}"
+        return routes.relative(self.from_path, target)
 
 
 def _section(path: str) -> str:

@@ -8,8 +8,10 @@ if a configured secret made it into any file.
 
 from __future__ import annotations
 
+import copy
 import multiprocessing
 from collections.abc import Iterable, Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import jinja2
@@ -22,6 +24,7 @@ from podium.render import compare_data, data
 from podium.render.redact import Redaction
 from podium.render.report import ReportRenderer
 from podium.render.safe import run_view
+from podium.render.templates import make_environment
 from podium.write import FileStat, Kept
 
 DATA_FILES = {  # routes.DATA_FILES kind -> its bytes from the public board
@@ -39,15 +42,16 @@ class SiteRenderer:
     """Everything the render stage needs: the theme, the public board, and each run's raw record.
 
     With a cache (cache.py) a page whose key is unchanged is left in the previous
-    site (``old_site``, as ``old_files`` lists it); with ``jobs`` > 1 the run pages that must be
-    rendered, when there are enough of them, are rendered by a pool of forked
-    worker processes, in manifest order.
+    site (``old_site``, as ``old_files`` lists it); with ``jobs`` > 1 (and the theme ``chain``
+    ``env`` was made from) the run pages that must be rendered, when there are enough of
+    them, are rendered by a pool of worker processes, in manifest order.
     """
 
     def __init__(self, env: jinja2.Environment, board: Leaderboard, runs: Iterable[RunRecord],
                  redaction: Redaction, reports: ReportRenderer, generated_at: int | None, *,
                  cache: NoCache | None = None, old_site: Path | None = None,
-                 old_files: dict[str, FileStat] | None = None, fingerprint: str = "", jobs: int = 1):
+                 old_files: dict[str, FileStat] | None = None, fingerprint: str = "", jobs: int = 1,
+                 chain: list[Path] | None = None):
         self.env = env
         self.board = board
         self.runs = {record.run.run_id: record for record in runs}
@@ -58,7 +62,8 @@ class SiteRenderer:
         self.old_site = old_site
         self.old_files = old_files or {}
         self.fingerprint = fingerprint  # podium's code, the theme's files and the configured secrets
-        self.jobs = jobs
+        self.chain = chain  # the theme chain ``env`` was made from: worker processes make their own
+        self.jobs = jobs if chain is not None else 1
         self.reused = 0
         self.rendered = 0
         self.key_memo: dict = {}  # cache.key_of's run record digests, for this build
@@ -73,11 +78,9 @@ class SiteRenderer:
             return entry.data
         return entry.source.read_bytes()
 
-    def run_context(self, run_id: str, report_html: Markup | None = None) -> dict:
-        """The run page's safe values: its record (texts redacted, no secrets) and its report's HTML."""
+    def run_context(self, run_id: str) -> dict:
         record = self.runs[run_id]
-        html = report_html if report_html is not None else self.reports(record.run)
-        return {"record": run_view(record, self.redaction), "report_html": html}
+        return run_values(record, self.redaction, self.reports(record.run))
 
     def entry_key(self, entry: Entry) -> str | None:
         """Everything the file is made from. A page: its template and context (a run page: its raw
@@ -143,25 +146,42 @@ def render_site(manifest: list[Entry], renderer: SiteRenderer) -> Iterator[tuple
 
 PARALLEL_MIN = 64  # fewer run pages to render are not worth starting processes for
 CHUNK = 32  # run pages per task
-_WORKER: tuple[list[Entry], SiteRenderer, NoCache] | None = None  # what forked workers inherit
+_WORKER: tuple[jinja2.Environment, ReportRenderer] | None = None  # a worker process's theme and reports
 
 
 def _parallel(manifest: list[Entry], pending: list[int], renderer: SiteRenderer) -> dict[int, Iterator]:
     """index -> an iterator yielding that page's (bytes, report key, fresh report html, report was cached)
-    from a worker pool.
+    from a pool of worker processes.
 
-    Workers are forked after the manifest is planned, so they inherit it and the
-    renderer; each looks cached reports up through its own read-only connection
-    (cache.py ``reports_reader``) and never writes: the parent keeps the new reports
-    and notes the cached ones used. Results come back in ``pending`` order, streamed
-    as they are ready.
+    The workers are new processes (spawned, not forked): a forked worker shares the
+    build's whole heap only until it touches it, and rendering a run page touches its
+    record's reference counts, which copied most of the heap into each worker (3.5 GB
+    at 100k runs). Each worker is given the theme chain and the report renderer once, then
+    each run page's page and raw record; it looks cached reports up through its own
+    read-only connection (cache.py ``reports_reader``) and never writes: the parent keeps
+    the new reports and notes the cached ones used. Results come back in ``pending`` order,
+    streamed as they are ready; tasks are sent as the workers take them.
     """
-    global _WORKER
-    tasks = [pending[start:start + CHUNK] for start in range(0, len(pending), CHUNK)]
-    _WORKER = (manifest, renderer, renderer.cache.reports_reader())
-    pool = multiprocessing.get_context("fork").Pool(renderer.jobs)
-    results = _stream(pool, pool.imap(_render_chunk, tasks))
+    reports = copy.copy(renderer.reports)
+    reports.cache = renderer.cache.reports_reader()
+
+    def tasks() -> Iterator[list[tuple[Page, RunRecord]]]:
+        for start in range(0, len(pending), CHUNK):
+            yield [_for_worker(manifest[i], renderer.runs[manifest[i].run_id]) for i in pending[start:start + CHUNK]]
+
+    pool = multiprocessing.get_context("spawn").Pool(renderer.jobs, _start_worker, (renderer.chain, reports))
+    results = _stream(pool, pool.imap(_render_chunk, tasks()))
     return {i: results for i in pending}
+
+
+def _for_worker(page: Page, record: RunRecord) -> tuple[Page, RunRecord]:
+    """The run page without its public record (the worker makes the page's own view from the raw one)."""
+    return replace(page, context={k: v for k, v in page.context.items() if k != "record"}), record
+
+
+def _start_worker(chain: list[Path], reports: ReportRenderer) -> None:
+    global _WORKER
+    _WORKER = (make_environment(chain), reports)
 
 
 def _stream(pool, chunks) -> Iterator:
@@ -172,19 +192,21 @@ def _stream(pool, chunks) -> Iterator:
         pool.terminate()
 
 
-def _render_chunk(task: list[int]) -> list[tuple[bytes, str | None, str | None, bool]]:
-    manifest, renderer, reader = _WORKER
-    renderer.reports.cache = reader  # never the parent's forked SQLite connection
+def _render_chunk(task: list[tuple[Page, RunRecord]]) -> list[tuple[bytes, str | None, str | None, bool]]:
+    env, reports = _WORKER
     out = []
-    for index in task:
-        page = manifest[index]
-        run = renderer.runs[page.run_id].run
-        cached = renderer.reports.cached(run)
-        html = cached if cached is not None else renderer.reports.fresh(run)
-        data_bytes = render_page(page, renderer.env, renderer.run_context(page.run_id, html))
+    for page, record in task:
+        cached = reports.cached(record.run)
+        html = cached if cached is not None else reports.fresh(record.run)
+        data_bytes = render_page(page, env, run_values(record, reports.redaction, html))
         fresh = None if cached is not None or html is None else str(html)
-        out.append((data_bytes, renderer.reports.key(run), fresh, cached is not None))
+        out.append((data_bytes, reports.key(record.run), fresh, cached is not None))
     return out
+
+
+def run_values(record: RunRecord, redaction: Redaction, report_html: Markup | None) -> dict:
+    """A run page's safe values: its record (texts redacted, no secrets) and its report's HTML."""
+    return {"record": run_view(record, redaction), "report_html": report_html}
 
 
 def render_page(page: Page, env: jinja2.Environment, extra: dict | None = None) -> bytes:
