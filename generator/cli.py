@@ -264,4 +264,4 @@ def serve(export: tuple[Path, ...], port: int, host: str, out: Path | None, conf
     """Build, serve the site on 127.0.0.1 and rebuild when the export, content, theme or config changes."""
     from podium.serve import serve as run_server
 
-    run_server(config_path, export, host=host, port=port, out=out, theme_dir=theme_dir, say=say)
+    run_server(config_path, export, host=host, port=port, out=out, theme_dir=theme_dir, say=say, jobs=_cores())

@@ -29,6 +29,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from podium.build import build_site, content_dir
+from podium.cache import DEFAULT_DIR as DEFAULT_CACHE
 from podium.config import Config, load_config
 from podium.errors import PodiumError
 from podium.render.templates import builtin_themes
@@ -160,8 +161,9 @@ class Session:
     """One ``podium serve``: the build inputs, the output directory and the rebuild loop."""
 
     def __init__(self, config_path: Path | None, export: tuple[Path, ...], overrides: dict,
-                 say: Callable[[str], None]):
+                 say: Callable[[str], None], jobs: int = 1):
         self.config_path = config_path
+        self.jobs = jobs
         self.export_arg = export
         self.overrides = overrides
         self.say = say
@@ -181,7 +183,7 @@ class Session:
         try:
             config, export = self._config()
             self.inputs = watched(config, export)
-            built = build_site(config, export)
+            built = build_site(config, export, cache_dir=config.out.parent / DEFAULT_CACHE, jobs=self.jobs)
         except Exception as err:  # noqa: BLE001 - any failure must leave the server running
             message = getattr(err, "message", None) or f"{type(err).__name__}: {err}"
             with self.builds.lock:
@@ -193,7 +195,8 @@ class Session:
             self.builds.error = None
         meter = built.meter
         self.say(f"podium serve: built {meter.summary() if meter else built.files} in "
-                 f"{time.monotonic() - started:.1f} s ({built.board.totals.runs} runs)")
+                 f"{time.monotonic() - started:.1f} s ({built.board.totals.runs} runs; {built.rendered:,} pages "
+                 f"rendered, {built.reused:,} unchanged)")
         return True
 
     def watch(self, stop: threading.Event, poll: float = POLL_SECONDS) -> None:
@@ -209,13 +212,15 @@ class Session:
 
 
 def serve(config_path: Path | None, export: tuple[Path, ...], *, host: str, port: int, out: Path | None,
-          theme_dir: Path | None, say: Callable[[str], None], ready: Callable[[str], None] | None = None) -> None:
-    """Build, serve and rebuild until interrupted (Ctrl-C or SIGTERM)."""
+          theme_dir: Path | None, say: Callable[[str], None], ready: Callable[[str], None] | None = None,
+          jobs: int = 1) -> None:
+    """Build, serve and rebuild until interrupted (Ctrl-C or SIGTERM); each rebuild uses the build
+    cache beside the output (cache.py), so an edit re-renders only the pages it changes."""
     own_dir = None
     if out is None:
         own_dir = Path(tempfile.mkdtemp(prefix="podium-serve-"))
         out = own_dir / "site"
-    session = Session(config_path, export, {"out": out, "theme_dir": theme_dir}, say)
+    session = Session(config_path, export, {"out": out, "theme_dir": theme_dir}, say, jobs)
     if not session.build():
         say("podium serve: the first build failed; fix the error and save: the site is rebuilt on change")
         out.mkdir(parents=True, exist_ok=True)

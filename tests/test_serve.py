@@ -130,6 +130,8 @@ def test_serve_rebuilds_on_change_and_reloads(project, export):
         (project / "content" / "about.md").write_text("---\ntitle: About\n---\nSecond words.\n", encoding="utf-8")
         second = server.wait_version(first["version"])
         assert b"Second words." in server.get("/about/index.html")[0]
+        rebuilt = server.wait_for(r"\(\d+ runs; (\d+) pages rendered, (\d+) unchanged\)")
+        assert int(rebuilt[1]) <= 2 < int(rebuilt[2])  # the build cache: only the edited page again
 
         # A new run in the export shows up.
         rid = run_id("serve-new")
