@@ -17,8 +17,7 @@ from podium.budget import human_size
 from podium.build import build_site, count_export
 from podium.cache import DEFAULT_DIR as DEFAULT_CACHE
 from podium.config import Config, load_config
-from podium.diff import Gate, check_gates, gate_line, load_bundle, to_markdown
-from podium.diff import compare as compare_bundles
+from podium.diff import diff_files, gate_line, to_markdown
 from podium.errors import EXIT_PROBLEMS, PodiumError
 from podium.model import Leaderboard
 from podium.progress import Progress
@@ -137,10 +136,7 @@ def diff(old: Path, new: Path, as_json: bool, drops: tuple[str, ...]) -> None:
 
     Exit 0; 1 when a --fail-on-drop gate trips; 2 when an input is not a podium summary.
     """
-    gates = [Gate.parse(spec) for spec in drops]
-    before, after = load_bundle(old), load_bundle(new)
-    report = compare_bundles(before, after)
-    results = check_gates(before, after, gates)
+    report, results = diff_files(old, new, drops)
     if as_json:
         click.echo(dump_json({**report, "gates": results}).decode("utf-8"), nl=False)
     else:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from podium.errors import PodiumError
@@ -75,7 +75,6 @@ class Bundle:
     problems: int
     digest: str | None
     newest: str | None  # the newest run time in the bundle (ISO-8601 UTC)
-    raw: dict = field(repr=False, compare=False, default_factory=dict)
 
 
 def summary_path(path: Path) -> Path:
@@ -138,7 +137,6 @@ def bundle_from(data: object, where: str) -> Bundle:
         problems=len(c.list(top.get("problems", []), "problems")),
         digest=digest if isinstance(digest, str) else None,
         newest=max((t for t in last if t), default=None),
-        raw=top,
     )
 
 

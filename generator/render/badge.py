@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-HEIGHT = 20
 PAD = 6  # px of space each side of a text
 LABEL = "podium"
 # Verdana advance widths at 11 px (ASCII); anything else counts as a wide glyph.

@@ -69,10 +69,6 @@ def pair_dict(pair: Pair) -> dict:
     }
 
 
-def compare_dict(board: Leaderboard) -> dict:
-    return {"schema": SCHEMA, "pairs": [pair_dict(p) for p in board.pairs]}
-
-
 def compare_json(board: Leaderboard) -> bytes:
     """compare.json, one pair per line (it grows with the square of the agents); keys sorted."""
     rows = [dump_json(pair_dict(p), indent=None).decode("utf-8").rstrip("\n") for p in board.pairs]

@@ -36,7 +36,9 @@ def public_board(board: Leaderboard, redaction: Redaction) -> Leaderboard:
                        models_declared=published(fig.models_declared))
 
     def model_key(key: str) -> str:  # compare.md §2: reported names joined with " + ", or "<declared> (declared)"
-        for raw, shown in names.items():
+        # Longest names first: a name inside a longer one is then still replaced in what the longer
+        # one became, never cut out of it before the longer one could be matched whole.
+        for raw, shown in sorted(names.items(), key=lambda item: (-len(item[0]), item[0])):
             key = key.replace(raw, shown)
         return redaction.anywhere(key)
 
