@@ -24,7 +24,7 @@ REPO = Path(__file__).resolve().parents[1]
 THEMES = REPO / "themes"
 README = THEMES / "README.md"
 # report.py wraps a cached render_report() result back into Markup, unchanged
-MARKUP_ALLOWED = {"generator/render/markdown.py", "generator/load/content.py", "generator/render/report.py"}
+MARKUP_ALLOWED = {"generator/podium/render/markdown.py", "generator/podium/load/content.py", "generator/podium/render/report.py"}
 
 _JINJA_COMMENT = re.compile(r"\{#.*?#\}", re.S)
 _JINJA_STATEMENT = re.compile(r"\{%.*?%\}", re.S)
@@ -101,7 +101,7 @@ def test_python_builds_markup_only_in_the_allowlist():
 
 
 def test_the_environment_forces_autoescape_and_strict_undefined():
-    text = (REPO / "generator" / "render" / "templates.py").read_text(encoding="utf-8")
+    text = (REPO / "generator" / "podium" / "render" / "templates.py").read_text(encoding="utf-8")
     assert re.search(r"autoescape\s*=\s*True\b", text)
     assert re.search(r"undefined\s*=\s*jinja2\.StrictUndefined\b", text)
 
@@ -139,13 +139,13 @@ def test_the_template_lint_passes_clean_markup():
 
 
 def test_the_python_lint_catches():
-    assert lint_python("generator/render/x.py", "html = Markup(text)")
-    assert lint_python("generator/render/markdown.py", 'html = Markup(f"<b>{name}</b>")')
-    assert lint_python("generator/render/markdown.py", "html = Markup('<b>{}</b>'.format(name))")
-    assert lint_python("generator/x.py", "env = Environment(autoescape=select_autoescape())")
-    assert lint_python("generator/x.py", 'TEMPLATE = "{{ x|safe }}"')
-    assert lint_python("generator/render/markdown.py", "return Markup(html)") == []
-    assert lint_python("generator/render/report.py", "def f() -> Markup | None:") == []
+    assert lint_python("generator/podium/render/x.py", "html = Markup(text)")
+    assert lint_python("generator/podium/render/markdown.py", 'html = Markup(f"<b>{name}</b>")')
+    assert lint_python("generator/podium/render/markdown.py", "html = Markup('<b>{}</b>'.format(name))")
+    assert lint_python("generator/podium/x.py", "env = Environment(autoescape=select_autoescape())")
+    assert lint_python("generator/podium/x.py", 'TEMPLATE = "{{ x|safe }}"')
+    assert lint_python("generator/podium/render/markdown.py", "return Markup(html)") == []
+    assert lint_python("generator/podium/render/report.py", "def f() -> Markup | None:") == []
 
 
 # ---------------------------------------------------------------------- the README documents every context key

@@ -24,7 +24,7 @@ from podium.render import numbers
 def builtin_themes() -> Path:
     """The themes shipped with podium: packaged beside the code, or the checkout's themes/."""
     packaged = Path(podium.__file__).parent / "themes"
-    return packaged if packaged.is_dir() else Path(podium.__file__).parent.parent / "themes"
+    return packaged if packaged.is_dir() else Path(podium.__file__).parents[2] / "themes"
 
 
 def theme_chain(theme: str, search: list[Path], override: Path | None = None) -> list[Path]:
