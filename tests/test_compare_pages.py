@@ -92,7 +92,7 @@ def pair_entry(built, a, b) -> dict:
 
 def test_compare_json_validates_against_the_shipped_schema(built):
     schema = kit.strict_json(built["files"][COMPARE_SCHEMA])
-    assert built["files"][COMPARE_SCHEMA] == (MAIN / "generator" / "compare.schema.json").read_bytes()
+    assert built["files"][COMPARE_SCHEMA] == (MAIN / "generator" / "podium" / "compare.schema.json").read_bytes()
     jsonschema.Draft202012Validator.check_schema(schema)
     data = compare_json(built)
     jsonschema.Draft202012Validator(schema).validate(data)

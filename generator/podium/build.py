@@ -32,7 +32,7 @@ from podium.write import list_site, write_site
 
 @dataclass(frozen=True)
 class Built:
-    board: Leaderboard
+    board: Leaderboard  # the public board (render/safe.py): what the site shows, safe to print
     target: Path | None  # None when nothing was written (strict build with problems)
     files: int
     size: int
@@ -44,8 +44,30 @@ class Built:
 
 
 def count_export(config: Config, export: Path | Sequence[Path], cache: NoCache | None = None) -> Leaderboard:
-    """Read the export(s) and compute the one summary every output reads."""
+    """Read the export(s) and compute the one summary every output reads (raw: secrets still in it)."""
     return summarize(load_exports(_paths(export), config.limits, cache), config.missions, config.source or CONFIG_NAME)
+
+
+@dataclass(frozen=True)
+class Counted:
+    """The summary twice: ``raw`` (run pages are made from it in the render stage, which redacts each one)
+    and ``public``, the redacted board every page, data file and printed line reads."""
+
+    raw: Leaderboard
+    public: Leaderboard
+    redaction: Redaction
+
+
+def count(config: Config, export: Path | Sequence[Path], cache: NoCache | None = None) -> Counted:
+    """Read, count once, and make the public view (with ``run_pages`` applied, as the site links runs)."""
+    board = budget.select_run_pages(count_export(config, export, cache), config.run_pages)
+    redaction = Redaction(config.redact, (record.run for record in board.runs))
+    return Counted(board, public_board(board, redaction), redaction)
+
+
+def public_view(config: Config, export: Path | Sequence[Path]) -> Leaderboard:
+    """The one way in for every command that prints: the board exactly as the site publishes it."""
+    return count(config, export).public
 
 
 def _paths(export: Path | Sequence[Path]) -> list[Path]:
@@ -95,12 +117,10 @@ def build_site(config: Config, export: Path | Sequence[Path], *, strict: bool = 
 
 def _build(config: Config, export: Path | Sequence[Path], env, chain: list[Path], pages, cache: NoCache,
            generated_at: int | None, strict: bool, previous: Path | None, progress, jobs: int) -> Built:
-    board = count_export(config, export, cache)
+    counted = count(config, export, cache)
+    board, public, redaction = counted.raw, counted.public, counted.redaction
     if strict and board.problems:
-        return Built(board, None, 0, 0)
-    board = budget.select_run_pages(board, config.run_pages)
-    redaction = Redaction(config.redact, (record.run for record in board.runs))
-    public = public_board(board, redaction)
+        return Built(public, None, 0, 0)
     extras = prepare_publishing(public, config.title, config.base_url, generated_at, previous)
     site = Site(config.title, config.base_url, pages, generated_at, config.search_engines, extras.pages, extras.nav)
     manifest = extras.apply(plan_site(public, site, static_files(chain)))
@@ -121,7 +141,7 @@ def _build(config: Config, export: Path | Sequence[Path], env, chain: list[Path]
     target = write_site(files, config.out, inputs=inputs, homes=[config.root, Path.cwd()], previous=old)
     cache.commit(target)
     notes += [cache.note] if cache.note else []
-    return Built(board, target, files.count, files.size, tuple(notes), meter, tuple(extras.warnings),
+    return Built(public, target, files.count, files.size, tuple(notes), meter, tuple(extras.warnings),
                  renderer.rendered, renderer.reused)
 
 

@@ -14,7 +14,7 @@ from pathlib import Path
 import click
 from podium import __version__
 from podium.budget import human_size
-from podium.build import build_site, count_export
+from podium.build import build_site, public_view
 from podium.cache import DEFAULT_DIR as DEFAULT_CACHE
 from podium.config import Config, load_config
 from podium.diff import diff_files, gate_line, to_markdown
@@ -158,7 +158,7 @@ def diff(old: Path, new: Path, as_json: bool, drops: tuple[str, ...]) -> None:
 def rank(export: tuple[Path, ...], config_path: Path | None, as_json: bool, by: str) -> None:
     """Print the agents (or models) ranked by median, as on the site."""
     config = load_config(config_path)
-    board = count_export(config, _export_path(export, config))
+    board = public_view(config, _export_path(export, config))
     if by == "model":
         if as_json:
             click.echo(dump_json([model_dict(m) for m in board.by_model]).decode("utf-8"), nl=False)
@@ -182,7 +182,7 @@ def check(export: tuple[Path, ...], config_path: Path | None) -> None:
     """Read EXPORT and list every problem; exit 1 when there is any."""
     config = load_config(config_path)
     export = _export_path(export, config)
-    board = count_export(config, export)
+    board = public_view(config, export)
     _report(board, export)
     if board.problems:
         sys.exit(EXIT_PROBLEMS)
@@ -196,7 +196,7 @@ def check(export: tuple[Path, ...], config_path: Path | None) -> None:
 def history(agent: str, export: tuple[Path, ...], config_path: Path | None, as_json: bool) -> None:
     """List AGENT's runs oldest to newest (AGENT: its name, id or slug)."""
     config = load_config(config_path)
-    board = count_export(config, _export_path(export, config))
+    board = public_view(config, _export_path(export, config))
     key = _find_agent(board, agent)
     records = [r for r in reversed(board.runs) if r.run.agent == key and r.kind != "not_a_run"]
     if as_json:
@@ -214,7 +214,7 @@ def history(agent: str, export: tuple[Path, ...], config_path: Path | None, as_j
 def compare(agent_a: str, agent_b: str, export: tuple[Path, ...], config_path: Path | None, as_json: bool) -> None:
     """Compare two agents head to head on the mission versions they share (each: name, id or slug; any order)."""
     config = load_config(config_path)
-    board = count_export(config, _export_path(export, config))
+    board = public_view(config, _export_path(export, config))
     first, second = _find_agent(board, agent_a), _find_agent(board, agent_b)
     if first == second:
         raise PodiumError(f"{agent_a!r} and {agent_b!r} are the same agent; name two")

@@ -20,12 +20,15 @@ import hashlib
 from dataclasses import replace
 
 from podium import routes
-from podium.model import Figures, Grade, Leaderboard, Problem, Run, RunRecord
+from podium.model import JUDGE_STATUSES, Conditions, Figures, Grade, Leaderboard, Problem, Run, RunRecord
+
+KNOWN_STATUSES = frozenset(JUDGE_STATUSES) | {"grading-failed", "skipped"}
 from podium.render.redact import Redaction
 
 
 def public_board(board: Leaderboard, redaction: Redaction) -> Leaderboard:
     names: dict[str, str] = {}  # raw model name -> as published (the most redacted form any run needs)
+    by_directory = {r.run.directory: r.run for r in board.runs}
     runs = tuple(replace(r, run=_public_run(r.run, redaction, names)) for r in board.runs)
 
     def published(values: tuple[str, ...]) -> tuple[str, ...]:
@@ -33,7 +36,7 @@ def public_board(board: Leaderboard, redaction: Redaction) -> Leaderboard:
 
     def figures(fig: Figures) -> Figures:
         return replace(fig, models_reported=published(fig.models_reported),
-                       models_declared=published(fig.models_declared))
+                       models_declared=published(fig.models_declared), judge_models=published(fig.judge_models))
 
     def model_key(key: str) -> str:  # compare.md §2: reported names joined with " + ", or "<declared> (declared)"
         # Longest names first: a name inside a longer one is then still replaced in what the longer
@@ -59,22 +62,53 @@ def public_board(board: Leaderboard, redaction: Redaction) -> Leaderboard:
         agents=tuple(agent(a) for a in board.agents),
         agents_older=tuple(agent(a) for a in board.agents_older),
         missions=tuple(replace(m, figures=figures(m.figures)) for m in board.missions),
-        problems=tuple(Problem(p.path, p.field, redaction.anywhere(p.message)) for p in board.problems),
+        problems=tuple(_public_problem(p, redaction, by_directory) for p in board.problems),
+        notes=tuple(redaction.anywhere(note) for note in board.notes),
         by_model=tuple(model(m) for m in board.by_model),
         pairs=tuple(replace(p, models_a=tuple(model_key(k) for k in p.models_a),
                             models_b=tuple(model_key(k) for k in p.models_b)) for p in board.pairs),
     )
 
 
+def _public_problem(problem: Problem, redaction: Redaction, by_directory: dict[str, Run]) -> Problem:
+    """A problem's message may quote what it found: redacted with its run's own values when it names a run
+    directory, and with every mission's answers and the configured values in any case."""
+    segments = problem.path.split("/")[:2]  # "<dir>/…", or "<export>/<dir>/…" with several exports
+    run = next((by_directory[s] for s in segments if s in by_directory), None)
+    message = redaction.for_run(run)(problem.message) if run is not None else problem.message
+    return Problem(problem.path, problem.field, redaction.anywhere(message))
+
+
 def _public_run(run: Run, redaction: Redaction, names: dict[str, str]) -> Run:
     redact = redaction.for_run(run)
     reported = tuple(redact(m) for m in run.models_reported)
     declared = redact(run.model_declared) if run.model_declared else run.model_declared
-    for raw, shown in zip(run.models_reported + (run.model_declared,), reported + (declared,)):
+    conditions = _redacted_conditions(run.conditions, redact)
+    raws = run.models_reported + (run.model_declared, run.conditions.judge_model if run.conditions else None)
+    for raw, shown in zip(raws, reported + (declared, conditions.judge_model if conditions else None)):
         if raw and shown != raw:
             names[raw] = shown
-    grade = replace(run.grade, judge_detail=None, criteria=(), checks=()) if run.grade else None
-    return replace(run, grade=grade, models_reported=reported, model_declared=declared, secrets=(), answers=())
+    grade = run.grade
+    if grade is not None:
+        grade = replace(grade, judge_detail=None, criteria=(), checks=(), judge_status=_status(grade.judge_status, redact))
+    return replace(run, grade=grade, conditions=conditions, models_reported=reported, model_declared=declared,
+                   secrets=(), answers=())
+
+
+def _status(status: str | None, redact) -> str | None:
+    """A judge status is published as it is when XORCISE writes it; anything else is free text."""
+    return status if status is None or status in KNOWN_STATUSES else redact(status)
+
+
+def _redacted_conditions(conditions: Conditions | None, redact) -> Conditions | None:
+    """Every free-text field of the run's conditions through the run's redactor."""
+    if conditions is None:
+        return None
+    return replace(conditions, **{name: redact(value) for name in _CONDITION_TEXTS
+                                  if isinstance(value := getattr(conditions, name), str) and value})
+
+
+_CONDITION_TEXTS = ("model", "judge_model", "agent_version", "mission_version", "mission_base_version", "platform")
 
 
 def run_view(record: RunRecord, redaction: Redaction) -> RunRecord:
@@ -85,7 +119,8 @@ def run_view(record: RunRecord, redaction: Redaction) -> RunRecord:
     if grade is not None:
         grade = _redacted_grade(grade, redact)
     return replace(record, run=replace(
-        run, grade=grade, models_reported=tuple(redact(m) for m in run.models_reported),
+        run, grade=grade, conditions=_redacted_conditions(run.conditions, redact),
+        models_reported=tuple(redact(m) for m in run.models_reported),
         model_declared=redact(run.model_declared) if run.model_declared else run.model_declared,
         secrets=(), answers=()))
 
@@ -94,6 +129,10 @@ def _redacted_grade(grade: Grade, redact) -> Grade:
     return replace(
         grade,
         judge_detail=redact(grade.judge_detail) if grade.judge_detail else grade.judge_detail,
-        criteria=tuple(replace(c, text=redact(c.text), reason=redact(c.reason)) for c in grade.criteria),
-        checks=tuple(replace(c, error=redact(c.error) if c.error else c.error) for c in grade.checks),
+        judge_status=_status(grade.judge_status, redact),
+        criteria=tuple(replace(c, criterion_id=redact(c.criterion_id), text=redact(c.text), reason=redact(c.reason),
+                               status=redact(c.status)) for c in grade.criteria),
+        checks=tuple(replace(c, check_id=redact(c.check_id), source=redact(c.source), op=redact(c.op),
+                             error=redact(c.error) if c.error else c.error,
+                             blocked_by=tuple(redact(b) for b in c.blocked_by)) for c in grade.checks),
     )
