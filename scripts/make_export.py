@@ -255,9 +255,10 @@ def indent_chunk(obj):
 
 
 # --- the world: agents and missions ---------------------------------------------------------
-def build_agents(rng, n_runs):
-    """Five agents, or ~one per 2000 runs (up to 500) for big exports."""
-    count = 5 if n_runs <= 5000 else min(500, n_runs // 2000)
+def build_agents(rng, n_runs, count=None):
+    """Five agents, or ~one per 2000 runs (up to 500) for big exports; ``count`` when given."""
+    if count is None:
+        count = 5 if n_runs <= 5000 else min(500, n_runs // 2000)
     agents = []
     for k in range(count):
         if k < len(AGENTS):
@@ -295,10 +296,10 @@ def agent_row(agent, k):
     }
 
 
-def build_missions(rng, n_runs):
-    """Four missions, or up to 40 for big exports; each with one or two versions."""
+def build_missions(rng, n_runs, count=None):
+    """Four missions, or up to 40 for big exports; each with one or two versions (``count`` when given)."""
     missions = []
-    for k in range(max(4, min(40, n_runs // 2500))):
+    for k in range(count if count is not None else max(4, min(40, n_runs // 2500))):
         tpl = MISSIONS[k % 4]
         slug = tpl["slug"] if k < 4 else f"{tpl['slug']}-{EXTRA_WORDS[k % 8]}-{k}"
         versions = tpl["versions"] if k < 4 else (
@@ -766,11 +767,11 @@ def tool_log(rng, run, target_bytes):
 class Exporter:
     """Streams run directories to disk; keeps runs.json rows in a temporary file."""
 
-    def __init__(self, out, n, seed, report_kb=None, sidecar_kb=None):
+    def __init__(self, out, n, seed, report_kb=None, sidecar_kb=None, agents=None, missions=None):
         self.out, self.n, self.seed, self.rng = out, n, seed, random.Random(seed)
         self.report_kb, self.sidecar_kb = report_kb, sidecar_kb
-        self.agents = build_agents(self.rng, n)
-        self.missions = build_missions(self.rng, n)
+        self.agents = build_agents(self.rng, n, agents)
+        self.missions = build_missions(self.rng, n, missions)
         self.kinds = plan_kinds(self.rng, n)
         self.seen = dict.fromkeys(KINDS, 0)
         self.numbers, self.prefixes = {}, set()
@@ -974,7 +975,13 @@ def main(argv=None):
                     "traces.otlp.jsonl of each run whose agent ran to about KB kilobytes each")
     ap.add_argument("--spare-run", metavar="DIR", help="also write one more graded run "
                     "(directory + runs-row.json) into DIR, outside the export")
+    ap.add_argument("--agents", type=int, metavar="N", help="number of agents (default: 5, or one per "
+                    "2000 runs up to 500 for big exports)")
+    ap.add_argument("--missions", type=int, metavar="N", help="number of missions (default: 4, or one per "
+                    "2500 runs up to 40); missions past the fourth alternate one or two versions")
     args = ap.parse_args(argv)
+    if (args.agents is not None and args.agents < 1) or (args.missions is not None and args.missions < 1):
+        ap.error("--agents and --missions must be >= 1")
     if args.runs < 0:
         ap.error("--runs must be >= 0")
     try:
@@ -988,7 +995,7 @@ def main(argv=None):
               "directory", file=sys.stderr)
         return 2
     os.makedirs(args.out, exist_ok=True)
-    exporter = Exporter(args.out, args.runs, args.seed, report_kb, args.sidecar_kb)
+    exporter = Exporter(args.out, args.runs, args.seed, report_kb, args.sidecar_kb, args.agents, args.missions)
     for i in range(args.runs):
         exporter.write_run(i)
     exporter.finish()

@@ -90,13 +90,13 @@ def test_the_answer_rule_both_sides():
 
 
 def test_templates_get_no_secret_in_any_field(tmp_path):
-    """A theme override printing every field of every object in the run page's context publishes nothing."""
+    """A theme override printing every field of every object in the run page's context (its public record and its whole run) publishes nothing."""
     export, _, quoter = make_export(tmp_path / "export")
     override = tmp_path / "theme" / "templates"
     override.mkdir(parents=True)
     (override / "run.html").write_text(
         '{% extends "default:run.html" %}{% block main %}{{ super() }}'
-        "<pre>{{ record }}</pre><pre>{{ report_html }}</pre><pre>{{ page }}</pre><pre>{{ site }}</pre>"
+        "<pre>{{ record }}</pre><pre>{{ run }}</pre><pre>{{ report_html }}</pre><pre>{{ page }}</pre><pre>{{ site }}</pre>"
         "<pre>{{ page_title }}</pre>{% endblock %}", encoding="utf-8")
     for name in ("index.html", "runs.html", "agent.html", "mission.html", "missions.html"):
         (override / name).write_text(

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 
 from exportkit import agent_id, graded, run_id
 from podium.compare import model_key, superiority, verdict
+from podium.kinds import record_of
 from podium.load.export import load_export
 from podium.model import Conditions, Run
 from podium.summarize import summarize
@@ -321,11 +322,11 @@ def test_no_flag_on_a_clean_pair(export):
 
 def test_model_key_rules():
     bare = dict(run_id="0" * 32, directory="x", shape="graded")
-    assert model_key(Run(**bare, models_reported=("z-model", "a-model"))) == "z-model + a-model"  # order kept
-    assert model_key(Run(**bare, models_reported=("only",), conditions=Conditions(model="declared"))) == "only"
-    assert model_key(Run(**bare, conditions=Conditions(model="declared"))) == "declared (declared)"
-    assert model_key(Run(**bare, model_declared="from-runs-json")) == "from-runs-json (declared)"
-    assert model_key(Run(**bare)) == "(unknown model)"
+    assert model_key(record_of(Run(**bare, models_reported=("z-model", "a-model")))) == "z-model + a-model"  # order kept
+    assert model_key(record_of(Run(**bare, models_reported=("only",), conditions=Conditions(model="declared")))) == "only"
+    assert model_key(record_of(Run(**bare, conditions=Conditions(model="declared")))) == "declared (declared)"
+    assert model_key(record_of(Run(**bare, model_declared="from-runs-json"))) == "from-runs-json (declared)"
+    assert model_key(record_of(Run(**bare))) == "(unknown model)"
 
 
 def test_model_key_falls_back_to_the_runs_json_model(export):

@@ -58,7 +58,7 @@ def mission(board, slug, version):
 
 
 def record(board, rid):
-    (found,) = [r for r in board.runs if r.run.run_id == rid]
+    (found,) = [r for r in board.runs if r.run_id == rid]
     return found
 
 
@@ -380,7 +380,7 @@ def test_semver_ranks_above_revisions(export):
     on(export, 2, "0.1.0", 0.25)
     export.sidecars()
     board = board_of(export)
-    assert record(board, run_id(1)).run.version == "r12"
+    assert record(board, run_id(1)).version == "r12"
     assert currents(board) == {("m1", "0.1.0"): True, ("m1", "r12"): False}
     assert agent(board, "osprey").figures.median == 0.25
 
@@ -481,7 +481,7 @@ def test_mission_version_from_conditions_else_runs_json_row(export):
     e = export.run(grading(run_id(5)), version="1.6.0")
     export.sidecars()
     board = board_of(export)
-    got = {rid: record(board, rid).run.version for rid in (a, b, c, d, e)}
+    got = {rid: record(board, rid).version for rid in (a, b, c, d, e)}
     assert got == {a: "2.0.0", b: "r4", c: "1.5.0", d: "r1", e: "1.6.0"}
 
 
@@ -617,7 +617,7 @@ def test_runs_json_join(export):
     rid = export.run(g(1, 0.5), agent="osprey", mission="m3", at=30)
     export.sidecars()
     board = board_of(export)
-    run = record(board, rid).run
+    run = record(board, rid)
     assert run.agent == agent_id("osprey")
     assert run.agent_name == "osprey"
     assert run.mission == "m3"
@@ -630,7 +630,7 @@ def test_runs_json_join(export):
 def test_display_name_from_report_when_agents_json_lacks_it(export):
     rid = export.run(g(1, 0.5), agent="osprey", report=report_md(agent="Osprey Prime v3"))
     export.sidecars(agents=False)
-    run = record(board_of(export), rid).run
+    run = record(board_of(export), rid)
     assert run.agent == agent_id("osprey")
     assert run.agent_name == "Osprey Prime"
 
@@ -646,7 +646,7 @@ def test_report_md_fallback(export, duration, completed):
                report=report_md(agent="gyr falcon v2", mission="web portal v1.2.0",
                                 started="2026-10-02 08:00:00 UTC", duration=duration, rid=rid))
     board = board_of(export)  # no runs.json, no agents.json
-    run = record(board, rid).run
+    run = record(board, rid)
     # Agent "gyr falcon v2" split on the last " v": name "gyr falcon"; mission "web portal"
     assert run.agent == "gyr falcon"
     assert run.agent_name == "gyr falcon"
@@ -663,7 +663,7 @@ def test_report_md_gives_version_of_a_run_without_grade(export):
     export.run(grading(rid), rid=rid, row=False,
                report=report_md(agent="kite v1", mission="smb loot v3.4.5"))
     board = board_of(export)
-    run = record(board, rid).run
+    run = record(board, rid)
     assert (run.agent, run.mission, run.version) == ("kite", "smb loot", "3.4.5")
     assert record(board, rid).kind == "grading"
 
@@ -673,12 +673,12 @@ def test_report_only_run_joins_the_one_agent_of_that_name(export):
     b = export.run(g(2, 0.75), rid=run_id(2), row=False, report=report_md(agent="osprey v1"))
     export.sidecars()
     board = board_of(export)
-    assert record(board, b).run.agent == agent_id("osprey")
+    assert record(board, b).agent == agent_id("osprey")
     assert [a.name for a in board.agents] == ["osprey"]
     fig = agent(board, "osprey").figures
     assert fig.runs == 2
     assert fig.median == 0.5  # (0.25 + 0.75) / 2: one agent, not two
-    assert record(board, a).run.agent == agent_id("osprey")
+    assert record(board, a).agent == agent_id("osprey")
 
 
 def test_report_only_run_with_an_ambiguous_name_stays_by_name(export):
@@ -686,13 +686,13 @@ def test_report_only_run_with_an_ambiguous_name_stays_by_name(export):
     rows = [{"id": "1" * 32, "name": "twin"}, {"id": "2" * 32, "name": "twin"}]
     (export.root / "agents.json").write_text(json.dumps(rows))
     board = board_of(export)
-    assert record(board, rid).run.agent == "twin"
+    assert record(board, rid).agent == "twin"
 
 
 def test_unattributed_env_failure(export):
     rid = export.run(env_failure(run_id(1), "crashed"), agent=None)
     board = board_of(export)
-    run = record(board, rid).run
+    run = record(board, rid)
     assert (run.agent, run.mission, run.version) == (UNATTRIBUTED, UNATTRIBUTED, UNATTRIBUTED)
     assert (run.agent_name, run.started, run.completed) == (UNATTRIBUTED, None, None)
     assert record(board, rid).kind == "infra_failed"

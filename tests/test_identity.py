@@ -43,9 +43,9 @@ def test_a_run_with_a_stale_copy_counts_once(export, full_broken, stale_broken, 
         export.sidecars()
     board = summarize(load_export(export.root))
     assert board.totals.runs == 1
-    assert [r.run.run_id for r in board.runs] == [RID]
+    assert [r.run_id for r in board.runs] == [RID]
     # the full-id directory wins (xorcise-export.md), broken or not
-    assert board.runs[0].run.directory == RID
+    assert board.runs[0].directory == RID
     assert board.runs[0].kind == ("unknown" if full_broken else "graded")
     assert any(f"{RID[:8]}/ is a stale copy of run {RID}" in note for note in board.notes)
     assert not any(p.path == RID[:8] and "same run id" in p.message for p in board.problems)
@@ -65,7 +65,7 @@ def test_a_report_run_id_that_contradicts_the_directory_is_not_used(export):
     export.run(graded(other), rid=other, dirname=other, row=False)
     board = summarize(load_export(export.root))
     # RID[:8] keeps its own identity: two runs, the broken one unknown under its directory name
-    assert sorted(r.run.run_id for r in board.runs) == sorted([other, RID[:8]])
+    assert sorted(r.run_id for r in board.runs) == sorted([other, RID[:8]])
     assert any(p.path == f"{RID[:8]}/report.md" and p.field == "Overview.Run ID" for p in board.problems)
 
 
@@ -76,7 +76,7 @@ def test_two_unrelated_runs_sharing_a_prefix_are_not_merged(export):
     export.run(graded(second), rid=second, dirname=second, row=False)
     export.run(TRUNCATED, rid=RID, dirname=RID[:8], row=False)
     board = summarize(load_export(export.root))
-    assert sorted(r.run.run_id for r in board.runs) == [first, second]
+    assert sorted(r.run_id for r in board.runs) == [first, second]
 
 
 # ------------------------------------------------------------------ --format html
@@ -109,12 +109,12 @@ def test_html_export_without_sidecars_reads_identity_from_the_overview(tmp_path)
     (target / "runs.json").unlink()
     (target / "agents.json").unlink()
     board = summarize(load_export(target))
-    by_id = {r.run.run_id[:8]: r for r in board.runs}
+    by_id = {r.run_id[:8]: r for r in board.runs}
     regrade = by_id["3f25c137"]  # result.json says grading; its report shows the earlier grade
     assert regrade.kind == "grading"
-    assert (regrade.run.agent_name, regrade.run.mission, regrade.run.version) == ("Søren Recon", "kerberoast-lab",
+    assert (regrade.agent_name, regrade.mission, regrade.version) == ("Søren Recon", "kerberoast-lab",
                                                                                   "1.2.0")
-    assert regrade.run.started is not None and regrade.run.completed is not None
-    assert all(r.run.report_file is None for r in board.runs)  # report.html is never rendered
+    assert regrade.started is not None and regrade.completed is not None
+    assert all(r.report_file is None for r in board.runs)  # report.html is never rendered
     assert "f2a542c0" in by_id  # the deploy failure has no report: (unattributed), still counted
-    assert by_id["f2a542c0"].run.agent_name == "(unattributed)"
+    assert by_id["f2a542c0"].agent_name == "(unattributed)"

@@ -209,11 +209,20 @@ def test_a_new_answer_re_redacts_yesterdays_pages_of_its_mission(project):
 
 
 def test_a_corrupt_cache_is_rebuilt_not_trusted(project):
-    (project.cache / "cache.sqlite").write_bytes(b"this is not a database" * 100)
+    """A damaged podium cache is made anew; a file that is not podium's is never trusted nor touched
+    (issue 15: a database podium did not create is never altered or deleted)."""
+    path = project.cache / "cache.sqlite"
+    header = path.read_bytes()[:100]  # podium's own database, then garbage: damaged, but ours
+    path.write_bytes(header + b"this is not a database" * 100)
     again = project.build()
     assert again.reused == 0
     project.assert_same_as_clean()
     assert project.build().reused > 0  # and it works again
+    path.write_bytes(b"this is not a database" * 100)  # not podium's: used by nothing, left as it is
+    again = project.build()
+    assert again.reused == 0 and any("not a podium cache" in note for note in again.notes)
+    project.assert_same_as_clean()
+    assert path.read_bytes() == b"this is not a database" * 100
 
 
 def test_a_cache_in_an_older_format_is_replaced(project):

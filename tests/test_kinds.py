@@ -21,7 +21,7 @@ def board_of(export, **kw):
 
 
 def record(board, rid):
-    found = [r for r in board.runs if r.run.run_id == rid]
+    found = [r for r in board.runs if r.run_id == rid]
     assert len(found) == 1, f"run {rid} appears {len(found)} times in board.runs"
     return found[0]
 
@@ -243,8 +243,8 @@ def test_unknown(export, case):
     board = check_single(export, rid, "unknown")
     rec = record(board, rid)
     assert rec.overall is None
-    assert rec.run.agent == agent_id("osprey")
-    assert rec.run.mission == "m1"
+    assert rec.agent == agent_id("osprey")
+    assert rec.mission == "m1"
     named = [p for p in board.problems if p.path == f"{rid[:8]}/result.json" and p.field == field]
     assert named, [str(p) for p in board.problems]
 
@@ -283,9 +283,9 @@ def test_unknown_unreadable_result_identified_by_runs_json(export, data):
     export.sidecars()
     board = check_single(export, rid, "unknown")
     rec = record(board, rid)
-    assert rec.run.agent == agent_id("osprey")
-    assert rec.run.mission == "m7"
-    assert rec.run.version == "3.1.0"  # no grade: the runs.json row's version
+    assert rec.agent == agent_id("osprey")
+    assert rec.mission == "m7"
+    assert rec.version == "3.1.0"  # no grade: the runs.json row's version
     named = [p for p in board.problems if p.path == f"{rid[:8]}/result.json" and p.field == ""]
     assert len(named) == 1, [str(p) for p in board.problems]
 
@@ -294,7 +294,7 @@ def test_unreadable_result_without_identity_is_a_problem_only(export):
     rid = run_id("lost")
     export.run(b"{not json", rid=rid, agent=None)
     board = board_of(export)
-    assert [r for r in board.runs if r.run.run_id == rid] == []
+    assert [r for r in board.runs if r.run_id == rid] == []
     assert board.totals.runs == 0
     assert [p.path for p in board.problems] == [f"{rid[:8]}/result.json"]
 

@@ -289,14 +289,14 @@ def test_order_independent(specs, rnd):
 def test_every_run_once_and_totals(specs):
     runs = [to_run(i, s) for i, s in enumerate(specs)]
     board = summarize(make_export(runs))
-    ids = [r.run.run_id for r in board.runs]
+    ids = [r.run_id for r in board.runs]
     assert sorted(ids) == sorted(r.run_id for r in runs)
     assert len(set(ids)) == len(ids)
     assert board.totals.runs + board.totals.not_a_run == len(runs)
     kinds = [ref_kind(s) for s in specs]
     assert board.totals.not_a_run == kinds.count("not_a_run")
     assert board.totals.counts == {k: kinds.count(k) for k in COUNTED_KINDS}
-    by_id = {r.run.run_id: r.kind for r in board.runs}
+    by_id = {r.run_id: r.kind for r in board.runs}
     assert [by_id[r.run_id] for r in runs] == kinds
 
 

@@ -54,7 +54,7 @@ def render(ex: Export) -> dict:
 
 
 def kinds(ex: Export) -> dict[str, str]:
-    return {r.run.run_id: r.kind for r in summarize(ex).runs}
+    return {r.run_id: r.kind for r in summarize(ex).runs}
 
 
 def assert_problem(ex: Export, path: str, field: str, message: str) -> Problem:

@@ -118,24 +118,24 @@ def board():
 
 
 def test_every_sample_run(board):
-    assert {r.run.run_id for r in board.runs} == set(RUNS)
+    assert {r.run_id for r in board.runs} == set(RUNS)
     assert len(board.runs) == 6
     for record in board.runs:
-        kind, agent, name, mission, version, started, completed = RUNS[record.run.run_id]
-        run = record.run
-        got = (record.kind, run.agent, run.agent_name, run.mission, run.version, run.started, run.completed)
-        assert got == (kind, agent, name, mission, version, utc(started), utc(completed)), run.run_id
+        kind, agent, name, mission, version, started, completed = RUNS[record.run_id]
+        got = (record.kind, record.agent, record.agent_name, record.mission, record.version, record.started,
+               record.completed)
+        assert got == (kind, agent, name, mission, version, utc(started), utc(completed)), record.run_id
         assert record.older is False
 
 
 def test_sample_ledger_is_newest_first(board):
     # completed times: 7d1f 11-23, e2a6 11-22, 0b5e 11-21, c7e2 11-20, a41d 11-19, 3f9c 11-18
-    assert [r.run.directory for r in board.runs] == [
+    assert [r.directory for r in board.runs] == [
         "7d1f3b5a", "e2a6c8f0", "0b5e8d2f", "c7e2b9d4", "a41d07c2", "3f9c2a7e"]
 
 
 def test_sample_scores_per_run(board):
-    by_dir = {r.run.directory: r for r in board.runs}
+    by_dir = {r.directory: r for r in board.runs}
     # (overall, overall_upper, deterministic, judge, no_judge_ran); the judge is None where it never ran
     # (site.md: "judge": null with judge_status), and nothing is shown for an environment failure
     assert {d: (r.overall, r.overall_upper, r.deterministic, r.judge, r.no_judge_ran)

@@ -84,7 +84,7 @@ def select_run_pages(board: Leaderboard, newest: int | None) -> Leaderboard:
     records = list(board.runs)
     for indices in board.groups.by_agent_version.values():
         for index in indices[newest:]:
-            records[index] = dataclasses.replace(records[index], url=ledger_anchor(index, records[index].run.run_id))
+            records[index] = dataclasses.replace(records[index], url=ledger_anchor(index, records[index].run_id))
     return dataclasses.replace(board, runs=tuple(records))
 
 

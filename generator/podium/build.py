@@ -11,12 +11,13 @@ from podium import budget, share
 from podium.cache import NoCache, code_fingerprint, key_of, open_cache, tree_fingerprint
 from podium.config import CONFIG_NAME, Config, source_date_epoch
 from podium.load.content import load_pages
-from podium.load.export import load_exports
-from podium.model import Leaderboard
+from podium.load.export import WholeRuns, load_exports
+from podium.kinds import record_of
+from podium.model import Leaderboard, Run, RunRecord
 from podium.plan import Blob, Page, Site, plan_site
 from podium.publish import prepare as prepare_publishing
 from podium.render.markdown import render_content
-from podium.render.redact import Redaction
+from podium.render.redact import Answers, Redaction, exposed_values
 from podium.render.report import ReportRenderer
 from podium.render.safe import public_board
 from podium.render.site import SiteRenderer, guard_secrets, render_site
@@ -44,8 +45,21 @@ class Built:
 
 
 def count_export(config: Config, export: Path | Sequence[Path], cache: NoCache | None = None) -> Leaderboard:
-    """Read the export(s) and compute the one summary every output reads (raw: secrets still in it)."""
-    return summarize(load_exports(_paths(export), config.limits, cache), config.missions, config.source or CONFIG_NAME)
+    """Read the export(s) and compute the one summary every output reads (raw: names not yet redacted)."""
+    return _read(config, export, cache)[0]
+
+
+def _read(config: Config, export: Path | Sequence[Path], cache: NoCache | None) -> tuple[Leaderboard, Answers]:
+    """Each run read, kept as its compact record (kinds.record_of); each mission's answers collected."""
+    answers = Answers()
+
+    def keep(run: Run) -> RunRecord:
+        answers.add(run)
+        return record_of(run, exposed=exposed_values(run))
+
+    board = summarize(load_exports(_paths(export), config.limits, cache, keep), config.missions,
+                      config.source or CONFIG_NAME)
+    return board, answers
 
 
 @dataclass(frozen=True)
@@ -60,8 +74,9 @@ class Counted:
 
 def count(config: Config, export: Path | Sequence[Path], cache: NoCache | None = None) -> Counted:
     """Read, count once, and make the public view (with ``run_pages`` applied, as the site links runs)."""
-    board = budget.select_run_pages(count_export(config, export, cache), config.run_pages)
-    redaction = Redaction(config.redact, (record.run for record in board.runs))
+    board, answers = _read(config, export, cache)
+    board = budget.select_run_pages(board, config.run_pages)
+    redaction = Redaction(config.redact, answers.by_mission)
     return Counted(board, public_board(board, redaction), redaction)
 
 
@@ -130,7 +145,8 @@ def _build(config: Config, export: Path | Sequence[Path], env, chain: list[Path]
     code = code_fingerprint()
     reports = ReportRenderer(_paths(export), config.limits.report_bytes, redaction, cache, code)
     old = list_site(config.out) if not config.out.is_symlink() else None  # the site this build updates
-    renderer = SiteRenderer(env, public, board.runs, redaction, reports, generated_at, cache=cache,
+    whole = WholeRuns(tuple(_paths(export)), config.limits)
+    renderer = SiteRenderer(env, public, board.runs, whole, redaction, reports, generated_at, cache=cache,
                             old_site=config.out if old else None, old_files=old.files if old else None,
                             fingerprint=key_of(code, tree_fingerprint(chain), redaction.configured), jobs=jobs,
                             chain=chain)

@@ -31,7 +31,7 @@ import hashlib
 import io
 import json
 import os
-import pickle
+import pickle  # only to hash keys (key_of): nothing is ever unpickled
 import sqlite3
 import stat
 from pathlib import Path
@@ -40,7 +40,7 @@ import podium
 from podium.model import RunRecord
 from podium.write import FileStat, file_stat
 
-FORMAT = 2
+FORMAT = 3
 DEFAULT_DIR = ".podium-cache"
 
 
@@ -112,10 +112,10 @@ class NoCache:
     def report(self, key: str) -> str | None:
         return None
 
-    def parsed_run(self, key: str) -> tuple[str, dict, bytes] | None:
+    def parsed_run(self, key: str) -> tuple[str, dict, str] | None:
         return None
 
-    def keep_parsed_run(self, key: str, signature: str, hashes: dict, payload: bytes) -> None:
+    def keep_parsed_run(self, key: str, signature: str, hashes: dict, payload: str) -> None:
         pass
 
     def keep_report(self, key: str, html: str) -> None:
@@ -142,62 +142,134 @@ class NoCache:
 
 
 _TABLES = ("CREATE TABLE reports (key TEXT PRIMARY KEY, html TEXT);"
-           "CREATE TABLE runs (key TEXT PRIMARY KEY, signature TEXT, hashes TEXT, value BLOB);"
+           "CREATE TABLE runs (key TEXT PRIMARY KEY, signature TEXT, hashes TEXT, value TEXT);"
            "CREATE TABLE pages (path TEXT PRIMARY KEY, key TEXT, sha TEXT, stat TEXT);")
+APPLICATION_ID = 0x706F6432  # "pod2": SQLite's header field naming the program a database belongs to
+_SQLITE_HEADER = b"SQLite format 3\x00"
+
+
+class Untrusted(Exception):
+    """The cache file may not be used (and is left exactly as it is); the message says why."""
+
+
+def _check_file(path: Path) -> bool:
+    """Whether ``path`` is podium's own cache database, safe to read and write; False when there is none yet.
+
+    Untrusted when it is not a regular file of this user that only this user can write, or when it is
+    not a database podium made (another program's SQLite, or not SQLite at all): never altered nor deleted."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return False
+    if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o022:
+        raise Untrusted(f"{path} is not a file of yours that only you can write")
+    with open(path, "rb") as handle:
+        header = handle.read(100)
+    if len(header) == 100 and header.startswith(_SQLITE_HEADER):
+        application = int.from_bytes(header[68:72], "big")
+        if application == APPLICATION_ID or (application == 0 and _older_podium_cache(path)):
+            return True
+    raise Untrusted(f"{path} is not a podium cache (another program's file?); it is left as it is")
+
+
+def _older_podium_cache(path: Path) -> bool:
+    """A cache of an older podium (before it marked its databases): a `meta` table of (format, code)."""
+    try:
+        db = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True)
+        try:
+            columns = [row[1] for row in db.execute("PRAGMA table_info(meta)")]
+        finally:
+            db.close()
+    except sqlite3.Error:
+        return False
+    return columns == ["format", "code"]
 
 
 class BuildCache(NoCache):
-    """The SQLite cache of one build (see the module docstring)."""
+    """The SQLite cache of one build (see the module docstring). Every row is data (text and JSON);
+    a row that does not read back is a miss; a database that fails is dropped for this build, with a note,
+    and made anew by the next one."""
 
     def __init__(self, directory: Path, code: str):
         self.directory = directory
         self.code = code
+        self.path = directory / "cache.sqlite"
         self.db = self._open()
-        self.pages: dict[str, tuple[str, str, str]] = {
-            path: (key, sha, found) for path, key, sha, found in self.db.execute("SELECT * FROM pages")}
+        self.pages: dict[str, tuple[str, str, str]] = {}
+        for row in self.db.execute("SELECT path, key, sha, stat FROM pages"):
+            if all(isinstance(v, str) for v in row):
+                self.pages[row[0]] = row[1:]
         self.fresh_pages: dict[str, tuple[str, str, str | None]] = {}  # its stat: None until it is in place
         self.fresh_reports: dict[str, str] = {}
         self.used_reports: set[str] = set()
-        self.runs: dict[str, tuple[str, str, bytes]] | None = None  # loaded on first use, taken as used
+        self.runs: dict[str, tuple[str, str, str]] | None = None  # loaded on first use, taken as used
         self.stored_signatures: dict[str, str] = {}  # the rows taken so far
-        self.fresh_runs: dict[str, tuple[str, str, bytes] | None] = {}  # None: the stored row is still right
+        self.fresh_runs: dict[str, tuple[str, str, str] | None] = {}  # None: the stored row is still right
+        self.broken = False
 
     def _open(self) -> sqlite3.Connection:
-        path = self.directory / "cache.sqlite"
-        for attempt in (1, 2):
-            try:
-                db = sqlite3.connect(path)
-                db.execute("CREATE TABLE IF NOT EXISTS meta (format INTEGER, code TEXT)")
-                if db.execute("SELECT format, code FROM meta").fetchone() != (FORMAT, self.code):
-                    # another podium, or a new cache: start afresh, in this format
-                    db.executescript("DROP TABLE IF EXISTS reports; DROP TABLE IF EXISTS runs; "
-                                     "DROP TABLE IF EXISTS pages; DELETE FROM meta;" + _TABLES)
-                    db.execute("INSERT INTO meta VALUES (?, ?)", (FORMAT, self.code))
-                    db.commit()
-                return db
-            except sqlite3.DatabaseError:
-                if attempt == 2:
-                    raise
-                path.unlink(missing_ok=True)  # corrupt: rebuilt, never trusted
-        raise AssertionError("unreachable")
+        existed = _check_file(self.path)
+        if not existed:
+            os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600))
+        db = sqlite3.connect(self.path)
+        try:
+            db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            db.execute("CREATE TABLE IF NOT EXISTS meta (format INTEGER, code TEXT)")
+            if db.execute("SELECT format, code FROM meta").fetchall() != [(FORMAT, self.code)]:
+                # a new cache, or one of another podium: start afresh, in this format
+                db.executescript("DROP TABLE IF EXISTS reports; DROP TABLE IF EXISTS runs; "
+                                 "DROP TABLE IF EXISTS pages; DELETE FROM meta;" + _TABLES)
+                db.execute("INSERT INTO meta VALUES (?, ?)", (FORMAT, self.code))
+                db.commit()
+            db.execute("PRAGMA quick_check").fetchall()
+            return db
+        except sqlite3.DatabaseError:
+            db.close()
+            raise
+
+    def _failed(self, err: Exception) -> None:
+        """The database failed mid-build: go on without it (this build), and start it anew next time."""
+        if not self.broken:
+            self.broken = True
+            self.note = f"cache {self.path} is damaged ({err}); building without it, and making it anew"
 
     def report(self, key: str) -> str | None:
-        row = self.db.execute("SELECT html FROM reports WHERE key = ?", (key,)).fetchone()
-        if row:
-            self.used_reports.add(key)
-        return row[0] if row else None
+        if self.broken:
+            return None
+        try:
+            row = self.db.execute("SELECT html FROM reports WHERE key = ?", (key,)).fetchone()
+        except sqlite3.DatabaseError as err:
+            self._failed(err)
+            return None
+        if row is None or not isinstance(row[0], str):
+            return None
+        self.used_reports.add(key)
+        return row[0]
 
-    def parsed_run(self, key: str) -> tuple[str, dict, bytes] | None:
+    def parsed_run(self, key: str) -> tuple[str, dict, str] | None:
+        if self.broken:
+            return None
         if self.runs is None:
-            self.runs = {k: (sig, hashes, value) for k, sig, hashes, value in
-                         self.db.execute("SELECT key, signature, hashes, value FROM runs")}
-        hit = self.runs.pop(key, None)  # its bytes freed once the reader has unpickled them
+            try:
+                self.runs = {k: (sig, hashes, value) for k, sig, hashes, value in
+                             self.db.execute("SELECT key, signature, hashes, value FROM runs")
+                             if all(isinstance(v, str) for v in (k, sig, hashes, value))}
+            except sqlite3.DatabaseError as err:
+                self._failed(err)
+                return None
+        hit = self.runs.pop(key, None)  # its text freed once the reader has decoded it
         if hit is None:
             return None
+        try:
+            hashes = json.loads(hit[1])
+        except ValueError:
+            return None
+        if not isinstance(hashes, dict) or not all(isinstance(v, str) for v in hashes.values()):
+            return None
         self.stored_signatures[key] = hit[0]
-        return hit[0], json.loads(hit[1]), hit[2]
+        return hit[0], hashes, hit[2]
 
-    def keep_parsed_run(self, key: str, signature: str, hashes: dict, payload: bytes) -> None:
+    def keep_parsed_run(self, key: str, signature: str, hashes: dict, payload: str) -> None:
         if self.stored_signatures.get(key) == signature:  # reused as stored: nothing to write
             self.fresh_runs[key] = None
         else:
@@ -215,7 +287,7 @@ class BuildCache(NoCache):
         """Whether the last build wrote ``path`` from exactly these inputs and ``site`` still holds that
         file (``found``: its stat in the listing); if so it is kept for the next build too."""
         known = self.pages.get(path)
-        if key is None or known is None or known[0] != key:
+        if key is None or known is None or known[0] != key or self.broken:
             return False
         if known[2] != _stat_text(found):  # touched, copied or restored: believed only if the bytes agree
             try:
@@ -233,6 +305,8 @@ class BuildCache(NoCache):
 
     def commit(self, site: Path) -> None:
         """After the new site is in place at ``site``: remember its pages (only them) and the new reports."""
+        if self.broken:
+            return
         pages = []
         for path, (key, sha, found) in self.fresh_pages.items():
             if found is None:
@@ -241,27 +315,33 @@ class BuildCache(NoCache):
                 except OSError:
                     continue
             pages.append((path, key, sha, found))
-        with self.db:
-            self.db.execute("DELETE FROM pages")
-            self.db.executemany("INSERT INTO pages VALUES (?, ?, ?, ?)", pages)
-            self.db.executemany("INSERT OR REPLACE INTO reports VALUES (?, ?)", self.fresh_reports.items())
-            self.db.execute("CREATE TEMP TABLE used (key TEXT PRIMARY KEY)")
-            self.db.executemany("INSERT OR IGNORE INTO used VALUES (?)",
-                                [(k,) for k in self.used_reports | set(self.fresh_reports)])
-            self.db.execute("DELETE FROM reports WHERE key NOT IN (SELECT key FROM used)")
-            self.db.execute("DROP TABLE used")
-            if self.runs is None:  # never read: no row is known to be current
-                self.db.execute("DELETE FROM runs")
-            stored = set(self.runs or ()) | set(self.stored_signatures)  # rows written only where they changed
-            self.db.executemany("DELETE FROM runs WHERE key = ?", [(k,) for k in stored if k not in self.fresh_runs])
-            self.db.executemany("INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?)",
-                                [(k, *value) for k, value in self.fresh_runs.items() if value is not None])
+        try:
+            with self.db:
+                self.db.execute("DELETE FROM pages")
+                self.db.executemany("INSERT INTO pages VALUES (?, ?, ?, ?)", pages)
+                self.db.executemany("INSERT OR REPLACE INTO reports VALUES (?, ?)", self.fresh_reports.items())
+                self.db.execute("CREATE TEMP TABLE used (key TEXT PRIMARY KEY)")
+                self.db.executemany("INSERT OR IGNORE INTO used VALUES (?)",
+                                    [(k,) for k in self.used_reports | set(self.fresh_reports)])
+                self.db.execute("DELETE FROM reports WHERE key NOT IN (SELECT key FROM used)")
+                self.db.execute("DROP TABLE used")
+                if self.runs is None:  # never read: no row is known to be current
+                    self.db.execute("DELETE FROM runs")
+                stored = set(self.runs or ()) | set(self.stored_signatures)  # rows written only where they changed
+                self.db.executemany("DELETE FROM runs WHERE key = ?",
+                                    [(k,) for k in stored if k not in self.fresh_runs])
+                self.db.executemany("INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?)",
+                                    [(k, *value) for k, value in self.fresh_runs.items() if value is not None])
+        except sqlite3.DatabaseError as err:
+            self._failed(err)
 
     def close(self) -> None:
         self.db.close()
+        if self.broken:  # ours (its header said so when it was opened): made anew by the next build
+            self.path.unlink(missing_ok=True)
 
     def reports_reader(self) -> NoCache:
-        return CachedReports(self.directory / "cache.sqlite")
+        return CachedReports(self.path) if not self.broken else NoCache()
 
 
 class CachedReports(NoCache):
@@ -279,7 +359,7 @@ class CachedReports(NoCache):
             row = self.db.execute("SELECT html FROM reports WHERE key = ?", (key,)).fetchone()
         except sqlite3.Error:
             return None  # rendered afresh instead
-        return row[0] if row else None
+        return row[0] if row and isinstance(row[0], str) else None
 
 
 def open_cache(directory: Path | None) -> NoCache:
@@ -296,6 +376,17 @@ def open_cache(directory: Path | None) -> NoCache:
                         "building without it (remove it, or pass --cache-dir)")
     try:
         return BuildCache(directory, code_fingerprint())
+    except Untrusted as err:
+        return _ignored(f"cache: {err}; building without it (remove it, or pass --cache-dir)")
+    except sqlite3.DatabaseError as err:  # our own file, damaged: made anew (never another program's)
+        path = directory / "cache.sqlite"
+        path.unlink(missing_ok=True)
+        try:
+            cache = BuildCache(directory, code_fingerprint())
+        except (sqlite3.Error, OSError, Untrusted) as again:
+            return _ignored(f"cache {directory} cannot be used ({again}); building without it")
+        cache.note = f"cache {path} was damaged ({err}); it was made anew"
+        return cache
     except (sqlite3.Error, OSError) as err:
         return _ignored(f"cache {directory} cannot be used ({err}); building without it")
 

@@ -198,7 +198,7 @@ def history(agent: str, export: tuple[Path, ...], config_path: Path | None, as_j
     config = load_config(config_path)
     board = public_view(config, _export_path(export, config))
     key = _find_agent(board, agent)
-    records = [r for r in reversed(board.runs) if r.run.agent == key and r.kind != "not_a_run"]
+    records = [r for r in reversed(board.runs) if r.agent == key and r.kind != "not_a_run"]
     if as_json:
         click.echo(dump_json([ledger_row(r) for r in records]).decode("utf-8"), nl=False)
     else:

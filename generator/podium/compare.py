@@ -17,7 +17,6 @@ from fractions import Fraction
 
 from podium import routes, stats
 from podium.model import (
-    JUDGE_RAN_STATUSES,
     MEDIAN_KINDS,
     AgentSummary,
     Figures,
@@ -26,7 +25,6 @@ from podium.model import (
     Pair,
     PairFlags,
     PairVersion,
-    Run,
     RunRecord,
 )
 from podium.versions import version_key
@@ -38,13 +36,12 @@ MATRIX_AGENTS = 30  # the compare page's matrix (and the pair pages) cover the t
 VERDICTS = ("a_ahead", "b_ahead", "overlap", "too_few")
 
 
-def model_key(run: Run) -> str:
+def model_key(record: RunRecord) -> str:
     """compare.md §2: reported models joined with `` + ``; else the declared model `` (declared)``."""
-    reported = [m for m in run.models_reported if m]
+    reported = [m for m in record.models_reported if m]
     if reported:
         return " + ".join(reported)
-    declared = (run.conditions.model if run.conditions and run.conditions.model else None) or run.model_declared
-    return declared + DECLARED if declared else UNKNOWN_MODEL
+    return record.model_declared + DECLARED if record.model_declared else UNKNOWN_MODEL
 
 
 def superiority(xs: Sequence[float], ys: Sequence[float]) -> float:
@@ -98,11 +95,8 @@ def _side(records: Sequence[RunRecord], fig: Figures) -> _Side | None:
         figures=fig,
         deterministic=stats.median([r.deterministic for r in population if r.deterministic is not None]),
         judge=stats.median([r.judge for r in population if r.judge is not None]),
-        judge_models=frozenset(
-            r.run.conditions.judge_model for r in population
-            if r.run.conditions and r.run.conditions.judge_model
-            and r.run.grade and r.run.grade.judge_status in JUDGE_RAN_STATUSES),
-        models=frozenset(model_key(r.run) for r in population),
+        judge_models=frozenset(r.judge_model for r in population if r.judge_model and r.judge_ran),
+        models=frozenset(model_key(r) for r in population),
         in_median=len(population),
         no_judge=fig.counts["no_judge"],
         timed_out=fig.counts["timed_out"],
@@ -228,14 +222,15 @@ def by_model(records: Sequence[RunRecord], agent_names: Mapping[str, str],
     indices: dict[str, list[int]] = defaultdict(list)
     for index, record in enumerate(records):
         if not record.older and record.kind != "not_a_run":
-            groups[model_key(record.run)].append(record)
-            indices[model_key(record.run)].append(index)
+            key = model_key(record)
+            groups[key].append(record)
+            indices[key].append(index)
     slugs = routes.unique_slugs({key: key for key in groups})
     summaries = []
     for key, own in groups.items():
         by_agent: dict[str, list[RunRecord]] = defaultdict(list)
         for record in own:
-            by_agent[record.run.agent].append(record)
+            by_agent[record.agent].append(record)
         members = []
         for agent, theirs in by_agent.items():
             fig = figures(theirs)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import sys
 from podium.model import (
     GRADING_FAILED,
     JUDGE_STATUSES,
@@ -9,6 +11,7 @@ from podium.model import (
     NO_JUDGE_STATUSES,
     PARTIAL_TRIGGERS,
     Run,
+    RunRecord,
 )
 from podium.model import NOT_A_RUN_TRIGGERS as NOT_A_RUN
 
@@ -76,3 +79,64 @@ def status_label(kind: str, end: str | None) -> str:
     if kind == "infra_failed" and end not in ("deploy_failed", "crashed"):
         return KIND_LABELS[kind]
     return END_LABELS.get(end or "", "Unknown")
+
+
+SCORED_KINDS = frozenset({"graded", "partial_judge", "timed_out", "no_judge", "stopped"})
+
+
+def record_of(run: Run, exposed: tuple[str, ...] = ()) -> RunRecord:
+    """The run's compact record: its kind decided once, its scores as the ledger reads them (counting.md §2-3).
+
+    ``exposed``: its own submitted values found in its names (render/redact.py ``exposed_values``).
+    Older-version, page and link fields are the summary step's to fill."""
+    kind = classify(run)
+    end = end_of(run, kind)
+    grade = run.grade
+    scored = kind in SCORED_KINDS
+    no_judge_ran = scored and grade.judge_status in NO_JUDGE_STATUSES
+    partial_judge = scored and grade.judge_status == "partial"
+    upper = grade.overall_upper if partial_judge and grade.overall_upper is not None else None
+    conditions = run.conditions
+    return RunRecord(
+        run_id=run.run_id,
+        directory=run.directory,
+        source=run.source,
+        agent=_shared(run.agent),
+        agent_name=_shared(run.agent_name),
+        mission=_shared(run.mission),
+        version=_shared(run.version),
+        kind=kind,
+        end=end,
+        status=status_label(kind, end),
+        overall=grade.overall if scored else None,
+        overall_upper=(upper if upper is not None else grade.overall) if scored else None,
+        deterministic=grade.deterministic if scored else None,
+        judge=None if not scored or no_judge_ran else grade.judge,
+        judge_upper=(grade.judge_upper if grade.judge_upper is not None else grade.judge) if partial_judge else None,
+        no_judge_ran=no_judge_ran,
+        judge_status=_shared(grade.judge_status) if grade else None,
+        judge_model=_shared(conditions.judge_model) if conditions else None,
+        model_declared=_shared((conditions.model if conditions and conditions.model else None) or run.model_declared),
+        models_reported=_shared_tuple(run.models_reported),
+        started=run.started,
+        completed=run.completed,
+        when=run.completed or run.started,
+        report_digest=run.report_digest if run.report_file else None,
+        digest=run.result_digest or hashlib.sha256(repr(run).encode("utf-8", "surrogatepass")).hexdigest(),
+        exposed=exposed,
+    )
+
+
+
+_TUPLES: dict[tuple, tuple] = {}
+
+
+def _shared(text: str | None) -> str | None:
+    """One string object per distinct name, model, version: a big history repeats them on every run."""
+    return sys.intern(text) if text is not None else None
+
+
+def _shared_tuple(values: tuple[str, ...]) -> tuple[str, ...]:
+    if not values:
+        return ()
+    return _TUPLES.setdefault(values, values) if len(_TUPLES) < 100_000 else values

@@ -166,6 +166,7 @@ class Run:
     model_declared: str | None = None
     report_file: str | None = None
     report_digest: str | None = None  # SHA-256 of report_file's bytes (the render cache's key)
+    result_digest: str | None = None  # SHA-256 of result.json's bytes (its page reads it again, and checks)
     # Never published, only used to redact (render/redact.py), and dropped before pages are planned:
     secrets: tuple[str, ...] = ()  # every submitted check value of this run
     answers: tuple[str, ...] = ()  # the values that passed an `artifacts` check: the mission's answers
@@ -209,23 +210,55 @@ class Figures:
 
 @dataclass(frozen=True, slots=True)
 class RunRecord:
-    """One run as every page, file and command shows it (kind decided once)."""
+    """One run as every page, file and command shows it (kind decided once), and nothing more.
 
-    run: Run
+    Compact on purpose: the summary holds one per run of the whole history, so it keeps
+    the scores, names and times the ledger, charts and figures read, and no free text
+    (judge detail, rubric, checks stay in the build's store; only the run's own page
+    reads them, render/site.py). Repeated strings and tuples are shared between records.
+    """
+
+    run_id: str
+    directory: str
+    source: int  # which export it was read from (load_exports: their order)
+    agent: str
+    agent_name: str
+    mission: str
+    version: str
     kind: str
     end: str | None  # done / timeout / operator / deploy_failed / crashed / cancelled / …
     status: str  # the human label for kind + end
-    older: bool
     overall: float | None  # None = "—" (no usable grade)
     overall_upper: float | None
     deterministic: float | None
     judge: float | None  # None = "—", or "No judge" when no_judge_ran
     judge_upper: float | None
     no_judge_ran: bool
-    when: datetime | None
-    url: str
-    agent_url: str | None
-    mission_url: str | None
+    judge_status: str | None
+    judge_model: str | None
+    model_declared: str | None
+    models_reported: tuple[str, ...]
+    started: datetime | None
+    completed: datetime | None
+    when: datetime | None  # completed, else started
+    report_digest: str | None  # SHA-256 of its report.md (None: no report to render)
+    digest: str  # SHA-256 of its result.json: what its page reads again (grade details, own values)
+    # Never published, only used to redact (render/redact.py), and dropped from the public board:
+    exposed: tuple[str, ...] = ()  # the run's own submitted values that occur in a name it would publish
+    # Decided by the summary step for the whole board:
+    older: bool = False
+    url: str = ""
+    agent_url: str | None = None
+    mission_url: str | None = None
+
+    @property
+    def judge_ran(self) -> bool:
+        return self.judge_status in JUDGE_RAN_STATUSES
+
+    @property
+    def report_file(self) -> str | None:
+        """report.md beside result.json (report.html is never rendered)."""
+        return f"{self.directory}/report.md" if self.report_digest else None
 
 
 @dataclass(frozen=True, slots=True)

@@ -179,8 +179,8 @@ def _mission_page(mission, index: _Index) -> Page:
 def _ledger_pages(board: Leaderboard, index: _Index) -> list[Page]:
     chunks = [board.runs[i:i + LEDGER_PAGE] for i in range(0, len(board.runs), LEDGER_PAGE)] or [()]
     paths = [ledger_path(n) for n in range(1, len(chunks) + 1)]
-    agents = sorted({(r.run.agent_name, r.run.agent) for r in board.runs})
-    missions = sorted({r.run.mission for r in board.runs})
+    agents = sorted({(r.agent_name, r.agent) for r in board.runs})
+    missions = sorted({r.mission for r in board.runs})
     pages = []
     for number, chunk in enumerate(chunks, start=1):
         pages.append(Page(paths[number - 1], "runs.html", {
@@ -201,9 +201,9 @@ def ledger_path(number: int) -> str:
 
 def _run_page(record: RunRecord) -> Page:
     """The run's public record now; the render stage replaces it with its redacted page view."""
-    return Page(record.url, "run.html", {"page_title": f"Run {record.run.run_id[:8]}", "record": record,
+    return Page(record.url, "run.html", {"page_title": f"Run {record.run_id[:8]}", "record": record,
                                          "description": numbers.run_headline(record)},
-                run_id=record.run.run_id)
+                run_id=record.run_id)
 
 
 def _content_page(page: ContentPage) -> Page:

@@ -13,12 +13,10 @@ from collections import defaultdict
 from dataclasses import replace
 
 from podium import compare, routes, stats
-from podium.kinds import classify, end_of, status_label
+from podium.kinds import record_of
 from podium.model import (
     COUNTED_KINDS,
-    JUDGE_RAN_STATUSES,
     MEDIAN_KINDS,
-    NO_JUDGE_STATUSES,
     AgentMission,
     AgentSummary,
     Export,
@@ -35,23 +33,23 @@ from podium.model import (
 )
 from podium.versions import current_versions, version_key
 
-SCORED_KINDS = frozenset({"graded", "partial_judge", "timed_out", "no_judge", "stopped"})
 NOT_ATTEMPTS = frozenset({"infra_failed", "grading", "unknown"})
 
 
 def summarize(export: Export, configured_current: dict[str, str] | None = None,
               config_name: str = "podium.yaml") -> Leaderboard:
-    """Count every run of ``export`` exactly once."""
+    """Count every run of ``export`` exactly once (its runs: compact records, or whole runs to make them of)."""
     configured_current = configured_current or {}
-    kinds = {run.run_id: classify(run) for run in export.runs}
-    counted = [run for run in export.runs if kinds[run.run_id] != "not_a_run"]
+    records = [run if isinstance(run, RunRecord) else record_of(run) for run in export.runs]
+    counted = [record for record in records if record.kind != "not_a_run"]
     seen: dict[str, set[str]] = defaultdict(set)
-    for run in counted:
-        seen[run.mission].add(run.version)
+    for record in counted:
+        seen[record.mission].add(record.version)
     current = current_versions(seen, configured_current)
     problems = list(export.problems) + _config_problems(seen, configured_current, config_name)
     urls = _Urls(counted, seen)
-    records = [_record(run, kinds[run.run_id], current, urls) for run in export.runs]
+    records = [_placed(record, current, urls) for record in records]
+    del counted
     records.sort(key=_newest_first)
     groups = _groups(records)
     counted_records = [r for r in records if r.kind != "not_a_run"]
@@ -93,10 +91,10 @@ def _config_problems(seen: dict[str, set[str]], configured: dict[str, str], conf
 class _Urls:
     """Slugs and page paths for every agent, mission version and run."""
 
-    def __init__(self, counted: list[Run], seen: dict[str, set[str]]):
+    def __init__(self, counted: list[RunRecord], seen: dict[str, set[str]]):
         self.agent_names: dict[str, str] = {}
-        for run in sorted(counted, key=lambda r: r.run_id):
-            self.agent_names.setdefault(run.agent, run.agent_name)
+        for record in sorted(counted, key=lambda r: r.run_id):
+            self.agent_names.setdefault(record.agent, record.agent_name)
         self.agent_slugs = routes.unique_slugs(self.agent_names)
         self.mission_slugs = routes.unique_slugs({m: m for m in seen})
         self.version_segments = {
@@ -114,35 +112,20 @@ class _Urls:
         return routes.mission_path(self.mission_slugs[mission], self.version_segments[mission][version])
 
 
-def _record(run: Run, kind: str, current: dict[str, str], urls: _Urls) -> RunRecord:
-    grade = run.grade
-    scored = kind in SCORED_KINDS
-    no_judge_ran = scored and grade.judge_status in NO_JUDGE_STATUSES
-    partial_judge = scored and grade.judge_status == "partial"
-    upper = grade.overall_upper if partial_judge and grade.overall_upper is not None else None
-    end = end_of(run, kind)
-    return RunRecord(
-        run=run,
-        kind=kind,
-        end=end,
-        status=status_label(kind, end),
-        older=kind != "not_a_run" and current.get(run.mission) != run.version,
-        overall=grade.overall if scored else None,
-        overall_upper=(upper if upper is not None else grade.overall) if scored else None,
-        deterministic=grade.deterministic if scored else None,
-        judge=None if not scored or no_judge_ran else grade.judge,
-        judge_upper=(grade.judge_upper if grade.judge_upper is not None else grade.judge) if partial_judge else None,
-        no_judge_ran=no_judge_ran,
-        when=run.completed or run.started,
-        url=routes.run_path(run.run_id),
-        agent_url=urls.agent(run.agent),
-        mission_url=urls.mission(run.mission, run.version),
+def _placed(record: RunRecord, current: dict[str, str], urls: _Urls) -> RunRecord:
+    """The record with what the whole board decides: older version or not, its page and its links."""
+    return replace(
+        record,
+        older=record.kind != "not_a_run" and current.get(record.mission) != record.version,
+        url=routes.run_path(record.run_id),
+        agent_url=urls.agent(record.agent),
+        mission_url=urls.mission(record.mission, record.version),
     )
 
 
 def _newest_first(record: RunRecord) -> tuple:
     when = record.when.timestamp() if record.when else -math.inf
-    return (-when, record.run.run_id)
+    return (-when, record.run_id)
 
 
 def _counts(records: list[RunRecord]) -> dict[str, int]:
@@ -171,11 +154,9 @@ def figures(records: list[RunRecord]) -> Figures:
         judge_degraded=counts["no_judge"],
         completion_rate=_rate(sum(r.end == "done" for r in attempts), len(attempts)),
         partial_rate=_rate(sum(r.end in ("timeout", "operator") for r in attempts), len(attempts)),
-        judge_models=_sorted_set(
-            r.run.conditions.judge_model for r in records
-            if r.run.grade and r.run.grade.judge_status in JUDGE_RAN_STATUSES and r.run.conditions),
-        models_reported=_sorted_set(m for r in records for m in r.run.models_reported),
-        models_declared=_sorted_set(r.run.model_declared for r in records),
+        judge_models=_sorted_set(r.judge_model for r in records if r.judge_ran),
+        models_reported=_sorted_set(m for r in records for m in r.models_reported),
+        models_declared=_sorted_set(r.model_declared for r in records),
         last_run=iso_utc(max((r.when for r in records if r.when), default=None)),
     )
 
@@ -206,10 +187,9 @@ def _groups(records: list[RunRecord]) -> RunGroups:
     for index, record in enumerate(records):
         if record.kind == "not_a_run":
             continue
-        run = record.run
-        by_agent[run.agent].append(index)
-        by_version[(run.mission, run.version)].append(index)
-        by_agent_version[(run.agent, run.mission, run.version)].append(index)
+        by_agent[record.agent].append(index)
+        by_version[(record.mission, record.version)].append(index)
+        by_agent_version[(record.agent, record.mission, record.version)].append(index)
 
     def frozen(groups: dict) -> dict:
         return {key: tuple(value) for key, value in groups.items()}
@@ -219,7 +199,7 @@ def _groups(records: list[RunRecord]) -> RunGroups:
 
 def _agent_missions(agent: str, records: list[RunRecord], current: dict[str, str], urls: _Urls,
                     cells: Cells) -> tuple[AgentMission, ...]:
-    versions = {(r.run.mission, r.run.version) for r in records}
+    versions = {(r.mission, r.version) for r in records}
     ordered = sorted(sorted(versions, key=lambda mv: version_key(mv[1]), reverse=True), key=lambda mv: mv[0])
     return tuple(
         AgentMission(mission, version, current.get(mission) == version, urls.mission(mission, version),
@@ -253,13 +233,13 @@ def _missions(records: list[RunRecord], groups: RunGroups, current: dict[str, st
     for (mission, version), indices in groups.by_version.items():
         own = [records[i] for i in indices]
         chips = []
-        for agent in {r.run.agent for r in own}:
+        for agent in {r.agent for r in own}:
             fig = cells[(agent, mission, version)]
             name = urls.agent_names[agent]
             chips.append((rank_key(name, agent, fig), MissionAgent(
                 agent, name, urls.agent(agent), fig.median, fig.in_median, fig.runs)))
         full = [abs(r.deterministic - r.judge) for r in own
-                if r.judge is not None and r.run.grade.judge_status == "ok"]
+                if r.judge is not None and r.judge_status == "ok"]
         out.append(MissionVersionSummary(
             mission=mission,
             version=version,

@@ -22,19 +22,20 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import pickle
-from collections.abc import Sequence
+import itertools
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from podium.errors import PodiumError
+from podium import codec
+from podium.errors import BuildError, PodiumError
 from podium.load.fields import Fields
-from podium.load.files import MiB, read_file
-from podium.load.jsonfile import parse_json
+from podium.load.files import MiB, open_file, read_file
+from podium.load.jsonfile import NotAnArray, iter_json_array, parse_json
 from podium.load.report import Overview, read_overview, report_overview
 from podium.load.result import Result, read_result
-from podium.load.sidecars import ListRow, read_agent_list, read_run_list
-from podium.model import RUN_DIR, UNATTRIBUTED, Export, Problem, Run
+from podium.load.sidecars import ListRow, read_agent_list, read_agent_rows, read_run_list, read_run_rows
+from podium.model import GRADING_FAILED, RUN_DIR, UNATTRIBUTED, Export, Problem, Run, RunRecord
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,7 @@ class _Dir:
     overview_file: str | None  # the report it came from (report.md or report.html)
     report_file: str | None  # report.md, which the run page renders safely (report.html is never published)
     report_digest: str | None = None
+    result_digest: str | None = None
     run_id: str = ""
 
 
@@ -65,8 +67,10 @@ class _Reader:
         self.limits = limits
         self.problems: list[Problem] = []
         self.notes: list[str] = []
-        self.hashes: list[tuple[str, str]] = []
-        self.file_hashes: dict[str, str] = {}  # rel -> SHA-256 of every file read (the parse cache's check)
+        self.hashes: list[tuple[str, str]] = []  # the digest entries of the directory being read
+        self.file_hashes: dict[str, str] = {}  # rel -> SHA-256 of each file of that directory (the cache's check)
+        self.total = hashlib.sha256()  # inputs_digest, fed in path order as directories are read
+        self.sidecars: list[tuple[str, str]] = []  # entries waiting for their place in that order
 
     def read(self, rel: str, limit: int, *, digest: bool = True) -> bytes | None:
         data = read_file(self.root / rel, rel, limit)
@@ -82,6 +86,10 @@ class _Reader:
     def add_digest(self, rel: str, data: bytes) -> None:
         self.hashes.append((rel, hashlib.sha256(data).hexdigest()))
 
+    def add_file_digest(self, rel: str, file_hash: str) -> None:
+        """A sidecar's entry: fed when the directories sorting before it have been."""
+        self.sidecars = sorted(self.sidecars + [(rel, file_hash)])
+
     def read_json(self, rel: str, limit: int) -> tuple[object | None, Fields] | None:
         data = self.read(rel, limit)
         if data is None:
@@ -90,23 +98,42 @@ class _Reader:
         self.problems.extend(problems)
         return value, Fields(rel, self.problems)
 
+    def start_dir(self) -> None:
+        self.hashes, self.file_hashes = [], {}
+
+    def end_dir(self, entries: list[tuple[str, str]] | tuple[tuple[str, str], ...]) -> None:
+        """A directory's digest entries (read, or replayed from the cache), in their place in path order:
+        directories come sorted by name, and every entry of one starts with its name and a slash."""
+        entries = sorted(entries)
+        while self.sidecars and entries and self.sidecars[0] < entries[0]:
+            self._feed(*self.sidecars.pop(0))
+        for entry in entries:
+            self._feed(*entry)
+
+    def _feed(self, rel: str, file_hash: str) -> None:
+        self.total.update(f"{rel}\0{file_hash}\n".encode())
+
     def digest(self) -> str:
-        total = hashlib.sha256()
-        for rel, file_hash in sorted(self.hashes):
-            total.update(f"{rel}\0{file_hash}\n".encode())
-        return "sha256:" + total.hexdigest()
+        for entry in self.sidecars:
+            self._feed(*entry)
+        self.sidecars = []
+        return "sha256:" + self.total.hexdigest()
 
 
-def load_exports(roots: Sequence[Path], limits: Limits = Limits(), cache=None) -> Export:
+def load_exports(roots: Sequence[Path], limits: Limits = Limits(), cache=None, keep=None) -> Export:
     """Several exports as one (``podium build A B``): a run found in more than one is counted once,
     from the LAST export that holds it (a run exported while grading, then again once graded,
     counts as graded); each such duplicate is a note. With several exports every problem's path
-    starts with its export's directory name (made unique), so no local path is published."""
+    starts with its export's directory name (made unique), so no local path is published.
+
+    ``keep(run)`` maps each run, as it is read, to what the Export holds (default: the run itself;
+    the build keeps compact records, kinds.record_of)."""
     if len(roots) == 1:
-        return load_export(roots[0], limits, cache=cache)
+        return load_export(roots[0], limits, cache=cache, keep=keep)
     labels = _labels(roots)
-    parts = [load_export(root, limits, source=i, label=labels[i], cache=cache) for i, root in enumerate(roots)]
-    runs: dict[str, Run] = {}
+    parts = [load_export(root, limits, source=i, label=labels[i], cache=cache, keep=keep)
+             for i, root in enumerate(roots)]
+    runs: dict[str, object] = {}
     notes: list[str] = []
     for part in parts:
         notes += part.notes
@@ -141,42 +168,108 @@ def _labels(roots: Sequence[Path]) -> list[str]:
     return labels
 
 
-def load_export(root: Path, limits: Limits = Limits(), *, source: int = 0, label: str = "", cache=None) -> Export:
+def load_export(root: Path, limits: Limits = Limits(), *, source: int = 0, label: str = "", cache=None,
+                keep=None) -> Export:
     """Everything podium needs from the export at ``root`` (``label``: prefixed to problem paths).
 
-    ``cache`` (cache.py, optional) keeps each run directory as parsed, so a rebuild reads
-    only the directories whose files changed (see :func:`_read_dir_cached`)."""
+    Streams: a run directory is read, identified, attributed and handed to ``keep`` one at a time, so
+    only what ``keep`` returns is held (a directory whose id needs the other directories' waits for
+    them). ``cache`` (cache.py, optional) keeps each directory as parsed, so a rebuild reads only
+    the directories whose files changed (see :func:`_read_dir_cached`)."""
     if not root.is_dir():
         raise PodiumError(f"{root}: export directory not found (pass EXPORT or set export: in podium.yaml)")
     reader = _Reader(root.resolve(), limits)
     names = _run_dir_names(reader)
-    runs_json = reader.read_json("runs.json", limits.sidecar_bytes)
-    rows = (read_run_list(*runs_json) if runs_json and runs_json[0] is not None else None) or {}
-    agents_json = reader.read_json("agents.json", limits.sidecar_bytes)
-    agent_names = (read_agent_list(*agents_json) if agents_json and agents_json[0] is not None else None) or {}
-    dirs = [_read_dir_cached(reader, name, cache) for name in names]
-    _identify(dirs, rows, reader)
-    kept = _deduplicate(dirs, reader)
-    runs = []
-    for item in kept:
-        run = _attribute(item, rows.get(item.run_id), agent_names, reader)
-        if run is not None:
-            runs.append(run)
-    listed = set(rows) - {d.run_id for d in dirs}
+    rows = _sidecar(reader, "runs.json", read_run_rows, read_run_list)
+    agent_names = _sidecar(reader, "agents.json", read_agent_rows, read_agent_list)
+    runs = _Runs(reader, rows, agent_names, source, keep)
+    waiting: list[_Dir] = []
+    for name in names:
+        item = _read_dir_cached(reader, name, cache)
+        if _own_id(item, reader):
+            runs.add(item)
+        else:
+            waiting.append(item)
+    for item in _identify(waiting, rows, runs.ids, reader):
+        runs.add(item)
+    listed = len(set(rows) - runs.ids)
     if listed:
-        reader.notes.append(f"runs.json lists {len(listed)} run(s) with no run directory; they are not counted")
-    if source:
-        runs = [replace(run, source=source) for run in runs]
+        reader.notes.append(f"runs.json lists {listed} run(s) with no run directory; they are not counted")
+    reader.notes += runs.notes()
     problems = set(reader.problems)
     if label:
         problems = {replace(p, path=f"{label}/{p.path}") for p in problems}
     return Export(
-        runs=tuple(sorted(runs, key=lambda r: r.run_id)),
+        runs=tuple(run for run_id in sorted(runs.kept) if (run := runs.kept[run_id][1]) is not None),
         problems=tuple(sorted(problems)),
-        runs_read=len(kept),
+        runs_read=len(runs.kept),
         inputs_digest=reader.digest(),
         notes=tuple(reader.notes),
     )
+
+
+def _sidecar(reader: _Reader, rel: str, read_rows, read_whole) -> dict:
+    """A sidecar's rows, read an element at a time; {} when it is absent or cannot be used (a problem)."""
+    handle = open_file(reader.root / rel, rel, reader.limits.sidecar_bytes)
+    if isinstance(handle, Problem):
+        reader.problems.append(handle)
+        return {}
+    if handle is None:
+        return {}
+    outcome: dict = {}
+    fields = Fields(rel, reader.problems)
+    with handle:
+        items = iter_json_array(handle, rel, reader.problems, outcome)
+        first = next(items, None)
+        if isinstance(first, NotAnArray):
+            rows = read_whole(first.value, fields) or {}
+        else:
+            rows = read_rows(itertools.chain(() if first is None else (first,), items), fields)
+        for _ in items:  # read to the end, for the digest
+            pass
+    if handle.problem is not None:
+        reader.problems.append(handle.problem)
+        return {}
+    reader.add_file_digest(rel, handle.sha256())
+    return {} if outcome.get("broken") else rows
+
+
+class _Runs:
+    """The runs of one export as they are identified: one per run id (the full-id directory wins, then the
+    one named after its id, then the first name), each attributed and kept as ``keep`` makes it."""
+
+    def __init__(self, reader: _Reader, rows: dict[str, ListRow], agent_names: dict[str, str], source: int, keep):
+        self.reader, self.rows, self.agent_names, self.source, self.keep = reader, rows, agent_names, source, keep
+        self.kept: dict[str, tuple[tuple, object | None]] = {}  # run id -> (its directory's rank, what keep made)
+        self.ids: set[str] = set()  # every id a directory was given
+        self.losers: list[tuple[str, str, str]] = []  # (run id, winner's directory, loser's directory)
+
+    def add(self, item: _Dir) -> None:
+        run_id = item.run_id
+        self.ids.add(run_id)
+        rank = (item.name != run_id, not run_id.startswith(item.name), item.name)
+        held = self.kept.get(run_id)
+        if held is not None:
+            if held[0] < rank:
+                self.losers.append((run_id, held[0][2], item.name))
+                return
+            self.losers.append((run_id, item.name, held[0][2]))
+            del self.kept[run_id]
+        run = _attribute(item, self.rows.get(run_id), self.agent_names, self.reader, self.source)
+        if run is not None and self.keep is not None:
+            run = self.keep(run)
+        self.kept[run_id] = (rank, run)  # None: unreadable and unidentifiable (a problem only), still read
+
+    def notes(self) -> list[str]:
+        """Stale copies as notes, other duplicates as problems (sorted by run id, as they were met)."""
+        notes = []
+        for run_id, winner, loser in sorted(self.losers):
+            if winner == run_id and len(loser) == 8 and run_id.startswith(loser):
+                notes.append(f"{loser}/ is a stale copy of run {run_id}; {winner}/ is used")
+            else:
+                self.reader.problems.append(Problem(
+                    loser, "", f"holds the same run id as {winner}/ ({run_id}); counted once, from {winner}/"))
+        return notes
 
 
 def _run_dir_names(reader: _Reader) -> list[str]:
@@ -208,14 +301,35 @@ def _read_dir(reader: _Reader, name: str) -> _Dir:
         parsed = reader.read_json(f"{name}/result.json", reader.limits.result_bytes)
         if parsed is not None and parsed[0] is not None:
             result = read_result(*parsed)
+    result_digest = reader.file_hashes.get(f"{name}/result.json")
     for rel, is_html in ((f"{name}/report.md", False), (f"{name}/report.html", True)):
         data = reader.read(rel, reader.limits.report_bytes, digest=False)
         if data is not None:
             overview = report_overview(data.decode("utf-8", errors="replace"), is_html=is_html)
             reader.add_digest(f"{name}/report#Overview", json.dumps(overview, sort_keys=True).encode())
             digest = None if is_html else reader.file_hashes[rel]  # hashed once, as it was read
-            return _Dir(name, result, overview, rel, None if is_html else rel, digest)
-    return _Dir(name, result, {}, None, None)
+            return _Dir(name, result, overview, rel, None if is_html else rel, digest, result_digest)
+    return _Dir(name, result, {}, None, None, None, result_digest)
+
+
+def _light(item: _Dir) -> _Dir:
+    """What a rebuild needs of a directory to count its run again: the result without the texts only its
+    page shows (rubric, checks, judge detail); its page reads result.json afresh (:func:`whole_run`)."""
+    result = item.result
+    if result is None or result.grade is None:
+        return item
+    grade = result.grade
+    detail = GRADING_FAILED if (grade.judge_detail or "").startswith(GRADING_FAILED) else None
+    return replace(item, result=replace(result, grade=replace(grade, criteria=(), checks=(), judge_detail=detail)))
+
+
+@dataclass(frozen=True)
+class _Stored:
+    """One directory as the build cache keeps it (codec.py: data only)."""
+
+    item: _Dir
+    problems: tuple[Problem, ...]
+    digests: tuple[tuple[str, str], ...]
 
 
 RUN_FILES = ("result.json", "report.md", "report.html")
@@ -228,21 +342,28 @@ def _read_dir_cached(reader: _Reader, name: str, cache) -> _Dir:
     bytes (SHA-256 of each file, read again but not parsed). The problems and the
     digest entries the directory produced are replayed with it.
     """
+    reader.start_dir()
     if cache is None:
-        return _read_dir(reader, name)
+        item = _read_dir(reader, name)
+        reader.end_dir(reader.hashes)
+        return item
     key = f"{reader.root}/{name}\0{reader.limits}"
     signature = _signature(reader.root / name)
     hit = cache.parsed_run(key)
     if hit is not None and (hit[0] == signature or _same_bytes(reader.root / name, hit[1])):
-        item, problems, hashes = pickle.loads(hit[2])
-        reader.problems += problems
-        reader.hashes += hashes
-        cache.keep_parsed_run(key, signature, hit[1], hit[2])
-        return item
-    problems_before, hashes_before = len(reader.problems), len(reader.hashes)
-    reader.file_hashes = {}
+        try:
+            stored = codec.loads(_Stored, hit[2])
+        except (ValueError, TypeError, KeyError):
+            stored = None  # a damaged row: the directory is read again
+        if stored is not None:
+            reader.problems += stored.problems
+            reader.end_dir(stored.digests)
+            cache.keep_parsed_run(key, signature, hit[1], hit[2])
+            return stored.item
+    problems_before = len(reader.problems)
     item = _read_dir(reader, name)
-    payload = pickle.dumps((item, reader.problems[problems_before:], reader.hashes[hashes_before:]), protocol=5)
+    reader.end_dir(reader.hashes)
+    payload = codec.dumps(_Stored(_light(item), tuple(reader.problems[problems_before:]), tuple(reader.hashes)))
     cache.keep_parsed_run(key, signature, dict(reader.file_hashes), payload)
     return item
 
@@ -273,22 +394,30 @@ def _same_bytes(directory: Path, hashes: dict[str, str]) -> bool:
     return True
 
 
-def _identify(dirs: list[_Dir], rows: dict[str, ListRow], reader: _Reader) -> None:
-    """Give each directory the best full id available (see the module docstring)."""
-    for item in dirs:
-        result_id = item.result.run_id if item.result is not None else None
-        if result_id is not None and not result_id.startswith(item.name):
-            field = "grade.run_id" if item.result.shape == "graded" else "run_id"
-            reader.problems.append(Problem(
-                f"{item.name}/result.json", field, f"run id {result_id} does not match the directory name"))
-        item.run_id = result_id or (item.name if len(item.name) == 32 else "")
-    known = set(rows) | {item.run_id for item in dirs if item.run_id}
-    for item in dirs:
-        if item.run_id:
-            continue
-        listed = [run_id for run_id in rows if run_id.startswith(item.name)]
+def _own_id(item: _Dir, reader: _Reader) -> bool:
+    """Give a directory the id it holds itself (result.json's, or its own 32-hex name); False when it
+    needs the others' (an 8-hex directory without an id inside)."""
+    result_id = item.result.run_id if item.result is not None else None
+    if result_id is not None and not result_id.startswith(item.name):
+        field = "grade.run_id" if item.result.shape == "graded" else "run_id"
+        reader.problems.append(Problem(
+            f"{item.name}/result.json", field, f"run id {result_id} does not match the directory name"))
+    item.run_id = result_id or (item.name if len(item.name) == 32 else "")
+    return bool(item.run_id)
+
+
+def _identify(waiting: list[_Dir], rows: dict[str, ListRow], ids: set[str], reader: _Reader) -> Iterator[_Dir]:
+    """The directories without an id of their own, each given the best one available (module docstring):
+    the one runs.json lists for the prefix, the report's, the one other directory's."""
+    if not waiting:
+        return
+    by_prefix: dict[str, list[str]] = {}
+    for run_id in set(rows) | ids:
+        by_prefix.setdefault(run_id[:8], []).append(run_id)
+    for item in waiting:
+        listed = [run_id for run_id in by_prefix.get(item.name, ()) if run_id in rows]
         reported = item.overview.get("Run ID", "")
-        others = [run_id for run_id in known if run_id.startswith(item.name)]
+        others = by_prefix.get(item.name, [])
         if len(listed) == 1:
             item.run_id = listed[0]
         elif len(reported) == 32 and RUN_DIR.match(reported) and reported.startswith(item.name):
@@ -301,28 +430,11 @@ def _identify(dirs: list[_Dir], rows: dict[str, ListRow], reader: _Reader) -> No
             item.run_id = others[0]
         else:
             item.run_id = item.name
+        yield item
 
 
-def _deduplicate(dirs: list[_Dir], reader: _Reader) -> list[_Dir]:
-    """One directory per run id: the full-id directory wins, then the one named after its id."""
-    groups: dict[str, list[_Dir]] = {}
-    for item in dirs:
-        groups.setdefault(item.run_id, []).append(item)
-    kept = []
-    for run_id, group in sorted(groups.items()):
-        group.sort(key=lambda d: (d.name != run_id, not run_id.startswith(d.name), d.name))
-        winner, losers = group[0], group[1:]
-        kept.append(winner)
-        for loser in losers:
-            if winner.name == run_id and len(loser.name) == 8 and run_id.startswith(loser.name):
-                reader.notes.append(f"{loser.name}/ is a stale copy of run {run_id}; {winner.name}/ is used")
-            else:
-                reader.problems.append(Problem(
-                    loser.name, "", f"holds the same run id as {winner.name}/ ({run_id}); counted once, from {winner.name}/"))
-    return kept
-
-
-def _attribute(item: _Dir, row: ListRow | None, agent_names: dict[str, str], reader: _Reader) -> Run | None:
+def _attribute(item: _Dir, row: ListRow | None, agent_names: dict[str, str], reader: _Reader,
+               source: int = 0) -> Run | None:
     """Agent, mission, version and times (counting.md §7); None when nothing identifies a broken run."""
     result = item.result
     overview = Overview()
@@ -355,8 +467,10 @@ def _attribute(item: _Dir, row: ListRow | None, agent_names: dict[str, str], rea
         model_declared=(conditions.model if conditions and conditions.model else (row.model if row else None)),
         report_file=item.report_file,
         report_digest=item.report_digest,
+        result_digest=item.result_digest,
         secrets=result.secrets if result else (),
         answers=result.answers if result else (),
+        source=source,
     )
 
 
@@ -379,3 +493,55 @@ def _version(conditions, row: ListRow | None, overview: Overview) -> str:
         if source is not None and source.install_revision is not None:
             return f"r{source.install_revision}"
     return overview.version or UNATTRIBUTED
+
+
+@dataclass(frozen=True)
+class WholeRuns:
+    """Where each counted run's whole record is read again for its own page (picklable: worker
+    processes read their runs themselves)."""
+
+    roots: tuple[Path, ...]
+    limits: Limits
+
+    def whole(self, record: RunRecord) -> Run:
+        return whole_run(self.roots, record, self.limits)
+
+
+def whole_run(roots: Sequence[Path], record: RunRecord, limits: Limits) -> Run:
+    """A counted run read again from its result.json, for its own page: the summary keeps only its
+    compact record. The file must still have the bytes that were counted (a BuildError otherwise:
+    the export changed during the build)."""
+    root = roots[record.source]
+    rel = f"{record.directory}/result.json"
+    result = None
+    if os.path.lexists(root / rel):
+        data = read_file(root / rel, rel, limits.result_bytes)
+        if isinstance(data, bytes):
+            if hashlib.sha256(data).hexdigest() != record.digest:
+                raise BuildError(f"{rel} changed while the site was being built; build again")
+            value, _ = parse_json(data, rel)
+            result = read_result(value, Fields(rel, [])) if value is not None else None
+    return Run(
+        run_id=record.run_id,
+        directory=record.directory,
+        shape=result.shape if result else "unreadable",
+        result_trigger=result.result_trigger if result else None,
+        grade=result.grade if result else None,
+        conditions=result.conditions if result else None,
+        partial=result.partial if result else None,
+        partial_trigger=result.partial_trigger if result else None,
+        models_reported=result.models_reported if result else (),
+        agent=record.agent,
+        agent_name=record.agent_name,
+        mission=record.mission,
+        version=record.version,
+        started=record.started,
+        completed=record.completed,
+        model_declared=record.model_declared,
+        report_file=record.report_file,
+        report_digest=record.report_digest,
+        result_digest=record.digest,
+        secrets=result.secrets if result else (),
+        answers=result.answers if result else (),
+        source=record.source,
+    )

@@ -8,6 +8,7 @@ size limit, and answers with a :class:`Problem` instead of raising.
 from __future__ import annotations
 
 import errno
+import hashlib
 import os
 import stat
 from pathlib import Path
@@ -34,6 +35,20 @@ def entry_problem(path: Path, rel: str) -> Problem | None:
 
 def read_file(path: Path, rel: str, limit: int) -> bytes | Problem | None:
     """The bytes of ``path`` (shown as ``rel``), a Problem, or None when it does not exist."""
+    handle = open_file(path, rel, limit)
+    if not isinstance(handle, LimitedFile):
+        return handle
+    with handle:
+        try:
+            data = handle.read()
+        except OSError as err:
+            return Problem(rel, "", f"cannot be read: {err.strerror}")
+    return handle.problem or data
+
+
+def open_file(path: Path, rel: str, limit: int) -> LimitedFile | Problem | None:
+    """``path`` opened for reading under the same rules as :func:`read_file`, for a file read a chunk at a
+    time (the sidecars). Once read to the end, ``problem`` says whether it grew over ``limit`` meanwhile."""
     problem = entry_problem(path, rel)
     if problem is not None:
         return problem
@@ -49,17 +64,46 @@ def read_file(path: Path, rel: str, limit: int) -> bytes | Problem | None:
     try:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
+            os.close(fd)
             return Problem(rel, "", "is not a regular file; not read")
         if info.st_size > limit:
+            os.close(fd)
             return Problem(
                 rel, "", f"is {info.st_size} bytes, over the {limit}-byte limit (raise limits in podium.yaml)"
             )
-        with os.fdopen(fd, "rb", closefd=False) as handle:
-            data = handle.read(limit + 1)
-        if len(data) > limit:
-            return Problem(rel, "", f"grew over the {limit}-byte limit while being read")
-        return data
     except OSError as err:
-        return Problem(rel, "", f"cannot be read: {err.strerror}")
-    finally:
         os.close(fd)
+        return Problem(rel, "", f"cannot be read: {err.strerror}")
+    return LimitedFile(fd, rel, limit)
+
+
+class LimitedFile:
+    """A file read at most to its limit; its SHA-256 is taken as it is read (``sha256``)."""
+
+    def __init__(self, fd: int, rel: str, limit: int):
+        self.handle = os.fdopen(fd, "rb")
+        self.rel = rel
+        self.left = limit
+        self.digest = hashlib.sha256()
+        self.problem: Problem | None = None
+
+    def read(self, size: int = -1) -> bytes:
+        if self.problem is not None:
+            return b""
+        want = self.left + 1 if size < 0 else min(size, self.left + 1)
+        data = self.handle.read(want)
+        if len(data) > self.left:
+            self.problem = Problem(self.rel, "", f"grew over the {self.left}-byte limit while being read")
+            return b""
+        self.left -= len(data)
+        self.digest.update(data)
+        return data
+
+    def sha256(self) -> str:
+        return self.digest.hexdigest()
+
+    def __enter__(self) -> LimitedFile:
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.handle.close()

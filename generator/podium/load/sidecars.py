@@ -7,6 +7,8 @@ Either may be absent or broken: then the reader falls back to report.md
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timezone
 
@@ -54,8 +56,13 @@ def read_run_list(value: object, fields: Fields) -> dict[str, ListRow] | None:
     if not isinstance(value, list):
         fields.report("", f"expected a JSON array of runs, got {describe(value)}; falling back to report.md")
         return None
+    return read_run_rows(value, fields)
+
+
+def read_run_rows(items: Iterable[object], fields: Fields) -> dict[str, ListRow]:
+    """runs.json rows by run id, from its elements one at a time (load/jsonfile.py ``iter_json_array``)."""
     rows: dict[str, ListRow] = {}
-    for index, item in enumerate(value):
+    for index, item in enumerate(items):
         where = f"[{index}]"
         if not isinstance(item, dict):
             fields.report(where, f"expected an object, got {describe(item)}")
@@ -69,17 +76,17 @@ def read_run_list(value: object, fields: Fields) -> dict[str, ListRow] | None:
         if run_id in rows:
             fields.report(f"{where}.run_id", f"run {run_id} is listed twice; the first row is used")
             continue
-        rows[run_id] = ListRow(
+        rows[run_id] = ListRow(  # names shared between rows: a long history repeats them on every row
             run_id=run_id,
-            agent_id=fields.string(item, "agent_id", f"{where}.agent_id", limit=128),
-            mission=fields.string(item, "mission", f"{where}.mission", limit=200),
+            agent_id=_shared(fields.string(item, "agent_id", f"{where}.agent_id", limit=128)),
+            mission=_shared(fields.string(item, "mission", f"{where}.mission", limit=200)),
             created_at=parse_time(fields, item, "created_at", f"{where}.created_at"),
             completed_at=parse_time(fields, item, "completed_at", f"{where}.completed_at"),
-            terminal_trigger=fields.string(item, "terminal_trigger", f"{where}.terminal_trigger", limit=64),
-            outcome=fields.string(item, "outcome", f"{where}.outcome", limit=64),
-            model=fields.string(item, "model", f"{where}.model", limit=200),
-            mission_version=fields.string(item, "mission_version", f"{where}.mission_version", limit=64),
-            install_revision=fields.integer_text(item, "install_revision", f"{where}.install_revision"),
+            terminal_trigger=_shared(fields.string(item, "terminal_trigger", f"{where}.terminal_trigger", limit=64)),
+            outcome=_shared(fields.string(item, "outcome", f"{where}.outcome", limit=64)),
+            model=_shared(fields.string(item, "model", f"{where}.model", limit=200)),
+            mission_version=_shared(fields.string(item, "mission_version", f"{where}.mission_version", limit=64)),
+            install_revision=_shared(fields.integer_text(item, "install_revision", f"{where}.install_revision")),
         )
     return rows
 
@@ -89,8 +96,13 @@ def read_agent_list(value: object, fields: Fields) -> dict[str, str] | None:
     if not isinstance(value, list):
         fields.report("", f"expected a JSON array of agents, got {describe(value)}; falling back to report.md")
         return None
+    return read_agent_rows(value, fields)
+
+
+def read_agent_rows(items: Iterable[object], fields: Fields) -> dict[str, str]:
+    """agent id -> display name, from agents.json's elements one at a time."""
     names: dict[str, str] = {}
-    for index, item in enumerate(value):
+    for index, item in enumerate(items):
         where = f"[{index}]"
         if not isinstance(item, dict):
             fields.report(where, f"expected an object, got {describe(item)}")
@@ -102,5 +114,9 @@ def read_agent_list(value: object, fields: Fields) -> dict[str, str] | None:
         if agent_id in names:
             fields.report(f"{where}.id", f"agent {agent_id} is listed twice; the first row is used")
             continue
-        names[agent_id] = name if name else agent_id
+        names[_shared(agent_id)] = _shared(name if name else agent_id)
     return names
+
+
+def _shared(text: str | None) -> str | None:
+    return sys.intern(text) if text is not None else None

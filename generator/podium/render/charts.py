@@ -58,12 +58,11 @@ class Strip:
 
 def run_title(record: RunRecord) -> str:
     """Tooltip text for a run: score, kind, mission version, date."""
-    run = record.run
     score = pct_range(record.overall, record.overall_upper) if record.overall is not None else "no score"
     if record.no_judge_ran:
         score += " (no judge)"
     when = record.when.strftime("%Y-%m-%d") if record.when else "date unknown"
-    return f"{score} · {KIND_LABELS[record.kind]} · {record.status} · {run.mission} {run.version} · {when}"
+    return f"{score} · {KIND_LABELS[record.kind]} · {record.status} · {record.mission} {record.version} · {when}"
 
 
 def strip(records: list[RunRecord], median: float | None, slots: int = CARD_SLOTS) -> Strip:
@@ -144,10 +143,10 @@ def agreement(records: list[RunRecord], slugs: dict[str, str], tones: dict[str, 
     strip_y = TOP_PAD + PLOT + STRIP_GAP
     points, below = [], []
     for record in reversed(drawn):
-        agent = record.run.agent
+        agent = record.agent
         x, y = _xy(record.deterministic, record.judge or 0.0)
         common = dict(url=record.url, agent=slugs.get(agent, ""), tone=tones.get(agent, 0), x=x)
-        title = f"{record.run.agent_name} · checks {pct(record.deterministic)} · "
+        title = f"{record.agent_name} · checks {pct(record.deterministic)} · "
         if record.no_judge_ran:
             below.append(Point(title=title + "no judge · " + run_title(record), y=strip_y, **common))
             continue

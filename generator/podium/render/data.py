@@ -132,14 +132,13 @@ def summary_dict(board: Leaderboard, generated_at: int | None = None) -> dict:
 
 def ledger_row(record: RunRecord) -> dict:
     """One run as the ledger shows it: None where the page shows "—" (judge: see judge_status)."""
-    run = record.run
     return {
-        "run_id": run.run_id,
+        "run_id": record.run_id,
         "date": iso_utc(record.when),
-        "agent": run.agent,
-        "agent_name": run.agent_name,
-        "mission": run.mission,
-        "version": run.version,
+        "agent": record.agent,
+        "agent_name": record.agent_name,
+        "mission": record.mission,
+        "version": record.version,
         "older": record.older,
         "kind": record.kind,
         "status": record.status,
@@ -148,12 +147,12 @@ def ledger_row(record: RunRecord) -> dict:
         "deterministic": record.deterministic,
         "judge": record.judge,
         "judge_upper": record.judge_upper,
-        "judge_status": run.grade.judge_status if run.grade else None,
-        "judge_model": run.conditions.judge_model if run.conditions else None,
-        "model_declared": run.model_declared,
-        "models_reported": list(run.models_reported),
-        "started_at": iso_utc(run.started),
-        "completed_at": iso_utc(run.completed),
+        "judge_status": record.judge_status,
+        "judge_model": record.judge_model,
+        "model_declared": record.model_declared,
+        "models_reported": list(record.models_reported),
+        "started_at": iso_utc(record.started),
+        "completed_at": iso_utc(record.completed),
         "url": record.url,
     }
 
@@ -213,8 +212,7 @@ LEDGER_CELLS = ("run", "url", "date", "agent", "agent_url", "mission", "version"
 def ledger_cells(record: RunRecord) -> list:
     """One ledger row: raw numbers to sort by and the exact text the HTML table shows."""
     cells = ledger_texts(record)
-    run = record.run
-    return [run.run_id, record.url, iso_utc(record.when) or "", run.agent_name, record.agent_url or "",
-            run.mission, run.version, record.mission_url or "", record.older, record.kind, record.status,
+    return [record.run_id, record.url, iso_utc(record.when) or "", record.agent_name, record.agent_url or "",
+            record.mission, record.version, record.mission_url or "", record.older, record.kind, record.status,
             record.overall, cells["overall"], record.deterministic, cells["deterministic"], record.judge,
             cells["judge"]]

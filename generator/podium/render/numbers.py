@@ -125,10 +125,9 @@ def ledger_headline(total: int, totals: Totals, page: int = 1) -> str:
 
 def run_headline(record: RunRecord) -> str:
     """ "Run 3f2a1b2c: kestrel on jwt-none-bypass 1.3.0, done (graded), overall 87.5%." """
-    run = record.run
     if record.overall is None:
         score = "no score"
     else:
         score = "overall " + pct_range(record.overall, record.overall_upper) + (" (no judge)" if record.no_judge_ran else "")
     status = record.status[:1].lower() + record.status[1:]
-    return f"Run {run.run_id[:8]}: {run.agent_name} on {run.mission} {run.version}, {status}, {score}."
+    return f"Run {record.run_id[:8]}: {record.agent_name} on {record.mission} {record.version}, {status}, {score}."

@@ -27,7 +27,7 @@ import hashlib
 import json
 import re
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from urllib.parse import quote
 
 MIN_LITERAL = 6  # configured literals and a run's own values: shorter ones would redact ordinary words
@@ -73,6 +73,18 @@ def literal_forms(values: Iterable[str]) -> list[str]:
     return sorted((f for f in forms if len(f) >= MIN_LITERAL), key=lambda f: (-len(f), f))
 
 
+def exposed_values(run) -> tuple[str, ...]:
+    """A run's submitted values that occur, in any form, in a name its compact record carries (models,
+    judge model, judge status): the only own values its public record must be redacted with."""
+    if not run.secrets:
+        return ()
+    conditions = run.conditions
+    names = [*run.models_reported, run.model_declared, run.grade.judge_status if run.grade else None,
+             conditions.judge_model if conditions else None, conditions.model if conditions else None]
+    text = "\n".join(n for n in names if n)
+    return tuple(v for v in run.secrets if any(form in text for form in literal_forms((v,)))) if text else ()
+
+
 class Redactor:
     """Rewrites text: the literal values it was given (in every form), then every secret shape."""
 
@@ -80,10 +92,21 @@ class Redactor:
         self.values = tuple(values)
         self.literals = literal_forms(self.values)
         self._literal_re = literal_pattern(self.literals)
+        self._names: dict[str, str] = {}  # short texts seen before (names repeat on every run of a history)
 
     def __call__(self, text: str) -> str:
         if not text:
             return text
+        if len(text) <= 200:
+            done = self._names.get(text)
+            if done is None:
+                done = self._redact(text)
+                if len(self._names) < 100_000:
+                    self._names[text] = done
+            return done
+        return self._redact(text)
+
+    def _redact(self, text: str) -> str:
         if self._literal_re is not None:
             text = self._literal_re.sub("[REDACTED:value]", text)
         for name, pattern in _SHAPES:
@@ -109,6 +132,9 @@ class OwnValues:
         return self._pattern.sub("[REDACTED:value]", text)
 
 
+_NO_OWN_VALUES = OwnValues(())
+
+
 class RunRedactor:
     """One run's values first (those its mission's redactor does not already cover), then the mission's."""
 
@@ -122,19 +148,38 @@ class RunRedactor:
         return self._mission(text)
 
 
-class Redaction:
-    """Everything a build must not publish, computed once from every run (one pass)."""
+class Answers:
+    """Each mission's answers, collected as the runs are read (the records do not keep them)."""
 
-    def __init__(self, configured: Iterable[str], runs: Iterable) -> None:
-        self.configured = tuple(configured)
-        answers: dict[str, set[str]] = defaultdict(set)
+    def __init__(self) -> None:
+        self.by_mission: dict[str, set[str]] = defaultdict(set)
+
+    def add(self, run) -> None:
+        if run.answers:
+            self.by_mission[run.mission].update(run.answers)
+
+    @classmethod
+    def of(cls, runs: Iterable) -> Answers:
+        answers = cls()
         for run in runs:
-            answers[run.mission].update(v for v in run.answers if is_answer(v))
+            answers.add(run)
+        return answers
+
+
+class Redaction:
+    """Everything a build must not publish, computed once from every run's answers."""
+
+    def __init__(self, configured: Iterable[str], answers: Mapping[str, Iterable[str]] | Iterable = ()) -> None:
+        """``answers``: mission -> the values its runs passed an artifacts check with (Answers collects
+        them as runs are read); or the runs themselves."""
+        self.configured = tuple(configured)
+        if not isinstance(answers, Mapping):
+            answers = Answers.of(answers).by_mission
         self.base = Redactor(self.configured)
-        self._missions = {m: Redactor(self.configured + tuple(sorted(a))) for m, a in sorted(answers.items()) if a}
+        self._missions = {m: Redactor(self.configured + tuple(sorted(v for v in a if is_answer(v))))
+                          for m, a in sorted(answers.items()) if any(is_answer(v) for v in a)}
         self._digests = {m: _digest(r.values) for m, r in self._missions.items()}
         self._base_digest = _digest(self.configured)
-        self._own: dict[tuple[str, ...], OwnValues] = {}
         self._anywhere: dict[str, str] = {}
 
     @property
@@ -146,17 +191,18 @@ class Redaction:
         return self._missions.get(mission, self.base)
 
     def for_run(self, run) -> RunRedactor:
-        """Redacts the run's own values, its mission's answers, configured values and secret shapes."""
+        """Redacts the run's own values, its mission's answers, configured values and secret shapes
+        (``run``: a whole run; a compact record brings only its ``exposed`` values, all its names need)."""
         mission = self.mission(run.mission)
-        key = tuple(v for v in run.secrets if v not in mission.values)
-        if key not in self._own:
-            self._own[key] = OwnValues(key)
-        return RunRedactor(self._own[key], mission)
+        own = run.secrets if hasattr(run, "secrets") else run.exposed
+        key = tuple(v for v in own if v not in mission.values)
+        return RunRedactor(OwnValues(key) if key else _NO_OWN_VALUES, mission)
 
-    def fingerprint(self, run) -> str:
-        """Everything that decides how this run's texts are redacted (a cache key part)."""
-        mission = self._digests.get(run.mission, self._base_digest)
-        return _digest((mission, *sorted(run.secrets)))
+    def fingerprint(self, record) -> str:
+        """Everything that decides how this run's texts are redacted (a cache key part): its mission's
+        answers, the configured values, and the run itself (its record's digest covers its own values)."""
+        mission = self._digests.get(record.mission, self._base_digest)
+        return _digest((mission, record.digest))
 
     def anywhere(self, text: str) -> str:
         """Text not tied to one mission (a model name on an agent's card): every mission's answers."""

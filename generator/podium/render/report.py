@@ -13,7 +13,7 @@ from pathlib import Path
 from markupsafe import Markup
 from podium.cache import NoCache
 from podium.load.files import read_file
-from podium.model import Problem, Run
+from podium.model import Problem, Run, RunRecord
 from podium.render.markdown import render_report
 from podium.render.redact import Redaction
 
@@ -29,31 +29,37 @@ class ReportRenderer:
         self.cache = cache or NoCache()
         self.code = code
 
-    def key(self, run: Run) -> str | None:
-        if run.report_file is None or run.report_digest is None:
+    def key(self, record: RunRecord) -> str | None:
+        if record.report_digest is None:
             return None
-        parts = (self.code, str(self.limit), run.report_digest, self.redaction.fingerprint(run))
+        parts = (self.code, str(self.limit), record.report_digest, self.redaction.fingerprint(record))
         return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
-    def cached(self, run: Run) -> Markup | None:
-        key = self.key(run)
+    def cached(self, record: RunRecord, run: Run) -> Markup | None:
+        """The report as rendered by an earlier build, when the cache has it and it passes the guard a
+        fresh one passes: redacting it again for ``run`` changes nothing (a row edited to hold a key or
+        a submitted value is never published; it is rendered afresh instead)."""
+        key = self.key(record)
         html = self.cache.report(key) if key else None
-        return Markup(html) if html is not None else None  # render_report's own output, kept verbatim
+        if html is None or self.redaction.for_run(run)(html) != html:
+            return None
+        return Markup(html)  # render_report's own output, kept verbatim
 
-    def __call__(self, run: Run) -> Markup | None:
-        html = self.cached(run)
-        return html if html is not None else self.fresh(run)
+    def __call__(self, record: RunRecord, run: Run) -> Markup | None:
+        html = self.cached(record, run)
+        return html if html is not None else self.fresh(record, run)
 
-    def fresh(self, run: Run) -> Markup | None:
-        """The report rendered now (and kept for the cache), None without one."""
-        rel = run.report_file
+    def fresh(self, record: RunRecord, run: Run) -> Markup | None:
+        """The report rendered now (and kept for the cache), None without one; redacted with the whole
+        ``run``'s own values."""
+        rel = record.report_file
         if rel is None:
             return None
-        data = read_file(self.roots[run.source] / rel, rel, self.limit)
+        data = read_file(self.roots[record.source] / rel, rel, self.limit)
         if data is None or isinstance(data, Problem):
             return None
         html = render_report(data.decode("utf-8", errors="replace"), self.redaction.for_run(run))
-        key = self.key(run)
-        if key and hashlib.sha256(data).hexdigest() == run.report_digest:  # unchanged since it was read
+        key = self.key(record)
+        if key and hashlib.sha256(data).hexdigest() == record.report_digest:  # unchanged since it was read
             self.cache.keep_report(key, str(html))
         return html

@@ -27,9 +27,9 @@ from podium.render.redact import Redaction
 
 
 def public_board(board: Leaderboard, redaction: Redaction) -> Leaderboard:
-    names: dict[str, str] = {}  # raw model name -> as published (the most redacted form any run needs)
-    by_directory = {r.run.directory: r.run for r in board.runs}
-    runs = tuple(replace(r, run=_public_run(r.run, redaction, names)) for r in board.runs)
+    names: dict[str, str] = {}  # raw name -> as published (the most redacted form any run needs)
+    runs = tuple(_public_record(r, redaction, names) for r in board.runs)
+    by_directory = {r.directory: r for r in board.runs}
 
     def published(values: tuple[str, ...]) -> tuple[str, ...]:
         return tuple(sorted({redaction.anywhere(names.get(v, v)) for v in values}))
@@ -70,29 +70,34 @@ def public_board(board: Leaderboard, redaction: Redaction) -> Leaderboard:
     )
 
 
-def _public_problem(problem: Problem, redaction: Redaction, by_directory: dict[str, Run]) -> Problem:
+def _public_problem(problem: Problem, redaction: Redaction, by_directory: dict[str, RunRecord]) -> Problem:
     """A problem's message may quote what it found: redacted with its run's own values when it names a run
     directory, and with every mission's answers and the configured values in any case."""
     segments = problem.path.split("/")[:2]  # "<dir>/…", or "<export>/<dir>/…" with several exports
-    run = next((by_directory[s] for s in segments if s in by_directory), None)
-    message = redaction.for_run(run)(problem.message) if run is not None else problem.message
+    record = next((by_directory[s] for s in segments if s in by_directory), None)
+    message = redaction.for_run(record)(problem.message) if record is not None else problem.message
     return Problem(problem.path, problem.field, redaction.anywhere(message))
 
 
-def _public_run(run: Run, redaction: Redaction, names: dict[str, str]) -> Run:
-    redact = redaction.for_run(run)
-    reported = tuple(redact(m) for m in run.models_reported)
-    declared = redact(run.model_declared) if run.model_declared else run.model_declared
-    conditions = _redacted_conditions(run.conditions, redact)
-    raws = run.models_reported + (run.model_declared, run.conditions.judge_model if run.conditions else None)
-    for raw, shown in zip(raws, reported + (declared, conditions.judge_model if conditions else None)):
-        if raw and shown != raw:
-            names[raw] = shown
-    grade = run.grade
-    if grade is not None:
-        grade = replace(grade, judge_detail=None, criteria=(), checks=(), judge_status=_status(grade.judge_status, redact))
-    return replace(run, grade=grade, conditions=conditions, models_reported=reported, model_declared=declared,
-                   secrets=(), answers=())
+def _public_record(record: RunRecord, redaction: Redaction, names: dict[str, str]) -> RunRecord:
+    """The record with every name it publishes redacted and no own values; the same object when
+    nothing changes (most runs: a history's records are not copied)."""
+    redact = redaction.for_run(record)
+    reported = tuple(redact(m) for m in record.models_reported)
+    declared = redact(record.model_declared) if record.model_declared else record.model_declared
+    judge_model = redact(record.judge_model) if record.judge_model else record.judge_model
+    status = _status(record.judge_status, redact)
+    raws = (*record.models_reported, record.model_declared, record.judge_model)
+    shown = (*reported, declared, judge_model)
+    changed = False
+    for raw, public in zip(raws, shown):
+        if raw and public != raw:
+            names[raw] = public
+            changed = True
+    if not changed and status == record.judge_status and not record.exposed:
+        return record
+    return replace(record, models_reported=reported, model_declared=declared, judge_model=judge_model,
+                   judge_status=status, exposed=())
 
 
 def _status(status: str | None, redact) -> str | None:
@@ -111,18 +116,18 @@ def _redacted_conditions(conditions: Conditions | None, redact) -> Conditions | 
 _CONDITION_TEXTS = ("model", "judge_model", "agent_version", "mission_version", "mission_base_version", "platform")
 
 
-def run_view(record: RunRecord, redaction: Redaction) -> RunRecord:
-    """``record`` for its own page: every agent- or judge-written text redacted, no secrets."""
-    run = record.run
+def run_view(run: Run, redaction: Redaction) -> Run:
+    """A whole run for its own page (read back from the build's store): every agent- or judge-written
+    text redacted with its own values, its mission's answers and the configured ones; no secrets."""
     redact = redaction.for_run(run)
     grade = run.grade
     if grade is not None:
         grade = _redacted_grade(grade, redact)
-    return replace(record, run=replace(
+    return replace(
         run, grade=grade, conditions=_redacted_conditions(run.conditions, redact),
         models_reported=tuple(redact(m) for m in run.models_reported),
         model_declared=redact(run.model_declared) if run.model_declared else run.model_declared,
-        secrets=(), answers=()))
+        secrets=(), answers=())
 
 
 def _redacted_grade(grade: Grade, redact) -> Grade:

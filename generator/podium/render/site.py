@@ -18,7 +18,7 @@ import jinja2
 from markupsafe import Markup
 from podium.cache import BuildCache, NoCache, key_of
 from podium.errors import BuildError
-from podium.model import Leaderboard, RunRecord
+from podium.model import Leaderboard, Run, RunRecord
 from podium.plan import Asset, Blob, DataFile, Entry, Page
 from podium.render import compare_data, data
 from podium.render.redact import Redaction
@@ -47,14 +47,15 @@ class SiteRenderer:
     them, are rendered by a pool of worker processes, in manifest order.
     """
 
-    def __init__(self, env: jinja2.Environment, board: Leaderboard, runs: Iterable[RunRecord],
+    def __init__(self, env: jinja2.Environment, board: Leaderboard, runs: Iterable[RunRecord], whole,
                  redaction: Redaction, reports: ReportRenderer, generated_at: int | None, *,
                  cache: NoCache | None = None, old_site: Path | None = None,
                  old_files: dict[str, FileStat] | None = None, fingerprint: str = "", jobs: int = 1,
                  chain: list[Path] | None = None):
         self.env = env
         self.board = board
-        self.runs = {record.run.run_id: record for record in runs}
+        self.runs = {record.run_id: record for record in runs}
+        self.whole = whole  # each run as read, for its own page (build.py)
         self.redaction = redaction
         self.reports = reports
         self.generated_at = generated_at
@@ -80,7 +81,8 @@ class SiteRenderer:
 
     def run_context(self, run_id: str) -> dict:
         record = self.runs[run_id]
-        return run_values(record, self.redaction, self.reports(record.run))
+        run = self.whole.whole(record)
+        return run_values(run, self.redaction, self.reports(record, run))
 
     def entry_key(self, entry: Entry) -> str | None:
         """Everything the file is made from. A page: its template and context (a run page: its raw
@@ -98,7 +100,7 @@ class SiteRenderer:
         if entry.run_id:  # its public record follows from the raw one and the redaction fingerprint
             record = self.runs[entry.run_id]
             del context["record"]
-            extra = (record, self.reports.key(record.run), self.redaction.fingerprint(record.run))
+            extra = (record, self.reports.key(record), self.redaction.fingerprint(record))
         return key_of(self.fingerprint, entry.path, entry.template, context, extra, memo=self.key_memo)
 
     def key(self, entry: Entry) -> str | None:
@@ -111,7 +113,7 @@ class SiteRenderer:
         if found is None or not self.cache.unchanged(entry.path, key, found, self.old_site):
             return None
         if isinstance(entry, Page) and entry.run_id:
-            self.cache.still_uses_report(self.reports.key(self.runs[entry.run_id].run))
+            self.cache.still_uses_report(self.reports.key(self.runs[entry.run_id]))
         return Kept(found[0])
 
 
@@ -146,7 +148,7 @@ def render_site(manifest: list[Entry], renderer: SiteRenderer) -> Iterator[tuple
 
 PARALLEL_MIN = 64  # fewer run pages to render are not worth starting processes for
 CHUNK = 32  # run pages per task
-_WORKER: tuple[jinja2.Environment, ReportRenderer] | None = None  # a worker process's theme and reports
+_WORKER: tuple | None = None  # a worker process's theme and reports
 
 
 def _parallel(manifest: list[Entry], pending: list[int], renderer: SiteRenderer) -> dict[int, Iterator]:
@@ -167,21 +169,17 @@ def _parallel(manifest: list[Entry], pending: list[int], renderer: SiteRenderer)
 
     def tasks() -> Iterator[list[tuple[Page, RunRecord]]]:
         for start in range(0, len(pending), CHUNK):
-            yield [_for_worker(manifest[i], renderer.runs[manifest[i].run_id]) for i in pending[start:start + CHUNK]]
+            yield [(manifest[i], renderer.runs[manifest[i].run_id]) for i in pending[start:start + CHUNK]]
 
-    pool = multiprocessing.get_context("spawn").Pool(renderer.jobs, _start_worker, (renderer.chain, reports))
+    pool = multiprocessing.get_context("spawn").Pool(renderer.jobs, _start_worker,
+                                                     (renderer.chain, reports, renderer.whole))
     results = _stream(pool, pool.imap(_render_chunk, tasks()))
     return {i: results for i in pending}
 
 
-def _for_worker(page: Page, record: RunRecord) -> tuple[Page, RunRecord]:
-    """The run page without its public record (the worker makes the page's own view from the raw one)."""
-    return replace(page, context={k: v for k, v in page.context.items() if k != "record"}), record
-
-
-def _start_worker(chain: list[Path], reports: ReportRenderer) -> None:
+def _start_worker(chain: list[Path], reports: ReportRenderer, whole) -> None:
     global _WORKER
-    _WORKER = (make_environment(chain), reports)
+    _WORKER = (make_environment(chain), reports, whole)
 
 
 def _stream(pool, chunks) -> Iterator:
@@ -193,20 +191,22 @@ def _stream(pool, chunks) -> Iterator:
 
 
 def _render_chunk(task: list[tuple[Page, RunRecord]]) -> list[tuple[bytes, str | None, str | None, bool]]:
-    env, reports = _WORKER
+    env, reports, whole = _WORKER
     out = []
     for page, record in task:
-        cached = reports.cached(record.run)
-        html = cached if cached is not None else reports.fresh(record.run)
-        data_bytes = render_page(page, env, run_values(record, reports.redaction, html))
+        run = whole.whole(record)
+        cached = reports.cached(record, run)
+        html = cached if cached is not None else reports.fresh(record, run)
+        data_bytes = render_page(page, env, run_values(run, reports.redaction, html))
         fresh = None if cached is not None or html is None else str(html)
-        out.append((data_bytes, reports.key(record.run), fresh, cached is not None))
+        out.append((data_bytes, reports.key(record), fresh, cached is not None))
     return out
 
 
-def run_values(record: RunRecord, redaction: Redaction, report_html: Markup | None) -> dict:
-    """A run page's safe values: its record (texts redacted, no secrets) and its report's HTML."""
-    return {"record": run_view(record, redaction), "report_html": report_html}
+def run_values(run: Run, redaction: Redaction, report_html: Markup | None) -> dict:
+    """A run page's safe values besides its public record: the whole run (texts redacted, no secrets)
+    and its report's HTML."""
+    return {"run": run_view(run, redaction), "report_html": report_html}
 
 
 def render_page(page: Page, env: jinja2.Environment, extra: dict | None = None) -> bytes:

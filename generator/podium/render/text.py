@@ -25,15 +25,14 @@ def rank_table(agents: tuple[AgentSummary, ...]) -> str:
 def history_table(records: list[RunRecord]) -> str:
     rows = []
     for record in records:
-        run = record.run
         overall = DASH if record.overall is None else pct_range(record.overall, record.overall_upper)
         if record.no_judge_ran:
             overall += "*"
-        version = run.version + (" (older)" if record.older else "")
+        version = record.version + (" (older)" if record.older else "")
         rows.append([
             record.when.strftime("%Y-%m-%d %H:%M") if record.when else DASH,
-            run.run_id[:8], f"{run.mission} {version}", record.kind, overall,
-            run.model_declared or DASH, ", ".join(run.models_reported) or DASH,
+            record.run_id[:8], f"{record.mission} {version}", record.kind, overall,
+            record.model_declared or DASH, ", ".join(record.models_reported) or DASH,
         ])
     text = table(["date", "run", "mission", "kind", "overall", "declared model", "reported model"], rows)
     if any(r.no_judge_ran for r in records):
