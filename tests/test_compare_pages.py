@@ -162,7 +162,7 @@ def test_pair_page_raises_each_trap_as_a_sentence(built):
     text = main_text(built["pages"]["compare/harrier/osprey/index.html"])
     assert ("Judge models differ on m2 1.0.0: the judge halves of osprey and harrier may not compare there."
             in text)
-    assert "osprey's runs on the shared versions carry 2 model keys (model-x and model-y): its scores mix models." in text
+    assert "osprey's runs on the shared versions ran 2 models (model-x and model-y): its scores mix models." in text
     assert "timed out" not in text and "want of a judge" not in text  # not raised on this pair
     text = main_text(built["pages"]["compare/kestrel/osprey/index.html"])
     assert ("kestrel has 33.3% of its runs on the shared versions left out for want of a judge, against 0.0% for "
@@ -293,7 +293,7 @@ def test_cli_compare_text(built):
     assert "1 osprey ahead · 1 harrier ahead · 1 overlapping · 1 too few runs" in out
     assert f"{OVERLAP}\n" in out and "harrier ahead\n" in out
     assert "! Judge models differ on m2 1.0.0" in out
-    assert "! osprey's runs on the shared versions carry 2 model keys" in out
+    assert "! osprey's runs on the shared versions ran 2 models" in out
 
 
 def test_cli_compare_refuses_no_pair_and_unknown_agents(built, tmp_path):

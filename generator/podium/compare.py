@@ -47,6 +47,17 @@ def model_key(run: Run) -> str:
     return declared + DECLARED if declared else UNKNOWN_MODEL
 
 
+def run_model(run: Run) -> str | None:
+    """compare.md §1 ``model_changed``: the run's model is its reported models joined with `` + ``,
+    else its declared model without the `` (declared)`` suffix; None (not counted) with neither.
+
+    So a harness that reports the model on some runs only, with the same model declared, is no change."""
+    reported = [m for m in run.models_reported if m]
+    if reported:
+        return " + ".join(reported)
+    return (run.conditions.model if run.conditions and run.conditions.model else None) or run.model_declared or None
+
+
 def superiority(xs: Sequence[float], ys: Sequence[float]) -> float:
     """P(x > y) + P(x == y) / 2 over all len(xs)·len(ys) pairs, exact comparisons.
 
@@ -83,7 +94,7 @@ class _Side:
     deterministic: float | None
     judge: float | None
     judge_models: frozenset[str]
-    models: frozenset[str]
+    models: frozenset[str]  # run_model over the population, runs with no model left out
     in_median: int
     no_judge: int
     timed_out: int
@@ -102,7 +113,7 @@ def _side(records: Sequence[RunRecord], fig: Figures) -> _Side | None:
             r.run.conditions.judge_model for r in population
             if r.run.conditions and r.run.conditions.judge_model
             and r.run.grade and r.run.grade.judge_status in JUDGE_RAN_STATUSES),
-        models=frozenset(model_key(r.run) for r in population),
+        models=frozenset(m for m in (run_model(r.run) for r in population) if m is not None),
         in_median=len(population),
         no_judge=fig.counts["no_judge"],
         timed_out=fig.counts["timed_out"],

@@ -357,7 +357,7 @@ class Pair:
     verdicts: dict[str, int]
     median_diff: float
     flags: PairFlags
-    models_a: tuple[str, ...]  # distinct model keys of A's median population on the shared versions
+    models_a: tuple[str, ...]  # distinct models of A's median population on the shared versions (compare.run_model)
     models_b: tuple[str, ...]
     no_judge_share_a: float  # no_judge / (median population + no_judge), shared versions
     no_judge_share_b: float

@@ -79,7 +79,7 @@ def flag_sentences(pair: Pair) -> list[tuple[str, Sentence]]:
     for agent in flags.model_changed:
         keys = models[agent]
         out.append(("model_changed", (
-            _n(names[agent]), Part(f"'s runs on the shared versions carry {len(keys)} model keys ("),
+            _n(names[agent]), Part(f"'s runs on the shared versions ran {len(keys)} models ("),
             *_join(list(keys)), Part("): its scores mix models."))))
     if flags.no_judge_gap:
         hi, lo, share_hi, share_lo = _higher(pair, pair.no_judge_share_a, pair.no_judge_share_b)
