@@ -28,6 +28,7 @@ from podium.model import (
     PairVersion,
     Run,
     RunRecord,
+    provisional,
 )
 from podium.versions import version_key
 
@@ -260,4 +261,5 @@ def by_model(records: Sequence[RunRecord], agent_names: Mapping[str, str],
             members=tuple(m for _, m in sorted(members, key=lambda m: m[0])), runs=tuple(indices[key]),
         )))
     summaries.sort(key=lambda s: s[0])
-    return tuple(replace(s, rank=i + 1) for i, (_, s) in enumerate(summaries))
+    return tuple(replace(s, rank=i + 1, provisional=provisional(s.figures.in_median))
+                 for i, (_, s) in enumerate(summaries))

@@ -45,6 +45,9 @@ COUNTED_KINDS = (
     "unknown",
 )
 MEDIAN_KINDS = frozenset({"graded", "partial_judge", "timed_out"})
+# site.md "Ranks on few runs": a rank on fewer runs in the median than this has no interval
+# (counting.md §3) and is provisional.
+PROVISIONAL_BELOW = 6
 JUDGE_STATUSES = ("ok", "partial", "model-not-configured", "unavailable")
 NO_JUDGE_STATUSES = frozenset({"model-not-configured", "unavailable"})
 JUDGE_RAN_STATUSES = frozenset({"ok", "partial"})
@@ -61,6 +64,12 @@ KIND_LABELS = {
     "unknown": "Unknown",
     "not_a_run": "Not a run",
 }
+
+
+def provisional(in_median: int) -> bool:
+    """site.md: an agent or model key with fewer than 6 runs in its median ranks provisionally
+    (no median at all included: it is ranked last, on nothing)."""
+    return in_median < PROVISIONAL_BELOW
 
 
 def iso_utc(when: datetime | None) -> str | None:
@@ -249,6 +258,7 @@ class AgentSummary:
     rank: int | None
     figures: Figures
     missions: tuple[AgentMission, ...]
+    provisional: bool | None = None  # ranked on fewer than PROVISIONAL_BELOW runs in the median; None: unranked
 
 
 @dataclass(frozen=True, slots=True)
@@ -378,6 +388,7 @@ class ModelSummary:
     agents: tuple[str, ...]  # sorted names of the agents whose runs it holds
     members: tuple[MissionAgent, ...]  # each of those agents' figures under this key, ranked
     runs: tuple[int, ...] = ()  # its runs, as indices into Leaderboard.runs (newest first)
+    provisional: bool = False  # ranked on fewer than PROVISIONAL_BELOW runs in the median
 
 
 def _quick_to_pickle(cls: type) -> None:

@@ -27,7 +27,7 @@ from podium.model import Leaderboard, RunRecord, iso_utc
 from podium.plan import Blob, Entry, Page
 from podium.render import data
 from podium.render.badge import LABEL, badge
-from podium.render.numbers import median_line, pct
+from podium.render.numbers import median_line, pct, provisional_note
 
 CHANGES_JSON = "api/results/changes.json"
 REDIRECTS_JSON = "api/results/redirects.json"
@@ -122,12 +122,14 @@ def _badges(board: Leaderboard, title: str, base: str, pub: Publishing) -> dict[
     ranked = len(board.agents)
     for agent in board.agents:
         fig = agent.figures
+        mark = " provisional" if agent.provisional else ""  # site.md "Ranks on few runs"
         if fig.median is None:
-            value, tone = f"no median yet · #{agent.rank}", "none"
+            value, tone = f"no median yet · #{agent.rank}{mark}", "none"
         else:
-            value, tone = f"median {pct(fig.median)} · #{agent.rank}", "ranked"
+            value, tone = f"median {pct(fig.median)} · #{agent.rank}{mark}", "provisional" if mark else "ranked"
         ci = f" (95% CI {pct(fig.median_ci[0])}–{pct(fig.median_ci[1])})" if fig.median_ci else ""
-        words = (f"{agent.name} on {title}: median {pct(fig.median)}{ci}, rank {agent.rank} of {ranked}; "
+        note = f" ({provisional_note(fig.in_median)}: fewer than 6 runs in the median)" if agent.provisional else ""
+        words = (f"{agent.name} on {title}: median {pct(fig.median)}{ci}, rank {agent.rank} of {ranked}{note}; "
                  f"{median_line(fig)}")
         path = badge_path(agent.slug)
         files[path] = Page(path, "badge.svg", {"badge": badge(LABEL, value, words, tone)})

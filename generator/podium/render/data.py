@@ -76,6 +76,7 @@ def agent_dict(agent: AgentSummary) -> dict:
     }
     if agent.rank is not None:
         out["rank"] = agent.rank
+        out["provisional"] = bool(agent.provisional)
     return out
 
 
@@ -102,6 +103,7 @@ def model_dict(model: ModelSummary) -> dict:
         "slug": model.slug,
         "url": model.url,
         "rank": model.rank,
+        "provisional": model.provisional,
         "agents": list(model.agents),
         "members": [
             {"agent": a.agent, "name": a.name, "url": a.url, "median": a.median, "in_median": a.in_median,
