@@ -32,7 +32,7 @@ from podium.render.numbers import median_line, pct, provisional_note
 CHANGES_JSON = "api/results/changes.json"
 REDIRECTS_JSON = "api/results/redirects.json"
 CHANGES_INDEX = "changes/index.html"
-FEED = "feed.xml"
+FEED = routes.FEED
 CHANGES_SCHEMA = "podium.changes/1"
 REDIRECTS_SCHEMA = "podium.redirects/1"
 KEEP_REPORTS = 10  # change reports kept (pages, changes.json, feed)
@@ -106,6 +106,7 @@ def prepare(board: Leaderboard, title: str, base_url: str, generated_at: int | N
                 "target": routes.relative(r["from"], r["to"]),
                 "canonical": f"{base}/{routes.permalink(r['to'])}" if base else None,
                 "name": r["name"], "site_title": title,
+                "feed": routes.relative(r["from"], FEED) if base else None,
             })
     if base:
         pub.files[FEED] = Page(FEED, "feed.xml", _feed(board, reports, title, base, generated_at))
