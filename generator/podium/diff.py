@@ -572,7 +572,8 @@ def to_markdown(report: dict, gates: list[dict] | None = None, title: str = "pod
         f"median {pct(a['median'])}, {n_runs(a['runs'])}"
         for a in report["agents_added"]])
     lines += _md_list("Agents gone", [
-        f"{md(a['name'])}: was rank {a['rank']}, median {pct(a['median'])}, {n_runs(a['runs'])}"
+        f"{md(a['name'])}: was rank {a['rank']}{' (provisional)' if a.get('provisional') else ''}, "
+        f"median {pct(a['median'])}, {n_runs(a['runs'])}"
         for a in report["agents_gone"]])
     lines += _md_list("Agents renamed (old links redirect)", [
         f"{md(a['old_name'])} → {md(a['name'])}" for a in report["agents_renamed"]])
