@@ -694,6 +694,93 @@ def test_axe_finds_no_violations(site, summary, runs_json, new_page, scheme, wid
     watch.assert_clean()
 
 
+# Links among other text (issue 17.3). The demo's names are long enough that axe-core never counts its
+# heading and paragraph links as "in a text block"; short names, a provisional rank, an older mission
+# version and a clipped run table make it do so on an agent page, where it found link-in-text-block
+# violations in the dark scheme. This site is built to have them.
+
+
+def _text_links_export(root: Path) -> Path:
+    from exportkit import ExportDir, env_failure, graded, run_id
+
+    export = ExportDir(root)
+    n = 0
+
+    def add(agent, mission, version, values):
+        nonlocal n
+        for x in values:
+            n += 1
+            export.run(graded(run_id(f"tl{n}"), det=x, judge=x, mission_version=version,
+                              models_reported=["x"]), rid=run_id(f"tl{n}"), agent=agent, mission=mission,
+                       version=version)
+
+    add("ab", "m1", "1.1.0", [0.5, 0.625, 0.75, 0.75, 0.875, 0.9375, 1.0])
+    add("ab", "m1", "1.0.0", [0.5, 0.75, 0.25])  # an older version: its heading link sits beside a tag
+    add("cd", "m1", "1.1.0", [0.25, 0.375, 0.5, 0.5, 0.625, 0.75])
+    add("ef", "m1", "1.1.0", [1.0])  # a provisional rank
+    n += 1
+    export.run(env_failure(run_id(f"tl{n}")), rid=run_id(f"tl{n}"), agent="gh", mission="m1", version="1.1.0")
+    export.sidecars()
+    return export.root
+
+
+@pytest.fixture(scope="module")
+def text_links_site(tmp_path_factory) -> Path:
+    from podium import plan
+    from podium.build import build_site
+    from podium.config import Config
+
+    root = tmp_path_factory.mktemp("text-links")
+    out = root / "site"
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(plan, "TABLE_RUNS", 2)  # so each run table ends on "N older runs are in the ledger."
+        build_site(Config(source="", root=root, out=out, base_url="https://example.org/board/", title="t"),
+                   _text_links_export(root / "export"))
+    return out
+
+
+IN_TEXT_BLOCK = """() => {
+  axe.setup();
+  try {
+    return [...document.querySelectorAll('main a[href]')].filter(a => !a.closest('svg'))
+      .filter(a => axe.commons.dom.isInTextBlock(a))
+      .map(a => [a.closest('p, h1, h2, h3, th, td')?.className || a.parentElement.tagName, a.textContent.trim(),
+                 getComputedStyle(a).textDecorationLine]);
+  } finally { axe.teardown(); }
+}"""
+
+
+@pytest.mark.parametrize("scheme", ["dark", "light"])
+def test_axe_finds_no_violations_where_links_sit_in_text(text_links_site, new_page, scheme):
+    """An agent page whose links sit among text (the older-runs notes, the "Compare with…" paragraph,
+    the eyebrow, an older version's heading, the badge paragraph), the compare matrix and a pair page
+    with provisional ranks, the ledger: axe finds nothing, and every link axe counts as inside text is
+    underlined (not told apart by colour alone)."""
+    if _AXE_MISSING:
+        _unavailable(_AXE_MISSING)
+    site = text_links_site
+    page, watch = new_page(color_scheme=scheme)
+    found = []
+    in_text: dict[str, list] = {}
+    pages = ["agents/ab/index.html", "agents/cd/index.html", "agents/ef/index.html", "agents/gh/index.html",
+             "compare/index.html", "index.html", "runs/index.html", "models/index.html"]
+    pages += sorted(str(p.relative_to(site)) for p in site.glob("compare/*/*/index.html"))
+    for rel in pages:
+        open_page(page, site, rel)
+        found += _axe_violations(page, rel)  # injects axe-core
+        in_text[rel] = page.evaluate(IN_TEXT_BLOCK)
+    assert not found, f"axe-core, {scheme} scheme:\n" + "\n".join(found)
+    agent = in_text["agents/ab/index.html"]
+    where = {cls for cls, _, _ in agent}
+    # the case is really exercised: paragraph links and a heading link count as inside text
+    assert "muted" in where, agent  # "1 older runs are in the ledger."
+    assert {"cd", "ef"} <= {t for c, t, _ in agent if c == "P"}, agent  # the "Compare with…" paragraph
+    assert any(t == "m1 1.0.0" for _, t, _ in agent), agent  # the older version's heading
+    not_underlined = [(rel, link) for rel, links in in_text.items() for link in links if "underline" not in link[2]]
+    assert not not_underlined, not_underlined
+    watch.assert_clean()
+
+
 # ----------------------------------------------------------------------------- the ledger view as a link
 
 

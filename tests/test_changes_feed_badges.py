@@ -411,6 +411,45 @@ def test_no_base_url_no_feed_and_a_warning(tmp_path):
     assert not (tmp_path / "out/feed.xml").exists()
 
 
+def _feed_links(html: str) -> list:
+    return [link for link in parse_html(html).head().iter("link")
+            if link.get("rel") == "alternate" and link.get("type") == "application/atom+xml"]
+
+
+def test_every_page_of_a_site_with_a_feed_links_it_for_autodiscovery(sites):
+    """Issue 17.3: each HTML page (run, change report, 404 and redirect pages too) names the feed in its
+    head, with a title, by a link that resolves to feed.xml (relative like every other link; 404.html,
+    served at any depth, links absolutely as it does everywhere)."""
+    _, new = sites
+    files = site_files(new)
+    html = {path: data.decode("utf-8") for path, data in files.items() if path.endswith(".html")}
+    assert "agents/merlin/index.html" in html and "404.html" in html and "changes/index.html" in html
+    assert any(path.startswith("runs/") and path != "runs/index.html" for path in html)
+    for path, text in html.items():
+        links = _feed_links(text)
+        assert len(links) == 1, path
+        (link,) = links
+        assert link.get("title", "").strip(), path
+        href = link.get("href")
+        if path == "404.html":
+            assert href == f"{BASE}/feed.xml"
+            continue
+        assert "://" not in href and not href.startswith("/"), (path, href)
+        resolved = Path(path).parent.joinpath(href).as_posix()
+        while "/../" in f"/{resolved}":
+            resolved = re.sub(r"(^|/)[^/]+/\.\./", r"\1", resolved, count=1)
+        assert resolved == "feed.xml", (path, href)
+    assert "feed.xml" in files
+
+
+def test_a_site_without_a_feed_links_none(tmp_path):
+    out, _ = build(tmp_path, old_export(tmp_path / "e").root, "site", base_url="")
+    files = site_files(out)
+    assert "feed.xml" not in files
+    assert not [path for path, data in files.items()
+                if path.endswith(".html") and _feed_links(data.decode("utf-8"))]
+
+
 # ------------------------------------------------------------------ badges
 
 

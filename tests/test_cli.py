@@ -202,11 +202,13 @@ def test_rank_prose(tmp_path):
     assert result.exit_code == 0
     lines = result.stdout.splitlines()
     assert lines[0].split() == ["rank", "agent", "median", "95%", "CI", "mean", "runs"]
-    assert lines[1].split()[:5] == ["1", "kestrel", "75.0%", "—", "75.0%"]
+    # both rest on fewer than 6 runs in the median: provisional ranks (site.md "Ranks on few runs")
+    assert lines[1].split()[:6] == ["1", "provisional", "kestrel", "75.0%", "—", "75.0%"]
     assert lines[1].endswith("1 of 2 runs in the median · 1 infra failed")
-    assert lines[2].split()[:5] == ["2", "osprey", "70.0%", "—", "70.0%"]
+    assert lines[2].split()[:6] == ["2", "provisional", "osprey", "70.0%", "—", "70.0%"]
     assert lines[2].endswith("2 of 3 runs in the median · 1 no judge")
-    assert len(lines) == 3
+    assert lines[3].startswith("provisional: fewer than 6 runs in the median")
+    assert len(lines) == 4
 
 
 def test_rank_json_is_summary_agents(tmp_path):

@@ -18,7 +18,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from exportkit import agent_id, graded, run_id
-from podium.compare import model_key, superiority, verdict
+from podium.compare import model_key, run_model, superiority, verdict
 from podium.kinds import record_of
 from podium.load.export import load_export
 from podium.model import Conditions, Run
@@ -233,13 +233,51 @@ def test_model_changed_raised_for_the_agent_that_mixes_models(export):
     assert pair.models_a == ("model-x", "model-y") and pair.models_b == ("model-x",)
 
 
-def test_model_changed_counts_a_declared_fallback_as_another_key(export):
+def test_model_changed_not_raised_when_the_harness_skips_the_model_on_some_runs(export):
+    # compare.md: a run that reported no model counts as its declared model, without " (declared)"
     add(export, "osprey", "m1", [0.75], models_reported=["model-x"])
-    add(export, "osprey", "m1", [0.75], models_reported=[], model="model-x")  # key "model-x (declared)"
+    add(export, "osprey", "m1", [0.75], models_reported=[], model="model-x")  # by-model key "model-x (declared)"
     add(export, "harrier", "m1", [0.5], models_reported=["model-x"])
-    add(export, "harrier", "m1", [0.5], models_reported=["model-x"])
+    add(export, "harrier", "m1", [0.5], models_reported=[], model=None)  # runs.json row's model: model-a
+    board = board_of(export)
+    pair = the_pair(board, "osprey", "harrier")
+    assert pair.flags.model_changed == (agent_id("harrier"),)  # model-x reported, model-a declared
+    assert pair.models_a == ("model-x",) and pair.models_b == ("model-a", "model-x")
+    # the by-model keys (§2) are unchanged: the declared fallback is its own key there
+    assert {m.model for m in board.by_model} == {"model-x", "model-x (declared)", "model-a (declared)"}
+
+
+def test_model_changed_raised_by_a_declared_model_that_differs_from_the_reported_one(export):
+    add(export, "osprey", "m1", [0.75], models_reported=["model-x"])
+    add(export, "osprey", "m1", [0.75], models_reported=[], model="model-y")
+    add(export, "harrier", "m1", [0.5, 0.5], models_reported=["model-x"])
     pair = the_pair(board_of(export), "osprey", "harrier")
     assert pair.flags.model_changed == (agent_id("osprey"),)
+    assert pair.models_a == ("model-x", "model-y")
+
+
+def test_model_changed_leaves_out_a_run_with_no_model_at_all(export):
+    add(export, "osprey", "m1", [0.75], models_reported=["model-x"])
+    add(export, "harrier", "m1", [0.5], models_reported=["model-x"])
+    export.sidecars()
+    for row in export.rows:
+        row["model"] = None
+    n = next(_ids)  # neither reported nor declared (result.json nor runs.json): not counted
+    export.run(graded(run_id(n), det=0.75, judge=0.75, model=None), rid=run_id(n), agent="osprey", mission="m1")
+    export.rows[-1]["model"] = None
+    pair = the_pair(board_of(export), "osprey", "harrier")
+    assert pair.flags.model_changed == ()
+    assert pair.models_a == ("model-x",)
+    assert pair.versions[0].n_a == 2  # the run still counts in the median
+    assert "(unknown model)" in {m.model for m in board_of(export).by_model}
+
+
+def test_run_model_rules():
+    bare = dict(run_id="0" * 32, directory="x", shape="graded")
+    assert run_model(record_of(Run(**bare, models_reported=("z-model", "a-model")))) == "z-model + a-model"
+    assert run_model(record_of(Run(**bare, models_reported=("", ), conditions=Conditions(model="declared")))) == "declared"
+    assert run_model(record_of(Run(**bare, model_declared="from-runs-json"))) == "from-runs-json"
+    assert run_model(record_of(Run(**bare))) is None
 
 
 def test_model_changed_not_raised_by_runs_outside_the_median_or_other_versions(export):
@@ -372,3 +410,15 @@ def test_by_model_counts_every_kind_and_names_left_outs(export):
     assert keys["model-a (declared)"].figures.counts["no_judge"] == 1
     assert keys["model-a (declared)"].figures.median is None
     assert [m.model for m in board.by_model][-1] == "model-a (declared)"  # no median: ranked last
+
+
+def test_demo_harnesses_that_skip_the_model_are_not_flagged():
+    # The demo's kestrel and gyr falcon report their model on some runs only and declare the same
+    # one: no change. Under the old "(declared)" key every demo pair was flagged.
+    from pathlib import Path
+    board = summarize(load_export(Path(__file__).resolve().parents[1] / "content" / "demo-export"))
+    flagged = {(p.a_name, p.b_name): p.flags.model_changed for p in board.pairs}
+    assert flagged[("kestrel", "gyr falcon")] == ()
+    assert not all(flagged.values())
+    names = {a.agent: a.name for a in board.agents}
+    assert all(names[agent] not in ("kestrel", "gyr falcon") for flags in flagged.values() for agent in flags)

@@ -162,7 +162,7 @@ def test_pair_page_raises_each_trap_as_a_sentence(built):
     text = main_text(built["pages"]["compare/harrier/osprey/index.html"])
     assert ("Judge models differ on m2 1.0.0: the judge halves of osprey and harrier may not compare there."
             in text)
-    assert "osprey's runs on the shared versions carry 2 model keys (model-x and model-y): its scores mix models." in text
+    assert "osprey's runs on the shared versions ran 2 models (model-x and model-y): its scores mix models." in text
     assert "timed out" not in text and "want of a judge" not in text  # not raised on this pair
     text = main_text(built["pages"]["compare/kestrel/osprey/index.html"])
     assert ("kestrel has 33.3% of its runs on the shared versions left out for want of a judge, against 0.0% for "
@@ -187,6 +187,93 @@ def test_pair_page_draws_both_intervals_on_one_axis(built):
     assert ('<th scope="row">95% CI</th><td class="num">75.0%–100.0%</td><td class="num">25.0%–62.5%</td>'
             in html)
     assert "none (n &lt; 6)" in html  # m3
+
+
+# What each element of the interval chart covers, in SVG units (compare.css: 9 px and 11 px monospace
+# text, whose glyphs advance 0.6 em; median circles r=4 with a 1.5 stroke; interval lines 3 wide).
+def _anchors() -> dict[str, str]:
+    """text-anchor of each interval-chart text class, as the theme's compare.css sets it."""
+    css = (MAIN / "themes/default/static/compare.css").read_text(encoding="utf-8")
+    out = {}
+    for cls in ("no-ci", "name", "tick"):
+        rule = re.search(rf"\.intervals \.{cls} \{{([^}}]*)\}}", css)
+        anchor = re.search(r"text-anchor:\s*(\w+)", rule.group(1)) if rule else None
+        out[cls] = anchor.group(1) if anchor else "start"
+    return out
+
+
+def _chart_boxes(svg) -> tuple[list, list]:
+    """(text boxes, mark boxes) of one rendered interval chart: (x0, y0, x1, y1, what)."""
+    ns = "{http://www.w3.org/2000/svg}"
+    texts, marks = [], []
+    sizes = {"no-ci": 9.0, "name": 11.0, "tick": 9.0}
+    anchors = _anchors()
+    for el in svg.iter():
+        tag, cls = el.tag.removeprefix(ns), el.get("class", "")
+        if tag == "text":
+            size = sizes[cls]
+            x, y, width = float(el.get("x")), float(el.get("y")), len(el.text) * 0.6 * size
+            left = {"start": x, "middle": x - width / 2, "end": x - width}[anchors[cls]]
+            texts.append((left, y - 0.8 * size, left + width, y + 0.25 * size, f"{cls} {el.text!r}"))
+        elif tag == "circle":
+            cx, cy, reach = float(el.get("cx")), float(el.get("cy")), float(el.get("r")) + 0.75
+            marks.append((cx - reach, cy - reach, cx + reach, cy + reach, "median"))
+        elif tag == "line":
+            x1, x2, y1, y2 = (float(el.get(k)) for k in ("x1", "x2", "y1", "y2"))
+            half = {"ci": 1.5, "ci-end": 0.75}.get(cls, 0.5)
+            marks.append((min(x1, x2) - half, min(y1, y2) - half, max(x1, x2) + half, max(y1, y2) + half, cls))
+    return texts, marks
+
+
+def _overlaps(a, b) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
+
+
+def test_no_text_is_drawn_over_a_mark_of_the_interval_chart(tmp_path):
+    """Issue 17.3: "no CI" once sat over a median near 100%. Every label box (no CI, names, ticks)
+    against every mark box (medians, intervals, their ends, grid and axis), medians from 0 to 100%."""
+    from podium.render.compare_charts import intervals
+    from podium.model import PairVersion
+    from podium.render.templates import make_environment, theme_chain, builtin_themes
+
+    env = make_environment(theme_chain("default", [builtin_themes()]))
+    macro = env.get_template("svg/intervals.svg").module.intervals_svg
+    cases, notes = [], 0
+    for median in (0.0, 0.01, 0.5, 0.9, 0.97, 0.99, 1.0):
+        for ci in (None, (max(0.0, median - 0.1), min(1.0, median + 0.1)), (median, 1.0)):
+            cases.append((median, ci))
+    for (median_a, ci_a) in cases:
+        for (median_b, ci_b) in [(1.0, None), (0.99, None), (0.0, (0.0, 1.0))]:
+            v = PairVersion(mission="m", version="1", url=None, n_a=6, n_b=3, median_a=median_a,
+                            median_b=median_b, median_ci_a=ci_a, median_ci_b=ci_b,
+                            median_diff=median_a - median_b, median_deterministic_a=None,
+                            median_deterministic_b=None, median_judge_a=None, median_judge_b=None,
+                            judge_models_a=(), judge_models_b=(), superiority=0.5, verdict="too_few")
+            chart = intervals(v, "A" * 40, "Søren Recon")
+            svg = kit.parse_svg(str(macro(chart, "t")))
+            texts, marks = _chart_boxes(svg)
+            notes += sum("no CI" in t[4] for t in texts)
+            for text in texts:
+                assert 0 <= text[0] and text[2] <= chart.width, text  # inside the chart
+                for mark in marks:
+                    if mark[4] in ("grid", "axis") and text[4].startswith("tick"):
+                        continue  # a tick label under its own grid line, below the axis: not a mark
+                    assert not _overlaps(text, mark), (median_a, ci_a, median_b, ci_b, text, mark)
+    assert notes > len(cases)  # "no CI" was drawn, beside medians from 0 to 100%
+
+
+def test_the_pair_page_keeps_no_ci_off_a_median_near_100(tmp_path):
+    """The case of the real export: one side without an interval and its median near 100%."""
+    export = ExportDir(tmp_path / "export")
+    add(export, "merlin", "heap", [0.5] * 6)
+    add(export, "soren", "heap", [0.975, 0.99])  # 2 runs: no interval, median 98.25%
+    export.sidecars()
+    out = kit.build(export.root, tmp_path / "site")
+    html = next(p.read_text(encoding="utf-8") for p in (out / "compare").glob("*/*/index.html"))
+    (svg,) = [kit.parse_svg(s) for s in kit.inline_svgs(html) if 'class="intervals"' in s]
+    texts, marks = _chart_boxes(svg)
+    (note,) = [t for t in texts if t[4] == "no-ci 'no CI'"]
+    assert not [m for m in marks if _overlaps(note, m)]
 
 
 def test_compare_index_matrix_links_every_pair(built):
@@ -293,7 +380,7 @@ def test_cli_compare_text(built):
     assert "1 osprey ahead · 1 harrier ahead · 1 overlapping · 1 too few runs" in out
     assert f"{OVERLAP}\n" in out and "harrier ahead\n" in out
     assert "! Judge models differ on m2 1.0.0" in out
-    assert "! osprey's runs on the shared versions carry 2 model keys" in out
+    assert "! osprey's runs on the shared versions ran 2 models" in out
 
 
 def test_cli_compare_refuses_no_pair_and_unknown_agents(built, tmp_path):

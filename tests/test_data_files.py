@@ -272,20 +272,54 @@ def test_csv_header_and_row_count(site, csv_rows):
 
 
 def test_csv_matches_the_ledger_json(ledger, csv_rows):
-    """H8: same runs, same order, same numbers; "—" and "No judge" where JSON has null."""
+    """H8: same runs, same order, same numbers; an empty cell where JSON has null (site.md)."""
     _, rows = csv_rows
     assert [r["run_id"] for r in rows] == [r["run_id"] for r in ledger]
     for row, cells in zip(ledger, rows):
+        for column in data.LEDGER_COLUMNS:
+            if row[column] is None:
+                assert cells[column] == "", (row["kind"], column)
         for column in SCORE_COLUMNS:
             value, cell = row[column], cells[column]
-            if value is None:
-                expected = "No judge" if column == "judge" and row["kind"] == "no_judge" else "—"
-                assert cell == expected, (row["kind"], column)
-            else:
+            if value is not None:
                 assert float(cell) == value and cell == repr(value)
+        if row["kind"] == "no_judge":  # judge_status says why the judge cell is empty
+            assert cells["judge"] == "" and cells["judge_status"] == "model-not-configured"
         assert cells["older"] == ("true" if row["older"] else "false")
         assert cells["date"] == row["date"]
         assert cells["kind"] == row["kind"] and cells["status"] == row["status"]
+
+
+def test_csv_score_columns_read_as_numbers(site):
+    """Issue 17.4: read with the standard csv module, every non-empty cell of every score column is a
+    float, and no cell anywhere is "—" or "No judge" (pandas and DuckDB then type the columns as numbers)."""
+    reader = csv.DictReader(io.StringIO(site[RUNS_CSV].decode("utf-8"), newline=""))
+    rows = list(reader)
+    seen = dict.fromkeys(SCORE_COLUMNS, 0)
+    empty = dict.fromkeys(SCORE_COLUMNS, 0)
+    for row in rows:
+        for column in SCORE_COLUMNS:
+            cell = row[column]
+            if cell == "":
+                empty[column] += 1
+                continue
+            value = float(cell)  # raises on "—", "No judge", "43.8%"
+            assert math.isfinite(value) and 0.0 <= value <= 1.0, (column, cell)
+            seen[column] += 1
+        assert "—" not in row.values() and "No judge" not in row.values(), row
+    assert all(seen.values()), seen  # every score column has numbers in this export …
+    assert all(empty.values()), empty  # … and runs without one (no judge, env failure, no upper bound)
+    # what a typed reader infers: a column whose every non-empty cell is a number is numeric
+    for column in SCORE_COLUMNS:
+        cells = [r[column] for r in rows if r[column] != ""]
+        assert all(_is_number(c) for c in cells), column
+
+
+def _is_number(cell: str) -> bool:
+    try:
+        return math.isfinite(float(cell))
+    except ValueError:
+        return False
 
 
 def test_csv_neutralises_formulas(csv_rows):
@@ -314,7 +348,7 @@ def test_csv_cell_neutralises_every_formula_start():
         assert data.csv_cell(text) == "'" + text
     assert data.csv_cell("plain") == "plain"
     assert data.csv_cell(-0.5) == "-0.5"  # numbers are never touched
-    assert (data.csv_cell(None), data.csv_cell(None, no_judge=True)) == ("—", "No judge")
+    assert data.csv_cell(None) == ""  # no value: an empty cell, never "—"
     assert (data.csv_cell(True), data.csv_cell(["a", "b"])) == ("true", "a b")
 
 

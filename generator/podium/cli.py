@@ -24,6 +24,7 @@ from podium.progress import Progress
 from podium.render.compare_data import pair_dict
 from podium.render.compare_text import model_table, pair_text
 from podium.render.data import agent_dict, dump_json, ledger_row, model_dict
+from podium.render.numbers import rank_text
 from podium.render.text import history_table, rank_table
 
 CONFIG_HELP = "Settings file (default: ./podium.yaml when it exists)."
@@ -227,7 +228,7 @@ def compare(agent_a: str, agent_b: str, export: tuple[Path, ...], config_path: P
     if as_json:
         click.echo(dump_json(pair_dict(pair)).decode("utf-8"), nl=False)
     else:
-        ranks = {a.agent: a.rank for a in board.agents}
+        ranks = {a.agent: rank_text(a.rank, a.provisional, a.figures.in_median) for a in board.agents}
         click.echo(pair_text(pair, ranks.get(pair.a), ranks.get(pair.b)))
 
 

@@ -26,6 +26,7 @@ from podium.model import (
     PairFlags,
     PairVersion,
     RunRecord,
+    provisional,
 )
 from podium.versions import version_key
 
@@ -42,6 +43,17 @@ def model_key(record: RunRecord) -> str:
     if reported:
         return " + ".join(reported)
     return record.model_declared + DECLARED if record.model_declared else UNKNOWN_MODEL
+
+
+def run_model(record: RunRecord) -> str | None:
+    """compare.md §1 ``model_changed``: the run's model is its reported models joined with `` + ``,
+    else its declared model without the `` (declared)`` suffix; None (not counted) with neither.
+
+    So a harness that reports the model on some runs only, with the same model declared, is no change."""
+    reported = [m for m in record.models_reported if m]
+    if reported:
+        return " + ".join(reported)
+    return record.model_declared or None
 
 
 def superiority(xs: Sequence[float], ys: Sequence[float]) -> float:
@@ -80,7 +92,7 @@ class _Side:
     deterministic: float | None
     judge: float | None
     judge_models: frozenset[str]
-    models: frozenset[str]
+    models: frozenset[str]  # run_model over the population, runs with no model left out
     in_median: int
     no_judge: int
     timed_out: int
@@ -96,7 +108,7 @@ def _side(records: Sequence[RunRecord], fig: Figures) -> _Side | None:
         deterministic=stats.median([r.deterministic for r in population if r.deterministic is not None]),
         judge=stats.median([r.judge for r in population if r.judge is not None]),
         judge_models=frozenset(r.judge_model for r in population if r.judge_model and r.judge_ran),
-        models=frozenset(model_key(r) for r in population),
+        models=frozenset(m for m in (run_model(r) for r in population) if m is not None),
         in_median=len(population),
         no_judge=fig.counts["no_judge"],
         timed_out=fig.counts["timed_out"],
@@ -244,4 +256,5 @@ def by_model(records: Sequence[RunRecord], agent_names: Mapping[str, str],
             members=tuple(m for _, m in sorted(members, key=lambda m: m[0])), runs=tuple(indices[key]),
         )))
     summaries.sort(key=lambda s: s[0])
-    return tuple(replace(s, rank=i + 1) for i, (_, s) in enumerate(summaries))
+    return tuple(replace(s, rank=i + 1, provisional=provisional(s.figures.in_median))
+                 for i, (_, s) in enumerate(summaries))

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from podium.errors import PodiumError
-from podium.model import COUNTED_KINDS, KIND_LABELS, MEDIAN_KINDS
+from podium.model import COUNTED_KINDS, KIND_LABELS, MEDIAN_KINDS, provisional
 from podium.render.numbers import DASH, pct
 
 SUMMARY_SCHEMA = "podium.summary/1"
@@ -300,7 +300,8 @@ def _side(b: Bundle) -> dict:
 
 
 def _agent_brief(a: AgentView) -> dict:
-    return {"agent": a.agent, "name": a.name, "url": a.url, "rank": a.rank, "median": a.median, "runs": a.runs}
+    return {"agent": a.agent, "name": a.name, "url": a.url, "rank": a.rank, "median": a.median, "runs": a.runs,
+            "provisional": provisional(a.in_median)}
 
 
 def _all_runs(b: Bundle, agent: str) -> tuple[int, dict[str, int]]:
@@ -323,6 +324,7 @@ def _agent_row(old: Bundle, new: Bundle, a: AgentView) -> dict:
         "median": a.median, "old_median": before.median if before else None,
         "ci": list(a.ci) if a.ci else None, "old_ci": list(before.ci) if before and before.ci else None,
         "in_median": a.in_median, "old_in_median": before.in_median if before else None,
+        "provisional": provisional(a.in_median),  # site.md "Ranks on few runs" (from in_median: old summaries too)
         "new_runs": runs_new - runs_old,
         "left_out": _left_out_delta(counts_old, counts_new),
         "is_new": before is None,
@@ -561,14 +563,17 @@ def to_markdown(report: dict, gates: list[dict] | None = None, title: str = "pod
             if r["left_out"]:
                 runs += f" ({left_out_text(r['left_out'])})"
             cis = DASH if r["is_new"] else f"{ci_text(r['old_ci'])} → {ci_text(r['ci'])}"
-            lines.append(f"| {r['rank']}{' ' + move if move else ''} | {md(r['name'])} | {pct(r['median'])} | "
+            mark = " provisional" if r.get("provisional") else ""
+            lines.append(f"| {r['rank']}{mark}{' ' + move if move else ''} | {md(r['name'])} | {pct(r['median'])} | "
                          f"{pp_delta(r['delta'])} | {cis} | {VERDICTS[r['verdict']]} | {runs} |")
         lines.append("")
     lines += _md_list("Agents added", [
-        f"{md(a['name'])}: rank {a['rank']}, median {pct(a['median'])}, {n_runs(a['runs'])}"
+        f"{md(a['name'])}: rank {a['rank']}{' (provisional)' if a.get('provisional') else ''}, "
+        f"median {pct(a['median'])}, {n_runs(a['runs'])}"
         for a in report["agents_added"]])
     lines += _md_list("Agents gone", [
-        f"{md(a['name'])}: was rank {a['rank']}, median {pct(a['median'])}, {n_runs(a['runs'])}"
+        f"{md(a['name'])}: was rank {a['rank']}{' (provisional)' if a.get('provisional') else ''}, "
+        f"median {pct(a['median'])}, {n_runs(a['runs'])}"
         for a in report["agents_gone"]])
     lines += _md_list("Agents renamed (old links redirect)", [
         f"{md(a['old_name'])} → {md(a['name'])}" for a in report["agents_renamed"]])

@@ -45,6 +45,9 @@ COUNTED_KINDS = (
     "unknown",
 )
 MEDIAN_KINDS = frozenset({"graded", "partial_judge", "timed_out"})
+# site.md "Ranks on few runs": a rank on fewer runs in the median than this has no interval
+# (counting.md §3) and is provisional.
+PROVISIONAL_BELOW = 6
 JUDGE_STATUSES = ("ok", "partial", "model-not-configured", "unavailable")
 NO_JUDGE_STATUSES = frozenset({"model-not-configured", "unavailable"})
 JUDGE_RAN_STATUSES = frozenset({"ok", "partial"})
@@ -61,6 +64,12 @@ KIND_LABELS = {
     "unknown": "Unknown",
     "not_a_run": "Not a run",
 }
+
+
+def provisional(in_median: int) -> bool:
+    """site.md: an agent or model key with fewer than 6 runs in its median ranks provisionally
+    (no median at all included: it is ranked last, on nothing)."""
+    return in_median < PROVISIONAL_BELOW
 
 
 def iso_utc(when: datetime | None) -> str | None:
@@ -282,6 +291,7 @@ class AgentSummary:
     rank: int | None
     figures: Figures
     missions: tuple[AgentMission, ...]
+    provisional: bool | None = None  # ranked on fewer than PROVISIONAL_BELOW runs in the median; None: unranked
 
 
 @dataclass(frozen=True, slots=True)
@@ -390,7 +400,7 @@ class Pair:
     verdicts: dict[str, int]
     median_diff: float
     flags: PairFlags
-    models_a: tuple[str, ...]  # distinct model keys of A's median population on the shared versions
+    models_a: tuple[str, ...]  # distinct models of A's median population on the shared versions (compare.run_model)
     models_b: tuple[str, ...]
     no_judge_share_a: float  # no_judge / (median population + no_judge), shared versions
     no_judge_share_b: float
@@ -411,6 +421,7 @@ class ModelSummary:
     agents: tuple[str, ...]  # sorted names of the agents whose runs it holds
     members: tuple[MissionAgent, ...]  # each of those agents' figures under this key, ranked
     runs: tuple[int, ...] = ()  # its runs, as indices into Leaderboard.runs (newest first)
+    provisional: bool = False  # ranked on fewer than PROVISIONAL_BELOW runs in the median
 
 
 def _quick_to_pickle(cls: type) -> None:

@@ -229,7 +229,8 @@ def _with_common(page: Page, site: Site, nav: list[dict]) -> dict:
         "site": {"title": site.title, "nav": nav, "generated_at": generated,
                  "downloads": {"summary": routes.SUMMARY_JSON, "runs_json": routes.RUNS_JSON,
                                "runs_csv": routes.RUNS_CSV, "schema": routes.SUMMARY_SCHEMA,
-                               "compare": routes.COMPARE_JSON}},
+                               "compare": routes.COMPARE_JSON},
+                 "feed": routes.FEED if base else None},  # feed.xml exists only with base_url
         "page": {"path": page.path, "canonical": f"{base}/{permalink}" if base else None,
                  "section": _section(page.path), "noindex": not site.search_engines,
                  "description": page.context.get("description") or f"{page.context.get('page_title', '')} · {site.title}"},

@@ -27,12 +27,12 @@ from podium.model import Leaderboard, RunRecord, iso_utc
 from podium.plan import Blob, Entry, Page
 from podium.render import data
 from podium.render.badge import LABEL, badge
-from podium.render.numbers import median_line, pct
+from podium.render.numbers import median_line, pct, provisional_note
 
 CHANGES_JSON = "api/results/changes.json"
 REDIRECTS_JSON = "api/results/redirects.json"
 CHANGES_INDEX = "changes/index.html"
-FEED = "feed.xml"
+FEED = routes.FEED
 CHANGES_SCHEMA = "podium.changes/1"
 REDIRECTS_SCHEMA = "podium.redirects/1"
 KEEP_REPORTS = 10  # change reports kept (pages, changes.json, feed)
@@ -106,6 +106,7 @@ def prepare(board: Leaderboard, title: str, base_url: str, generated_at: int | N
                 "target": routes.relative(r["from"], r["to"]),
                 "canonical": f"{base}/{routes.permalink(r['to'])}" if base else None,
                 "name": r["name"], "site_title": title,
+                "feed": routes.relative(r["from"], FEED) if base else None,
             })
     if base:
         pub.files[FEED] = Page(FEED, "feed.xml", _feed(board, reports, title, base, generated_at))
@@ -122,12 +123,14 @@ def _badges(board: Leaderboard, title: str, base: str, pub: Publishing) -> dict[
     ranked = len(board.agents)
     for agent in board.agents:
         fig = agent.figures
+        mark = " provisional" if agent.provisional else ""  # site.md "Ranks on few runs"
         if fig.median is None:
-            value, tone = f"no median yet · #{agent.rank}", "none"
+            value, tone = f"no median yet · #{agent.rank}{mark}", "none"
         else:
-            value, tone = f"median {pct(fig.median)} · #{agent.rank}", "ranked"
+            value, tone = f"median {pct(fig.median)} · #{agent.rank}{mark}", "provisional" if mark else "ranked"
         ci = f" (95% CI {pct(fig.median_ci[0])}–{pct(fig.median_ci[1])})" if fig.median_ci else ""
-        words = (f"{agent.name} on {title}: median {pct(fig.median)}{ci}, rank {agent.rank} of {ranked}; "
+        note = f" ({provisional_note(fig.in_median)}: fewer than 6 runs in the median)" if agent.provisional else ""
+        words = (f"{agent.name} on {title}: median {pct(fig.median)}{ci}, rank {agent.rank} of {ranked}{note}; "
                  f"{median_line(fig)}")
         path = badge_path(agent.slug)
         files[path] = Page(path, "badge.svg", {"badge": badge(LABEL, value, words, tone)})

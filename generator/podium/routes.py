@@ -24,6 +24,7 @@ SUMMARY_JSON = "api/results/summary.json"
 SUMMARY_SCHEMA = "api/results/summary.schema.json"
 RUNS_JSON = "api/results/runs.json"
 RUNS_CSV = "api/results/runs.csv"
+FEED = "feed.xml"  # written only with base_url (Atom needs absolute links)
 LEDGER_JS = "api/results/ledger.js"
 COMPARE_JSON = "api/results/compare.json"
 COMPARE_SCHEMA = "api/results/compare.schema.json"

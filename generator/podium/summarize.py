@@ -30,6 +30,7 @@ from podium.model import (
     RunRecord,
     Totals,
     iso_utc,
+    provisional,
 )
 from podium.versions import current_versions, version_key
 
@@ -222,7 +223,8 @@ def _agents(records: list[RunRecord], groups: RunGroups, current: dict[str, str]
             older.append(AgentSummary(agent, name, slug, urls.agent(agent), "older", None, figures(theirs),
                                       _agent_missions(agent, theirs, current, urls, cells)))
     headline.sort(key=lambda a: rank_key(a.name, a.agent, a.figures))
-    ranked = tuple(replace(a, rank=i + 1) for i, a in enumerate(headline))
+    ranked = tuple(replace(a, rank=i + 1, provisional=provisional(a.figures.in_median))
+                   for i, a in enumerate(headline))
     order = {a.agent: i for i, a in enumerate(ranked)}
     return ranked, tuple(sorted(older, key=lambda a: order[a.agent]))
 

@@ -37,7 +37,7 @@ class Badge:
     label: str
     value: str
     title: str  # the <title>: who, the median, its CI, the rank, how many runs
-    tone: str  # "ranked" or "none" (no median)
+    tone: str  # "ranked", "provisional" (ranked on fewer than 6 runs in the median) or "none" (no median)
     label_width: float
     value_width: float
     label_text: float  # textLength of each text

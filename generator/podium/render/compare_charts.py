@@ -12,14 +12,20 @@ from dataclasses import dataclass
 from podium.model import PairVersion
 from podium.render.numbers import pct
 
-WIDTH = 420.0
 LABEL = 120.0  # room for the two names on the left
-X0, X1 = LABEL + 8.0, WIDTH - 14.0  # 0% and 100%
+X0, X1 = LABEL + 8.0, 406.0  # 0% and 100%
 ROW_A, ROW_B = 16.0, 38.0
 AXIS = 52.0
 HEIGHT = 68.0
 NAME_CHARS = 18
 TICKS = (0.0, 0.25, 0.5, 0.75, 1.0)
+MARK_REACH = 4.0 + 0.75  # a median's circle: radius plus half its stroke (the widest mark past 100%)
+# "no CI" is written in the right margin, past every mark (a median at 100% included), never over one.
+NOTE = "no CI"
+NOTE_FONT = 9.0  # px, monospace (compare.css .no-ci)
+NOTE_ADVANCE = 0.6 * NOTE_FONT  # a monospace glyph's advance
+NOTE_X = X1 + MARK_REACH + 6.0
+WIDTH = round(NOTE_X + len(NOTE) * NOTE_ADVANCE + 8.0)
 
 
 @dataclass(frozen=True)
@@ -38,6 +44,7 @@ class Intervals:
     height: float
     x0: float
     x1: float
+    note_x: float  # where a row without an interval says "no CI" (text-anchor start), right of 100%
     axis_y: float
     ticks: tuple[tuple[float, str], ...]
     rows: tuple[IntervalRow, IntervalRow]
@@ -63,7 +70,7 @@ def _describe(name: str, median: float, ci: tuple[float, float] | None, n: int) 
 
 def intervals(v: PairVersion, a_name: str, b_name: str) -> Intervals:
     return Intervals(
-        width=WIDTH, height=HEIGHT, x0=X0, x1=X1, axis_y=AXIS,
+        width=WIDTH, height=HEIGHT, x0=X0, x1=X1, note_x=NOTE_X, axis_y=AXIS,
         ticks=tuple((_x(t), f"{t * 100:.0f}%") for t in TICKS),
         rows=(_row("a", a_name, ROW_A, v.median_a, v.median_ci_a), _row("b", b_name, ROW_B, v.median_b, v.median_ci_b)),
         desc=f"{_describe(a_name, v.median_a, v.median_ci_a, v.n_a)}. {_describe(b_name, v.median_b, v.median_ci_b, v.n_b)}.",

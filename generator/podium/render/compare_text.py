@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from podium.model import ModelSummary, Pair, PairVersion
 from podium.render.numbers import DASH, median_line, pct, pct_range, points
-from podium.render.text import table
+from podium.render.text import rank_cell, table, with_footnote
 
 OVERLAP = "overlapping: not evidence of a difference"
 TOO_FEW = "too few runs: fewer than 6 on a side"
@@ -79,7 +79,7 @@ def flag_sentences(pair: Pair) -> list[tuple[str, Sentence]]:
     for agent in flags.model_changed:
         keys = models[agent]
         out.append(("model_changed", (
-            _n(names[agent]), Part(f"'s runs on the shared versions carry {len(keys)} model keys ("),
+            _n(names[agent]), Part(f"'s runs on the shared versions ran {len(keys)} models ("),
             *_join(list(keys)), Part("): its scores mix models."))))
     if flags.no_judge_gap:
         hi, lo, share_hi, share_lo = _higher(pair, pair.no_judge_share_a, pair.no_judge_share_b)
@@ -111,10 +111,12 @@ def _ci(ci: tuple[float, float] | None) -> str:
     return f"{pct(ci[0])}–{pct(ci[1])}" if ci else "no CI"
 
 
-def pair_text(pair: Pair, rank_a: int | None = None, rank_b: int | None = None) -> str:
-    """``podium compare A B``: the pair in words, a table per shared version, the traps."""
-    tag_a = f" (#{rank_a})" if rank_a else ""
-    tag_b = f" (#{rank_b})" if rank_b else ""
+def pair_text(pair: Pair, rank_a: str | None = None, rank_b: str | None = None) -> str:
+    """``podium compare A B``: the pair in words, a table per shared version, the traps.
+
+    ``rank_a``/``rank_b``: each agent's rank as ``numbers.rank_text`` writes it ("#2 · provisional, 1 run")."""
+    tag_a = f" ({rank_a})" if rank_a else ""
+    tag_b = f" ({rank_b})" if rank_b else ""
     lines = [
         f"{pair.a_name}{tag_a} vs {pair.b_name}{tag_b}: {pair.shared} shared mission "
         f"version{'' if pair.shared == 1 else 's'}",
@@ -149,6 +151,6 @@ def model_table(models: tuple[ModelSummary, ...]) -> str:
     for m in models:
         fig = m.figures
         ci = f"{pct(fig.median_ci[0])}–{pct(fig.median_ci[1])}" if fig.median_ci else DASH
-        rows.append([str(m.rank), m.model, pct_range(fig.median, fig.median_upper), ci, pct(fig.avg_overall),
-                     ", ".join(m.agents), median_line(fig)])
-    return table(["rank", "model", "median", "95% CI", "mean", "agents", "runs"], rows)
+        rows.append([rank_cell(m.rank, m.provisional), m.model, pct_range(fig.median, fig.median_upper), ci,
+                     pct(fig.avg_overall), ", ".join(m.agents), median_line(fig)])
+    return with_footnote(table(["rank", "model", "median", "95% CI", "mean", "agents", "runs"], rows), models)

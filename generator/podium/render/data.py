@@ -22,7 +22,7 @@ from podium.model import (
     RunRecord,
     iso_utc,
 )
-from podium.render.numbers import DASH, NO_JUDGE, ledger_texts
+from podium.render.numbers import ledger_texts
 
 SCHEMA = "podium.summary/1"
 LEDGER_COLUMNS = (
@@ -76,6 +76,7 @@ def agent_dict(agent: AgentSummary) -> dict:
     }
     if agent.rank is not None:
         out["rank"] = agent.rank
+        out["provisional"] = bool(agent.provisional)
     return out
 
 
@@ -102,6 +103,7 @@ def model_dict(model: ModelSummary) -> dict:
         "slug": model.slug,
         "url": model.url,
         "rank": model.rank,
+        "provisional": model.provisional,
         "agents": list(model.agents),
         "members": [
             {"agent": a.agent, "name": a.name, "url": a.url, "median": a.median, "in_median": a.in_median,
@@ -163,10 +165,11 @@ def ledger_json(board: Leaderboard) -> bytes:
     return ("[\n" + ",\n".join(rows) + ("\n" if rows else "") + "]\n").encode("utf-8")
 
 
-def csv_cell(value: object, *, no_judge: bool = False) -> str:
-    """A CSV cell: "—" for no value ("No judge" when the judge never ran), formulas neutralised."""
+def csv_cell(value: object) -> str:
+    """A CSV cell: empty for no value (data tools then read the column as numbers; ``judge_status``
+    says why a judge score is missing), formulas neutralised in text cells."""
     if value is None:
-        return NO_JUDGE if no_judge else DASH
+        return ""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (int, float)):
@@ -183,8 +186,7 @@ def ledger_csv(board: Leaderboard) -> bytes:
     writer.writerow(LEDGER_COLUMNS)
     for record in board.runs:
         row = ledger_row(record)
-        writer.writerow(
-            csv_cell(row[c], no_judge=record.no_judge_ran and c == "judge") for c in LEDGER_COLUMNS)
+        writer.writerow(csv_cell(row[c]) for c in LEDGER_COLUMNS)
     return out.getvalue().encode("utf-8")
 
 

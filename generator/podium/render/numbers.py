@@ -11,6 +11,7 @@ from podium.model import (
     COUNTED_KINDS,
     KIND_LABELS,
     MEDIAN_KINDS,
+    PROVISIONAL_BELOW,
     AgentSummary,
     Figures,
     MissionVersionSummary,
@@ -82,22 +83,57 @@ def _runs(n: int) -> str:
     return f"{n} run{'' if n == 1 else 's'}"
 
 
+def provisional_note(in_median: int) -> str:
+    """What a provisional rank rests on (site.md "Ranks on few runs"): "provisional, 1 run"."""
+    return "provisional, " + (_runs(in_median) if in_median else "no median")
+
+
+def provisional_sentence(rank: int | None, in_median: int) -> str:
+    """The line under a provisional rank's headline figure (agent and model pages)."""
+    held = f"only {_runs(in_median)}" if in_median else "no run"
+    return (f"Provisional rank: {held} in the median, fewer than the {PROVISIONAL_BELOW} a confidence "
+            f"interval needs, so rank #{rank} may move as runs come in.")
+
+
+def rank_text(rank: int | None, provisional: bool | None, in_median: int) -> str:
+    """ "#2", or "#2 · provisional, 1 run" when the rank rests on fewer than 6 runs in the median."""
+    if rank is None:
+        return DASH
+    return f"#{rank}" + (f" · {provisional_note(in_median)}" if provisional else "")
+
+
 def agents_headline(agents: tuple[AgentSummary, ...] | list[AgentSummary]) -> str:
-    """ "kestrel leads with a median of 87.5% over 12 runs; next is osprey at 80.0%." """
+    """ "kestrel leads with a median of 87.5% over 12 runs; next is osprey at 80.0%."
+
+    A provisional rank is said in the clause of the agent it belongs to: "…; next is tern at
+    90.0%, a provisional rank on 1 run." (site.md "Ranks on few runs")."""
     if not agents:
         return "No finished runs yet — nothing to rank."
     top = agents[0]
     if top.figures.median is None:
         return "No agent has a run in a median yet."
     text = f"{top.name} leads with a median of {pct(top.figures.median)} over {_runs(top.figures.in_median)}"
+    if top.provisional:
+        text += f", a provisional rank (fewer than {PROVISIONAL_BELOW} runs in the median)"
     if len(agents) > 1:
-        text += f"; next is {agents[1].name} at {pct(agents[1].figures.median)}"
+        second = agents[1]
+        if second.figures.median is None:
+            text += "; no other agent has a run in a median yet"
+        else:
+            text += f"; next is {second.name} at {pct(second.figures.median)}"
+            if second.provisional:
+                text += f", a provisional rank on {_runs(second.figures.in_median)}"
     return text + "."
 
 
 def agent_headline(agent: AgentSummary) -> str:
-    """ "kestrel, rank #1: median 87.5%, 12 of 15 runs in the median · 2 no judge." """
-    rank = f", rank #{agent.rank}" if agent.rank is not None else ""
+    """ "kestrel, rank #1: median 87.5%, 12 of 15 runs in the median · 2 no judge."
+
+    A provisional rank reads "tern, rank #2 (provisional, 1 run): …"."""
+    rank = ""
+    if agent.rank is not None:
+        note = f" ({provisional_note(agent.figures.in_median)})" if agent.provisional else ""
+        rank = f", rank #{agent.rank}{note}"
     return f"{agent.name}{rank}: median {pct(agent.figures.median)}, {median_line(agent.figures)}."
 
 

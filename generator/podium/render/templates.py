@@ -80,7 +80,9 @@ def make_environment(chain: list[Path]) -> jinja2.Environment:
     env.filters.update(
         pct=numbers.pct, pct_range=numbers.pct_range, points=numbers.points, rate=numbers.rate, n=numbers.svg_number,
     )
-    env.globals.update(kind_labels=KIND_LABELS, left_out=numbers.left_out, ledger_text=numbers.ledger_texts)
+    env.globals.update(kind_labels=KIND_LABELS, left_out=numbers.left_out, ledger_text=numbers.ledger_texts,
+                       provisional_note=numbers.provisional_note,
+                       provisional_sentence=numbers.provisional_sentence)
     env.filters.update(pp_delta=diff.pp_delta, count_delta=diff.count_delta, ci_text=diff.ci_text,
                        left_out_text=diff.left_out_text)
     env.globals.update(rank_move=diff.rank_move, verdicts=diff.VERDICTS, change_headline=diff.headline)

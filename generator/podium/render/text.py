@@ -12,14 +12,28 @@ def table(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
+PROVISIONAL_FOOTNOTE = ("provisional: fewer than 6 runs in the median, so no confidence interval; "
+                        "the rank may move as runs come in")
+
+
+def rank_cell(rank: int, provisional: bool | None) -> str:
+    """The rank column: "2", or "2 provisional" (site.md "Ranks on few runs")."""
+    return f"{rank} provisional" if provisional else str(rank)
+
+
+def with_footnote(text: str, rows) -> str:
+    """A ranked table, with the line that says what "provisional" means when a row is."""
+    return text + ("\n" + PROVISIONAL_FOOTNOTE if any(r.provisional for r in rows) else "")
+
+
 def rank_table(agents: tuple[AgentSummary, ...]) -> str:
     rows = []
     for agent in agents:
         fig = agent.figures
         ci = f"{pct(fig.median_ci[0])}–{pct(fig.median_ci[1])}" if fig.median_ci else DASH
-        rows.append([str(agent.rank), agent.name, pct_range(fig.median, fig.median_upper), ci, pct(fig.avg_overall),
-                     median_line(fig)])
-    return table(["rank", "agent", "median", "95% CI", "mean", "runs"], rows)
+        rows.append([rank_cell(agent.rank, agent.provisional), agent.name, pct_range(fig.median, fig.median_upper),
+                     ci, pct(fig.avg_overall), median_line(fig)])
+    return with_footnote(table(["rank", "agent", "median", "95% CI", "mean", "runs"], rows), agents)
 
 
 def history_table(records: list[RunRecord]) -> str:
