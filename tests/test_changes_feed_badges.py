@@ -481,3 +481,31 @@ def test_the_change_page_context_is_documented(tmp_path, monkeypatch):
 
     assert sorted(k for k in missing if "\n" not in k and not k.startswith("links > ")
                   and k.split(" > ")[-1] not in KIND_ORDER) == []
+
+
+def test_noncharacters_and_invisible_look_alikes_never_reach_the_feed_or_badges(tmp_path):
+    """Issue 15.4: U+FFFF/U+FFFE made feed.xml and badges invalid XML; U+2060 let "os\u2060prey" pass for
+    "osprey". Both are marked (U+FFFD) and reported as problems naming the file and the field."""
+    e = ExportDir(tmp_path / "e")
+    for i, agent in enumerate(["osprey", "os\u2060prey", "kes\uffffrel", "her\ufffeon\U000e0041"]):
+        for n in range(2):
+            e.run(g(f"{i}-{n}", 0.5 + n / 10, models_reported=[f"model-\ufdd0{i}"]), agent=agent, at=10 * i + n)
+    e.sidecars()
+    out, built = build(tmp_path, e.root, "site")
+    files = site_files(out)
+    feed = atom(files)  # parses: no character XML forbids
+    assert feed.findall(f"{ATOM}entry")
+    badges = [p for p in files if p.startswith("badges/")]
+    assert len(badges) == 4
+    for path in badges:
+        ET.fromstring(files[path])
+    names = {a["name"] for a in json.loads(files["api/results/summary.json"])["agents"]}
+    assert names == {"osprey", "os\ufffdprey", "kes\ufffdrel", "her\ufffdon\ufffd"}
+    for path, data in files.items():
+        text = data.decode("utf-8", "replace")
+        for char in ("\u2060", "\uffff", "\ufffe", "\ufdd0", "\U000e0041"):
+            assert char not in text, (path, f"U+{ord(char):04X}")
+    problems = json.loads(files["api/results/summary.json"])["problems"]
+    named = {(p["path"], p["field"]) for p in problems if "shown as \ufffd" in p["message"]}
+    assert len({field for path, field in named if path == "agents.json" and field.endswith("].name")}) == 3
+    assert any(field.startswith("models_reported") for _, field in named)
