@@ -112,3 +112,15 @@ def test_a_loop_in_the_export_of_check_and_rank_is_exit_2(area, monkeypatch):
     for command in ("check", "rank"):
         result = CliRunner().invoke(main, [command, str(area / "loop" / "x")])
         assert result.exit_code == 2 and "loop" in result.output, result.output
+
+
+@pytest.mark.parametrize("how", ["fifo", "dev-zero"])
+def test_a_config_that_is_not_a_regular_file_is_exit_2_not_a_hang(area, how):
+    config = area / "podium.yaml"
+    if how == "fifo":
+        os.mkfifo(config)
+    else:
+        config.symlink_to("/dev/zero")
+    result = podium("build", area / "export", "--out", area / "site", "--config", config, cwd=area / "work")
+    assert_refused(result, f"{config}: is not a regular file")
+    assert not (area / "site").exists()
