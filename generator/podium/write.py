@@ -346,7 +346,8 @@ def _swap(staging: Path, target: Path) -> None:
             found = sorted(os.listdir(target))
         except OSError:
             found = []
-        what = ", ".join(found[:5]) + (f" and {len(found) - 5} more" if len(found) > 5 else "")
+        shown = [name if name.isprintable() else repr(name) for name in found[:5]]  # no terminal escapes
+        what = ", ".join(shown) + (f" and {len(found) - 5} more" if len(found) > 5 else "")
         raise BuildError(f"{target}: {what or 'something'} appeared there during the build; podium deletes only "
                          "what it wrote, so nothing was replaced (empty the directory or choose another --out)"
                          ) from None
