@@ -8,7 +8,10 @@ pair gives is committed as tests/golden/diff.md (`--update-golden` rewrites it).
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -520,3 +523,151 @@ def test_the_change_page_context_is_documented(tmp_path, monkeypatch):
 
     assert sorted(k for k in missing if "\n" not in k and not k.startswith("links > ")
                   and k.split(" > ")[-1] not in KIND_ORDER) == []
+
+
+def test_noncharacters_and_invisible_look_alikes_never_reach_the_feed_or_badges(tmp_path):
+    """Issue 15.4: U+FFFF/U+FFFE made feed.xml and badges invalid XML; U+2060 let "os\u2060prey" pass for
+    "osprey". Both are marked (U+FFFD) and reported as problems naming the file and the field."""
+    e = ExportDir(tmp_path / "e")
+    for i, agent in enumerate(["osprey", "os\u2060prey", "kes\uffffrel", "her\ufffeon\U000e0041"]):
+        for n in range(2):
+            e.run(g(f"{i}-{n}", 0.5 + n / 10, models_reported=[f"model-\ufdd0{i}"]), agent=agent, at=10 * i + n)
+    e.sidecars()
+    out, built = build(tmp_path, e.root, "site")
+    files = site_files(out)
+    feed = atom(files)  # parses: no character XML forbids
+    assert feed.findall(f"{ATOM}entry")
+    badges = [p for p in files if p.startswith("badges/")]
+    assert len(badges) == 4
+    for path in badges:
+        ET.fromstring(files[path])
+    names = {a["name"] for a in json.loads(files["api/results/summary.json"])["agents"]}
+    assert names == {"osprey", "os\ufffdprey", "kes\ufffdrel", "her\ufffdon\ufffd"}
+    for path, data in files.items():
+        text = data.decode("utf-8", "replace")
+        for char in ("\u2060", "\uffff", "\ufffe", "\ufdd0", "\U000e0041"):
+            assert char not in text, (path, f"U+{ord(char):04X}")
+    problems = json.loads(files["api/results/summary.json"])["problems"]
+    named = {(p["path"], p["field"]) for p in problems if "shown as \ufffd" in p["message"]}
+    assert len({field for path, field in named if path == "agents.json" and field.endswith("].name")}) == 3
+    assert any(field.startswith("models_reported") for _, field in named)
+
+
+# ------------------------------------------------------------------ issue 15.4: what a previous site can carry
+
+
+def test_a_carried_history_is_kept_exactly(tmp_path, sites):
+    _, new = sites
+    same, _ = build(tmp_path, new_export(tmp_path / "again").root, "same-site", previous=new)
+    assert json.loads((same / "api/results/changes.json").read_text()) == json.loads(
+        (new / "api/results/changes.json").read_text())
+
+
+def test_free_text_in_a_previous_history_never_reaches_the_new_site(tmp_path, sites):
+    _, new = sites
+    path = new / "api/results/changes.json"
+    history = json.loads(path.read_text())
+    report = history["reports"][0]["report"]
+    report["totals"]["left_out"]["<b>FREE-TEXT-1</b> visit evil.example"] = 3
+    report["agents"][0]["left_out"]["FREE-TEXT-2"] = 1
+    report["agents"][0]["note"] = "FREE-TEXT-3"
+    report["FREE-TEXT-4"] = {"x": "FREE-TEXT-5"}
+    history["reports"][0]["FREE-TEXT-6"] = "y"
+    report["agents_gone"].append({"agent": "a" * 40, "name": "N" * 5000 + "FREE-TEXT-7", "rank": 9, "median": None,
+                                  "runs": 1, "url": None})
+    report["agents_renamed"].append({"agent": "b" * 40, "old_name": "os\u2060prey", "name": "osprey"})
+    path.write_text(json.dumps(history))
+    nxt, built = build(tmp_path, new_export(tmp_path / "e").root, "next", previous=new)
+    assert not built.warnings or all("changes.json" not in w for w in built.warnings)
+    files = site_files(nxt)
+    for name, data in files.items():
+        assert b"FREE-TEXT" not in data, name
+        assert "\u2060".encode() not in data, name
+    carried = json.loads(files["api/results/changes.json"])["reports"]
+    assert [r["number"] for r in carried] == [1]  # the history itself is kept
+    gone = carried[0]["report"]["agents_gone"][-1]["name"]
+    assert gone == "N" * diff.NAME_CAP + "…"
+    assert carried[0]["report"]["agents_renamed"][-1]["old_name"] == "os\ufffdprey"
+    assert set(carried[0]["report"]["totals"]["left_out"]) <= set(diff.LEFT_OUT)
+
+
+@pytest.mark.parametrize("url", ["javascript:alert(1)", "../../etc/passwd", "https://evil.example/", "a b"])
+def test_a_previous_history_with_a_url_that_is_not_a_site_path_starts_again(tmp_path, sites, url):
+    _, new = sites
+    path = new / "api/results/changes.json"
+    history = json.loads(path.read_text())
+    history["reports"][0]["report"]["agents"][0]["url"] = url
+    path.write_text(json.dumps(history))
+    nxt, built = build(tmp_path, new_export(tmp_path / "e").root, "next", previous=new)
+    assert any("changes.json" in w and "starts again" in w for w in built.warnings)
+    assert url.encode() not in (nxt / "api/results/changes.json").read_bytes()
+
+
+def test_previous_redirects_are_bounded_and_carry_known_keys_only(tmp_path, sites):
+    _, new = sites
+    path = new / "api/results/redirects.json"
+    doc = json.loads(path.read_text())
+    assert doc["redirects"]  # merlin was renamed
+    doc["redirects"][0]["note"] = "FREE-TEXT-8"
+    doc["redirects"] += [{"from": f"agents/old-{n}/index.html", "kind": "agent", "agent": doc["redirects"][0]["agent"],
+                          "mission": None, "version": None} for n in range(20)]
+    path.write_text(json.dumps(doc))
+    nxt, built = build(tmp_path, new_export(tmp_path / "e").root, "next", previous=new)
+    carried = json.loads((nxt / "api/results/redirects.json").read_text())["redirects"]
+    assert len(carried) == 21 and b"FREE-TEXT" not in (nxt / "api/results/redirects.json").read_bytes()
+    assert all(set(entry) == {"from", "kind", "agent", "mission", "version"} for entry in carried)
+    # Past the bound the file is not carried at all (a warning; renames since the previous summary still redirect).
+    doc["redirects"] += [dict(doc["redirects"][1], **{"from": f"agents/x-{n}/index.html"})
+                         for n in range(publish.MAX_REDIRECTS)]
+    path.write_text(json.dumps(doc))
+    nxt2, built = build(tmp_path, new_export(tmp_path / "e2").root, "next2", previous=new)
+    assert any("redirects.json" in w and f"{publish.MAX_REDIRECTS:,}" in w for w in built.warnings)
+    assert not any(p.startswith("agents/x-") for p in site_files(nxt2))
+
+
+def _plant(path: Path, how: str) -> None:
+    path.unlink()
+    if how == "dev-zero":
+        path.symlink_to("/dev/zero")
+    elif how == "fifo":
+        os.mkfifo(path)
+    elif how == "symlink":
+        (path.parent / "elsewhere.json").write_text("{}")
+        path.symlink_to(path.parent / "elsewhere.json")
+    else:
+        path.mkdir()
+
+
+def _podium_process(*args, timeout: int = 60) -> subprocess.CompletedProcess:
+    """The real command, in a process a hang cannot take the test run with."""
+    return subprocess.run([sys.executable, "-m", "podium", *map(str, args)], capture_output=True, text=True,
+                          timeout=timeout)
+
+
+HOW = ["dev-zero", "fifo", "symlink", "directory"]
+
+
+@pytest.mark.parametrize("how", HOW)
+def test_a_previous_summary_that_is_not_a_regular_file_is_exit_2_naming_it(tmp_path, sites, how):
+    old, new = sites
+    summary = old / "api/results/summary.json"
+    _plant(summary, how)
+    export = new_export(tmp_path / "e").root
+    for args in (["diff", old, new], ["build", export, "--out", tmp_path / "out", "--previous", old]):
+        result = _podium_process(*args)
+        assert result.returncode == 2, (args, result.stderr)
+        assert f"{summary}:" in result.stderr and "Traceback" not in result.stderr, result.stderr
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("how", HOW)
+def test_a_history_file_that_is_not_a_regular_file_is_a_warning_and_a_fresh_start(tmp_path, sites, how):
+    _, new = sites
+    for name in ("changes.json", "redirects.json"):
+        _plant(new / "api/results" / name, how)
+    result = _podium_process("build", new_export(tmp_path / "e").root, "--out", tmp_path / "out",
+                             "--previous", new, "--no-cache")
+    assert result.returncode == 0, result.stderr
+    for name in ("changes.json", "redirects.json"):
+        assert f"warning: {new / 'api/results' / name}: ignored" in result.stderr, result.stderr
+    assert (tmp_path / "out/api/results/changes.json").is_file()

@@ -872,3 +872,43 @@ def test_whole_build_survives_every_hostile_run(export, tmp_path, monkeypatch):
         if path.suffix in (".html", ".json", ".csv", ".js", ".svg", ".xml"):
             text = path.read_bytes().decode("utf-8")  # valid UTF-8: no lone surrogate got through
             assert "\ud800" not in text and "\\ud800" not in text, path
+
+
+# ------------------------------------------------------------------ issue 15.4: invisible and non-characters in names
+
+NOT_IN_NAMES = [
+    "\ufffe", "\uffff", "\ufdd0", "\ufdef", "\U0001fffe", "\U0010ffff",  # noncharacters: invalid XML
+    "\u2060", "\u2061", "\u2062", "\u2063", "\u2064", "\u061c", "\u00ad", "\u034f", "\u180e", "\u115f", "\u1160",
+    "\u3164", "\uffa0", "\ufe0f", "\U000e0100", "\U000e0041", "\U000e007f", "\U000e0001",  # invisible look-alikes
+    "\ue000", "\U000f0000",  # private use
+    "\u0378",  # unassigned
+    "\u00a0", "\u3000",  # spaces that pass for U+0020
+]
+
+
+@pytest.mark.parametrize("char", NOT_IN_NAMES, ids=[f"U+{ord(c):04X}" for c in NOT_IN_NAMES])
+def test_a_name_holding_an_invisible_or_non_character_is_marked_and_reported(export, char):
+    export.run(graded(RID), rid=RID, agent=f"os{char}prey")
+    export.sidecars()
+    ex = load(export)
+    problem = assert_problem(ex, "agents.json", "[0].name", "holds control characters or lone surrogates; shown as \ufffd")
+    assert f"U+{ord(char):04X}" in problem.message
+    assert ex.runs[0].agent_name == "os\ufffdprey"
+    summary = render(ex)
+    assert summary["agents"][0]["name"] == "os\ufffdprey"
+    assert {"path": "agents.json", "field": "[0].name"}.items() <= next(
+        p for p in summary["problems"] if p["field"] == "[0].name").items()
+
+
+@pytest.mark.parametrize("name", ["osprey", "Kestrel-2 (β)", "合作代理", "émile", "e\u0301mile", "😀 agent", "x²"])
+def test_ordinary_names_are_left_alone(export, name):
+    export.run(graded(RID), rid=RID, agent=name)
+    export.sidecars()
+    ex = load(export)
+    assert ex.problems == () and ex.runs[0].agent_name == name
+
+
+def test_noncharacters_in_free_text_are_marked_too(export):
+    ex = one_run(export, graded(RID, judge_detail="judge \uffff said \ufdd0 ok"))
+    assert_problem(ex, RESULT, "grade.judge_detail", "shown as \ufffd (U+FFFF, U+FDD0)")
+    assert ex.runs[0].grade.judge_detail == "judge \ufffd said \ufffd ok"

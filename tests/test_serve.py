@@ -12,7 +12,9 @@ import json
 import os
 import queue
 import re
+import shutil
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -193,3 +195,117 @@ def test_inject_reload_puts_one_script_before_head_end():
     page = b"<html><head><title>x</title></head><body></body></html>"
     assert inject_reload(page) == b"<html><head><title>x</title>" + RELOAD_TAG + b"</head><body></body></html>"
     assert inject_reload(b"<p>no head</p>").startswith(RELOAD_TAG)
+
+
+# ------------------------------------------------------------------ issue 15.2: serve only the site, only to its host
+
+
+def raw_get(url: str, target: bytes, host: bytes | None = None, method: bytes = b"GET") -> tuple[int, bytes]:
+    """One request sent as bytes (urllib would fix a malformed one); (status, body)."""
+    address = url.split("//", 1)[1].rstrip("/")
+    name, port = address.rsplit(":", 1)
+    with socket.create_connection((name.strip("[]"), int(port)), timeout=10) as sock:
+        head = method + b" " + target + b" HTTP/1.1\r\n"
+        head += b"Host: " + (address.encode() if host is None else host) + b"\r\n" if host != b"" else b""
+        sock.sendall(head + b"Connection: close\r\n\r\n")
+        data = b""
+        while chunk := sock.recv(65536):
+            data += chunk
+    status, _, rest = data.partition(b"\r\n")
+    return int(status.split()[1]), rest.partition(b"\r\n\r\n")[2]
+
+
+def serve_cli(args: list, cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "podium", *map(str, args)], cwd=cwd, capture_output=True, text=True,
+                          timeout=WAIT, env={**os.environ, **(env or {})})
+
+
+@pytest.mark.parametrize("case", ["home", "foreign", "under-a-file", "loop"])
+def test_serve_refuses_every_output_build_refuses_with_builds_message(tmp_path, export, case):
+    home, work = tmp_path / "home", tmp_path / "work"
+    (home / "notes").mkdir(parents=True)
+    work.mkdir()
+    (tmp_path / "afile").write_text("a file")
+    (tmp_path / "docs").mkdir()
+    (tmp_path / "docs" / "thesis.tex").write_text("years of work")
+    os.symlink("loop", tmp_path / "loop")
+    out = {"home": home, "foreign": tmp_path / "docs", "under-a-file": tmp_path / "afile" / "site",
+           "loop": tmp_path / "loop" / "site"}[case]
+    env = {"HOME": str(home)}
+    before = sorted(str(p) for p in tmp_path.rglob("*"))
+    built = serve_cli(["build", export.root, "--out", out, "--quiet"], work, env)
+    served = serve_cli(["serve", export.root, "--port", "0", "--out", out], work, env)
+    assert built.returncode == served.returncode == 2, (built.stderr, served.stderr)
+    assert served.stderr == built.stderr and served.stderr.startswith(f"Error: {out}: ")
+    assert "serving" not in served.stderr and "Traceback" not in served.stderr
+    assert sorted(str(p) for p in tmp_path.rglob("*")) == before  # nothing created, no cache beside it
+
+
+def test_serve_refuses_the_root_as_build_does_and_creates_nothing_there(tmp_path, export):
+    if os.path.lexists("/.podium-cache"):
+        pytest.skip("/.podium-cache exists already; cannot tell who made it")
+    try:
+        built = serve_cli(["build", export.root, "--out", "/", "--quiet"], tmp_path)
+        served = serve_cli(["serve", export.root, "--port", "0", "--out", "/"], tmp_path)
+        assert built.returncode == served.returncode == 2 and served.stderr == built.stderr
+        assert "filesystem root" in served.stderr and not os.path.lexists("/.podium-cache")
+    finally:  # a regression must not leave litter at the root of the machine
+        if os.path.isdir("/.podium-cache") and not os.path.islink("/.podium-cache"):
+            shutil.rmtree("/.podium-cache", ignore_errors=True)
+
+
+@pytest.fixture
+def served(project):
+    server = Server(["--port", "0", "--out", str(project / "served"), "--config", "podium.yaml"], project)
+    try:
+        yield server
+    finally:
+        server.stop()
+    assert not any("Traceback" in line for line in server.log), server.log
+
+
+def test_serve_never_follows_a_symlink_out_of_its_site_nor_lists_a_directory(served, project, tmp_path):
+    out, url = project / "served", served.url
+    secret = tmp_path / "outside" / "secret.html"
+    secret.parent.mkdir()
+    secret.write_text("<html><head></head>TOP-SECRET-OUTSIDE</html>")
+    assert raw_get(url, b"/index.html")[0] == 200
+    os.symlink(secret, out / "planted.html")
+    os.symlink(secret.parent, out / "planted-dir")
+    os.symlink(secret.parent, out / "runs" / "deeper")
+    (out / "api" / "results" / "listing").mkdir()
+    for target in (b"/planted.html", b"/planted-dir/secret.html", b"/runs/deeper/secret.html", b"/planted-dir/",
+                   b"/etc/passwd", b"/.podium-site", b"/api/results/listing/", b"/api/", b"/nothing/here.html"):
+        status, body = raw_get(url, target)
+        assert status == 404 and b"TOP-SECRET" not in body and b"root:" not in body, (target, status)
+    assert raw_get(url, b"/runs")[0] == 301  # a directory without its slash
+    assert raw_get(url, b"/runs/")[0] == 200
+    assert raw_get(url, b"/index.html", method=b"HEAD")[0] == 200
+
+
+def test_serve_answers_a_malformed_request_with_400_never_a_traceback(served):
+    for target in (b"/index.html%00.txt", b"/%zz", b"/a%2", b"/%ff%fe.html", b"/\xff\xfe.html",
+                   b"/" + b"a" * 5000, b"/../../etc/passwd", b"/%2e%2e/%2e%2e/etc/passwd", b"/a%2f..%2fb",
+                   b"/a\\..\\b", b"/a%5c..%5cb", b"/%01", b"http://evil.example/"):
+        status, body = raw_get(served.url, target)
+        assert status == 400 and b"<html" not in body.lower(), (target, status)
+    assert raw_get(served.url, b"/index.html")[0] == 200  # still serving
+
+
+def test_serve_answers_only_host_headers_naming_its_address(served, project):
+    url = served.url
+    port = url.rsplit(":", 1)[1].rstrip("/").encode()
+    # A broken config: the build's error text is there for a page on the bound address only.
+    time.sleep(1.5)  # the watcher takes its first fingerprint after "serving": let it
+    (project / "podium.yaml").write_text('title: "Serve one"\nexport: export\nhost: moon-base\n', encoding="utf-8")
+    served.wait_for(r"rebuild failed")
+    assert b"moon-base" in raw_get(url, b"/__podium/version")[1]
+    for host in (b"rebind.attacker.example", b"rebind.attacker.example:" + port, b"127.0.0.1:1",
+                 b"127.0.0.2:" + port, b"localhost.attacker.example:" + port, b"[::2]:" + port):
+        for target in (b"/", b"/index.html", b"/__podium/version", b"/__podium/reload.js"):
+            status, body = raw_get(url, target, host=host)
+            assert status == 421, (host, target, status)
+            assert b"moon-base" not in body and b"Serve one" not in body and b"<html" not in body.lower()
+    assert raw_get(url, b"/", host=b"")[0] == 400  # no Host header at all
+    for host in (b"localhost:" + port, b"LOCALHOST:" + port, b"127.0.0.1:" + port, b"[::1]:" + port):
+        assert raw_get(url, b"/", host=host)[0] == 200, host

@@ -156,6 +156,43 @@ def test_failing_swap_leaves_an_empty_output_empty(area, monkeypatch):
     assert litter(area) == []
 
 
+def test_a_file_written_into_an_empty_output_during_the_build_survives(area):
+    """Issue 15.4: the output was empty when the build checked it; another process writes into it
+    while pages are rendered. The swap must not delete that file: the build stops (exit 3) naming it."""
+    (area / "site").mkdir()
+
+    def rendering():
+        yield "index.html", b"<p>one</p>\n"
+        (area / "site" / "notes.txt").write_text("written by someone else")
+        yield "runs/a/index.html", b"a\n"
+
+    with pytest.raises(BuildError) as caught:
+        put(rendering(), area / "site", area)
+    assert caught.value.exit_code == 3
+    assert "notes.txt" in caught.value.message and "appeared there during the build" in caught.value.message
+    assert snapshot(area / "site") == {"notes.txt": hashlib.sha256(b"written by someone else").hexdigest()}
+    assert litter(area) == []
+
+
+def test_a_file_written_into_a_site_during_an_update_survives(area):
+    """The same race on a rebuild: a file another process writes where the update would put a new file."""
+    put(SITE_ONE, area / "site", area)
+    before = snapshot(area / "site")
+
+    def rendering():
+        yield "index.html", b"<p>two</p>\n"
+        (area / "site" / "agents").mkdir()
+        (area / "site" / "agents" / "b").mkdir()
+        (area / "site" / "agents" / "b" / "index.html").write_text("someone else's")
+        yield "agents/b/index.html", b"b\n"
+
+    with pytest.raises(BuildError, match="appeared during the build") as caught:
+        put(rendering(), area / "site", area)
+    assert caught.value.exit_code == 3
+    assert snapshot(area / "site") == {**before, "agents": "dir", "agents/b": "dir",
+                                      "agents/b/index.html": hashlib.sha256(b"someone else's").hexdigest()}
+
+
 UPDATE = {"index.html": b"<p>two</p>\n", "runs/a/index.html": b"a2\n", "runs/b/index.html": b"b\n",
           "api": b"a file where a directory was\n"}
 

@@ -28,7 +28,7 @@ from podium.render.templates import (
     theme_chain,
 )
 from podium.summarize import summarize
-from podium.write import list_site, write_site
+from podium.write import check_output_dir, list_site, write_site
 
 
 @dataclass(frozen=True)
@@ -96,6 +96,13 @@ def content_dir(config: Config) -> Path | None:
     return default if default.is_dir() else None
 
 
+def check_output(config: Config, export: Path | Sequence[Path]) -> Path:
+    """The output directory as the writer will check it (write.check_output_dir), before anything is created:
+    a refused ``--out`` is exit 2 with no side effect. ``podium serve`` calls it before it builds or serves."""
+    inputs = _paths(export) + [p for p in (content_dir(config), config.theme_dir) if p is not None]
+    return check_output_dir(config.out, inputs, [config.root, Path.cwd()])
+
+
 def build_site(config: Config, export: Path | Sequence[Path], *, strict: bool = False, previous: Path | None = None,
                progress: Callable[[int, int, str], None] | None = None, cache_dir: Path | None = None,
                jobs: int = 1) -> Built:
@@ -116,6 +123,7 @@ def build_site(config: Config, export: Path | Sequence[Path], *, strict: bool = 
     collecting = gc.isenabled()
     gc.disable()
     try:
+        check_output(config, export)  # first: a refused output creates nothing, not even the cache beside it
         generated_at = source_date_epoch()
         chain = theme_chain(config.theme, [config.root / "themes", builtin_themes()], config.theme_dir)
         env = make_environment(chain)

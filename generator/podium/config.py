@@ -27,6 +27,7 @@ from pathlib import Path
 
 from podium.errors import ConfigError
 from podium.load.export import Limits
+from podium.load.files import NotReadable, read_regular
 from podium.load.yamlfile import YamlError, parse_yaml
 
 CONFIG_NAME = "podium.yaml"
@@ -71,13 +72,13 @@ def load_config(path: Path | None, overrides: dict | None = None) -> Config:
 
 
 def _read(path: Path) -> dict:
-    try:
-        if path.stat().st_size > CONFIG_MAX_BYTES:
-            raise ConfigError(f"{path}: larger than {CONFIG_MAX_BYTES} bytes")
-        text = path.read_text(encoding="utf-8-sig")
+    try:  # a regular file only (a FIFO or /dev/zero would hang or never end), at most CONFIG_MAX_BYTES
+        text = read_regular(path, CONFIG_MAX_BYTES, follow=True).decode("utf-8-sig")
     except FileNotFoundError:
         raise ConfigError(f"{path}: config file not found") from None
-    except (OSError, UnicodeDecodeError) as err:
+    except NotReadable as err:
+        raise ConfigError(f"{path}: {err}") from None
+    except UnicodeDecodeError as err:
         raise ConfigError(f"{path}: cannot be read: {err}") from None
     try:
         data = parse_yaml(text)

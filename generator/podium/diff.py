@@ -20,6 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from podium.errors import PodiumError
+from podium.load.fields import clean_name
+from podium.load.files import NotReadable, read_regular
 from podium.model import COUNTED_KINDS, KIND_LABELS, MEDIAN_KINDS, provisional
 from podium.render.numbers import DASH, pct
 
@@ -30,6 +32,16 @@ MAX_BYTES = 256 * 1024 * 1024
 LEFT_OUT = tuple(kind for kind in COUNTED_KINDS if kind not in MEDIAN_KINDS)
 LEFT_OUT_LABEL = {kind: KIND_LABELS[kind].lower() for kind in LEFT_OUT}
 ANY_AGENT = "*"
+TIME = re.compile(r"[0-9][0-9T:.Z+-]{0,39}")
+DIGEST = re.compile(r"[A-Za-z0-9:._-]{1,200}")
+NAME_CAP = 200  # characters of a name, id or version read from a previous publish (the loader's own cap)
+
+
+def capped(text: str) -> str:
+    """Text read back from a previous publish as a name: invisible characters as U+FFFD (load/fields.py),
+    at most NAME_CAP characters and an ellipsis (a name the loader cut, 200 + "…", stays as it is)."""
+    text = clean_name(text)[0]
+    return text if len(text) <= NAME_CAP + 1 else text[:NAME_CAP] + "…"
 
 
 class BundleError(PodiumError):
@@ -83,20 +95,22 @@ def summary_path(path: Path) -> Path:
 
 
 def load_bundle(path: Path) -> Bundle:
-    """Read and check one summary bundle; a BundleError names the file and the field."""
+    """Read and check one summary bundle; a BundleError names the file and the field.
+
+    Only a regular file is read (never through a symlink at the file itself, never a FIFO or a
+    device: no read can hang or go on without end), and at most MAX_BYTES of it.
+    """
     file = summary_path(path)
     where = str(file)
     try:
-        if file.stat().st_size > MAX_BYTES:
-            raise BundleError(f"{where}: larger than {MAX_BYTES} bytes; not a podium summary")
-        text = file.read_bytes().decode("utf-8-sig")
+        text = read_regular(file, MAX_BYTES).decode("utf-8-sig")
     except FileNotFoundError:
         hint = " (not a built podium site?)" if path.is_dir() else ""
         raise BundleError(f"{where}: file not found{hint}") from None
+    except NotReadable as err:
+        raise BundleError(f"{where}: {err}; not a podium summary") from None
     except UnicodeDecodeError as err:
         raise BundleError(f"{where}: not UTF-8 text ({err.reason} at byte {err.start})") from None
-    except OSError as err:
-        raise BundleError(f"{where}: cannot be read: {err.strerror or err}") from None
     return parse_bundle(text, where)
 
 
@@ -135,7 +149,7 @@ def bundle_from(data: object, where: str) -> Bundle:
         older=c.unique(older, "agents_older"),
         missions=c.unique_missions(missions),
         problems=len(c.list(top.get("problems", []), "problems")),
-        digest=digest if isinstance(digest, str) else None,
+        digest=digest if isinstance(digest, str) and DIGEST.fullmatch(digest) else None,
         newest=max((t for t in last if t), default=None),
     )
 
@@ -164,7 +178,7 @@ class _Checker:
             return None
         if not isinstance(value, str):
             self.fail(name, f"expected text, got {_kind(value)}")
-        return value
+        return capped(value)
 
     def count(self, value, name: str) -> int:
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
@@ -194,7 +208,10 @@ class _Checker:
         return {str(k): self.count(v, f"{name}.{k}") for k, v in value.items()}
 
     def time(self, value, name: str) -> str | None:
-        return self.text(value, name, optional=True)
+        text = self.text(value, name, optional=True)
+        if text is not None and not TIME.fullmatch(text):
+            self.fail(name, f"expected an ISO-8601 time or null, got {_kind(text)}")
+        return text
 
     def agent(self, value, name: str, *, ranked: bool) -> AgentView:
         a = self.obj(value, name)

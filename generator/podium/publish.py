@@ -10,12 +10,16 @@ or the site directory holding ``api/results/summary.json``): beside the previous
 summary, ``changes.json`` holds the last few change reports and ``redirects.json``
 the old paths that still redirect. Both are read back only as names, ids, kinds
 and numbers, checked field by field; a file that does not check out is ignored
-with a warning (the history starts again), never published as it is.
+with a warning (the history starts again), never published as it is. Each is read
+only as a regular file (no symlink, FIFO or device) of at most diff.MAX_BYTES; only
+the keys podium writes are carried (:func:`pick`), names capped (diff.capped), and
+at most MAX_REDIRECTS redirects.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
@@ -23,6 +27,7 @@ from pathlib import Path
 
 from podium import diff, routes
 from podium.errors import BuildError
+from podium.load.files import NotReadable, read_regular
 from podium.model import Leaderboard, RunRecord, iso_utc
 from podium.plan import Blob, Entry, Page
 from podium.render import data
@@ -176,77 +181,150 @@ def _change_pages(board: Leaderboard, reports: list[dict]) -> list[Page]:
 
 
 class _Opt:
+    """``None`` or the spec."""
+
     def __init__(self, spec):
         self.spec = spec
 
 
 class _Map:
+    """An object of ``spec`` values; keys outside ``keys`` (when given) are dropped, never carried."""
+
+    def __init__(self, spec, keys: frozenset[str] | None = None):
+        self.spec = spec
+        self.keys = keys
+
+
+class _Maybe:
+    """A key a report may lack (written by an older podium); checked when present."""
+
     def __init__(self, spec):
         self.spec = spec
 
 
-_NUM, _PAIR = "number", "pair"
+class _Misfit(ValueError):
+    pass
+
+
+_NUM, _PAIR, _TEXT, _URL, _TIME, _DIGEST = "number", "pair", "text", "url", "time", "digest"
 _VERDICT = frozenset(diff.VERDICTS)
-_AGENT_ROW = {"agent": str, "name": str, "rank": int, "old_rank": _Opt(int), "median": _Opt(_NUM),
-              "old_median": _Opt(_NUM), "delta": _Opt(_NUM), "ci": _Opt(_PAIR), "old_ci": _Opt(_PAIR),
-              "new_runs": int, "left_out": _Map(int), "is_new": bool, "verdict": _VERDICT}
-_BRIEF = {"agent": str, "name": str, "rank": _Opt(int), "median": _Opt(_NUM), "runs": int}
-_MV = {"mission": str, "version": str}
+_KINDS = frozenset(diff.LEFT_OUT)
+_SITE_PATH = re.compile(r"(?:[A-Za-z0-9_][A-Za-z0-9_.-]{0,199}/){0,8}(?:[A-Za-z0-9_][A-Za-z0-9_.-]{0,199})?")
+_AGENT_ROW = {"agent": _TEXT, "name": _TEXT, "url": _Maybe(_Opt(_URL)), "rank": int, "old_rank": _Opt(int),
+              "median": _Opt(_NUM), "old_median": _Opt(_NUM), "delta": _Opt(_NUM), "ci": _Opt(_PAIR),
+              "old_ci": _Opt(_PAIR), "in_median": _Maybe(int), "old_in_median": _Maybe(_Opt(int)), "new_runs": int,
+              "left_out": _Map(int, _KINDS), "is_new": bool, "verdict": _VERDICT}
+_BRIEF = {"agent": _TEXT, "name": _TEXT, "url": _Maybe(_Opt(_URL)), "rank": _Opt(int), "median": _Opt(_NUM),
+          "runs": int}
+_MV = {"mission": _TEXT, "version": _TEXT}
+_SIDE = {"runs": int, "agents": int, "mission_versions": _Maybe(int), "digest": _Maybe(_Opt(_DIGEST)),
+         "newest_run": _Maybe(_Opt(_TIME))}
 REPORT_SHAPE = {
-    "schema": str, "changed": bool, "old": {"runs": int, "agents": int}, "new": {"runs": int, "agents": int},
-    "totals": {"runs": int, "not_a_run": int, "problems": int, "left_out": _Map(int)},
+    "schema": frozenset({diff.REPORT_SCHEMA}), "changed": bool, "old": _SIDE, "new": _SIDE,
+    "totals": {"runs": int, "not_a_run": int, "problems": int, "left_out": _Map(int, _KINDS)},
     "agents": [_AGENT_ROW], "agents_added": [_BRIEF], "agents_gone": [_BRIEF],
-    "agents_renamed": [{"agent": str, "old_name": str, "name": str}],
-    "missions": {"added": [{**_MV, "current": bool, "runs": int}], "gone": [{**_MV, "runs": int}],
-                 "became_older": [{**_MV, "runs": int, "current": _Opt(str)}],
-                 "runs": [{**_MV, "current": bool, "runs": int, "new_runs": int}]},
-    "new_runs": [{**_MV, "agent": str, "name": str, "new_runs": int}],
+    "agents_renamed": [{"agent": _TEXT, "old_name": _TEXT, "name": _TEXT}],
+    "missions": {"added": [{**_MV, "current": bool, "url": _Maybe(_Opt(_URL)), "runs": int}],
+                 "gone": [{**_MV, "runs": int}],
+                 "became_older": [{**_MV, "url": _Maybe(_Opt(_URL)), "runs": int, "current": _Opt(_TEXT)}],
+                 "runs": [{**_MV, "url": _Maybe(_Opt(_URL)), "current": bool, "runs": int, "new_runs": int}]},
+    "new_runs": [{**_MV, "agent": _TEXT, "name": _TEXT, "new_runs": int}],
 }
+_HISTORY_ENTRY = {"number": int, "updated": _TIME, "report": REPORT_SHAPE}
+MAX_REDIRECTS = 10_000  # entries of a previous redirects.json; a longer one is ignored with a warning
+_REDIRECT = {"from": _URL, "kind": frozenset({"agent", "mission"}), "agent": _Opt(_TEXT), "mission": _Opt(_TEXT),
+             "version": _Opt(_TEXT)}
+
+
+def pick(value, spec):
+    """``value`` rebuilt from ``spec``: only the keys it names (unknown keys and free text are dropped),
+    names cleaned and capped (diff.capped), URLs plain site paths, numbers finite. A _Misfit when a
+    value does not have the shape at all."""
+    if isinstance(spec, _Opt):
+        return None if value is None else pick(value, spec.spec)
+    if isinstance(spec, _Map):
+        if not isinstance(value, dict):
+            raise _Misfit
+        return {k: pick(v, spec.spec) for k, v in value.items()
+                if isinstance(k, str) and (spec.keys is None or k in spec.keys)}
+    if isinstance(spec, dict):
+        if not isinstance(value, dict):
+            raise _Misfit
+        out = {}
+        for key, inner in spec.items():
+            if isinstance(inner, _Maybe):
+                if key in value:
+                    out[key] = pick(value[key], inner.spec)
+            elif key in value:
+                out[key] = pick(value[key], inner)
+            else:
+                raise _Misfit
+        return out
+    if isinstance(spec, list):
+        if not isinstance(value, list):
+            raise _Misfit
+        return [pick(v, spec[0]) for v in value]
+    if not fits(value, spec):
+        raise _Misfit
+    return diff.capped(value) if spec == _TEXT else value
 
 
 def fits(value, spec) -> bool:
-    """``value`` has the shape ``spec`` describes (types, keys, finite numbers)."""
-    if isinstance(spec, _Opt):
+    """``value`` has the shape ``spec`` describes (types, keys, finite numbers, plain site paths)."""
+    if isinstance(spec, (_Opt, _Maybe)):
         return value is None or fits(value, spec.spec)
-    if isinstance(spec, _Map):
-        return isinstance(value, dict) and all(isinstance(k, str) and fits(v, spec.spec) for k, v in value.items())
-    if isinstance(spec, dict):
-        return isinstance(value, dict) and all(k in value and fits(value[k], s) for k, s in spec.items())
-    if isinstance(spec, list):
-        return isinstance(value, list) and all(fits(v, spec[0]) for v in value)
+    if isinstance(spec, (_Map, dict, list)):
+        try:
+            pick(value, spec)
+        except _Misfit:
+            return False
+        return True
     if isinstance(spec, frozenset):
         return isinstance(value, str) and value in spec
     if spec == _NUM:
         return isinstance(value, (int, float)) and not isinstance(value, bool) and -1e6 < value < 1e6
     if spec == _PAIR:
         return isinstance(value, list) and len(value) == 2 and all(fits(v, _NUM) for v in value)
+    if spec == _TEXT:
+        return isinstance(value, str)
+    if spec == _URL:
+        return isinstance(value, str) and 0 < len(value) <= 400 and bool(_SITE_PATH.fullmatch(value))
+    if spec == _TIME:
+        return isinstance(value, str) and bool(diff.TIME.fullmatch(value))
+    if spec == _DIGEST:
+        return isinstance(value, str) and bool(diff.DIGEST.fullmatch(value))
     if spec is int:
-        return isinstance(value, int) and not isinstance(value, bool)
+        return isinstance(value, int) and not isinstance(value, bool) and -(10 ** 15) < value < 10 ** 15
     return isinstance(value, spec)
 
 
 def _read_json(path: Path, warnings: list[str]):
-    if not path.is_file():
+    """A history file's JSON, or None (absent, or with a warning when it cannot be read): a regular
+    file only, never through a symlink, at most diff.MAX_BYTES (a FIFO or /dev/zero cannot hang it)."""
+    if not os.path.lexists(path):
         return None
     try:
-        if path.stat().st_size > diff.MAX_BYTES:
-            raise ValueError("too large")
-        return json.loads(path.read_bytes().decode("utf-8"), parse_constant=diff._refuse_constant)
-    except (OSError, ValueError, RecursionError) as err:
+        data = read_regular(path, diff.MAX_BYTES)
+        return json.loads(data.decode("utf-8"), parse_constant=diff._refuse_constant)
+    except (NotReadable, OSError, ValueError, RecursionError) as err:
         warnings.append(f"{path}: ignored, cannot be read as JSON ({err}); it starts again")
         return None
 
 
 def _history(path: Path, warnings: list[str]) -> list[dict]:
-    """The previous build's change reports (newest first), or [] with a warning when they do not check out."""
+    """The previous build's change reports (newest first), or [] with a warning when they do not check out.
+    Only what podium writes is carried: known keys, names capped, no free text."""
     doc = _read_json(path, warnings)
     if doc is None:
         return []
-    entry = {"number": int, "updated": str, "report": REPORT_SHAPE}
-    if not (isinstance(doc, dict) and doc.get("schema") == CHANGES_SCHEMA and fits(doc.get("reports"), [entry])):
+    try:
+        if not (isinstance(doc, dict) and doc.get("schema") == CHANGES_SCHEMA):
+            raise _Misfit
+        reports = pick(doc.get("reports"), [_HISTORY_ENTRY])
+    except _Misfit:
         warnings.append(f"{path}: ignored, not a {CHANGES_SCHEMA} history; the change history starts again")
         return []
-    reports = [r for r in doc["reports"] if r["number"] > 0 and re.fullmatch(r"[0-9TZ:+-]{1,40}", r["updated"])]
+    reports = [r for r in reports if r["number"] > 0]
     reports.sort(key=lambda r: -r["number"])
     numbers = [r["number"] for r in reports]
     if len(set(numbers)) != len(numbers) or len(reports) != len(doc["reports"]):
@@ -259,15 +337,22 @@ def _history(path: Path, warnings: list[str]) -> list[dict]:
 
 
 def _carried(path: Path, warnings: list[str]) -> list[dict]:
+    """The previous redirects (known keys only), at most MAX_REDIRECTS; else [] with a warning."""
     doc = _read_json(path, warnings)
     if doc is None:
         return []
-    shape = [{"from": str, "kind": frozenset({"agent", "mission"}), "agent": _Opt(str), "mission": _Opt(str),
-              "version": _Opt(str)}]
-    if not (isinstance(doc, dict) and doc.get("schema") == REDIRECTS_SCHEMA and fits(doc.get("redirects"), shape)):
+    try:
+        if not (isinstance(doc, dict) and doc.get("schema") == REDIRECTS_SCHEMA):
+            raise _Misfit
+        entries = doc.get("redirects")
+        if isinstance(entries, list) and len(entries) > MAX_REDIRECTS:
+            warnings.append(f"{path}: ignored, {len(entries)} redirects is more than the {MAX_REDIRECTS:,} podium "
+                            "carries; earlier redirects are dropped")
+            return []
+        return pick(entries, [_REDIRECT])
+    except _Misfit:
         warnings.append(f"{path}: ignored, not a {REDIRECTS_SCHEMA} list; earlier redirects are dropped")
         return []
-    return doc["redirects"]
 
 
 def _redirects(board: Leaderboard, old: diff.Bundle, carried: list[dict]) -> list[dict]:

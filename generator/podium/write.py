@@ -21,6 +21,7 @@ its marker (or an empty one).
 
 from __future__ import annotations
 
+import errno
 import os
 import re
 import shutil
@@ -88,29 +89,63 @@ def list_site(site: Path) -> Listing | None:
     return Listing(files, frozenset(dirs), tuple(sorted(odd)))
 
 
+def real_path(path: Path) -> Path:
+    """``path`` with every symlink resolved; an UnsafeOutput (exit 2) for a symlink loop instead of a RuntimeError."""
+    try:
+        return path.resolve()
+    except (RuntimeError, OSError) as err:
+        why = "a symlink loop" if isinstance(err, RuntimeError) else (err.strerror or str(err))
+        raise UnsafeOutput(f"{path}: cannot be resolved ({why})") from None
+
+
 def check_output_dir(out: Path, inputs: list[Path], homes: list[Path]) -> Path:
-    """The resolved output path, or a BuildError when writing there could destroy something.
+    """The resolved output path, or an UnsafeOutput (exit 2) when writing there could destroy something.
 
     ``inputs`` (export, content, theme) may not overlap the output at all;
     ``homes`` (project root, working directory) may hold it but not be it or sit inside it.
+    Creates nothing: ``build_site`` calls it before anything (the cache beside the output
+    included) is made, and ``podium serve`` before it builds or serves.
     """
     if out.is_symlink() or (out.exists() and not out.is_dir()):
         raise UnsafeOutput(f"{out}: exists and is not a directory")
-    target = out.resolve()
-    if target == Path(target.anchor) or target == Path.home().resolve():
+    target = real_path(out)
+    for above in target.parents:  # `--out afile/site`: the first existing ancestor must be a directory
+        try:
+            mode = os.lstat(above).st_mode
+        except FileNotFoundError:
+            continue
+        except OSError as err:
+            raise UnsafeOutput(f"{out}: {above} cannot be read: {err.strerror or err}") from None
+        if not stat.S_ISDIR(mode):
+            raise UnsafeOutput(f"{out}: {above} exists and is not a directory")
+        break
+    if target == Path(target.anchor) or target == real_path(Path.home()):
         raise UnsafeOutput(f"{out}: refusing to use a filesystem root or home directory as the output")
-    for other in (p.resolve() for p in inputs):
+    for other in (real_path(p) for p in inputs):
         if target == other or target in other.parents or other in target.parents:
             raise UnsafeOutput(f"{out}: the output directory may not contain, equal or sit inside {other}")
-    for other in (p.resolve() for p in homes):
+    for other in (real_path(p) for p in homes):
         if target == other or target in other.parents:
             raise UnsafeOutput(f"{out}: the output directory may not be or contain {other}")
-    if target.is_dir() and any(target.iterdir()) and not (target / MARKER).is_file():
+    try:
+        foreign = target.is_dir() and any(target.iterdir()) and not _is_marker(target / MARKER)
+        has_git = os.path.lexists(target / ".git")
+    except OSError as err:
+        raise UnsafeOutput(f"{out}: cannot be read: {err.strerror or err}") from None
+    if foreign:
         raise UnsafeOutput(f"{out}: exists, is not empty and was not written by podium (no {MARKER}); "
                          "choose another --out or empty it yourself")
-    if (target / ".git").exists():
+    if has_git:
         raise UnsafeOutput(f"{out}: holds a .git directory; refusing to replace it")
     return target
+
+
+def _is_marker(path: Path) -> bool:
+    """podium's marker: a regular file (a symlink named like it does not make a directory podium's)."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def check_relative(path: str) -> str:
@@ -218,7 +253,7 @@ class _Update:
                 if rel not in wanted:
                     self._move_away(self.target / rel)
             for rel, source in staged:
-                self._put(rel, source)
+                self._put(rel, source, previous)
         except BaseException:
             self._roll_back()
             raise
@@ -236,13 +271,16 @@ class _Update:
         os.replace(path, away)
         self.undo.append(("moved", path, away))
 
-    def _put(self, rel: str, source: Path) -> None:
+    def _put(self, rel: str, source: Path, previous: Listing) -> None:
         dest = self.target / rel
         self._directory(dest.parent)
         try:
             info = os.lstat(dest)
         except FileNotFoundError:
             info = None
+        if info is not None and rel not in previous.files and rel not in previous.dirs and rel not in previous.odd:
+            raise BuildError(f"{dest}: appeared during the build; podium deletes only what it wrote, so the previous "
+                             "site was put back")
         if info is not None and stat.S_ISREG(info.st_mode):  # replaced in one step; the old one kept to undo
             away = self._away()
             try:
@@ -293,15 +331,23 @@ class _Update:
 
 
 def _swap(staging: Path, target: Path) -> None:
-    if not target.exists():
-        os.replace(staging, target)
-        return
-    old = Path(tempfile.mkdtemp(prefix=".podium-old-", dir=target.parent))
-    old.rmdir()
-    os.replace(target, old)
+    """Put the staged first build at ``target``, which was absent or empty when the build checked it.
+
+    One rename, which the kernel allows only onto a missing or *empty* directory: a file
+    another process wrote into ``target`` during the build is never deleted; the build
+    stops (exit 3) naming what it found, and ``target`` is left as it is.
+    """
     try:
         os.replace(staging, target)
-    except OSError:
-        os.replace(old, target)
-        raise
-    shutil.rmtree(old, ignore_errors=True)  # the new site is live; a leftover is only litter
+    except OSError as err:
+        if err.errno not in (errno.ENOTEMPTY, errno.EEXIST, errno.ENOTDIR, errno.EISDIR):
+            raise
+        try:
+            found = sorted(os.listdir(target))
+        except OSError:
+            found = []
+        shown = [name if name.isprintable() else repr(name) for name in found[:5]]  # no terminal escapes
+        what = ", ".join(shown) + (f" and {len(found) - 5} more" if len(found) > 5 else "")
+        raise BuildError(f"{target}: {what or 'something'} appeared there during the build; podium deletes only "
+                         "what it wrote, so nothing was replaced (empty the directory or choose another --out)"
+                         ) from None

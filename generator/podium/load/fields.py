@@ -3,24 +3,62 @@
 A :class:`Fields` reads one file. Each getter returns the value, or None when
 the field is absent, null or unusable; mistyped and out-of-range values are
 reported (naming the file and the JSON path) before None is returned.
-Strings are cleaned: lone surrogates and control characters become U+FFFD,
-so nothing downstream can crash on them, and the change is reported.
+Strings are cleaned: lone surrogates, control characters and noncharacters become
+U+FFFD, so nothing downstream can crash on them or write invalid XML, and the change
+is reported (with the code points); names, ids and versions also lose every invisible
+character (:func:`clean_name`).
 """
 
 from __future__ import annotations
 
 import math
 import re
+import unicodedata
 
 from podium.load.jsonfile import Unusable
 from podium.model import Problem
 
 _MISSING = object()
-# Names, ids and versions: no line breaks (U+2028/9 included), and no invisible
-# bidi controls or zero-width characters that could make one name pass for another.
-_CONTROL_LINE = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
-_CONTROL_TEXT = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
+# Noncharacters (U+FDD0-U+FDEF and the last two code points of every plane): not allowed
+# in XML (feed.xml, badges), never meaningful in any text.
+_NONCHARACTERS = "\ufdd0-\ufdef" + "".join(f"{chr(p * 0x10000 + 0xfffe)}{chr(p * 0x10000 + 0xffff)}"
+                                             for p in range(17))
+_CONTROL_TEXT = re.compile(f"[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f{_NONCHARACTERS}]")
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
+# Names, ids and versions: no line breaks, and nothing invisible that could make one name pass
+# for another ("osprey" and "os\u2060prey"): every character of the Unicode categories Cc
+# (controls), Cf (format: bidi controls, zero-width and joiners, soft hyphen, tags), Cs, Co
+# (private use) and Cn (unassigned in Python's Unicode database, noncharacters included),
+# separators other than the space (Zl, Zp, and Zs spaces such as U+00A0 that pass for
+# U+0020), and the invisible letters and marks: U+034F, U+115F/U+1160, U+17B4/U+17B5,
+# U+180B-U+180F, U+2800, U+3164, U+FFA0, variation selectors.
+_INVISIBLE = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u180b\u180c\u180d\u180e\u180f\u2800\u3164\uffa0"
+                       + "".join(map(chr, range(0xfe00, 0xfe10))) + "".join(map(chr, range(0xe0100, 0xe01f0))))
+_NOT_IN_NAMES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp", "Zs"})
+
+
+def _name_character(ch: str) -> bool:
+    """May ``ch`` stand in a name, an id or a version?"""
+    if " " <= ch <= "~":
+        return True
+    return ch not in _INVISIBLE and unicodedata.category(ch) not in _NOT_IN_NAMES
+
+
+def clean_name(value: str) -> tuple[str, list[str]]:
+    """``value`` with every character a name may not hold (see above) as U+FFFD, and those characters."""
+    if value.isascii() and value.isprintable():
+        return value, []
+    bad = [ch for ch in value if not _name_character(ch)]
+    if not bad:
+        return value, []
+    return "".join(ch if _name_character(ch) else "\ufffd" for ch in value), bad
+
+
+def code_points(chars: list[str], most: int = 5) -> str:
+    """``U+2060, U+00AD`` for the distinct characters, in order of appearance."""
+    seen = list(dict.fromkeys(chars))
+    text = ", ".join(f"U+{ord(ch):04X}" for ch in seen[:most])
+    return text + (", …" if len(seen) > most else "")
 
 
 def describe(value: object) -> str:
@@ -97,10 +135,13 @@ class Fields:
         return self.clean(value, field, line=line, limit=limit)
 
     def clean(self, value: str, field: str, *, line: bool = True, limit: int = 512) -> str:
-        cleaned = _SURROGATE.sub("\ufffd", value)
-        cleaned = (_CONTROL_LINE if line else _CONTROL_TEXT).sub("\ufffd", cleaned)
-        if cleaned != value:
-            self.report(field, "holds control characters or lone surrogates; shown as \ufffd")
+        if line:
+            cleaned, bad = clean_name(value)
+        else:
+            bad = _SURROGATE.findall(value) + _CONTROL_TEXT.findall(value)
+            cleaned = _CONTROL_TEXT.sub("\ufffd", _SURROGATE.sub("\ufffd", value)) if bad else value
+        if bad:
+            self.report(field, f"holds control characters or lone surrogates; shown as \ufffd ({code_points(bad)})")
         if len(cleaned) > limit:
             self.report(field, f"is {len(cleaned)} characters long; cut to {limit}")
             cleaned = cleaned[:limit] + "…"

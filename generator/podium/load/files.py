@@ -107,3 +107,53 @@ class LimitedFile:
 
     def __exit__(self, *exc) -> None:
         self.handle.close()
+
+
+class NotReadable(Exception):
+    """A file outside the export (a previous publish) that podium will not read; ``str()`` says why."""
+
+
+def read_regular(path: Path, limit: int, *, follow: bool = False) -> bytes:
+    """The bytes of the regular file ``path``, at most ``limit`` of them: never through a symlink at
+    ``path`` itself (unless ``follow``), never a FIFO, device or directory (opened non-blocking, checked
+    on the open descriptor), never more than ``limit`` bytes read. FileNotFoundError when it does not
+    exist, NotReadable (the reason, without the path) otherwise.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+    if not follow:
+        flags |= getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        raise
+    except OSError as err:
+        if err.errno == errno.ELOOP:
+            try:
+                link = stat.S_ISLNK(os.lstat(path).st_mode)
+            except OSError:
+                link = False
+            raise NotReadable("is a symlink; not followed" if link else "a symlink loop is in its path") from None
+        raise NotReadable(f"cannot be read: {err.strerror or err}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NotReadable("is not a regular file; not read")
+        if info.st_size > limit:
+            raise NotReadable(f"is {info.st_size} bytes, over the {limit}-byte limit; not read")
+        chunks, size = [], 0
+        while size <= limit:
+            try:
+                chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+            except BlockingIOError:
+                raise NotReadable("is not a regular file; not read") from None
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > limit:
+            raise NotReadable(f"grew over the {limit}-byte limit while being read; not read")
+        return b"".join(chunks)
+    except OSError as err:
+        raise NotReadable(f"cannot be read: {err.strerror or err}") from None
+    finally:
+        os.close(fd)
