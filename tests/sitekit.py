@@ -322,3 +322,50 @@ def hostile_export(export, *, extra_report: str = ""):
         runs[rid] = name
     export.sidecars()
     return runs
+
+
+# ------------------------------------------------------------------ the ledger, from its parts
+
+RUNS_INDEX = "api/results/runs.json"
+
+
+def ledger_rows(files: dict[str, bytes]) -> list[dict]:
+    """The whole ledger as runs.json used to hold it (one dict per run, newest first), put together from
+    the index and its JSON parts: the layout a script reading the data follows (README, issue 18)."""
+    index = strict_json(files[RUNS_INDEX])
+    rows = []
+    for part in index["parts"]:
+        data = strict_json(files[part["json"]])
+        constants = {"agent": data["agent"], "agent_name": data["agent_name"], "mission": data["mission"]}
+        for values in data["rows"]:
+            row = dict(zip(data["columns"], values, strict=True))
+            rows.append({**constants, **row})
+    assert len(rows) == index["runs"]
+    order = {name: i for i, name in enumerate(index["columns"])}
+    rows = [dict(sorted(row.items(), key=lambda item: order[item[0]])) for row in rows]
+    return sorted(rows, key=lambda r: (r["date"] is None, _negated(r["date"] or ""), r["run_id"]))
+
+
+def _negated(text: str) -> tuple:
+    return tuple(-ord(c) for c in text)
+
+
+def ledger_csv(files: dict[str, bytes]) -> str:
+    """Every CSV part of the ledger, as one CSV text with one header (parts concatenate)."""
+    index = strict_json(files[RUNS_INDEX])
+    header, bodies = None, []
+    for part in index["parts"]:
+        text = files[part["csv"]].decode("utf-8")
+        first, _, body = text.partition("\r\n")
+        assert header in (None, first)
+        header = first
+        bodies.append(body)
+    return (header or ",".join(index["columns"])) + "\r\n" + "".join(bodies)
+
+
+def ledger_rows_at(site: Path) -> list[dict]:
+    """:func:`ledger_rows` of a built site directory (reads only the index and its JSON parts)."""
+    index = strict_json((site / RUNS_INDEX).read_bytes())
+    files = {RUNS_INDEX: (site / RUNS_INDEX).read_bytes()}
+    files.update({part["json"]: (site / part["json"]).read_bytes() for part in index["parts"]})
+    return ledger_rows(files)

@@ -31,6 +31,7 @@ from pathlib import Path
 from urllib.parse import quote
 
 import pytest
+from sitekit import ledger_rows_at
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 ARTIFACTS = REPO_ROOT / "tests" / "artifacts"
@@ -82,15 +83,16 @@ def _unavailable(reason: str):
 # ----------------------------------------------------------------------------- fixtures
 
 
-def _build(out: Path, ledger_page: int | None = None) -> Path:
-    from podium import plan
+def _build(out: Path, **sizes) -> Path:
+    """The demo site; ``sizes`` change ledger.py's (PAGE_ROWS, FRONT_ROWS, BROWSER_LIMIT) for this build."""
+    from podium import ledger
     from podium.build import build_site
     from podium.config import load_config
 
     with pytest.MonkeyPatch.context() as mp:
         mp.chdir(REPO_ROOT)
-        if ledger_page is not None:
-            mp.setattr(plan, "LEDGER_PAGE", ledger_page)
+        for name, value in sizes.items():
+            mp.setattr(ledger, name, value)
         build_site(load_config(Path("podium.yaml"), {"out": out}), Path("content/demo-export"))
     return out
 
@@ -102,13 +104,19 @@ def site(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def paged_site(tmp_path_factory) -> Path:
-    """The demo site with 40 runs per ledger page, so the ledger has a pager."""
-    return _build(tmp_path_factory.mktemp("browser-paged") / "site", ledger_page=40)
+    """The demo site with 40 runs per ledger page and 30 on the front page, so months have several pages."""
+    return _build(tmp_path_factory.mktemp("browser-paged") / "site", PAGE_ROWS=40, FRONT_ROWS=30)
+
+
+@pytest.fixture(scope="module")
+def limited_site(tmp_path_factory) -> Path:
+    """The demo site whose ledger loads more than 50 runs only when asked (a big history, in small)."""
+    return _build(tmp_path_factory.mktemp("browser-limited") / "site", BROWSER_LIMIT=50)
 
 
 @pytest.fixture(scope="module")
 def runs_json(site) -> list[dict]:
-    return json.loads((site / "api" / "results" / "runs.json").read_text(encoding="utf-8"))
+    return ledger_rows_at(site)
 
 
 @pytest.fixture(scope="module")
@@ -308,6 +316,24 @@ def _assert_sorted(values: list[float | None], direction: str):
         f"runs without a score ('—') are mixed in with scored ones when {direction}"
 
 
+VIEW_PAGE = 100  # rows the script draws at a time (podium.js PAGE)
+
+
+def _every_view_page(page, n: int) -> list[str]:
+    """Column ``n`` over every page of the current view (the script draws VIEW_PAGE rows at a time),
+    leaving the view on its first page."""
+    values = _column(page, n)
+    older = page.locator("#ledger-pager [name=older]")
+    turns = 0
+    while page.locator("#ledger-pager").is_visible() and not older.is_disabled():
+        _rerender(page, older.click)
+        values += _column(page, n)
+        turns += 1
+    for _ in range(turns):
+        _rerender(page, page.locator("#ledger-pager [name=newer]").click)
+    return values
+
+
 def test_ledger_sorts_by_overall(site, runs_json, new_page):
     page, watch = new_page()
     open_page(page, site, "runs/index.html")
@@ -321,7 +347,8 @@ def test_ledger_sorts_by_overall(site, runs_json, new_page):
         direction = header.get_attribute("aria-sort")
         assert direction in ("ascending", "descending"), f"aria-sort={direction!r}"
         assert page.locator("#ledger th[aria-sort]").count() == 1
-        values = [_overall(t) for t in _column(page, OVERALL_COL)]
+        assert len(_column(page, OVERALL_COL)) == min(VIEW_PAGE, len(runs_json))  # drawn a page at a time
+        values = [_overall(t) for t in _every_view_page(page, OVERALL_COL)]
         assert len(values) == len(runs_json)
         _assert_sorted(values, direction)
         directions.append((direction, values[0]))
@@ -393,19 +420,78 @@ def test_ledger_prefilters_from_the_url(site, runs_json, new_page):
     watch.assert_clean()
 
 
-def test_ledger_rows_link_to_runs_from_a_deeper_page(paged_site, new_page):
-    """Rows the script renders on runs/page/2/ link with the right relative prefix."""
+def test_a_filtered_ledger_fetches_only_its_parts(site, runs_json, new_page):
+    """Issue 18: the ledger's data are parts (one per agent and mission); a view by agent or by mission
+    loads the index and exactly the parts holding its runs, and shows every one of them."""
+    index = json.loads((site / "api/results/runs.json").read_text(encoding="utf-8"))
     page, watch = new_page()
-    open_page(page, paged_site, "runs/page/2/index.html")
-    _rerender(page, lambda: page.select_option("select[name=kind]", "graded"))
-    pager_hidden = page.locator(".pager").is_hidden()
-    link = page.locator("#ledger tbody tr a.mono").first
+    open_page(page, site, "runs/index.html")
+    assert not any("/api/results/" in u for u in watch.requests), "ledger data loaded before any filter"
+    name = sorted({p["agent_name"] for p in index["parts"]})[1]
+    count = _rerender(page, lambda: page.select_option("select[name=agent]", name))
+    loaded = {u.split("/api/results/", 1)[1] for u in watch.requests if "/api/results/" in u}
+    wanted = {p["script"].removeprefix("api/results/") for p in index["parts"] if p["agent_name"] == name}
+    assert loaded == {"ledger.js"} | wanted, sorted(loaded)
+    assert count == f"{sum(r['agent_name'] == name for r in runs_json)} of {len(runs_json)} runs"
+    watch.assert_clean()
+    mission = sorted({p["mission"] for p in index["parts"]})[0]  # a mission's view, linked to
+    page, watch = new_page()
+    open_page(page, site, "runs/index.html", "#mission=" + quote(mission))
+    count = _wait_count(page)
+    loaded = {u.split("/api/results/", 1)[1] for u in watch.requests if "/api/results/" in u}
+    wanted = {p["script"].removeprefix("api/results/") for p in index["parts"] if p["mission"] == mission}
+    assert loaded == {"ledger.js"} | wanted, sorted(loaded)
+    assert count == f"{sum(r['mission'] == mission for r in runs_json)} of {len(runs_json)} runs"
+    watch.assert_clean()
+
+
+def test_a_view_of_more_runs_than_the_limit_waits_to_be_asked(limited_site, new_page):
+    """Without an agent or a mission, a view that needs more runs than the limit loads nothing until
+    the reader asks; then every part loads and the view is drawn a page at a time."""
+    total = len(ledger_rows_at(limited_site))
+    page, watch = new_page()
+    open_page(page, limited_site, "runs/index.html")
+    page.locator("#ledger th[data-sort=overall] > button").click()
+    page.wait_for_function("() => /needs \\d+ runs/.test(document.querySelector('output[name=count]').value)")
+    load = page.locator(".ledger-load button")
+    assert load.is_visible()
+    assert not any("/api/results/ledger/" in u for u in watch.requests), "parts loaded before being asked"
+    count = _rerender(page, load.click)
+    assert count == f"{total} of {total} runs"
+    assert load.is_hidden()
+    assert len(_column(page, OVERALL_COL)) == min(VIEW_PAGE, total)
+    watch.assert_clean()
+
+
+def test_the_view_is_drawn_a_page_at_a_time_and_the_page_is_in_the_address(site, runs_json, new_page):
+    page, watch = new_page()
+    open_page(page, site, "runs/index.html")
+    _rerender(page, lambda: page.locator("#ledger th[data-sort=run] > button").click())
+    first = _column(page, 2)
+    assert len(first) == min(VIEW_PAGE, len(runs_json)) and first == sorted(first)
+    assert page.locator("#ledger-pager").is_visible()
+    _rerender(page, page.locator("#ledger-pager [name=older]").click)
+    second = _column(page, 2)
+    assert second == sorted(r["run_id"][:8] for r in runs_json)[VIEW_PAGE:2 * VIEW_PAGE]
+    assert _hash_params(page) == {"sort": "run", "dir": "asc", "page": "2"}
+    page.reload(wait_until="load")
+    settle(page)
+    _wait_count(page)
+    assert _column(page, 2) == second
+    watch.assert_clean()
+
+
+def test_ledger_pages_link_their_runs_from_deeper_paths(paged_site, new_page):
+    """A month's page (runs/<month>/<n>/) links each run with a page with the right relative prefix."""
+    page, watch = new_page()
+    month = sorted(p.parent.parent.name for p in (paged_site / "runs").glob("20*/*/index.html"))[-1]
+    open_page(page, paged_site, f"runs/{month}/1/index.html")
+    link = page.locator("table.ledger tbody tr a.mono").first
     prefix = link.text_content().strip()
     follow(page, link)
     assert re.search(rf"/runs/{prefix}[0-9a-f]{{24}}/index\.html$", page.url), page.url
     assert page.locator("h1").count() == 1
     watch.assert_clean()
-    assert pager_hidden, "the pager (page 1 2 3 4) stays visible over the filtered rows of every page"
 
 
 # ----------------------------------------------------------------------------- JavaScript off
@@ -413,7 +499,7 @@ def test_ledger_rows_link_to_runs_from_a_deeper_page(paged_site, new_page):
 
 def test_filter_form_stays_hidden_without_javascript(site, paged_site, new_page):
     page, watch = new_page(java_script_enabled=False)
-    for root, rel in ((site, "runs/index.html"), (paged_site, "runs/page/2/index.html")):
+    for root, rel in ((site, "runs/index.html"), (paged_site, "runs/index.html")):
         open_page(page, root, rel)
         form = page.locator("form#ledger-filters")
         assert form.get_attribute("hidden") is not None
@@ -427,33 +513,35 @@ def test_ledger_without_javascript(site, paged_site, runs_json, new_page):
     open_page(page, site, "runs/index.html")
     assert page.locator("#ledger th button").count() == 0
     rows = page.locator("#ledger tbody tr")
-    assert rows.count() == min(len(runs_json), 500)
+    assert rows.count() == min(len(runs_json), 100)
     first_id = runs_json[0]["run_id"]
     assert rows.first.locator("a.mono").text_content().strip() == first_id[:8]
     follow(page, rows.first.locator("a.mono"))
     assert page.url == url(site, f"runs/{first_id}/index.html")
     assert first_id[:8] in page.locator("h1").text_content()
 
-    # the pager (the demo export fits one page, so this uses a build with 40 runs a page)
+    # every run is on a page of its month (a build with 30 runs up front and 40 a page)
+    by_month: dict[str, list[dict]] = {}
+    for row in runs_json:
+        by_month.setdefault(row["date"][:7] if row["date"] else "undated", []).append(row)
     open_page(page, paged_site, "runs/index.html")
-    assert page.locator("#ledger tbody tr").count() == 40
-    pager = page.locator("nav.pager")
-    assert pager.is_visible()
-    assert pager.locator("a, span").count() == -(-len(runs_json) // 40)
-    follow(page, pager.locator("a", has_text=re.compile(r"^\s*2\s*$")))
-    assert page.url == url(paged_site, "runs/page/2/index.html")
-    assert page.locator("nav.pager [aria-current=page]").text_content().strip() == "2"
-    ids = page.eval_on_selector_all("#ledger tbody tr a.mono", "as => as.map(a => a.textContent.trim())")
-    assert ids == [r["run_id"][:8] for r in runs_json[40:80]]
-    # links from the deeper page resolve: a run, an agent, back to page 1
-    follow(page, page.locator("#ledger tbody tr a.mono").first)
-    assert page.url == url(paged_site, f"runs/{runs_json[40]['run_id']}/index.html")
+    assert page.locator("#ledger tbody tr").count() == 30
+    months = page.locator(".ledger-months li > a:first-child")
+    assert months.count() == len(by_month)
+    newest = max(m for m in by_month if m != "undated")
+    follow(page, page.locator(".ledger-months a", has_text=re.compile(r"\d{4}$")).first)
+    pages = -(-len(by_month[newest]) // 40)
+    assert page.url == url(paged_site, f"runs/{newest}/{pages}/index.html")
+    ids = page.eval_on_selector_all("table.ledger tbody tr", "trs => trs.map(tr => tr.id.slice(4, 12))")
+    rest = len(by_month[newest]) % 40 or 40
+    assert ids == [r["run_id"][:8] for r in by_month[newest][:rest]]  # the month's newest page: newest first
+    seen = list(ids)
+    while page.locator("nav.pager a[rel=next]").count():
+        follow(page, page.locator("nav.pager a[rel=next]").first)
+        seen += page.eval_on_selector_all("table.ledger tbody tr", "trs => trs.map(tr => tr.id.slice(4, 12))")
+    assert seen == [r["run_id"][:8] for r in runs_json]  # older and older: every run once, newest first
     back(page)
-    follow(page, page.locator("#ledger tbody tr td:nth-child(3) a").first)
-    assert re.search(r"/agents/[a-z0-9-]+/index\.html$", page.url), page.url
-    back(page)
-    follow(page, page.locator("nav.pager a", has_text=re.compile(r"^\s*1\s*$")))
-    assert page.url == url(paged_site, "runs/index.html")
+    follow(page, page.locator("nav.pager a[rel=prev]").first)
     watch.assert_clean()
 
 

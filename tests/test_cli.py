@@ -13,6 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from exportkit import ExportDir, agent_id, env_failure, graded, run_id
+from sitekit import ledger_rows_at
 from podium.cli import main
 
 SUMMARY = Path("api/results/summary.json")
@@ -266,7 +267,7 @@ def test_history_by_name_id_and_slug(tmp_path, who):
 def test_history_json(tmp_path):
     export = small_export(tmp_path / "export")
     assert podium("build", export.root, "--out", tmp_path / "site").exit_code == 0
-    ledger = json.loads((tmp_path / "site" / "api" / "results" / "runs.json").read_bytes())
+    ledger = ledger_rows_at(tmp_path / "site")
     result = podium("history", "kestrel", export.root, "--json")
     assert result.exit_code == 0
     rows = json.loads(result.stdout)

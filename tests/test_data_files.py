@@ -22,6 +22,8 @@ import jsonschema
 import pytest
 
 from exportkit import ExportDir, agent_id, crash_fallback, env_failure, graded, grading, run_id
+from sitekit import ledger_csv, ledger_rows
+
 from podium.build import build_site
 from podium.config import load_config
 from podium.model import Export, Run
@@ -32,7 +34,6 @@ MAIN = Path(__file__).resolve().parents[1]
 SUMMARY = "api/results/summary.json"
 SCHEMA = "api/results/summary.schema.json"
 RUNS_JSON = "api/results/runs.json"
-RUNS_CSV = "api/results/runs.csv"
 MEDIAN_KINDS = {"graded", "partial_judge", "timed_out"}
 SCORE_COLUMNS = ("overall", "overall_upper", "deterministic", "judge", "judge_upper")
 FORMULA_NAMES = ['=HYPERLINK("http://x","y")', "+1", "-2+3", "@SUM(A1)"]
@@ -133,14 +134,16 @@ def summary(site):
 
 @pytest.fixture(scope="module")
 def ledger(site):
-    return strict_json(site[RUNS_JSON])
+    return ledger_rows(site)  # runs.json's parts put together (sitekit)
 
 
 @pytest.fixture(scope="module")
-def csv_rows(site):
-    text = site[RUNS_CSV].decode("utf-8")
+def csv_rows(site, ledger):
+    """Every CSV part, in the ledger's order."""
+    text = ledger_csv(site)
     rows = list(csv.reader(io.StringIO(text, newline="")))
-    return rows[0], [dict(zip(rows[0], row, strict=True)) for row in rows[1:]]
+    order = {row["run_id"]: i for i, row in enumerate(ledger)}
+    return rows[0], sorted((dict(zip(rows[0], row, strict=True)) for row in rows[1:]), key=lambda r: order[r["run_id"]])
 
 
 # ------------------------------------------------------------------ summary.json
@@ -221,16 +224,26 @@ def test_ledger_has_one_row_per_run_newest_first(ledger):
 
 
 def test_ledger_json_rows_are_strict_and_one_per_line(site):
-    lines = site[RUNS_JSON].decode("utf-8").split("\n")
-    assert lines[0] == "[" and lines[-2:] == ["]", ""]
-    for line in lines[1:-2]:
-        strict_json(line.rstrip(",").encode() + b"\n")  # compact, sorted keys
-        assert ": " not in line.split('"run_id"')[0]
+    for part in strict_json(site[RUNS_JSON])["parts"]:
+        lines = site[part["json"]].decode("utf-8").split("\n")
+        assert lines[0].endswith('"rows": [') and lines[-2].startswith("], ") and lines[-1] == ""
+        strict_json(site[part["json"]])
+        for line in lines[1:-2]:
+            row = json.loads(line.rstrip(","))  # one compact row a line
+            assert isinstance(row, list) and ", " not in line
 
 
 def test_ledger_rows_have_every_column(ledger):
     for row in ledger:
         assert set(row) == set(data.LEDGER_COLUMNS)
+
+
+def test_ledger_index_and_parts_validate_against_the_shipped_schema(site):
+    schema = json.loads(site["api/results/runs.schema.json"])
+    index = strict_json(site[RUNS_JSON])
+    jsonschema.validate(index, schema)
+    for part in index["parts"]:
+        jsonschema.validate(strict_json(site[part["json"]]), schema)
 
 
 def test_ledger_ungraded_kinds_have_null_scores(ledger):
@@ -267,8 +280,9 @@ def test_csv_header_and_row_count(site, csv_rows):
     header, rows = csv_rows
     assert tuple(header) == data.LEDGER_COLUMNS
     assert len(rows) == len(SPECS)
-    assert site[RUNS_CSV].endswith(b"\r\n")
-    assert not site[RUNS_CSV].startswith(b"\xef\xbb\xbf")
+    for part in strict_json(site[RUNS_JSON])["parts"]:
+        assert site[part["csv"]].endswith(b"\r\n")
+        assert not site[part["csv"]].startswith(b"\xef\xbb\xbf")
 
 
 def test_csv_matches_the_ledger_json(ledger, csv_rows):
@@ -293,7 +307,7 @@ def test_csv_matches_the_ledger_json(ledger, csv_rows):
 def test_csv_score_columns_read_as_numbers(site):
     """Issue 17.4: read with the standard csv module, every non-empty cell of every score column is a
     float, and no cell anywhere is "—" or "No judge" (pandas and DuckDB then type the columns as numbers)."""
-    reader = csv.DictReader(io.StringIO(site[RUNS_CSV].decode("utf-8"), newline=""))
+    reader = csv.DictReader(io.StringIO(ledger_csv(site), newline=""))
     rows = list(reader)
     seen = dict.fromkeys(SCORE_COLUMNS, 0)
     empty = dict.fromkeys(SCORE_COLUMNS, 0)
@@ -360,10 +374,16 @@ def _board_with(names: list[str]):
     return summarize(Export(runs=runs, problems=(), runs_read=len(runs), inputs_digest="sha256:0"))
 
 
+def _all_csv(board) -> str:
+    """Every CSV part of a board's ledger, one header."""
+    texts = [data.part_csv(board, i).decode("utf-8") for i in range(len(board.ledger.parts))]
+    return texts[0].partition("\r\n")[0] + "\r\n" + "".join(t.partition("\r\n")[2] for t in texts)
+
+
 def test_csv_round_trips_newlines_commas_and_quotes():
     """F2 at the writer: names the reader would clean still come back whole through csv.reader."""
     names = ['a,b', 'say "hi"', "two\nlines", "car\rriage", "crlf\r\nend", "\u2028sep", "tab\tin", "é漢字"]
-    text = data.ledger_csv(_board_with(names)).decode("utf-8")
+    text = _all_csv(_board_with(names))
     rows = list(csv.reader(io.StringIO(text, newline="")))
     assert len(rows) == len(names) + 1
     got = {row[0]: (row[3], row[4]) for row in rows[1:]}
@@ -373,7 +393,8 @@ def test_csv_round_trips_newlines_commas_and_quotes():
 
 def test_ledger_json_round_trips_hostile_names():
     names = ["two\nlines", "</script><script>", "\u2028", 'q"uote']
-    rows = strict_json(data.ledger_json(_board_with(names)))
+    board = _board_with(names)
+    rows = [strict_json(data.part_json(board, i)) for i in range(len(board.ledger.parts))]
     assert sorted(r["agent_name"] for r in rows) == sorted(names)
 
 
@@ -441,7 +462,7 @@ def test_two_builds_are_byte_identical(tmp_path):
     assert one.returncode == 0, one.stderr
     assert two.returncode == 0, two.stderr
     a, b = _digests(tmp_path / "a" / "site"), _digests(tmp_path / "b" / "out" / "public")
-    assert SUMMARY in a and RUNS_CSV in a
+    assert SUMMARY in a and RUNS_JSON in a and any(path.endswith(".csv") for path in a)
     assert a == b, sorted(k for k in set(a) | set(b) if a.get(k) != b.get(k))
 
 

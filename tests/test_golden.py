@@ -13,6 +13,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from sitekit import ledger_rows_at
 
 from podium.build import build_site
 from podium.config import load_config
@@ -27,7 +28,7 @@ SAMPLED = (re.compile(r"^compare/[^/]+/[^/]+/index\.html$"), re.compile(r"^model
 
 def golden_runs(root: Path) -> set[str]:
     """One run per kind: the smallest run id of each kind in the site's runs.json."""
-    rows = json.loads((root / "api/results/runs.json").read_text(encoding="utf-8"))
+    rows = ledger_rows_at(root)
     chosen: dict[str, str] = {}
     for row in sorted(rows, key=lambda r: r["run_id"]):
         chosen.setdefault(row["kind"], row["run_id"])
@@ -79,18 +80,19 @@ def test_the_demo_site_matches_the_golden_tree(built):
 def test_the_golden_tree_covers_every_page_kind():
     files = tree(GOLDEN)
     for path in ("index.html", "missions/index.html", "runs/index.html", "404.html", "about/index.html",
-                 "api/results/summary.json", "api/results/runs.json", "api/results/runs.csv",
+                 "api/results/summary.json", "api/results/runs.json", "api/results/runs.schema.json",
                  "api/results/summary.schema.json", "api/results/ledger.js", "assets/podium.css",
                  "assets/podium.js"):
         assert path in files, path
     assert any(p.startswith("agents/") for p in files)
     assert any(p.count("/") == 3 and p.startswith("missions/") for p in files)
-    kinds = {row["kind"] for row in json.loads(files["api/results/runs.json"])}
+    assert any(p.startswith("api/results/ledger/") and p.endswith(".csv") for p in files)  # runs.csv's parts
+    kinds = {kind for part in json.loads(files["api/results/runs.json"])["parts"] for kind in part["kinds"]}
     assert len(kinds) >= 8
     assert sum(bool(RUN_PAGE.match(p)) for p in files) == len(kinds)
 
 
 def test_every_run_has_a_page(built):
-    rows = json.loads((built / "api/results/runs.json").read_text(encoding="utf-8"))
+    rows = ledger_rows_at(built)
     assert len(rows) == 150
     assert all((built / row["url"]).is_file() for row in rows)

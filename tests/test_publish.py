@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import io
 import json
 import posixpath
@@ -14,12 +16,13 @@ from click.testing import CliRunner
 import sitekit as kit
 from test_site_links import is_ledger_view
 from exportkit import ExportDir, graded, run_id
+from sitekit import ledger_rows
 from podium import budget
 from podium.budget import HOSTS, Host, Meter, OverBudget, fitting_newest, human_size
 from podium.cli import main
 from podium.config import load_config
 from podium.errors import ConfigError
-from podium.plan import LEDGER_PAGE, Page, Site, plan_site
+from podium.plan import Page, Site, plan_site
 from podium.progress import Progress
 from podium.render.redact import Redaction
 from podium.render.report import ReportRenderer
@@ -83,8 +86,8 @@ def test_config_keys_are_validated_with_their_names(tmp_path):
 def test_run_pages_newest_keeps_every_run_and_links_the_rest_to_ledger_rows(export_root, tmp_path):
     full = build(export_root, tmp_path / "full")
     files = build(export_root, tmp_path / "slim", run_pages=2)
-    runs = json.loads(files["api/results/runs.json"])
-    assert len(runs) == len(json.loads(full["api/results/runs.json"])) == 24
+    runs = ledger_rows(files)
+    assert len(runs) == len(ledger_rows(full)) == 24
     assert files["api/results/summary.json"] == full["api/results/summary.json"]
     # Two pages per agent and mission version, the newest two.
     with_page = {r["url"] for r in runs if "#" not in r["url"]}
@@ -95,7 +98,9 @@ def test_run_pages_newest_keeps_every_run_and_links_the_rest_to_ledger_rows(expo
     for rows in groups.values():
         assert all("#" not in r["url"] for r in rows[:2])
         for index, row in enumerate(rows[2:]):
-            assert row["url"] == f"runs/index.html#run-{row['run_id']}"
+            page, _, anchor = row["url"].partition("#")
+            assert re.fullmatch(r"runs/\d{4}-\d{2}/\d+/index\.html", page) and anchor == f"run-{row['run_id']}"
+            assert f'id="{anchor}"'.encode() in files[page]  # its row, on the ledger page the link names
     # Every run is still a ledger row, and every link (with its fragment) resolves.
     ledger = kit.parse_html(files["runs/index.html"].decode())
     assert {r["run_id"] for r in runs} <= {i.removeprefix("run-") for i in ledger.ids()}
@@ -114,14 +119,21 @@ def test_run_pages_newest_keeps_every_run_and_links_the_rest_to_ledger_rows(expo
     assert bad == []
     # Agent pages link the runs without a page to their ledger rows.
     agent_page = files["agents/osprey/index.html"].decode()
-    assert "runs/index.html#run-" in agent_page
+    assert re.search(r"runs/\d{4}-\d{2}/\d+/index\.html#run-", agent_page)
 
 
 def test_ledger_anchor_names_the_page_the_row_is_on():
-    rid = "ab" * 16
-    assert budget.ledger_anchor(0, rid) == f"runs/index.html#run-{rid}"
-    assert budget.ledger_anchor(LEDGER_PAGE - 1, rid) == f"runs/index.html#run-{rid}"
-    assert budget.ledger_anchor(LEDGER_PAGE, rid) == f"runs/page/2/index.html#run-{rid}"
+    """A run without a page links to its row: the ledger page of its month that lists it (ledger.py)."""
+    from test_scale import synthetic_export
+
+    board = summarize(synthetic_export(800))
+    ledger = board.ledger
+    for index, record in enumerate(board.runs):
+        anchor = ledger.anchor(index, record.run_id)
+        page = ledger.pages[ledger.page_of[index]]
+        assert anchor == f"{page.path}#run-{record.run_id}" and index in page.runs
+        assert page.path == f"runs/{record.when:%Y-%m}/{page.number}/index.html"
+    assert {p.path for p in ledger.pages} >= {"runs/2026-01/1/index.html"}
 
 
 def test_fitting_newest():
@@ -248,7 +260,7 @@ def test_sitemap_index_past_fifty_thousand_urls():
 def test_stable_anchors_on_cards_and_rows(export_root, tmp_path):
     files = build(export_root, tmp_path / "site")
     summary = json.loads(files["api/results/summary.json"])
-    runs = json.loads(files["api/results/runs.json"])
+    runs = ledger_rows(files)
     home = set(kit.parse_html(files["index.html"].decode()).ids())
     assert {f"agent-{a['slug']}" for a in summary["agents"]} <= home
     ledger = set(kit.parse_html(files["runs/index.html"].decode()).ids())
@@ -325,7 +337,7 @@ def test_100k_runs_fit_github_pages_with_every_run_in_the_data():
     assert not meter.over() and total < HOSTS["github-pages"].max_bytes
     summary = json.loads(outputs["api/results/summary.json"])
     assert summary["totals"]["runs"] == runs
-    ledger = json.loads(outputs["api/results/runs.json"])
+    ledger = ledger_rows(outputs)
     assert len(ledger) == runs and len({r["run_id"] for r in ledger}) == runs
     ledger_rows = sum(len(item.context["rows"]) for item in manifest
                       if isinstance(item, Page) and item.template == "runs.html")

@@ -48,7 +48,9 @@ def load(export: ExportDir, **limits) -> Export:
 def render(ex: Export) -> dict:
     """Summarize and render the data files; the summary must be strict JSON. Returns summary.json."""
     board = summarize(ex)
-    data.ledger_json(board), data.ledger_csv(board)  # must not raise either
+    data.ledger_index(board), data.ledger_index_script(board)  # must not raise either, nor any part
+    for part in range(len(board.ledger.parts)):
+        data.part_json(board, part), data.part_csv(board, part), data.part_script(board, part)
     text = data.dump_json(data.summary_dict(board)).decode("utf-8")
     return json.loads(text, parse_constant=_strict_constant)
 

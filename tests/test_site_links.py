@@ -17,6 +17,7 @@ import pytest
 
 import sitekit as kit
 from exportkit import ExportDir
+from sitekit import ledger_rows
 from podium.build import build_site
 from podium.config import load_config
 
@@ -44,7 +45,7 @@ def site(request, tmp_path_factory):
     return {"name": request.param, "out": out, "files": files, "pages": pages,
             "docs": {path: kit.parse_html(text) for path, text in pages.items()},
             "summary": json.loads(files["api/results/summary.json"]),
-            "runs": json.loads(files["api/results/runs.json"])}
+            "runs": ledger_rows(files)}
 
 
 def page_links(doc: kit.Document) -> list[tuple[str, str]]:

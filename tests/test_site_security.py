@@ -85,7 +85,7 @@ def hostile(tmp_path_factory):
     return {"root": root, "out": out, "runs": runs, "files": files, "pages": kit.pages(files),
             "before": before, "after": after,
             "summary": json.loads(files["api/results/summary.json"]),
-            "ledger": json.loads(files["api/results/runs.json"])}
+            "ledger": kit.ledger_rows(files)}
 
 
 @pytest.fixture(scope="module")
@@ -412,9 +412,9 @@ def formula_site(tmp_path_factory):
 
 
 def test_csv_formula_cells_are_neutralised(formula_site):
-    rows = list(csv.reader(io.StringIO(formula_site["api/results/runs.csv"].decode("utf-8"), newline="")))
+    rows = list(csv.reader(io.StringIO(kit.ledger_csv(formula_site), newline="")))
     header, body = rows[0], rows[1:]
-    ledger = {r["run_id"]: r for r in json.loads(formula_site["api/results/runs.json"])}
+    ledger = {r["run_id"]: r for r in kit.ledger_rows(formula_site)}
     assert len(body) == len(ledger) == len(FORMULA_NAMES)
     text_columns = ("agent_name", "mission", "model_declared", "models_reported")
     for row in body:
@@ -459,26 +459,35 @@ def test_the_strict_json_oracle_refuses_what_it_should():
             kit.strict_json(bad)
 
 
-LEDGER_PREFIX = b"window.podiumLedger = "
+def ledger_scripts(files: dict[str, bytes]) -> dict[str, bytes]:
+    """The ledger page's data: its index script and every part's."""
+    return {path: data for path, data in files.items()
+            if path == "api/results/ledger.js" or (path.startswith("api/results/ledger/") and path.endswith(".js"))}
 
 
-def ledger_json_part(data: bytes) -> bytes:
-    assert data.startswith(LEDGER_PREFIX)
-    assert data.endswith(b";\n")
-    return data[len(LEDGER_PREFIX):-2]
+def script_json(data: bytes) -> dict:
+    """A ledger script is one call with one strict JSON argument: podiumLedger.index(…) or .part(…)."""
+    call = b"podiumLedger.index(" if data.startswith(b"podiumLedger.index(") else b"podiumLedger.part("
+    assert data.startswith(call) and data.endswith(b");\n")
+    return kit.strict_json(data[len(call):-3])
 
 
 def test_ledger_script_is_a_strict_json_assignment(hostile):
-    data = hostile["files"]["api/results/ledger.js"]
-    ledger = kit.strict_json(ledger_json_part(data))
-    assert "\u2028".encode() not in data and "\u2029".encode() not in data
-    names = {row[ledger["columns"].index("agent")] for row in ledger["rows"]}
+    scripts = ledger_scripts(hostile["files"])
+    assert len(scripts) > 1
+    names = set()
+    for path, data in scripts.items():
+        value = script_json(data)
+        assert "\u2028".encode() not in data and "\u2029".encode() not in data
+        if path != "api/results/ledger.js":
+            names.add(value["agent"])
     assert names == {r["agent_name"] for r in hostile["ledger"]}
 
 
 def test_ledger_script_has_no_raw_script_end(hostile):
     """E4: hostile names hold </script>; the ledger data never closes a script element."""
-    assert b"</script" not in hostile["files"]["api/results/ledger.js"].lower()
+    for data in ledger_scripts(hostile["files"]).values():
+        assert b"</script" not in data.lower()
 
 
 def test_ledger_script_keeps_astral_characters(tmp_path, export):
@@ -486,8 +495,10 @@ def test_ledger_script_keeps_astral_characters(tmp_path, export):
     export.run(graded(run_id(1)), agent="falcon \U0001f985")
     export.sidecars()
     files = kit.site_files(kit.build(export.root, tmp_path / "site", root=tmp_path))
-    ledger = kit.strict_json(ledger_json_part(files["api/results/ledger.js"]))
-    assert ledger["rows"][0][ledger["columns"].index("agent")] == "falcon \U0001f985"
+    index = script_json(files["api/results/ledger.js"])
+    assert index["parts"][0][index["columns"].index("agent")] == "falcon \U0001f985"
+    (part,) = [script_json(data) for path, data in ledger_scripts(files).items() if path != "api/results/ledger.js"]
+    assert part["agent"] == "falcon \U0001f985"
 
 
 # ====================================================================== leaks (G, xorcise-export.md)

@@ -184,7 +184,8 @@ def test_no_withheld_canary_reaches_any_output_file(tmp_path):
     export.sidecars()
     files = site_files(build(export.root, tmp_path / "site", base_url="https://x.example/"))
     assert len([p for p in files if p.startswith("runs/") and p.count("/") == 2]) == len(FORGERIES)
-    assert {"feed.xml", "api/results/runs.csv", "api/results/ledger.js", "sitemap.xml"} <= set(files)
+    assert {"feed.xml", "api/results/runs.json", "api/results/ledger.js", "sitemap.xml"} <= set(files)
+    assert any(p.startswith("api/results/ledger/") and p.endswith(".csv") for p in files)  # the ledger's parts
     for path, data in files.items():
         text = data.decode("utf-8", errors="replace")
         assert leaked(text) == [], path

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from exportkit import ExportDir, graded, run_id
+from sitekit import ledger_rows_at
 from podium import write
 from podium.build import build_site
 from podium.config import load_config
@@ -391,7 +392,7 @@ def test_removed_run_disappears_on_rebuild(area):
         assert gone.encode() not in data, path
         assert gone[:8] not in path
         assert b"gyrfalcon" not in data, path
-    rows = json.loads((site / "api" / "results" / "runs.json").read_bytes())
+    rows = ledger_rows_at(site)
     assert [row["run_id"] for row in rows] == [keep]
     assert litter(area) == []
 

@@ -20,7 +20,6 @@ from dataclasses import dataclass
 
 from podium.errors import BuildError
 from podium.model import Leaderboard
-from podium.plan import LEDGER_PAGE, ledger_path
 
 GB = 1000**3  # hosts say "1 GB"; the decimal reading is the stricter one
 MIB = 1024**2
@@ -69,11 +68,6 @@ def human_size(size: int) -> str:
     return f"{size} bytes"
 
 
-def ledger_anchor(index: int, run_id: str) -> str:
-    """Where run number ``index`` of the ledger (newest first) is listed: its row on its ledger page."""
-    return f"{ledger_path(index // LEDGER_PAGE + 1)}#run-{run_id}"
-
-
 def select_run_pages(board: Leaderboard, newest: int | None) -> Leaderboard:
     """``board`` with run links pointing at ledger rows for runs past the newest ``newest`` of their group.
 
@@ -84,7 +78,7 @@ def select_run_pages(board: Leaderboard, newest: int | None) -> Leaderboard:
     records = list(board.runs)
     for indices in board.groups.by_agent_version.values():
         for index in indices[newest:]:
-            records[index] = dataclasses.replace(records[index], url=ledger_anchor(index, records[index].run_id))
+            records[index] = dataclasses.replace(records[index], url=board.ledger.anchor(index, records[index].run_id))
     return dataclasses.replace(board, runs=tuple(records))
 
 

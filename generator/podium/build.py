@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import gc
+import hashlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from podium import budget, share
-from podium.cache import NoCache, code_fingerprint, key_of, open_cache, tree_fingerprint
+from podium import budget, codec, share
+from podium.cache import NoCache, build_key, code_fingerprint, key_of, open_cache, tree_fingerprint
 from podium.config import CONFIG_NAME, Config, source_date_epoch
 from podium.load.content import load_pages
-from podium.load.export import WholeRuns, load_exports
+from podium.load.export import WholeRuns, load_exports, scan
+from podium.load.files import NotReadable, read_regular
+from podium.diff import MAX_BYTES
 from podium.kinds import record_of
-from podium.model import Leaderboard, Run, RunRecord
+from podium.model import Leaderboard, Outline, Run, RunRecord
 from podium.plan import Blob, Page, Site, plan_site
 from podium.publish import prepare as prepare_publishing
 from podium.render.markdown import render_content
@@ -33,7 +36,8 @@ from podium.write import check_output_dir, list_site, write_site
 
 @dataclass(frozen=True)
 class Built:
-    board: Leaderboard  # the public board (render/safe.py): what the site shows, safe to print
+    board: Leaderboard | None  # the public board (render/safe.py): what the site shows; None when nothing changed
+    outline: Outline  # what to print about the export (the public board's totals, problems, notes)
     target: Path | None  # None when nothing was written (strict build with problems)
     files: int
     size: int
@@ -130,7 +134,12 @@ def build_site(config: Config, export: Path | Sequence[Path], *, strict: bool = 
         pages = render_content(load_pages(content_dir(config)))
         cache = open_cache(cache_dir)
         try:
-            return _build(config, export, env, chain, pages, cache, generated_at, strict, previous, progress, jobs)
+            whole_key = _whole_key(config, export, chain, generated_at, previous)
+            outline = cache.unchanged_build(whole_key, config.out)
+            if outline is not None:
+                return _unchanged(config, codec.loads(Outline, outline), strict, len(cache.pages))
+            return _build(config, export, env, chain, pages, cache, generated_at, strict, previous, progress, jobs,
+                          whole_key)
         finally:
             cache.close()
     finally:
@@ -138,12 +147,45 @@ def build_site(config: Config, export: Path | Sequence[Path], *, strict: bool = 
             gc.enable()
 
 
+def _whole_key(config: Config, export: Path | Sequence[Path], chain: list[Path], generated_at: int | None,
+               previous: Path | None) -> str:
+    """Every input of the build: podium, the theme, the content pages, the settings, the clock, the previous
+    publish and the exports (by the file system's stat of every run file: load.export.scan)."""
+    content = content_dir(config)
+    return build_key(code_fingerprint(), tree_fingerprint(chain), tree_fingerprint([content] if content else []),
+                     config, generated_at, _previous_fingerprint(previous), scan(_paths(export)))
+
+
+def _previous_fingerprint(previous: Path | None) -> str | None:
+    """The previous publish's files this build reads (summary, change history, redirects), by their bytes."""
+    if previous is None:
+        return None
+    folder = previous if previous.is_dir() else previous.parent
+    names = [previous] if previous.is_file() else [folder / "api/results/summary.json"]
+    names += [names[0].parent / "changes.json", names[0].parent / "redirects.json"]
+    digest = hashlib.sha256()
+    for path in names:
+        try:
+            digest.update(hashlib.sha256(read_regular(path, MAX_BYTES)).digest())
+        except (OSError, NotReadable):
+            digest.update(b"-")
+    return digest.hexdigest()
+
+
+def _unchanged(config: Config, outline: Outline, strict: bool, pages: int) -> Built:
+    """Nothing changed since the last build, which wrote the site that is still there: it stays."""
+    if strict and outline.problems:
+        return Built(None, outline, None, 0, 0)
+    return Built(None, outline, config.out.resolve(), pages, 0, reused=pages)
+
+
 def _build(config: Config, export: Path | Sequence[Path], env, chain: list[Path], pages, cache: NoCache,
-           generated_at: int | None, strict: bool, previous: Path | None, progress, jobs: int) -> Built:
+           generated_at: int | None, strict: bool, previous: Path | None, progress, jobs: int,
+           whole_key: str | None = None) -> Built:
     counted = count(config, export, cache)
     board, public, redaction = counted.raw, counted.public, counted.redaction
     if strict and board.problems:
-        return Built(public, None, 0, 0)
+        return Built(public, _outline(public), None, 0, 0)
     extras = prepare_publishing(public, config.title, config.base_url, generated_at, previous)
     site = Site(config.title, config.base_url, pages, generated_at, config.search_engines, extras.pages, extras.nav)
     manifest = extras.apply(plan_site(public, site, static_files(chain)))
@@ -163,10 +205,15 @@ def _build(config: Config, export: Path | Sequence[Path], env, chain: list[Path]
     files = _Tally(meter.watch(guard_secrets(render_site(manifest, renderer), redaction.literals)))
     inputs = _paths(export) + [p for p in (content_dir(config), config.theme_dir) if p is not None]
     target = write_site(files, config.out, inputs=inputs, homes=[config.root, Path.cwd()], previous=old)
-    cache.commit(target)
+    outline = _outline(public, meter.summary())
+    cache.commit(target, whole_key, codec.dumps(outline))
     notes += [cache.note] if cache.note else []
-    return Built(public, target, files.count, files.size, tuple(notes), meter, tuple(extras.warnings),
+    return Built(public, outline, target, files.count, files.size, tuple(notes), meter, tuple(extras.warnings),
                  renderer.rendered, renderer.reused)
+
+
+def _outline(board: Leaderboard, summary: str = "") -> Outline:
+    return Outline(board.totals, board.problems, board.notes, summary)
 
 
 class _Tally:

@@ -38,9 +38,9 @@ from pathlib import Path
 
 import podium
 from podium.model import RunRecord
-from podium.write import FileStat, file_stat
+from podium.write import MARKER, FileStat, file_stat, list_site
 
-FORMAT = 3
+FORMAT = 4
 DEFAULT_DIR = ".podium-cache"
 
 
@@ -130,8 +130,12 @@ class NoCache:
     def keep_page(self, path: str, key: str | None, data: bytes) -> None:
         pass
 
-    def commit(self, site: Path) -> None:
+    def commit(self, site: Path, build_key: str | None = None, outline: str | None = None) -> None:
         pass
+
+    def unchanged_build(self, build_key: str | None, site: Path) -> str | None:
+        """The last build's outline when it had ``build_key`` and ``site`` is still exactly what it wrote."""
+        return None
 
     def reports_reader(self) -> NoCache:
         """What a worker process may use: cached reports only, read only."""
@@ -143,7 +147,8 @@ class NoCache:
 
 _TABLES = ("CREATE TABLE reports (key TEXT PRIMARY KEY, html TEXT);"
            "CREATE TABLE runs (key TEXT PRIMARY KEY, signature TEXT, hashes TEXT, value TEXT);"
-           "CREATE TABLE pages (path TEXT PRIMARY KEY, key TEXT, sha TEXT, stat TEXT);")
+           "CREATE TABLE pages (path TEXT PRIMARY KEY, key TEXT, sha TEXT, stat TEXT);"
+           "CREATE TABLE last (key TEXT, outline TEXT);")
 APPLICATION_ID = 0x706F6432  # "pod2": SQLite's header field naming the program a database belongs to
 _SQLITE_HEADER = b"SQLite format 3\x00"
 
@@ -218,7 +223,7 @@ class BuildCache(NoCache):
             if db.execute("SELECT format, code FROM meta").fetchall() != [(FORMAT, self.code)]:
                 # a new cache, or one of another podium: start afresh, in this format
                 db.executescript("DROP TABLE IF EXISTS reports; DROP TABLE IF EXISTS runs; "
-                                 "DROP TABLE IF EXISTS pages; DELETE FROM meta;" + _TABLES)
+                                 "DROP TABLE IF EXISTS pages; DROP TABLE IF EXISTS last; DELETE FROM meta;" + _TABLES)
                 db.execute("INSERT INTO meta VALUES (?, ?)", (FORMAT, self.code))
                 db.commit()
             db.execute("PRAGMA quick_check").fetchall()
@@ -303,8 +308,32 @@ class BuildCache(NoCache):
         if key is not None:
             self.fresh_pages[path] = (key, hashlib.sha256(data).hexdigest(), None)
 
-    def commit(self, site: Path) -> None:
-        """After the new site is in place at ``site``: remember its pages (only them) and the new reports."""
+    def unchanged_build(self, build_key: str | None, site: Path) -> str | None:
+        """The last build's outline (its printed facts) when the last build had exactly ``build_key``
+        (cache.build_key: every input, the export by stat) and ``site`` still holds exactly the files it
+        wrote, each with the size, mtime, ctime and inode it had: then there is nothing to do."""
+        if build_key is None or self.broken:
+            return None
+        try:
+            row = self.db.execute("SELECT key, outline FROM last").fetchone()
+        except sqlite3.DatabaseError as err:
+            self._failed(err)
+            return None
+        if row is None or row[0] != build_key or not isinstance(row[1], str):
+            return None
+        listing = list_site(site)
+        if listing is None or listing.odd:
+            return None
+        files = {path: found for path, found in listing.files.items() if path != MARKER}
+        if files.keys() != self.pages.keys():
+            return None
+        if any(self.pages[path][2] != _stat_text(found) for path, found in files.items()):
+            return None
+        return row[1]
+
+    def commit(self, site: Path, build_key: str | None = None, outline: str | None = None) -> None:
+        """After the new site is in place at ``site``: remember its pages (only them), the new reports, and
+        the build's key and outline (so an unchanged rebuild stops early)."""
         if self.broken:
             return
         pages = []
@@ -332,6 +361,9 @@ class BuildCache(NoCache):
                                     [(k,) for k in stored if k not in self.fresh_runs])
                 self.db.executemany("INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?)",
                                     [(k, *value) for k, value in self.fresh_runs.items() if value is not None])
+                self.db.execute("DELETE FROM last")
+                if build_key is not None and outline is not None and len(pages) == len(self.fresh_pages):
+                    self.db.execute("INSERT INTO last VALUES (?, ?)", (build_key, outline))
         except sqlite3.DatabaseError as err:
             self._failed(err)
 
@@ -389,6 +421,14 @@ def open_cache(directory: Path | None) -> NoCache:
         return cache
     except (sqlite3.Error, OSError) as err:
         return _ignored(f"cache {directory} cannot be used ({err}); building without it")
+
+
+def build_key(*parts: object) -> str:
+    """The key of a whole build: every input's fingerprint (build.py lists them)."""
+    digest = hashlib.sha256()
+    for part in parts:
+        digest.update(repr(part).encode("utf-8", "surrogatepass") + b"\0")
+    return digest.hexdigest()
 
 
 def _ignored(note: str) -> NoCache:

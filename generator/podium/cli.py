@@ -19,7 +19,7 @@ from podium.cache import DEFAULT_DIR as DEFAULT_CACHE
 from podium.config import Config, load_config
 from podium.diff import diff_files, gate_line, to_markdown
 from podium.errors import EXIT_PROBLEMS, PodiumError
-from podium.model import Leaderboard
+from podium.model import Leaderboard, Outline
 from podium.progress import Progress
 from podium.render.compare_data import pair_dict
 from podium.render.compare_text import model_table, pair_text
@@ -52,7 +52,7 @@ def _cores() -> int:
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
 
 
-def _report(board: Leaderboard, export: list[Path]) -> None:
+def _report(board: Leaderboard | Outline, export: list[Path]) -> None:
     for note in board.notes:
         say(f"note: {note}")
     for problem in board.problems:
@@ -100,7 +100,7 @@ def build(export: tuple[Path, ...], out: Path | None, config_path: Path | None, 
         if bar is not None:
             bar.finish()
     if not quiet:
-        _report(built.board, export)
+        _report(built.outline, export)
         for warning in built.warnings:
             say(f"warning: {warning}")
     if built.target is None:
@@ -122,6 +122,10 @@ def build(export: tuple[Path, ...], out: Path | None, config_path: Path | None, 
                 "on average")
     if verbose:
         say(f"podium:   {built.rendered:,} pages rendered, {built.reused:,} unchanged ones reused from the last build")
+    if built.board is None:
+        say(f"podium: nothing changed since the last build; {built.target} stays as it was "
+            f"({built.outline.summary or f'{built.files} files'})")
+        return
     say(f"podium: wrote {meter.summary() if meter else built.files} to {built.target}")
 
 

@@ -12,6 +12,10 @@ import operator
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from podium.ledger import Ledger
 
 RUN_ID = re.compile(r"^[0-9a-f]{32}$")  # a full run id
 RUN_DIR = re.compile(r"^(?:[0-9a-f]{8}|[0-9a-f]{32})$")  # a run directory's name: 8 or 32 hex
@@ -323,6 +327,17 @@ class Totals:
 
 
 @dataclass(frozen=True, slots=True)
+class Outline:
+    """What a build says about the export it read (the public board's): kept by the cache, so a build that
+    finds nothing changed says it again without reading the export."""
+
+    totals: Totals
+    problems: tuple[Problem, ...]
+    notes: tuple[str, ...]
+    summary: str = ""  # the written site: "1.2 MB in 176 files (…)"
+
+
+@dataclass(frozen=True, slots=True)
 class RunGroups:
     """The counted runs grouped once, as indices into ``Leaderboard.runs`` (newest first)."""
 
@@ -347,6 +362,7 @@ class Leaderboard:
     groups: RunGroups = field(default_factory=RunGroups)
     pairs: tuple[Pair, ...] = field(default=())  # compare.md §1, by a's rank then b's
     by_model: tuple[ModelSummary, ...] = field(default=())  # compare.md §2, ranked
+    ledger: Ledger | None = None  # which ledger page lists each run, which data part holds it (ledger.py)
 
 
 # ------------------------------------------------------- comparisons (compare.md)

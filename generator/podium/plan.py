@@ -16,13 +16,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from podium import plan_compare, routes
+from podium import ledger as layout
 from podium.load.content import ContentPage
 from podium.model import KIND_ORDER, AgentSummary, Leaderboard, RunRecord
 from podium.render import charts, numbers
 from podium.render.numbers import ledger_texts
 
 ASSETS = "assets"
-LEDGER_PAGE = 500  # runs per ledger page
 TABLE_RUNS = 500  # runs listed per table on agent and mission pages
 CARD_POINTS = 150  # runs drawn on a mission card's plot (the mission page draws up to 2000)
 TONES = 8  # agent colours
@@ -40,10 +40,11 @@ class Page:
 
 @dataclass(frozen=True)
 class DataFile:
-    """A data file of site.md (``kind`` is one of render/data.py's DATA_FILES)."""
+    """A data file of site.md (``kind`` is one of render/site.py's DATA_FILES; ``part``: which ledger part)."""
 
     path: str
     kind: str
+    part: int | None = None
 
 
 @dataclass(frozen=True)
@@ -83,10 +84,12 @@ def plan_site(board: Leaderboard, site: Site, static: dict[str, Path] | None = N
     index = _Index(board)
     nav = _nav(site)
     outputs: list[Entry] = [DataFile(path, kind) for kind, path in routes.DATA_FILES.items()]
+    for number, part in enumerate(board.ledger.parts if board.ledger else ()):
+        outputs += [DataFile(part.paths[kind], f"part_{kind}", number) for kind in ("json", "csv", "script")]
     pages = [_home(board, index), _missions_page(board, index)]
     pages += [_agent_page(a, index) for a in board.agents]
     pages += [_mission_page(m, index) for m in board.missions]
-    pages += _ledger_pages(board, index)
+    pages += _ledger_pages(board)
     pages += [Page(*planned) for planned in plan_compare.pages(board)]
     pages += [_run_page(r) for r in board.runs if "#" not in r.url]  # budget.py: others link a ledger row
     pages += [_content_page(p) for p in site.pages]
@@ -176,27 +179,32 @@ def _mission_page(mission, index: _Index) -> Page:
     })
 
 
-def _ledger_pages(board: Leaderboard, index: _Index) -> list[Page]:
-    chunks = [board.runs[i:i + LEDGER_PAGE] for i in range(0, len(board.runs), LEDGER_PAGE)] or [()]
-    paths = [ledger_path(n) for n in range(1, len(chunks) + 1)]
-    agents = sorted({(r.agent_name, r.agent) for r in board.runs})
-    missions = sorted({r.mission for r in board.runs})
-    pages = []
-    for number, chunk in enumerate(chunks, start=1):
-        pages.append(Page(paths[number - 1], "runs.html", {
-            "page_title": "All runs" if number == 1 else f"All runs, page {number}",
-            "rows": [{"record": r, "text": ledger_texts(r)} for r in chunk],
-            "pager": {"number": number, "paths": paths,
-                      "first": (number - 1) * LEDGER_PAGE + 1, "last": (number - 1) * LEDGER_PAGE + len(chunk)},
-            "total": len(board.runs), "totals": board.totals, "agent_names": [name for name, _ in agents],
-            "mission_names": missions, "kinds": list(reversed(KIND_ORDER)),
-            "description": numbers.ledger_headline(len(board.runs), board.totals, number),
+def _ledger_pages(board: Leaderboard) -> list[Page]:
+    """The ledger's front page (the newest runs, the filters, every month) and its pages (ledger.py)."""
+    ledger = board.ledger
+    parts = ledger.parts if ledger else ()
+    newest = board.runs[:layout.FRONT_ROWS]
+    front = Page(routes.LEDGER, "runs.html", {
+        "page_title": "All runs", "rows": [{"record": r, "text": ledger_texts(r)} for r in newest],
+        "total": len(board.runs), "totals": board.totals, "months": ledger.months if ledger else (),
+        "agent_names": sorted({p.agent_name for p in parts}), "mission_names": sorted({p.mission for p in parts}),
+        "kinds": list(reversed(KIND_ORDER)), "index_script": routes.LEDGER_JS, "browser_limit": layout.BROWSER_LIMIT,
+        "description": numbers.ledger_headline(len(board.runs), board.totals),
+    })
+    pages = [front]
+    for number, page in enumerate(ledger.pages if ledger else ()):
+        label = layout.month_label(page.bucket)
+        pages.append(Page(page.path, "ledger_page.html", {
+            "page_title": f"Runs of {label}, page {page.number}" if page.bucket != layout.UNDATED
+            else f"Undated runs, page {page.number}",
+            "label": label, "number": page.number,
+            "rows": [{"record": board.runs[i], "text": ledger_texts(board.runs[i])} for i in page.runs],
+            "newer": ledger.pages[number - 1].path if number > 0 else None,
+            "older": ledger.pages[number + 1].path if number + 1 < len(ledger.pages) else None,
+            "oldest": routes.ledger_page_path(page.bucket, 1) if page.number > 1 else None,
+            "description": numbers.ledger_page_headline(label, page.number, len(page.runs)),
         }))
     return pages
-
-
-def ledger_path(number: int) -> str:
-    return "runs/index.html" if number == 1 else f"runs/page/{number}/index.html"
 
 
 def _run_page(record: RunRecord) -> Page:
@@ -228,7 +236,7 @@ def _with_common(page: Page, site: Site, nav: list[dict]) -> dict:
         **page.context,
         "site": {"title": site.title, "nav": nav, "generated_at": generated,
                  "downloads": {"summary": routes.SUMMARY_JSON, "runs_json": routes.RUNS_JSON,
-                               "runs_csv": routes.RUNS_CSV, "schema": routes.SUMMARY_SCHEMA,
+                               "schema": routes.SUMMARY_SCHEMA,
                                "compare": routes.COMPARE_JSON},
                  "feed": routes.FEED if base else None},  # feed.xml exists only with base_url
         "page": {"path": page.path, "canonical": f"{base}/{permalink}" if base else None,

@@ -22,13 +22,15 @@ MAX_SLUG = 60
 
 SUMMARY_JSON = "api/results/summary.json"
 SUMMARY_SCHEMA = "api/results/summary.schema.json"
-RUNS_JSON = "api/results/runs.json"
-RUNS_CSV = "api/results/runs.csv"
+RUNS_JSON = "api/results/runs.json"  # the ledger's index: every data part (ledger.py)
+RUNS_SCHEMA = "api/results/runs.schema.json"
 FEED = "feed.xml"  # written only with base_url (Atom needs absolute links)
-LEDGER_JS = "api/results/ledger.js"
+LEDGER_JS = "api/results/ledger.js"  # the same index, as a script for the ledger page (works from file://)
+LEDGER = "runs/index.html"
+LEDGER_PARTS = "api/results/ledger"
 COMPARE_JSON = "api/results/compare.json"
 COMPARE_SCHEMA = "api/results/compare.schema.json"
-DATA_FILES = {"summary": SUMMARY_JSON, "schema": SUMMARY_SCHEMA, "runs_json": RUNS_JSON, "runs_csv": RUNS_CSV,
+DATA_FILES = {"summary": SUMMARY_JSON, "schema": SUMMARY_SCHEMA, "runs_json": RUNS_JSON, "runs_schema": RUNS_SCHEMA,
               "ledger_js": LEDGER_JS, "compare": COMPARE_JSON, "compare_schema": COMPARE_SCHEMA}
 COMPARE_INDEX = "compare/index.html"
 MODELS_INDEX = "models/index.html"
@@ -105,6 +107,17 @@ def run_path(run_id: str) -> str:
     if not RUN_DIR.match(run_id):
         raise ValueError(f"not a run id: {run_id!r}")
     return f"runs/{run_id}/index.html"
+
+
+def ledger_page_path(bucket: str, number: int) -> str:
+    """A page of the ledger: one month's runs (``2026-09``, or ``undated``), ``number`` counted from its oldest."""
+    return f"runs/{bucket}/{number}/index.html"
+
+
+def ledger_part_paths(agent_slug: str, mission_slug: str, number: int) -> dict[str, str]:
+    """One data part of the ledger (an agent's runs on a mission, ``number`` counted from the oldest), per format."""
+    base = f"{LEDGER_PARTS}/{agent_slug}/{mission_slug}/{number}"
+    return {"json": f"{base}.json", "csv": f"{base}.csv", "script": f"{base}.js"}
 
 
 def permalink(path: str) -> str:

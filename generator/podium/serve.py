@@ -359,7 +359,7 @@ class Session:
             self.builds.error = None
         meter = built.meter
         self.say(f"podium serve: built {meter.summary() if meter else built.files} in "
-                 f"{time.monotonic() - started:.1f} s ({built.board.totals.runs} runs; {built.rendered:,} pages "
+                 f"{time.monotonic() - started:.1f} s ({built.outline.totals.runs} runs; {built.rendered:,} pages "
                  f"rendered, {built.reused:,} unchanged)")
         return True
 

@@ -12,7 +12,7 @@ import math
 from collections import defaultdict
 from dataclasses import replace
 
-from podium import compare, routes, stats
+from podium import compare, ledger, routes, stats
 from podium.kinds import record_of
 from podium.model import (
     COUNTED_KINDS,
@@ -77,6 +77,7 @@ def summarize(export: Export, configured_current: dict[str, str] | None = None,
         groups=groups,
         pairs=pairs,
         by_model=by_model,
+        ledger=ledger.layout(records),
     )
 
 

@@ -545,3 +545,35 @@ def whole_run(roots: Sequence[Path], record: RunRecord, limits: Limits) -> Run:
         answers=result.answers if result else (),
         source=record.source,
     )
+
+
+def scan(roots: Sequence[Path]) -> str:
+    """A digest of what the exports hold as the file system tells it, without reading a file: every
+    entry's name and, for run directories and sidecars, each file's size, mtime, ctime and inode. Equal
+    digests: nothing was added, removed, replaced or touched (a build whose inputs all agree stops here)."""
+    digest = hashlib.sha256()
+    for root in roots:
+        digest.update(f"{root.resolve()}\0".encode())
+        try:
+            entries = sorted(os.scandir(root), key=lambda e: e.name)
+        except OSError as err:
+            digest.update(f"unreadable: {err}".encode())
+            continue
+        for entry in entries:
+            digest.update(entry.name.encode("utf-8", "surrogatepass") + b"\0")
+            if entry.name in ("runs.json", "agents.json"):
+                digest.update(_stat_text(root / entry.name).encode())
+            elif RUN_DIR.match(entry.name) and entry.is_dir(follow_symlinks=False):
+                for file in RUN_FILES:
+                    digest.update(_stat_text(root / entry.name / file).encode())
+            else:
+                digest.update(_stat_text(root / entry.name).encode())
+    return digest.hexdigest()
+
+
+def _stat_text(path: Path) -> str:
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return "-|"
+    return f"{info.st_mode}:{info.st_size}:{info.st_mtime_ns}:{info.st_ctime_ns}:{info.st_ino}|"

@@ -12,7 +12,7 @@ import json
 from datetime import datetime, timezone
 from importlib import resources
 
-from podium import __version__
+from podium import __version__, routes
 from podium.model import (
     AgentSummary,
     Figures,
@@ -159,12 +159,6 @@ def ledger_row(record: RunRecord) -> dict:
     }
 
 
-def ledger_json(board: Leaderboard) -> bytes:
-    """The ledger as a JSON array, one run per line (newest first)."""
-    rows = [dump_json(ledger_row(r), indent=None).decode("utf-8").rstrip("\n") for r in board.runs]
-    return ("[\n" + ",\n".join(rows) + ("\n" if rows else "") + "]\n").encode("utf-8")
-
-
 def csv_cell(value: object) -> str:
     """A CSV cell: empty for no value (data tools then read the column as numbers; ``judge_status``
     says why a judge score is missing), formulas neutralised in text cells."""
@@ -180,41 +174,109 @@ def csv_cell(value: object) -> str:
     return "'" + text if text.startswith(_FORMULA_START) else text
 
 
-def ledger_csv(board: Leaderboard) -> bytes:
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\r\n")
-    writer.writerow(LEDGER_COLUMNS)
-    for record in board.runs:
-        row = ledger_row(record)
-        writer.writerow(csv_cell(row[c]) for c in LEDGER_COLUMNS)
-    return out.getvalue().encode("utf-8")
-
-
 def summary_schema() -> bytes:
     """The JSON Schema of summary.json, shipped with the site."""
     return resources.files("podium").joinpath("summary.schema.json").read_bytes()
 
 
-def ledger_script(board: Leaderboard) -> bytes:
-    """The ledger for in-browser sorting and filtering, as a script (works from file://).
+# ---------------------------------------------------------------- the ledger, in parts (ledger.py)
 
-    ASCII-only JSON (astral characters as surrogate pairs, which JavaScript reads back) with
-    every ``<`` escaped, so no name can close a script element or start a comment.
-    """
-    rows = [ledger_cells(r) for r in board.runs]
-    body = json.dumps({"columns": list(LEDGER_CELLS), "rows": rows}, sort_keys=True, allow_nan=False,
-                      ensure_ascii=True, separators=(",", ":")).replace("<", "\\u003c")
-    return f"window.podiumLedger = {body};\n".encode("ascii")
+RUNS_SCHEMA = "podium.runs/2"
+PART_SCHEMA = "podium.runs-part/1"
+PART_CONSTANTS = ("agent", "agent_name", "mission")  # one value per part: said once in a JSON part
+PART_COLUMNS = tuple(c for c in LEDGER_COLUMNS if c not in PART_CONSTANTS)
 
 
-LEDGER_CELLS = ("run", "url", "date", "agent", "agent_url", "mission", "version", "mission_url", "older", "kind",
-                "status", "overall", "overall_text", "deterministic", "deterministic_text", "judge", "judge_text")
+def ledger_index(board: Leaderboard, generated_at: int | None = None) -> bytes:
+    """``runs.json``: the ledger's index, every part in every format (the whole ledger is their union)."""
+    ledger = board.ledger
+    out = {
+        "schema": RUNS_SCHEMA,
+        "generator": {"name": "podium", "version": __version__},
+        "runs": len(board.runs),
+        "columns": list(LEDGER_COLUMNS),
+        "parts": [{"agent": p.agent, "agent_name": p.agent_name, "mission": p.mission, "part": p.number,
+                   "runs": len(p.runs), "kinds": dict(p.kinds), "first": p.first, "last": p.last, **p.paths}
+                  for p in (ledger.parts if ledger else ())],
+    }
+    if generated_at is not None:
+        out["generated_at"] = iso_utc(datetime.fromtimestamp(generated_at, timezone.utc))
+    return dump_json(out)
+
+
+def part_json(board: Leaderboard, index: int) -> bytes:
+    """One part as JSON: its agent and mission once, then a row per run (newest first) in ``columns`` order."""
+    part = board.ledger.parts[index]
+    rows = []
+    for i in part.runs:
+        row = ledger_row(board.runs[i])
+        rows.append(dump_json([row[c] for c in PART_COLUMNS], indent=None).decode("utf-8").rstrip("\n"))
+    def value(v: object) -> str:
+        return dump_json(v, indent=None).decode("utf-8").rstrip("\n")
+
+    head = {"agent": part.agent, "agent_name": part.agent_name, "columns": list(PART_COLUMNS),
+            "mission": part.mission, "part": part.number}  # keys in order, as dump_json sorts them
+    text = "{" + ", ".join(f"{value(k)}: {value(v)}" for k, v in head.items())
+    text += ', "rows": [\n' + ",\n".join(rows) + f'\n], "schema": {value(PART_SCHEMA)}}}\n'
+    return text.encode("utf-8")
+
+
+def part_csv(board: Leaderboard, index: int) -> bytes:
+    """One part as CSV: every column on every row (parts concatenate), an empty cell for no value."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\r\n")
+    writer.writerow(LEDGER_COLUMNS)
+    for i in board.ledger.parts[index].runs:
+        row = ledger_row(board.runs[i])
+        writer.writerow(csv_cell(row[c]) for c in LEDGER_COLUMNS)
+    return out.getvalue().encode("utf-8")
+
+
+def runs_schema() -> bytes:
+    """The JSON Schema of runs.json and of its JSON parts, shipped with the site."""
+    return resources.files("podium").joinpath("runs.schema.json").read_bytes()
+
+
+# The ledger page's data, as scripts (a script loads from file:// where fetch() does not): ASCII-only
+# JSON (astral characters as surrogate pairs, which JavaScript reads back) with every ``<`` escaped,
+# so no name can close a script element or start a comment.
+
+def _script(call: str, value: object) -> bytes:
+    body = json.dumps(value, sort_keys=True, allow_nan=False, ensure_ascii=True,
+                      separators=(",", ":")).replace("<", "\\u003c")
+    return f"{call}({body});\n".encode("ascii")
+
+
+def ledger_index_script(board: Leaderboard) -> bytes:
+    """``ledger.js``: what the ledger page needs to choose the parts a filter loads."""
+    parts = board.ledger.parts if board.ledger else ()
+    return _script("podiumLedger.index", {
+        "runs": len(board.runs),
+        "columns": ["agent", "mission", "runs", "kinds", "first", "last", "script"],
+        "parts": [[p.agent_name, p.mission, len(p.runs), p.kinds, p.first, p.last, p.paths["script"]] for p in parts],
+    })
+
+
+LEDGER_CELLS = ("run", "url", "date", "version", "kind", "status", "overall", "overall_text", "deterministic",
+                "deterministic_text", "judge", "judge_text")
+
+
+def part_script(board: Leaderboard, index: int) -> bytes:
+    """One part for the ledger page: its agent and mission (with their pages) once, each version's page and
+    whether it is older, then a row per run: raw numbers to sort by and the exact text the HTML table shows."""
+    part = board.ledger.parts[index]
+    records = [board.runs[i] for i in part.runs]
+    versions = {r.version: [r.mission_url or "", r.older] for r in reversed(records)}
+    return _script("podiumLedger.part", {
+        "script": part.paths["script"], "agent": part.agent_name, "agent_url": records[0].agent_url or "",
+        "mission": part.mission, "versions": versions, "columns": list(LEDGER_CELLS),
+        "rows": [ledger_cells(r) for r in records]})
 
 
 def ledger_cells(record: RunRecord) -> list:
-    """One ledger row: raw numbers to sort by and the exact text the HTML table shows."""
+    """One ledger row for the page's script (its url None when it is the run's own page)."""
     cells = ledger_texts(record)
-    return [record.run_id, record.url, iso_utc(record.when) or "", record.agent_name, record.agent_url or "",
-            record.mission, record.version, record.mission_url or "", record.older, record.kind, record.status,
+    url = None if record.url == routes.run_path(record.run_id) else record.url
+    return [record.run_id, url, iso_utc(record.when) or "", record.version, record.kind, record.status,
             record.overall, cells["overall"], record.deterministic, cells["deterministic"], record.judge,
             cells["judge"]]

@@ -150,13 +150,18 @@ def mission_headline(mission: MissionVersionSummary) -> str:
             f"{median_line(mission.figures)}; judge vs checks {points(mission.judge_vs_checks)}.")
 
 
-def ledger_headline(total: int, totals: Totals, page: int = 1) -> str:
+def ledger_headline(total: int, totals: Totals) -> str:
     """ "150 runs, newest first: 147 counted and 3 cancelled or never started." """
-    text = f"{_runs(total)}, newest first" + (f" (page {page})" if page > 1 else "")
-    text += f": {totals.runs} counted"
+    text = f"{_runs(total)}, newest first: {totals.runs} counted"
     if totals.not_a_run:
         text += f" and {totals.not_a_run} cancelled or never started"
     return text + "."
+
+
+def ledger_page_headline(label: str, number: int, count: int) -> str:
+    """ "Runs of September 2026, page 3: 150 runs, newest first." """
+    what = "Undated runs" if label == "Undated" else f"Runs of {label}"
+    return f"{what}, page {number}: {_runs(count)}, newest first."
 
 
 def run_headline(record: RunRecord) -> str:

@@ -27,14 +27,17 @@ from podium.render.safe import run_view
 from podium.render.templates import make_environment
 from podium.write import FileStat, Kept
 
-DATA_FILES = {  # routes.DATA_FILES kind -> its bytes from the public board
-    "summary": lambda board, generated_at: data.dump_json(data.summary_dict(board, generated_at)),
-    "schema": lambda board, generated_at: data.summary_schema(),
-    "runs_json": lambda board, generated_at: data.ledger_json(board),
-    "runs_csv": lambda board, generated_at: data.ledger_csv(board),
-    "ledger_js": lambda board, generated_at: data.ledger_script(board),
-    "compare": lambda board, generated_at: compare_data.compare_json(board),
-    "compare_schema": lambda board, generated_at: compare_data.compare_schema(),
+DATA_FILES = {  # a DataFile's kind -> its bytes from the public board (and the ledger part it names)
+    "summary": lambda board, generated_at, part: data.dump_json(data.summary_dict(board, generated_at)),
+    "schema": lambda board, generated_at, part: data.summary_schema(),
+    "runs_json": lambda board, generated_at, part: data.ledger_index(board, generated_at),
+    "runs_schema": lambda board, generated_at, part: data.runs_schema(),
+    "ledger_js": lambda board, generated_at, part: data.ledger_index_script(board),
+    "part_json": lambda board, generated_at, part: data.part_json(board, part),
+    "part_csv": lambda board, generated_at, part: data.part_csv(board, part),
+    "part_script": lambda board, generated_at, part: data.part_script(board, part),
+    "compare": lambda board, generated_at, part: compare_data.compare_json(board),
+    "compare_schema": lambda board, generated_at, part: compare_data.compare_schema(),
 }
 
 
@@ -74,7 +77,7 @@ class SiteRenderer:
         if isinstance(entry, Page):
             return render_page(entry, self.env, self.run_context(entry.run_id) if entry.run_id else None)
         if isinstance(entry, DataFile):
-            return DATA_FILES[entry.kind](self.board, self.generated_at)
+            return DATA_FILES[entry.kind](self.board, self.generated_at, entry.part)
         if isinstance(entry, Blob):
             return entry.data
         return entry.source.read_bytes()
@@ -86,10 +89,15 @@ class SiteRenderer:
 
     def entry_key(self, entry: Entry) -> str | None:
         """Everything the file is made from. A page: its template and context (a run page: its raw
-        record and its report's key instead of the public record); a data file: the whole public board."""
+        record and its report's key instead of the public record); a ledger part: its runs; any other
+        data file: the summary without the runs (which no other data file lists)."""
         if isinstance(entry, DataFile):
+            if entry.part is not None:
+                part = self.board.ledger.parts[entry.part]
+                return key_of(self.fingerprint, entry.path, entry.kind, replace(part, runs=len(part.runs)),
+                              [self.board.runs[i] for i in part.runs], memo=self.key_memo)
             if self.board_key is None:
-                self.board_key = key_of(self.board, self.generated_at, memo=self.key_memo)
+                self.board_key = key_of(_without_runs(self.board), self.generated_at)
             return key_of(self.fingerprint, entry.path, entry.kind, self.board_key)
         if isinstance(entry, Blob):
             return key_of(self.fingerprint, entry.path, entry.data)
@@ -115,6 +123,15 @@ class SiteRenderer:
         if isinstance(entry, Page) and entry.run_id:
             self.cache.still_uses_report(self.reports.key(self.runs[entry.run_id]))
         return Kept(found[0])
+
+
+def _without_runs(board: Leaderboard) -> tuple:
+    """What every data file but the ledger's parts is made from: the board without its runs."""
+    ledger = board.ledger
+    parts = tuple(replace(p, runs=len(p.runs)) for p in ledger.parts) if ledger else ()
+    return (board.totals, board.agents, board.agents_older, board.missions, board.problems, board.runs_read,
+            board.inputs_digest, board.pairs, tuple(replace(m, runs=()) for m in board.by_model), parts,
+            len(board.runs))
 
 
 def render_site(manifest: list[Entry], renderer: SiteRenderer) -> Iterator[tuple[str, bytes | Kept]]:

@@ -1,11 +1,14 @@
 /* podium: progressive enhancement only. Every page is complete without this file.
    - mission cards: an agent chip highlights that agent's points on hover, focus and press;
-   - the ledger: sorting and filtering over every run (data from api/results/ledger.js,
-     loaded on first use, so it works from file:// too). All text goes in via textContent.
-     The filters and the sort live in the URL fragment (runs/index.html#agent=kestrel&kind=timed_out,
-     plus sort=overall&dir=asc when not the default newest-first), restored on load and kept up
-     to date with history.replaceState, so a filtered view is a link. `mission` matches a
-     mission name or "name version"; ?agent=… in the query is still read when there is no fragment. */
+   - the ledger: sorting and filtering over every run. Its data are scripts (they load from file://
+     too): api/results/ledger.js indexes the parts, one per agent and mission; a view loads only the
+     parts it needs (an agent's, a mission's, those holding a kind), and one that would need more
+     than the form's data-limit runs without an agent or a mission chosen waits for "Load every run". Matches are
+     drawn PAGE rows at a time. All text goes in via textContent. The filters, the sort and the
+     page live in the URL fragment (runs/index.html#agent=kestrel&kind=timed_out, plus
+     sort=overall&dir=asc and page=2 when not the default), restored on load and kept up to date
+     with history.replaceState, so a view is a link. `mission` matches a mission name or
+     "name version"; ?agent=… in the query is still read when there is no fragment. */
 (function () {
   "use strict";
 
@@ -47,40 +50,92 @@
     return a;
   }
 
+  // The ledger's data arrive as scripts (they load from file:// where fetch() does not): ledger.js is
+  // the index of every part (one per agent and mission, api/results/ledger/...), each part a script of
+  // its own. They hand their data to these two callbacks.
+  var loading = { index: null, parts: {} };
+  window.podiumLedger = {
+    index: function (data) { if (loading.index) loading.index.resolve(data); },
+    part: function (data) { var p = loading.parts[data.script]; if (p) p.resolve(data); }
+  };
+
+  function loadScript(src, slot) {
+    return new Promise(function (resolve, reject) {
+      slot.resolve = resolve;
+      var script = document.createElement("script");
+      script.src = src;
+      script.onerror = function () { reject(new Error("ledger data could not be loaded")); };
+      document.head.appendChild(script);
+    });
+  }
+
+  var PAGE = 100;  // rows drawn at a time
+
   function Ledger(form, table) {
     this.form = form;
     this.table = table;
     this.body = table.tBodies[0];
-    this.prefix = form.getAttribute("data-ledger").replace(/api\/results\/ledger\.js$/, "");
-    this.data = null;
-    this.loading = null;
+    this.src = form.getAttribute("data-ledger");
+    this.prefix = this.src.replace(/api\/results\/ledger\.js$/, "");
+    this.index = null;
+    this.parts = {};  // script path -> its rows, as objects
     this.sort = { key: "date", dir: -1 };
+    this.page = 0;
+    this.everything = false;  // the reader asked to load every run
+    this.pager = document.getElementById("ledger-pager");
+    this.limit = parseInt(form.getAttribute("data-limit"), 10) || 20000;  // more runs than this: only when asked
     this.labels = {};
     var self = this;
     Array.prototype.forEach.call(form.elements.kind.options, function (o) { self.labels[o.value] = o.textContent; });
   }
 
-  Ledger.prototype.load = function () {
+  Ledger.prototype.loadIndex = function () {
     var self = this;
-    if (this.data) return Promise.resolve(this.data);
-    if (!this.loading) {
-      this.loading = new Promise(function (resolve, reject) {
-        var script = document.createElement("script");
-        script.src = self.form.getAttribute("data-ledger");
-        script.onload = function () {
-          var raw = window.podiumLedger;
-          self.data = raw.rows.map(function (row) {
-            var item = {};
-            raw.columns.forEach(function (name, i) { item[name] = row[i]; });
-            return item;
-          });
-          resolve(self.data);
-        };
-        script.onerror = function () { reject(new Error("ledger data could not be loaded")); };
-        document.head.appendChild(script);
+    if (!loading.index) {
+      loading.index = {};
+      loading.index.promise = loadScript(this.src, loading.index).then(function (data) {
+        self.index = data.parts.map(function (p) {
+          var part = {};
+          data.columns.forEach(function (name, i) { part[name] = p[i]; });
+          return part;
+        });
+        self.total = data.runs;
+        return self.index;
       });
     }
-    return this.loading;
+    return loading.index.promise;
+  };
+
+  Ledger.prototype.loadPart = function (part) {
+    var self = this, path = part.script;
+    if (self.parts[path]) return Promise.resolve(self.parts[path]);
+    if (!loading.parts[path]) {
+      loading.parts[path] = {};
+      loading.parts[path].promise = loadScript(this.prefix + path, loading.parts[path]).then(function (data) {
+        self.parts[path] = data.rows.map(function (row) {
+          var item = { agent: data.agent, agent_url: data.agent_url, mission: data.mission };
+          data.columns.forEach(function (name, i) { item[name] = row[i]; });
+          var version = data.versions[item.version] || ["", false];
+          item.mission_url = version[0];
+          item.older = version[1];
+          if (item.url === null) item.url = "runs/" + item.run + "/index.html";
+          return item;
+        });
+        return self.parts[path];
+      });
+    }
+    return loading.parts[path].promise;
+  };
+
+  // The parts a view needs: an agent's, a mission's, those holding a kind; every part otherwise.
+  Ledger.prototype.needed = function (f) {
+    var mission = f.mission;
+    return this.index.filter(function (p) {
+      if (f.agent && p.agent !== f.agent) return false;
+      if (mission && p.mission !== mission && mission.indexOf(p.mission + " ") !== 0) return false;
+      if (f.kind && !p.kinds[f.kind]) return false;
+      return true;
+    });
   };
 
   Ledger.prototype.value = function (row, key) {
@@ -112,6 +167,7 @@
       params.set("sort", this.sort.key);
       params.set("dir", this.sort.dir > 0 ? "asc" : "desc");
     }
+    if (this.page > 0) params.set("page", String(this.page + 1));
     return params.toString();
   };
 
@@ -153,36 +209,66 @@
     if (SORT_KEYS.indexOf(key) < 0) { key = "date"; dir = -1; }
     if (key !== "date" || dir !== -1) changed = true;
     this.setSort(key, dir);
+    var page = parseInt(params.get("page") || "1", 10);
+    this.page = page > 1 ? page - 1 : 0;
+    if (this.page) changed = true;
     return changed;
   };
 
-  Ledger.prototype.update = function () {
-    var self = this;
+  Ledger.prototype.filters = function () {
+    return {
+      q: this.form.elements.q.value.trim().toLowerCase(),
+      kind: this.form.elements.kind.value,
+      agent: this.form.elements.agent.value,
+      mission: this.form.elements.mission.value
+    };
+  };
+
+  Ledger.prototype.update = function (keepPage) {
+    var self = this, f = this.filters();
+    if (!keepPage) this.page = 0;
     this.remember();
-    this.load().then(function (rows) {
-      var f = {
-        q: self.form.elements.q.value.trim().toLowerCase(),
-        kind: self.form.elements.kind.value,
-        agent: self.form.elements.agent.value,
-        mission: self.form.elements.mission.value
-      };
-      var key = self.sort.key, dir = self.sort.dir;
-      var shown = rows.filter(function (row) { return self.matches(row, f); });
+    this.loadIndex().then(function () {
+      var parts = self.needed(f);
+      var runs = parts.reduce(function (sum, p) { return sum + p.runs; }, 0);
+      var loadButton = self.form.querySelector(".ledger-load");
+      if (!f.agent && !f.mission && runs > self.limit && !self.everything) {
+        loadButton.hidden = false;
+        self.form.elements.count.value = "This view needs " + runs + " runs (" + parts.length +
+          " parts): choose an agent or a mission, or load them all.";
+        return null;
+      }
+      loadButton.hidden = true;
+      return Promise.all(parts.map(function (p) { return self.loadPart(p); }));
+    }).then(function (loaded) {
+      if (!loaded) return;
+      var key = self.sort.key, dir = self.sort.dir, shown = [];
+      loaded.forEach(function (rows) {
+        rows.forEach(function (row) { if (self.matches(row, f)) shown.push(row); });
+      });
       shown.sort(function (a, b) {
         var x = self.value(a, key), y = self.value(b, key);
-        if (x === y) return a.date < b.date ? 1 : (a.date > b.date ? -1 : 0);
+        if (x === y) return a.date < b.date ? 1 : (a.date > b.date ? -1 : (a.run < b.run ? -1 : 1));
         if (x === null || x === "") return 1;
         if (y === null || y === "") return -1;
         return (x < y ? -1 : 1) * dir;
       });
-      self.render(shown.slice(0, 1000));
-      var count = shown.length + " of " + rows.length + " runs";
-      self.form.elements.count.value = shown.length > 1000 ? count + " (first 1000 shown)" : count;
-      var pager = document.querySelector(".pager");
-      if (pager) pager.hidden = true;
+      var pages = Math.max(1, Math.ceil(shown.length / PAGE));
+      self.page = Math.min(self.page, pages - 1);
+      var first = self.page * PAGE;
+      self.render(shown.slice(first, first + PAGE));
+      var count = shown.length + " of " + self.total + " runs";
+      self.form.elements.count.value = count;
       var caption = self.table.querySelector("caption");
       if (caption) caption.textContent = "Runs matching the filters: " + count;
-    }, function (err) {
+      if (self.pager) {
+        self.pager.hidden = pages < 2;
+        self.pager.querySelector("[name=newer]").disabled = self.page === 0;
+        self.pager.querySelector("[name=older]").disabled = self.page >= pages - 1;
+        self.pager.querySelector("output").value = shown.length ?
+          (first + 1) + "–" + Math.min(first + PAGE, shown.length) + " of " + shown.length : "";
+      }
+    }).catch(function (err) {
       self.form.elements.count.value = err.message;
     });
   };
@@ -236,9 +322,18 @@
         self.update();
       });
     });
-    if (this.restore()) this.update();
+    this.form.elements.load.addEventListener("click", function () { self.everything = true; self.update(true); });
+    if (this.pager) {
+      this.pager.querySelector("[name=newer]").addEventListener("click", function () {
+        self.page = Math.max(0, self.page - 1); self.update(true);
+      });
+      this.pager.querySelector("[name=older]").addEventListener("click", function () {
+        self.page += 1; self.update(true);
+      });
+    }
+    if (this.restore()) this.update(true);
     window.addEventListener("hashchange", function () {
-      if (self.restore() || self.data) self.update();
+      if (self.restore() || self.index) self.update(true);
     });
   };
 

@@ -1,0 +1,136 @@
+"""The ledger's layout: which page lists each run, and which data part holds it (site.md, issue 18).
+
+Pure, computed once by the summary step from the runs (newest first). Two layouts, each made so
+that a run that did not change stays where it was when runs are added (histories only grow):
+
+- **Pages** (``runs/<month>/<n>/index.html``): runs grouped by the UTC month of their date
+  (``undated`` for none), each month cut into pages of ``PAGE_ROWS`` counted from its oldest run,
+  each page listing its runs newest first. New runs fill the newest page of their month; an older
+  month's pages change only when one of its own runs does.
+- **Parts** (``api/results/ledger/<agent>/<mission>/<n>.json``, ``.csv``, ``.js``): runs grouped by
+  agent and mission, each group cut into parts of ``PART_ROWS`` counted from its oldest run. A
+  browser filter by agent or by mission loads only that agent's or that mission's parts; new runs
+  fill the newest part of their group.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from podium import routes
+from podium.model import COUNTED_KINDS, RunRecord, iso_utc
+
+PAGE_ROWS = 150  # runs listed per ledger page (a page stays under 3,000 elements)
+PART_ROWS = 1000  # runs per data part (a part stays far under 4 MiB in every format)
+FRONT_ROWS = 100  # the newest runs on the ledger's front page
+BROWSER_LIMIT = 20_000  # a filter without an agent or a mission loads more runs than this only when asked
+UNDATED = "undated"
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerPage:
+    bucket: str  # "2026-09" or "undated"
+    number: int  # 1 = the month's oldest runs
+    runs: tuple[int, ...]  # indices into Leaderboard.runs, newest first
+    path: str
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerMonth:
+    bucket: str
+    label: str  # "September 2026", "Undated"
+    runs: int
+    pages: int
+    newest: str  # its newest page's path
+    oldest: str
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerPart:
+    agent: str
+    agent_name: str
+    mission: str
+    number: int  # 1 = the group's oldest runs
+    runs: tuple[int, ...]  # indices into Leaderboard.runs, newest first
+    kinds: dict[str, int]  # runs of each kind in it (a kind filter skips parts without one)
+    first: str | None  # its oldest and newest dates
+    last: str | None
+    paths: dict[str, str]  # "json", "csv", "script" -> path
+
+
+@dataclass(frozen=True, slots=True)
+class Ledger:
+    pages: tuple[LedgerPage, ...]  # newest month first, each month's newest page first
+    months: tuple[LedgerMonth, ...]  # newest first (undated last)
+    parts: tuple[LedgerPart, ...]  # by agent name, mission, number
+    page_of: tuple[int, ...]  # Leaderboard.runs index -> index into pages
+
+    def anchor(self, index: int, run_id: str) -> str:
+        """Where run number ``index`` is listed: its row on its ledger page."""
+        return f"{self.pages[self.page_of[index]].path}#run-{run_id}"
+
+
+MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+          "November", "December")
+
+
+def bucket_of(record: RunRecord) -> str:
+    return f"{record.when.year:04d}-{record.when.month:02d}" if record.when is not None else UNDATED
+
+
+def layout(runs: Sequence[RunRecord]) -> Ledger:
+    """Pages and parts for ``runs`` (the board's, newest first)."""
+    months: dict[str, list[int]] = defaultdict(list)
+    for index, record in enumerate(runs):
+        months[bucket_of(record)].append(index)
+    pages: list[LedgerPage] = []
+    summaries: list[LedgerMonth] = []
+    page_of = [0] * len(runs)
+    for bucket in sorted(months, key=lambda b: (b != UNDATED, b), reverse=True):
+        indices = months[bucket]  # newest first
+        count = math.ceil(len(indices) / PAGE_ROWS)
+        for number in range(count, 0, -1):
+            stop = len(indices) - (number - 1) * PAGE_ROWS
+            own = tuple(indices[max(0, stop - PAGE_ROWS):stop])
+            for index in own:
+                page_of[index] = len(pages)
+            pages.append(LedgerPage(bucket, number, own, routes.ledger_page_path(bucket, number)))
+        summaries.append(LedgerMonth(bucket, month_label(bucket), len(indices), count,
+                                     routes.ledger_page_path(bucket, count), routes.ledger_page_path(bucket, 1)))
+    return Ledger(tuple(pages), tuple(summaries), _parts(runs), tuple(page_of))
+
+
+def month_label(bucket: str) -> str:
+    if bucket == UNDATED:
+        return "Undated"
+    year, month = bucket.split("-")
+    return f"{MONTHS[int(month) - 1]} {year}"
+
+
+def _parts(runs: Sequence[RunRecord]) -> tuple[LedgerPart, ...]:
+    groups: dict[tuple[str, str], list[int]] = defaultdict(list)
+    names: dict[str, str] = {}
+    for index, record in enumerate(runs):
+        groups[(record.agent, record.mission)].append(index)
+        names.setdefault(record.agent, record.agent_name)
+    agent_slugs = routes.unique_slugs(names)
+    mission_slugs = routes.unique_slugs({mission: mission for _, mission in groups})
+    parts = []
+    for (agent, mission), indices in sorted(groups.items(), key=lambda g: (names[g[0][0]], g[0][0], g[0][1])):
+        count = math.ceil(len(indices) / PART_ROWS)
+        for number in range(1, count + 1):
+            stop = len(indices) - (number - 1) * PART_ROWS
+            own = tuple(indices[max(0, stop - PART_ROWS):stop])
+            kinds = dict.fromkeys((*COUNTED_KINDS, "not_a_run"), 0)
+            for index in own:
+                kinds[runs[index].kind] += 1
+            dated = [runs[i].when for i in own if runs[i].when is not None]
+            parts.append(LedgerPart(
+                agent=agent, agent_name=names[agent], mission=mission, number=number, runs=own,
+                kinds={k: n for k, n in kinds.items() if n},
+                first=iso_utc(min(dated)) if dated else None, last=iso_utc(max(dated)) if dated else None,
+                paths=routes.ledger_part_paths(agent_slugs[agent], mission_slugs[mission], number)))
+    return tuple(parts)
