@@ -126,7 +126,7 @@ def test_css_urls_resolve(site):
 def test_permalinks_exist(site):
     files, summary = site["files"], site["summary"]
     fixed = ["index.html", "missions/index.html", "runs/index.html", "404.html", "api/results/summary.json",
-             "api/results/runs.json", "api/results/runs.csv"]
+             "api/results/runs.json", "api/results/runs.schema.json", "api/results/ledger.js"]
     assert [p for p in fixed if p not in files] == []
     agents = summary["agents"] + summary["agents_older"]
     assert agents

@@ -209,7 +209,7 @@ def nested_keys(value, depth: int = 0) -> set[str]:
 
 def test_every_page_template_is_exercised(planned_pages):
     templates = {p.template for p in planned_pages}
-    assert templates == {"index.html", "agent.html", "missions.html", "mission.html", "runs.html", "run.html",
+    assert templates == {"index.html", "agent.html", "missions.html", "mission.html", "runs.html", "ledger_page.html", "run.html",
                          "page.html", "404.html", "compare.html", "pair.html", "models.html", "model.html", "badge.svg"}
 
 

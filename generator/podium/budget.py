@@ -160,6 +160,16 @@ class Meter:
         if self.over():
             raise OverBudget(self.message())
 
+    def details(self) -> tuple[str, ...]:
+        """The site's sections by size, its largest files and its run pages, a line each (``--verbose``)."""
+        lines = [f"{section + '/' if section != '(top)' else section:<12} {count:>8,} files {human_size(size):>10}"
+                 for section, (count, size) in sorted(self.sections.items(), key=lambda item: -item[1][1])]
+        lines += [f"largest: {path} ({human_size(size)})" for size, path in self.largest]
+        if self.run_pages:
+            lines.append(f"{self.run_pages:,} run pages, {self.run_page_bytes // self.run_pages:,} bytes each "
+                         "on average")
+        return tuple(lines)
+
     def message(self) -> str:
         h = self.host
         lines = [f"host: {h.name}: the site would not fit. {h.describe()}; this site is "

@@ -17,7 +17,7 @@ from podium.load.files import NotReadable, read_regular
 from podium.diff import MAX_BYTES
 from podium.kinds import record_of
 from podium.model import Leaderboard, Outline, Run, RunRecord
-from podium.plan import Blob, Page, Site, plan_site
+from podium.plan import Blob, Page, RunPage, Site, plan_site
 from podium.publish import prepare as prepare_publishing
 from podium.render.markdown import render_content
 from podium.render.redact import Answers, Redaction, exposed_values
@@ -189,7 +189,8 @@ def _build(config: Config, export: Path | Sequence[Path], env, chain: list[Path]
     extras = prepare_publishing(public, config.title, config.base_url, generated_at, previous)
     site = Site(config.title, config.base_url, pages, generated_at, config.search_engines, extras.pages, extras.nav)
     manifest = extras.apply(plan_site(public, site, static_files(chain)))
-    listed = [e.path for e in manifest if isinstance(e, Page) and e.path.endswith(".html") and e.template != "redirect.html"]
+    listed = [e.path for e in manifest if isinstance(e, RunPage)
+              or (isinstance(e, Page) and e.path.endswith(".html") and e.template != "redirect.html")]
     extra, notes = share.share_files(listed, config.base_url, config.search_engines)
     manifest += [Blob(path, data) for path, data in extra.items()]
     code = code_fingerprint()
@@ -205,15 +206,15 @@ def _build(config: Config, export: Path | Sequence[Path], env, chain: list[Path]
     files = _Tally(meter.watch(guard_secrets(render_site(manifest, renderer), redaction.literals)))
     inputs = _paths(export) + [p for p in (content_dir(config), config.theme_dir) if p is not None]
     target = write_site(files, config.out, inputs=inputs, homes=[config.root, Path.cwd()], previous=old)
-    outline = _outline(public, meter.summary())
+    outline = _outline(public, meter.summary(), meter.details())
     cache.commit(target, whole_key, codec.dumps(outline))
     notes += [cache.note] if cache.note else []
     return Built(public, outline, target, files.count, files.size, tuple(notes), meter, tuple(extras.warnings),
                  renderer.rendered, renderer.reused)
 
 
-def _outline(board: Leaderboard, summary: str = "") -> Outline:
-    return Outline(board.totals, board.problems, board.notes, summary)
+def _outline(board: Leaderboard, summary: str = "", details: tuple[str, ...] = ()) -> Outline:
+    return Outline(board.totals, board.problems, board.notes, summary, details)
 
 
 class _Tally:

@@ -13,7 +13,6 @@ from pathlib import Path
 
 import click
 from podium import __version__
-from podium.budget import human_size
 from podium.build import build_site, public_view
 from podium.cache import DEFAULT_DIR as DEFAULT_CACHE
 from podium.config import Config, load_config
@@ -111,16 +110,9 @@ def build(export: tuple[Path, ...], out: Path | None, config_path: Path | None, 
     for note in built.notes:
         say(f"note: {note}")
     meter = built.meter
-    if verbose and meter is not None:
-        for section, (count, size) in sorted(meter.sections.items(), key=lambda item: -item[1][1]):
-            say(f"podium:   {section + '/' if section != '(top)' else section:<12} {count:>8,} files "
-                f"{human_size(size):>10}")
-        for size, path in meter.largest:
-            say(f"podium:   largest: {path} ({human_size(size)})")
-        if meter.run_pages:
-            say(f"podium:   {meter.run_pages:,} run pages, {meter.run_page_bytes // meter.run_pages:,} bytes each "
-                "on average")
     if verbose:
+        for line in built.outline.details:  # the site's sections and largest files (kept when nothing changed)
+            say(f"podium:   {line}")
         say(f"podium:   {built.rendered:,} pages rendered, {built.reused:,} unchanged ones reused from the last build")
     if built.board is None:
         say(f"podium: nothing changed since the last build; {built.target} stays as it was "

@@ -335,6 +335,7 @@ class Outline:
     problems: tuple[Problem, ...]
     notes: tuple[str, ...]
     summary: str = ""  # the written site: "1.2 MB in 176 files (…)"
+    details: tuple[str, ...] = ()  # its sections and largest files, a line each (budget.Meter.details)
 
 
 @dataclass(frozen=True, slots=True)

@@ -38,6 +38,20 @@ class Page:
     run_id: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class RunPage:
+    """A run's own page, planned as its path and its place in the board's runs: its Page (template and
+    context) is made when it is rendered, so a history's run pages are never all held (issue 18)."""
+
+    path: str
+    index: int  # into Leaderboard.runs
+    pages: RunPages
+
+    @property
+    def page(self) -> Page:
+        return self.pages.page(self.index)
+
+
 @dataclass(frozen=True)
 class DataFile:
     """A data file of site.md (``kind`` is one of render/site.py's DATA_FILES; ``part``: which ledger part)."""
@@ -63,7 +77,7 @@ class Asset:
     source: Path
 
 
-Entry = Page | DataFile | Blob | Asset
+Entry = Page | RunPage | DataFile | Blob | Asset
 
 
 @dataclass(frozen=True)
@@ -91,12 +105,13 @@ def plan_site(board: Leaderboard, site: Site, static: dict[str, Path] | None = N
     pages += [_mission_page(m, index) for m in board.missions]
     pages += _ledger_pages(board)
     pages += [Page(*planned) for planned in plan_compare.pages(board)]
-    pages += [_run_page(r) for r in board.runs if "#" not in r.url]  # budget.py: others link a ledger row
     pages += [_content_page(p) for p in site.pages]
     pages += site.extra_pages
     pages.append(Page("404.html", "404.html", {"page_title": "Not found",
                                                "description": "There is no page at this address."}))
     outputs += [replace(page, context=_with_common(page, site, nav)) for page in pages]
+    run_pages = RunPages(board, site, nav)
+    outputs += [RunPage(r.url, i, run_pages) for i, r in enumerate(board.runs) if "#" not in r.url]  # budget.py
     outputs += [Asset(f"{ASSETS}/{rel}", source) for rel, source in sorted((static or {}).items())]
     return outputs
 
@@ -207,11 +222,20 @@ def _ledger_pages(board: Leaderboard) -> list[Page]:
     return pages
 
 
-def _run_page(record: RunRecord) -> Page:
-    """The run's public record now; the render stage replaces it with its redacted page view."""
-    return Page(record.url, "run.html", {"page_title": f"Run {record.run_id[:8]}", "record": record,
-                                         "description": numbers.run_headline(record)},
-                run_id=record.run_id)
+class RunPages:
+    """Makes each run's page when it is rendered: its public record now; the render stage adds its whole
+    run, redacted, and its report."""
+
+    def __init__(self, board: Leaderboard, site: Site, nav: list[dict]):
+        self.board, self.site, self.nav = board, site, nav
+        chrome = _with_common(Page("runs/x/index.html", "run.html", {}), site, nav)
+        self.chrome = {k: v for k, v in chrome.items() if k not in ("page", "href")}  # the same on every run page
+
+    def page(self, index: int) -> Page:
+        record = self.board.runs[index]
+        page = Page(record.url, "run.html", {"page_title": f"Run {record.run_id[:8]}", "record": record,
+                                             "description": numbers.run_headline(record)}, run_id=record.run_id)
+        return replace(page, context=_with_common(page, self.site, self.nav))
 
 
 def _content_page(page: ContentPage) -> Page:

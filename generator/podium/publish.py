@@ -213,9 +213,9 @@ _SITE_PATH = re.compile(r"(?:[A-Za-z0-9_][A-Za-z0-9_.-]{0,199}/){0,8}(?:[A-Za-z0
 _AGENT_ROW = {"agent": _TEXT, "name": _TEXT, "url": _Maybe(_Opt(_URL)), "rank": int, "old_rank": _Opt(int),
               "median": _Opt(_NUM), "old_median": _Opt(_NUM), "delta": _Opt(_NUM), "ci": _Opt(_PAIR),
               "old_ci": _Opt(_PAIR), "in_median": _Maybe(int), "old_in_median": _Maybe(_Opt(int)), "new_runs": int,
-              "left_out": _Map(int, _KINDS), "is_new": bool, "verdict": _VERDICT}
+              "left_out": _Map(int, _KINDS), "is_new": bool, "verdict": _VERDICT, "provisional": _Maybe(bool)}
 _BRIEF = {"agent": _TEXT, "name": _TEXT, "url": _Maybe(_Opt(_URL)), "rank": _Opt(int), "median": _Opt(_NUM),
-          "runs": int}
+          "runs": int, "provisional": _Maybe(bool)}
 _MV = {"mission": _TEXT, "version": _TEXT}
 _SIDE = {"runs": int, "agents": int, "mission_versions": _Maybe(int), "digest": _Maybe(_Opt(_DIGEST)),
          "newest_run": _Maybe(_Opt(_TIME))}

@@ -42,15 +42,17 @@ def summarize(export: Export, configured_current: dict[str, str] | None = None,
     """Count every run of ``export`` exactly once (its runs: compact records, or whole runs to make them of)."""
     configured_current = configured_current or {}
     records = [run if isinstance(run, RunRecord) else record_of(run) for run in export.runs]
-    counted = [record for record in records if record.kind != "not_a_run"]
+    problems, runs_read, inputs_digest, notes = list(export.problems), export.runs_read, export.inputs_digest, export.notes
+    del export  # the reader's records are replaced one by one below: a history is never held twice
     seen: dict[str, set[str]] = defaultdict(set)
-    for record in counted:
-        seen[record.mission].add(record.version)
+    for record in records:
+        if record.kind != "not_a_run":
+            seen[record.mission].add(record.version)
     current = current_versions(seen, configured_current)
-    problems = list(export.problems) + _config_problems(seen, configured_current, config_name)
-    urls = _Urls(counted, seen)
-    records = [_placed(record, current, urls) for record in records]
-    del counted
+    problems += _config_problems(seen, configured_current, config_name)
+    urls = _Urls(records, seen)
+    for index, record in enumerate(records):
+        records[index] = _placed(record, current, urls)
     records.sort(key=_newest_first)
     groups = _groups(records)
     counted_records = [r for r in records if r.kind != "not_a_run"]
@@ -71,9 +73,9 @@ def summarize(export: Export, configured_current: dict[str, str] | None = None,
         missions=missions,
         runs=tuple(records),
         problems=tuple(sorted(set(problems))),
-        runs_read=export.runs_read,
-        inputs_digest=export.inputs_digest,
-        notes=export.notes,
+        runs_read=runs_read,
+        inputs_digest=inputs_digest,
+        notes=notes,
         groups=groups,
         pairs=pairs,
         by_model=by_model,
@@ -93,9 +95,9 @@ def _config_problems(seen: dict[str, set[str]], configured: dict[str, str], conf
 class _Urls:
     """Slugs and page paths for every agent, mission version and run."""
 
-    def __init__(self, counted: list[RunRecord], seen: dict[str, set[str]]):
+    def __init__(self, records: list[RunRecord], seen: dict[str, set[str]]):
         self.agent_names: dict[str, str] = {}
-        for record in sorted(counted, key=lambda r: r.run_id):
+        for record in sorted((r for r in records if r.kind != "not_a_run"), key=lambda r: r.run_id):
             self.agent_names.setdefault(record.agent, record.agent_name)
         self.agent_slugs = routes.unique_slugs(self.agent_names)
         self.mission_slugs = routes.unique_slugs({m: m for m in seen})
@@ -103,15 +105,21 @@ class _Urls:
             mission: routes.unique_slugs({v: v for v in versions}, make=routes.version_segment)
             for mission, versions in seen.items()
         }
+        self.made: dict = {}  # the paths made so far
 
-    def agent(self, agent: str) -> str | None:
-        slug = self.agent_slugs.get(agent)
-        return routes.agent_path(slug) if slug else None
+    def agent(self, agent: str) -> str | None:  # one string per agent: every record of it shares it
+        if agent not in self.made:
+            slug = self.agent_slugs.get(agent)
+            self.made[agent] = routes.agent_path(slug) if slug else None
+        return self.made[agent]
 
     def mission(self, mission: str, version: str) -> str | None:
-        if mission not in self.mission_slugs or version not in self.version_segments[mission]:
-            return None
-        return routes.mission_path(self.mission_slugs[mission], self.version_segments[mission][version])
+        key = (mission, version)
+        if key not in self.made:
+            known = mission in self.mission_slugs and version in self.version_segments[mission]
+            self.made[key] = routes.mission_path(self.mission_slugs[mission], self.version_segments[mission][version]) \
+                if known else None
+        return self.made[key]
 
 
 def _placed(record: RunRecord, current: dict[str, str], urls: _Urls) -> RunRecord:

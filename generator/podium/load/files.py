@@ -90,8 +90,12 @@ class LimitedFile:
     def read(self, size: int = -1) -> bytes:
         if self.problem is not None:
             return b""
-        want = self.left + 1 if size < 0 else min(size, self.left + 1)
-        data = self.handle.read(want)
+        if size < 0:  # to the end, a chunk at a time: never a buffer the size of the limit
+            chunks = []
+            while chunk := self.read(1 << 20):
+                chunks.append(chunk)
+            return b"".join(chunks)
+        data = self.handle.read(min(size, self.left + 1))
         if len(data) > self.left:
             self.problem = Problem(self.rel, "", f"grew over the {self.left}-byte limit while being read")
             return b""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import copy
 import multiprocessing
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -19,7 +19,7 @@ from markupsafe import Markup
 from podium.cache import BuildCache, NoCache, key_of
 from podium.errors import BuildError
 from podium.model import Leaderboard, Run, RunRecord
-from podium.plan import Asset, Blob, DataFile, Entry, Page
+from podium.plan import Asset, Blob, DataFile, Entry, Page, RunPage
 from podium.render import compare_data, data
 from podium.render.redact import Redaction
 from podium.render.report import ReportRenderer
@@ -50,14 +50,14 @@ class SiteRenderer:
     them, are rendered by a pool of worker processes, in manifest order.
     """
 
-    def __init__(self, env: jinja2.Environment, board: Leaderboard, runs: Iterable[RunRecord], whole,
+    def __init__(self, env: jinja2.Environment, board: Leaderboard, runs: Sequence[RunRecord], whole,
                  redaction: Redaction, reports: ReportRenderer, generated_at: int | None, *,
                  cache: NoCache | None = None, old_site: Path | None = None,
                  old_files: dict[str, FileStat] | None = None, fingerprint: str = "", jobs: int = 1,
                  chain: list[Path] | None = None):
         self.env = env
         self.board = board
-        self.runs = {record.run_id: record for record in runs}
+        self.runs = runs  # the raw records, in the board's order (a RunPage's index names one)
         self.whole = whole  # each run as read, for its own page (build.py)
         self.redaction = redaction
         self.reports = reports
@@ -72,18 +72,21 @@ class SiteRenderer:
         self.rendered = 0
         self.key_memo: dict = {}  # cache.key_of's run record digests, for this build
         self.board_key: str | None = None  # the data files' one input, computed once
+        self.chrome_key: str | None = None  # what every run page shares (site, navigation), computed once
 
     def render(self, entry: Entry) -> bytes:
+        if isinstance(entry, RunPage):
+            return render_page(entry.page, self.env, self.run_context(entry.index))
         if isinstance(entry, Page):
-            return render_page(entry, self.env, self.run_context(entry.run_id) if entry.run_id else None)
+            return render_page(entry, self.env)
         if isinstance(entry, DataFile):
             return DATA_FILES[entry.kind](self.board, self.generated_at, entry.part)
         if isinstance(entry, Blob):
             return entry.data
         return entry.source.read_bytes()
 
-    def run_context(self, run_id: str) -> dict:
-        record = self.runs[run_id]
+    def run_context(self, index: int) -> dict:
+        record = self.runs[index]
         run = self.whole.whole(record)
         return run_values(run, self.redaction, self.reports(record, run))
 
@@ -103,13 +106,14 @@ class SiteRenderer:
             return key_of(self.fingerprint, entry.path, entry.data)
         if isinstance(entry, Asset):
             return key_of(self.fingerprint, entry.path, entry.source.read_bytes())
+        if isinstance(entry, RunPage):  # its context follows from its path, its raw record and the redaction
+            if self.chrome_key is None:
+                self.chrome_key = key_of(entry.pages.chrome)
+            record = self.runs[entry.index]
+            return key_of(self.fingerprint, entry.path, self.chrome_key, record, self.reports.key(record),
+                          self.redaction.fingerprint(record), memo=self.key_memo)
         context = {k: v for k, v in entry.context.items() if k != "href"}  # href: the path and base_url
-        extra = ()
-        if entry.run_id:  # its public record follows from the raw one and the redaction fingerprint
-            record = self.runs[entry.run_id]
-            del context["record"]
-            extra = (record, self.reports.key(record), self.redaction.fingerprint(record))
-        return key_of(self.fingerprint, entry.path, entry.template, context, extra, memo=self.key_memo)
+        return key_of(self.fingerprint, entry.path, entry.template, context, memo=self.key_memo)
 
     def key(self, entry: Entry) -> str | None:
         """The file's cache key, or None without a cache."""
@@ -120,8 +124,8 @@ class SiteRenderer:
         found = self.old_files.get(entry.path)
         if found is None or not self.cache.unchanged(entry.path, key, found, self.old_site):
             return None
-        if isinstance(entry, Page) and entry.run_id:
-            self.cache.still_uses_report(self.reports.key(self.runs[entry.run_id]))
+        if isinstance(entry, RunPage):
+            self.cache.still_uses_report(self.reports.key(self.runs[entry.index]))
         return Kept(found[0])
 
 
@@ -142,11 +146,11 @@ def render_site(manifest: list[Entry], renderer: SiteRenderer) -> Iterator[tuple
     """
     keys = [renderer.key(e) for e in manifest]
     kept = {i: k for i, key in enumerate(keys) if (k := renderer.unchanged(manifest[i], key)) is not None}
-    pending = [i for i, e in enumerate(manifest) if isinstance(e, Page) and e.run_id and i not in kept]
+    pending = [i for i, e in enumerate(manifest) if isinstance(e, RunPage) and i not in kept]
     parallel = _parallel(manifest, pending, renderer) if renderer.jobs > 1 and len(pending) >= PARALLEL_MIN else {}
     for index, entry in enumerate(manifest):
         if index in kept:
-            renderer.reused += isinstance(entry, Page)
+            renderer.reused += isinstance(entry, (Page, RunPage))
             yield entry.path, kept[index]
             continue
         if index in parallel:
@@ -158,7 +162,7 @@ def render_site(manifest: list[Entry], renderer: SiteRenderer) -> Iterator[tuple
             renderer.rendered += 1
         else:
             data_bytes = renderer.render(entry)
-            renderer.rendered += isinstance(entry, Page)
+            renderer.rendered += isinstance(entry, (Page, RunPage))
         renderer.cache.keep_page(entry.path, keys[index], data_bytes)
         yield entry.path, data_bytes
 
@@ -172,10 +176,12 @@ def _parallel(manifest: list[Entry], pending: list[int], renderer: SiteRenderer)
     """index -> an iterator yielding that page's (bytes, report key, fresh report html, report was cached)
     from a pool of worker processes.
 
-    The workers are new processes (spawned, not forked): a forked worker shares the
-    build's whole heap only until it touches it, and rendering a run page touches its
-    record's reference counts, which copied most of the heap into each worker (3.5 GB
-    at 100k runs). Each worker is given the theme chain and the report renderer once, then
+    The workers are forked from a small server process that has only imported podium
+    (multiprocessing's "forkserver"), never from the build: a worker forked from the build
+    shares its whole heap only until it touches it, and rendering a run page touches its
+    record's reference counts, which copied most of the heap into each worker (3.5 GB at
+    100k runs); a spawned one imports everything again (21 MB PSS each, against 10 MB for a
+    worker forked from the server, whose imported modules the workers share). Each worker is given the theme chain and the report renderer once, then
     each run page's page and raw record; it looks cached reports up through its own
     read-only connection (cache.py ``reports_reader``) and never writes: the parent keeps
     the new reports and notes the cached ones used. Results come back in ``pending`` order,
@@ -186,10 +192,11 @@ def _parallel(manifest: list[Entry], pending: list[int], renderer: SiteRenderer)
 
     def tasks() -> Iterator[list[tuple[Page, RunRecord]]]:
         for start in range(0, len(pending), CHUNK):
-            yield [(manifest[i], renderer.runs[manifest[i].run_id]) for i in pending[start:start + CHUNK]]
+            yield [(manifest[i].page, renderer.runs[manifest[i].index]) for i in pending[start:start + CHUNK]]
 
-    pool = multiprocessing.get_context("spawn").Pool(renderer.jobs, _start_worker,
-                                                     (renderer.chain, reports, renderer.whole))
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["podium.render.site"])
+    pool = context.Pool(renderer.jobs, _start_worker, (renderer.chain, reports, renderer.whole))
     results = _stream(pool, pool.imap(_render_chunk, tasks()))
     return {i: results for i in pending}
 
