@@ -52,6 +52,79 @@ _KEYWORD = re.compile(
 # The scheme must start its run of scheme characters (linear time, see the jwt shape).
 _USERINFO = re.compile(r"(?i)(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*://)[^/\s@:]+(?::[^/\s@]*)?@")
 
+# Gates: a pattern can only match where one of its anchors occurs (the literal text every
+# match starts with or contains) followed by what the pattern needs next, so a step whose gate
+# fails is skipped: most texts hold no anchor at all, and a scan costs far more than a substring
+# test. Every gate is a necessary condition for its pattern to match, tested on the text as it
+# is at that step, so skipping never changes the result (tests/test_redact.py compares with the
+# ungated steps). The tests run on the text's UTF-8 bytes (an ASCII anchor is in the text
+# exactly when it is in its UTF-8 form, and byte searches are fast); the case-insensitive
+# patterns' anchors on those bytes lower-cased, with the four non-ASCII characters that
+# re.IGNORECASE also matches to an ASCII letter folded too (İ ı -> i, ſ -> s, K -> k), and what
+# must follow an anchor is tested loosely enough for any non-ASCII character (one may be white
+# space to ``\s``).
+_ANCHORS = {  # shape -> a byte every anchor holds (one fast test first), the anchors as a pattern
+    "private-key": (b"-", re.compile(rb"-----BEGIN ")),
+    "aws-key": (b"A", re.compile(rb"A[KS]IA")),
+    "github-token": (b"g", re.compile(rb"gh[pousr]_|github_pat_")),
+    "api-key": (b"-", re.compile(rb"sk-")),
+    "slack-token": (b"-", re.compile(rb"xox[abposr]-")),
+    "jwt": (b"J", re.compile(rb"eyJ")),
+    "flag": (b"{", re.compile(rb"(?:FLAG|flag|Flag|CTF|ctf)\{")),
+}
+_FOLDS = ((b"\xc4\xb0", b"i"), (b"\xc4\xb1", b"i"), (b"\xc5\xbf", b"s"), (b"\xe2\x84\xaa", b"k"))
+_SPACE = rb"[\t\n\x0b\x0c\r\x1c-\x1f \x80-\xff]"  # what str's \s matches, any non-ASCII byte
+# (words, what must follow one; a prefix of the pattern's continuation, loosened as above)
+_BEARER_GATE = ((b"bearer", b"token"), re.compile(_SPACE))
+_KEYWORD_GATE = ((b"passw", b"pwd", b"secret", b"key", b"token"),  # each keyword's last word ("passw"+"ord"/"d")
+                 re.compile(rb"(?:ord|d)?" + _SPACE + rb"*[=:]"))
+_USERINFO_GATE = ((b"://",), re.compile(rb"[^/\s@:]+(?::[^/\s@]*)?@"))
+
+
+def _folded(data: bytes) -> bytes:
+    """UTF-8 bytes lower-cased as re.IGNORECASE compares ASCII letters."""
+    data = data.lower()
+    if not data.isascii() and (b"\xc4" in data or b"\xc5" in data or b"\xaa" in data):
+        for char, letter in _FOLDS:
+            if char in data:
+                data = data.replace(char, letter)
+    return data
+
+
+def _gate(data: bytes, gate: tuple) -> bool:
+    """Whether one of the gate's words occurs in ``data`` followed by what the pattern needs."""
+    words, then = gate
+    for word in words:
+        start = data.find(word)
+        while start >= 0:
+            if then.match(data, start + len(word)):
+                return True
+            start = data.find(word, start + 1)
+    return False
+
+
+def _shape_step(name: str, pattern: re.Pattern):
+    replacement = f"[REDACTED:{name}]"
+    return lambda text: pattern.sub(replacement, text)
+
+
+def _bearer(text: str) -> str:
+    return _BEARER.sub(lambda m: f"{m.group(1)}{m.group(2)}[REDACTED:token]", text)
+
+
+def _keyword(text: str) -> str:
+    return _KEYWORD.sub(lambda m: f"{m.group(1)}{m.group(2)}[REDACTED:keyword]", text)
+
+
+def _userinfo(text: str) -> str:
+    return _USERINFO.sub(r"\1", text)
+
+
+# Every step after the literal values, in order, by name.
+_STEPS = {**{name: _shape_step(name, pattern) for name, pattern in _SHAPES},
+          "token": _bearer, "keyword": _keyword, "userinfo": _userinfo}
+_STEP_NAMES = tuple(_STEPS)
+
 
 def is_answer(value: str) -> bool:
     """Whether another run's passed value is distinctive enough to redact everywhere (module docstring)."""
@@ -80,17 +153,52 @@ class Redactor:
         self.values = tuple(values)
         self.literals = literal_forms(self.values)
         self._literal_re = literal_pattern(self.literals)
+        self._literal_bytes = [form.encode("utf-8", "surrogatepass") for form in self.literals]
+        self._steps = (("value",) if self._literal_re is not None else ()) + _STEP_NAMES  # (names: picklable)
 
     def __call__(self, text: str) -> str:
         if not text:
             return text
-        if self._literal_re is not None:
-            text = self._literal_re.sub("[REDACTED:value]", text)
-        for name, pattern in _SHAPES:
-            text = pattern.sub(f"[REDACTED:{name}]", text)
-        text = _BEARER.sub(lambda m: f"{m.group(1)}{m.group(2)}[REDACTED:token]", text)
-        text = _KEYWORD.sub(lambda m: f"{m.group(1)}{m.group(2)}[REDACTED:keyword]", text)
-        return _USERINFO.sub(r"\1", text)
+        return self._rewrite([text], text)[0]
+
+    def many(self, texts: list[str]) -> list[str]:
+        """``[self(t) for t in texts]``, each gate tested once on all of them together (a
+        report's hundreds of texts usually cost one look)."""
+        texts = list(texts)
+        return self._rewrite(texts, "\n".join(texts)) if texts else texts
+
+    def _rewrite(self, texts: list[str], joined: str) -> list[str]:
+        """Each step in order, on every text, unless its gate (a necessary condition for its
+        pattern to match; the comment above _ANCHORS) fails on ``joined``, the texts as they
+        are at that step joined by newlines: then it would change none of them."""
+        data = joined.encode("utf-8", "surrogatepass")
+        folded = None
+        for name in self._steps:
+            if name == "value":
+                hit = (any(form in data for form in self._literal_bytes) if len(self._literal_bytes) <= 32
+                       else self._literal_re.search(joined) is not None)
+            elif name in _ANCHORS:
+                byte, anchors = _ANCHORS[name]
+                hit = byte in data and anchors.search(data) is not None
+            elif name == "userinfo":
+                hit = _gate(data, _USERINFO_GATE)
+            else:
+                if folded is None:
+                    folded = _folded(data)
+                hit = _gate(folded, _BEARER_GATE if name == "token" else _KEYWORD_GATE)
+            if not hit:
+                continue
+            step = self._literal if name == "value" else _STEPS[name]
+            changed = [step(text) if text else text for text in texts]
+            if changed != texts:
+                texts = changed
+                joined = "\n".join(texts)
+                data = joined.encode("utf-8", "surrogatepass")
+                folded = None
+        return texts
+
+    def _literal(self, text: str) -> str:
+        return self._literal_re.sub("[REDACTED:value]", text)
 
 
 class OwnValues:
@@ -120,6 +228,15 @@ class RunRedactor:
         if text:
             text = self._own.sub(text)
         return self._mission(text)
+
+    def many(self, texts: list[str]) -> list[str]:
+        """``[self(t) for t in texts]`` (see :meth:`Redactor.many`)."""
+        forms = self._own.forms
+        if forms:
+            joined = "\n".join(texts)
+            if any(form in joined for form in forms):
+                texts = [self._own.sub(t) if t else t for t in texts]
+        return self._mission.many(texts)
 
 
 class Redaction:
