@@ -20,7 +20,7 @@ PIECES = (
     "client_secret", "key", "=", ":", " ", "  ", "\t", "\n", "\u00a0", "\u2003", "\x1c", "'q u'", '"dq"', "https://",
     "HTTP://", "git+ssh://", "user", "user:pw", "@", "/", "host", ",", ";", "\u0130", "\u0131", "\u017f", "\u212a",
     "pa\u017f\u017fword", "cl\u0130ent_secret", "\u212aey", "to\u212aen", "[REDACTED:api-key]", "[REDACTED:github-token]",
-    "\u2014", "\u00b7", "x", "Z", "9", "_", "-", *LITERALS,
+    "\u2014", "\u00b7", "x", "Z", "9", "_", "-", "\x00", *LITERALS,
     *(r.literal_forms(LITERALS)),
 )
 ANCHORS = ("AKIA", "ghp_", "github_pat_", "sk-", "xoxb-", "eyJhbGci.eyJzdWIi.", "FLAG{", "CTF{",

@@ -23,6 +23,7 @@ with one trie-shaped regular expression, so thousands of answers cost one pass.
 from __future__ import annotations
 
 import base64
+import bisect
 import hashlib
 import json
 import re
@@ -103,6 +104,31 @@ def _gate(data: bytes, gate: tuple) -> bool:
     return False
 
 
+def _gate_hits(data: bytes, gate: tuple):
+    """Every position in ``data`` where one of the gate's words starts, followed by what the
+    pattern needs."""
+    words, then = gate
+    for word in words:
+        start = data.find(word)
+        while start >= 0:
+            if then.match(data, start + len(word)):
+                yield start
+            start = data.find(word, start + 1)
+
+
+def _texts_at(data: bytes, positions, count: int):
+    """The numbers of the texts (``count`` of them, joined by NULs into ``data``) that hold one
+    of ``positions``; every text when one holds a NUL itself."""
+    separators = []
+    at = data.find(b"\0")
+    while at >= 0:
+        separators.append(at)
+        at = data.find(b"\0", at + 1)
+    if len(separators) != count - 1:
+        return range(count)
+    return sorted({bisect.bisect_right(separators, position) for position in positions})
+
+
 def _shape_step(name: str, pattern: re.Pattern):
     replacement = f"[REDACTED:{name}]"
     return lambda text: pattern.sub(replacement, text)
@@ -163,36 +189,49 @@ class Redactor:
 
     def many(self, texts: list[str]) -> list[str]:
         """``[self(t) for t in texts]``, each gate tested once on all of them together (a
-        report's hundreds of texts usually cost one look)."""
+        report's hundreds of texts usually cost one look), each step applied only to the texts
+        where its gate holds."""
         texts = list(texts)
-        return self._rewrite(texts, "\n".join(texts)) if texts else texts
+        return self._rewrite(texts, "\0".join(texts)) if texts else texts
 
     def _rewrite(self, texts: list[str], joined: str) -> list[str]:
-        """Each step in order, on every text, unless its gate (a necessary condition for its
-        pattern to match; the comment above _ANCHORS) fails on ``joined``, the texts as they
-        are at that step joined by newlines: then it would change none of them."""
+        """Each step in order, on the texts where its gate (a necessary condition for its pattern
+        to match; the comment above _ANCHORS) holds in ``joined``, the texts as they are at that
+        step joined by NULs: on the others it would change nothing."""
         data = joined.encode("utf-8", "surrogatepass")
         folded = None
         for name in self._steps:
+            where = None  # (the bytes searched, where the gate holds in them); None: every text
             if name == "value":
                 hit = (any(form in data for form in self._literal_bytes) if len(self._literal_bytes) <= 32
                        else self._literal_re.search(joined) is not None)
             elif name in _ANCHORS:
                 byte, anchors = _ANCHORS[name]
                 hit = byte in data and anchors.search(data) is not None
+                if hit:
+                    where = data, (match.start() for match in anchors.finditer(data))
             elif name == "userinfo":
                 hit = _gate(data, _USERINFO_GATE)
+                if hit:
+                    where = data, _gate_hits(data, _USERINFO_GATE)
             else:
                 if folded is None:
                     folded = _folded(data)
-                hit = _gate(folded, _BEARER_GATE if name == "token" else _KEYWORD_GATE)
+                gate = _BEARER_GATE if name == "token" else _KEYWORD_GATE
+                hit = _gate(folded, gate)
+                if hit:
+                    where = folded, _gate_hits(folded, gate)
             if not hit:
                 continue
             step = self._literal if name == "value" else _STEPS[name]
-            changed = [step(text) if text else text for text in texts]
+            changed = list(texts)
+            for number in (range(len(texts)) if where is None or len(texts) == 1
+                           else _texts_at(where[0], where[1], len(texts))):
+                if texts[number]:
+                    changed[number] = step(texts[number])
             if changed != texts:
                 texts = changed
-                joined = "\n".join(texts)
+                joined = "\0".join(texts)
                 data = joined.encode("utf-8", "surrogatepass")
                 folded = None
         return texts
@@ -231,12 +270,14 @@ class RunRedactor:
 
     def many(self, texts: list[str]) -> list[str]:
         """``[self(t) for t in texts]`` (see :meth:`Redactor.many`)."""
-        forms = self._own.forms
-        if forms:
-            joined = "\n".join(texts)
-            if any(form in joined for form in forms):
-                texts = [self._own.sub(t) if t else t for t in texts]
-        return self._mission.many(texts)
+        texts = list(texts)
+        if not texts:
+            return texts
+        joined = "\0".join(texts)
+        if self._own.forms and any(form in joined for form in self._own.forms):
+            texts = [self._own.sub(t) if t else t for t in texts]
+            joined = "\0".join(texts)
+        return self._mission._rewrite(texts, joined)
 
 
 class Redaction:
