@@ -5,6 +5,9 @@ literal form and the non-ASCII letters re.IGNORECASE folds to ASCII."""
 
 from __future__ import annotations
 
+import itertools
+
+import pytest
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
@@ -91,3 +94,26 @@ def test_the_gates_see_through_case_folding_and_unicode_white_space():
     assert redactor("Bearer\u00a0abcdefghijklmnop") == "Bearer\u00a0[REDACTED:token]"
     assert redactor("https://user:pw@host/") == "https://host/"
     assert redactor("ordinary text with tokens and keys") == "ordinary text with tokens and keys"
+
+
+@seed(20261206)
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(texts, min_size=1, max_size=6), st.integers(0, len(REDACTORS) - 1))
+def test_long_texts_are_redacted_as_by_every_step(batch, which):
+    """Past r._SHORT bytes the one-look prefilter is skipped: the gates alone decide."""
+    redactor = REDACTORS[which]
+    batch = [t + " filler" * (r._SHORT // 7 + 1) if i == 0 else t for i, t in enumerate(batch)]
+    assert redactor.many(batch) == [ungated(redactor, t) for t in batch]
+    assert redactor(batch[0]) == ungated(redactor, batch[0])
+
+
+@pytest.mark.parametrize("which", range(len(REDACTORS)))
+def test_every_anchor_separator_and_value_together(which):
+    """Each of the hypothesis tests' segments alone, every combination (short and long)."""
+    redactor = REDACTORS[which]
+    filler = "f" * r._SHORT
+    for anchor, separator, value, end in itertools.product(ANCHORS, SEPARATORS, VALUES, ("", "}", "@", " ")):
+        text = anchor + separator + value + end
+        assert redactor(text) == ungated(redactor, text), text
+        if end == " ":
+            assert redactor(filler + " " + text) == ungated(redactor, filler + " " + text), text
