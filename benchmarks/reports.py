@@ -3,8 +3,9 @@
     PYTHONPATH=generator python benchmarks/reports.py [--export DIR ...] [--reps 40]
 
 Reports: the real XORCISE 0.2.0 sample reports in ../shared/xorcise-samples*/ (12 of them),
-and every report.md under each --export directory (e.g. one written by
-``python scripts/make_export.py OUT --runs 300``). Each design renders every report of a set
+redacted as a run with known answers, own values and a configured literal is; and every
+report of each --export directory (e.g. one written by ``python scripts/make_export.py OUT
+--runs 300``), each with its run's redactor as a build of that export makes it. Each design renders every report of a set
 once per repetition (the designs interleaved); the table gives the per-report CPU time
 (``time.process_time``) of the fastest repetition (the one least disturbed by other processes
 on a shared machine) and of the median one.
@@ -42,6 +43,7 @@ from test_redact import ungated  # noqa: E402
 
 from podium.render import reportmd  # noqa: E402
 from podium.render.markdown import _MD, _bounded, render_report  # noqa: E402
+from podium.load.export import load_export  # noqa: E402
 from podium.render.redact import Redaction  # noqa: E402
 from podium.render.withhold import withhold  # noqa: E402
 
@@ -79,21 +81,30 @@ def cut(text: str) -> str:
     return "".join(_bounded(withhold(text)))
 
 
-def designs(redact, texts: list[str]) -> tuple[list[tuple[str, object]], list[str]]:
-    """The designs, and the texts each is given (the cut ones for the renderers alone)."""
+def designs() -> list[tuple[str, object, bool]]:
+    """(label, fn(text, redact), whether it is given the cut text)."""
     parser = reportmd._PARSER
     return [
-        ("markdown-it-py (before)", lambda t: reference_report(t, redact), False),
-        ("pyromark events + ours (now)", lambda t: render_report(t, redact), False),
-        ("  the cut and bounds alone", cut, False),
-        ("  before, renderer alone: parse, redact, render", lambda t: render_cut(t, redact), True),
-        ("  now, renderer alone: parse, redact, render", lambda t: reportmd.render(t, redact), True),
-        ("  markdown-it-py parse alone", _MD.parse, True),
-        ("  pulldown-cmark events alone", lambda t: list(parser.events(t)), True),
-        ("  pyromark.html (unsafe floor)", pyromark.html, True),
-        ("  redactor, whole report, gated", redact, False),
-        ("  redactor, whole report, ungated", lambda t: ungated(redact._mission, redact._own.sub(t)), False),
+        ("markdown-it-py (before)", reference_report, False),
+        ("pyromark events + ours (now)", render_report, False),
+        ("  the cut and bounds alone", lambda t, r: cut(t), False),
+        ("  before, renderer alone: parse, redact, render", render_cut, True),
+        ("  now, renderer alone: parse, redact, render", reportmd.render, True),
+        ("  markdown-it-py parse alone", lambda t, r: _MD.parse(t), True),
+        ("  pulldown-cmark events alone", lambda t, r: list(parser.events(t)), True),
+        ("  pyromark.html (unsafe floor)", lambda t, r: pyromark.html(t), True),
+        ("  redactor, whole report, gated", lambda t, r: r(t), False),
+        ("  redactor, whole report, ungated", lambda t, r: ungated(r._mission, r._own.sub(t)), False),
     ]
+
+
+def export_reports(root: Path) -> list[tuple[str, object]]:
+    """Every report of an export with its run's redactor, as a build makes it (every mission's
+    answers, the run's own values)."""
+    export = load_export(root)
+    redaction = Redaction((), export.runs)
+    return [((root / run.report_file).read_text(encoding="utf-8", errors="replace"), redaction.for_run(run))
+            for run in export.runs if run.report_file]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -101,26 +112,28 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--export", action="append", default=[], type=Path, help="more reports: an export directory")
     parser.add_argument("--reps", type=int, default=40)
     args = parser.parse_args(argv)
-    sets = {"real samples": sorted(p for d in SHARED.glob("xorcise-samples*") for p in d.rglob("report.md"))}
-    for export in args.export:
-        sets[f"{export.name}"] = sorted(export.rglob("report.md"))
     redact = redactor()
+    samples = sorted(p for d in SHARED.glob("xorcise-samples*") for p in d.rglob("report.md"))
+    sets = {"real samples": [(p.read_text(encoding="utf-8", errors="replace"), redact) for p in samples]}
+    for export in args.export:
+        sets[export.name] = export_reports(export)
     print(f"pyromark {pyromark.__version__}; {reportmd.ENGINE}; Python {sys.version.split()[0]}")
     ok = True
-    for name, paths in sets.items():
-        if not paths:
+    for name, pairs in sets.items():
+        if not pairs:
             print(f"\n{name}: no report.md found")
             continue
-        texts = [p.read_text(encoding="utf-8", errors="replace") for p in paths]
+        texts = [text for text, _ in pairs]
+        redactors = [r for _, r in pairs]
         reps = max(3, args.reps * 12 // len(texts)) if len(texts) > 12 else args.reps
         size = sum(map(len, texts)) / len(texts) / 1024
         print(f"\n{name}: {len(texts)} reports, {size:.1f} KB each on average, {reps} repetitions")
         print(f"| design | fastest ms/report | median ms/report |\n|---|---|---|")
         results = {}
-        chosen = designs(redact, texts)
+        chosen = designs()
         cut_texts = [cut(t) for t in texts]
-        fns = [(lambda fn: lambda i: fn(cut_texts[i]))(fn) if on_cut else (lambda fn: lambda i: fn(texts[i]))(fn)
-               for _, fn, on_cut in chosen]
+        fns = [(lambda fn: lambda i: fn(cut_texts[i], redactors[i]))(fn) if on_cut
+               else (lambda fn: lambda i: fn(texts[i], redactors[i]))(fn) for _, fn, on_cut in chosen]
         for (label, _, _), (fastest, median) in zip(chosen, measure(fns, list(range(len(texts))), reps)):
             results[label] = fastest
             print(f"| {label} | {fastest * 1000:.3f} | {median * 1000:.3f} |")
