@@ -163,6 +163,7 @@ SAME = [
     "- a\n  > q\n- b\n  ```\n  c\n  ```\n- c\n  # h\n  d\n-\n- > x\n\n> \n\n1. a\n\n   b\n",
     "| a | b | c |\n|:-|:-:|-:|\n| 1 |\n\n| h |\n|---|\n", "    code", "***\n---\n___", "a  \nb\\\nc",
     "\\<x> &lt;div&gt; &amp; &#0; &copy;", "*a **b** c* __d__ ***e***", "[a ![b](x)](y)", "![a ![b](x) c](y)",
+    "![<https://xn--tda.example/a%20b>](x) <https://xn--tda.example/a%20b> ![a <b@c.example>](x)",
 ]
 
 

@@ -528,6 +528,10 @@ def render(text: str, redact: Callable[[str], str], top: int = 2) -> str:
             if tag in _INLINE:
                 lf_if_block = False
                 after_inline = True
+                if tag == "Link" and link_type in ("Autolink", "Email"):  # its text as markdown-it-py shows it
+                    following = events[index]
+                    if following.__class__ is dict and "Text" in following:
+                        events[index] = {"Text": normalizeLinkText(following["Text"])}
                 if alt or len(stack) >= MAX_DEPTH:
                     stack.append("")
                 elif tag == "Link":
@@ -538,10 +542,6 @@ def render(text: str, redact: Callable[[str], str], top: int = 2) -> str:
                         slot(_restore(data["title"], back) if back else data["title"])
                     emit(f'" rel="{REL}">')
                     stack.append("</a>")
-                    if link_type in ("Autolink", "Email"):  # shown as markdown-it-py shows it
-                        following = events[index]
-                        if following.__class__ is dict and "Text" in following:
-                            events[index] = {"Text": normalizeLinkText(following["Text"])}
                 elif tag == "Image":
                     emit('<a href="')
                     slot(href)
