@@ -100,14 +100,7 @@ def _folded(data: bytes) -> bytes:
 
 def _gate(data: bytes, gate: tuple) -> bool:
     """Whether one of the gate's words occurs in ``data`` followed by what the pattern needs."""
-    words, then = gate
-    for word in words:
-        start = data.find(word)
-        while start >= 0:
-            if then.match(data, start + len(word)):
-                return True
-            start = data.find(word, start + 1)
-    return False
+    return next(_gate_hits(data, gate), None) is not None
 
 
 def _gate_hits(data: bytes, gate: tuple):
