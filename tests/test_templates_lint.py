@@ -239,3 +239,14 @@ def test_the_documentation_check_can_fail():
     assert not documented("rep", "`report`")
     assert is_mapping("tones", "`tones` (agent → colour index)")
     assert not is_mapping("cards", "`cards` (each: `agent`)")
+
+
+def test_the_run_page_writes_the_kind_badge_and_older_tag_as_their_macros_do():
+    """run.html writes them inline (it is rendered once per run); they must not drift apart."""
+    cards = (THEMES / "default/templates/partials/cards.html").read_text(encoding="utf-8")
+    run = (THEMES / "default/templates/run.html").read_text(encoding="utf-8")
+    macros = dict(re.findall(r"\{% macro (\w+)\([^)]*\) -%\}\n(.*?)\n\{%- endmacro %\}", cards, re.S))
+    assert macros["kind_badge"].replace("kind_labels[kind]", "kind_labels[record.kind]").replace(
+        "k-{{ kind }}", "k-{{ record.kind }}") in run
+    assert macros["older_tag"] in run
+    assert "import" not in _JINJA_COMMENT.sub("", run)

@@ -1,18 +1,20 @@
-"""Markdown to safe HTML: content pages and run reports.
+"""Markdown to safe HTML: content pages (markdown-it-py) and run reports (pulldown-cmark).
 
-markdown-it-py's ``js-default`` preset: raw HTML is escaped, tables on, link
-schemes validated (``javascript:``, ``vbscript:``, ``file:``, ``data:`` other
-than images are refused). On top of it: images become plain links (no remote
-requests), links get ``rel="nofollow noopener noreferrer"``, headings move one
-level down so a page keeps one ``<h1>``, and time is bounded (input cap, and
+Content pages: markdown-it-py's ``js-default`` preset: raw HTML is escaped, tables
+on, link schemes validated (``javascript:``, ``vbscript:``, ``file:``, ``data:``
+other than images are refused). On top of it: images become plain links (no
+remote requests), links get ``rel="nofollow noopener noreferrer"``, headings move
+one level down so a page keeps one ``<h1>``, and time is bounded (input cap, and
 ``[`` runs that would make the parser slow are escaped).
 
-For reports (xorcise-export.md "What a public site must never show") the
+Reports (xorcise-export.md "What a public site must never show"): the
 secret-bearing sections are cut line by line before parsing (render/withhold.py
-states the contract), then, as a second layer, anything still under an
-``Artifacts`` heading and the ``Value`` column of a checks table are dropped from
-the parsed tokens; every text is passed through the redactor, a run of text at a
-time across its line breaks.
+states the contract), the same bounds apply, then render/reportmd.py renders the
+rest with pulldown-cmark to the HTML markdown-it-py would write, with the same
+rules, and as a second layer drops anything still under an ``Artifacts`` heading
+and the ``Value`` column of a checks table; every text is passed through the
+redactor, a run of text at a time across its line breaks. (Reports are most of a
+cold build's work, and this renderer is several times faster; README "Dependencies".)
 """
 
 from __future__ import annotations
@@ -24,14 +26,12 @@ from dataclasses import replace
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
 from markupsafe import Markup
+from podium.render import reportmd
 from podium.render.withhold import withhold
 
 MAX_CHARS = 64 * 1024
 MAX_BRACKETS = 2000
-DROPPED_SECTIONS = {"artifacts"}
-CHECKS_SECTION = "deterministic checks"
-HIDDEN_COLUMN = "value"
-_REL = "nofollow noopener noreferrer"
+_REL = reportmd.REL
 
 
 def _render_image(self, tokens, idx, options, env) -> str:
@@ -100,62 +100,16 @@ def plain_lead(text: str, limit: int = 300) -> str:
 
 
 def render_report(text: str, redact: Callable[[str], str]) -> Markup:
-    """A run's report.md without its secret-bearing parts, every text redacted."""
+    """A run's report.md without its secret-bearing parts, every text redacted (render/reportmd.py)."""
     text, note = _bounded(withhold(text))
-    tokens = _strip_secrets(_MD.parse(text + note))
-    _demote_headings(tokens, top=2)
-    for token in tokens:
-        _redact_token(token, redact)
-    return Markup(_MD.renderer.render(tokens, _MD.options, {}))
-
-
-def _strip_secrets(tokens: list) -> list:
-    """Drop the Artifacts section and the Value column of the checks table."""
-    out = []
-    section = ""
-    hidden_cell = None  # column index to drop in the current table
-    cell = -1
-    skipping_cell = False
-    for index, token in enumerate(tokens):
-        if token.type == "heading_open" and token.tag in ("h1", "h2"):
-            title = tokens[index + 1].content if index + 1 < len(tokens) else ""
-            section = title.strip().lower()
-        if section in DROPPED_SECTIONS:
-            continue
-        if token.type == "table_open":
-            hidden_cell = _column_index(tokens, index, HIDDEN_COLUMN) if section == CHECKS_SECTION else None
-        elif token.type == "tr_open":
-            cell = -1
-        elif token.type in ("th_open", "td_open"):
-            cell += 1
-            skipping_cell = cell == hidden_cell
-        if skipping_cell:
-            if token.type in ("th_close", "td_close"):
-                skipping_cell = False
-            continue
-        out.append(token)
-    return out
-
-
-def _column_index(tokens: list, start: int, name: str) -> int | None:
-    """The index of the header cell called ``name`` in the table opening at ``start``."""
-    cell = -1
-    for index in range(start, len(tokens)):
-        token = tokens[index]
-        if token.type == "th_open":
-            cell += 1
-            if tokens[index + 1].content.strip().lower() == name:
-                return cell
-        elif token.type in ("thead_close", "table_close"):
-            return None
-    return None
+    return Markup(reportmd.render(text + note, redact))
 
 
 def _demote_headings(tokens: list, top: int) -> None:
     """Renumber headings to sit under the page's own: the first becomes h<top>, and each one
     is at most one level below the heading before it, so no level is ever skipped (a content
     page's "##" under its h1 becomes h2; "#" then "###" becomes h<top>, h<top+1>). Levels are
-    capped at h6."""
+    capped at h6. (render/reportmd.py numbers a report's headings the same way.)"""
     open_levels: list[int] = []  # source levels of the headings enclosing this point
     for token in tokens:
         if token.type == "heading_open":
@@ -166,46 +120,3 @@ def _demote_headings(tokens: list, top: int) -> None:
             token.tag = f"h{min(top + len(open_levels) - 1, 6)}"
         elif token.type == "heading_close":
             token.tag = f"h{min(top + len(open_levels) - 1, 6)}"
-
-
-def _redact_token(token, redact: Callable[[str], str]) -> None:
-    if token.type in ("text", "code_inline", "code_block", "fence", "html_inline", "html_block"):
-        token.content = redact(token.content)
-    for attr in ("href", "src"):
-        if token.attrGet(attr):
-            token.attrSet(attr, redact(token.attrGet(attr)))
-    if token.children:
-        token.children = _redact_lines(token.children, redact)
-    for child in token.children or []:
-        if child.type != "text":  # text runs were redacted whole by _redact_lines
-            _redact_token(child, redact)
-
-
-_LINE_TOKENS = ("text", "softbreak", "hardbreak")
-
-
-def _redact_lines(children: list, redact: Callable[[str], str]) -> list:
-    """Redact each run of text across its line breaks, so a secret written over
-    several lines (a PEM key in a paragraph) is matched whole, not line by line.
-    A run the redactor changes becomes one text token (its breaks kept as newlines)."""
-    out: list = []
-    index = 0
-    while index < len(children):
-        if children[index].type not in _LINE_TOKENS:
-            out.append(children[index])
-            index += 1
-            continue
-        end = index
-        while end < len(children) and children[end].type in _LINE_TOKENS:
-            end += 1
-        run = children[index:end]
-        text = "".join(t.content if t.type == "text" else "\n" for t in run)
-        redacted = redact(text)
-        if redacted == text:
-            out.extend(run)
-        else:
-            first = next((t for t in run if t.type == "text"), run[0])
-            first.type, first.tag, first.content, first.children = "text", "", redacted, None
-            out.append(first)
-        index = end
-    return out

@@ -23,6 +23,7 @@ with one trie-shaped regular expression, so thousands of answers cost one pass.
 from __future__ import annotations
 
 import base64
+import bisect
 import hashlib
 import json
 import re
@@ -51,6 +52,103 @@ _KEYWORD = re.compile(
     r"(\s*[=:]\s*)(\"[^\"\n]*\"|'[^'\n]*'|[^\s,;]+)")
 # The scheme must start its run of scheme characters (linear time, see the jwt shape).
 _USERINFO = re.compile(r"(?i)(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*://)[^/\s@:]+(?::[^/\s@]*)?@")
+
+# Gates: a pattern can only match where one of its anchors occurs (the literal text every
+# match starts with or contains) followed by what the pattern needs next, so a step whose gate
+# fails is skipped: most texts hold no anchor at all, and a scan costs far more than a substring
+# test. Every gate is a necessary condition for its pattern to match, tested on the text as it
+# is at that step, so skipping never changes the result (tests/test_redact.py compares with the
+# ungated steps). The tests run on the text's UTF-8 bytes (an ASCII anchor is in the text
+# exactly when it is in its UTF-8 form, and byte searches are fast); the case-insensitive
+# patterns' anchors on those bytes lower-cased, with the four non-ASCII characters that
+# re.IGNORECASE also matches to an ASCII letter folded too (İ ı -> i, ſ -> s, K -> k), and what
+# must follow an anchor is tested loosely enough for any non-ASCII character (one may be white
+# space to ``\s``).
+_ANCHORS = {  # shape -> a byte every anchor holds (one fast test first), the anchors as a pattern
+    "private-key": (b"-", re.compile(rb"-----BEGIN ")),
+    "aws-key": (b"A", re.compile(rb"A[KS]IA")),
+    "github-token": (b"g", re.compile(rb"gh[pousr]_|github_pat_")),
+    "api-key": (b"-", re.compile(rb"sk-")),
+    "slack-token": (b"-", re.compile(rb"xox[abposr]-")),
+    "jwt": (b"J", re.compile(rb"eyJ")),
+    "flag": (b"{", re.compile(rb"(?:FLAG|flag|Flag|CTF|ctf)\{")),
+}
+_FOLDS = ((b"\xc4\xb0", b"i"), (b"\xc4\xb1", b"i"), (b"\xc5\xbf", b"s"), (b"\xe2\x84\xaa", b"k"))
+_SPACE = rb"[\t\n\x0b\x0c\r\x1c-\x1f \x80-\xff]"  # what str's \s matches, any non-ASCII byte
+# (words, what must follow one; a prefix of the pattern's continuation, loosened as above)
+_BEARER_GATE = ((b"bearer", b"token"), re.compile(_SPACE))
+_KEYWORD_GATE = ((b"passw", b"pwd", b"secret", b"key", b"token"),  # each keyword's last word ("passw"+"ord"/"d")
+                 re.compile(rb"(?:ord|d)?" + _SPACE + rb"*[=:]"))
+_USERINFO_GATE = ((b"://",), re.compile(rb"[^/\s@:]+(?::[^/\s@]*)?@"))
+
+
+# Every anchor above, lower-cased (a text that holds none needs no step but the literal values).
+_ANY_ANCHOR = re.compile(rb"-----begin |a[ks]ia|gh[pousr]_|github_pat_|sk-|xox[abposr]-|eyj|(?:flag|ctf)\{|bearer|token|"
+                         rb"passw|pwd|secret|key|://")
+_SHORT = 1024
+
+
+def _folded(data: bytes) -> bytes:
+    """UTF-8 bytes lower-cased as re.IGNORECASE compares ASCII letters."""
+    data = data.lower()
+    if not data.isascii() and (b"\xc4" in data or b"\xc5" in data or b"\xaa" in data):
+        for char, letter in _FOLDS:
+            if char in data:
+                data = data.replace(char, letter)
+    return data
+
+
+def _gate(data: bytes, gate: tuple) -> bool:
+    """Whether one of the gate's words occurs in ``data`` followed by what the pattern needs."""
+    return next(_gate_hits(data, gate), None) is not None
+
+
+def _gate_hits(data: bytes, gate: tuple):
+    """Every position in ``data`` where one of the gate's words starts, followed by what the
+    pattern needs."""
+    words, then = gate
+    for word in words:
+        start = data.find(word)
+        while start >= 0:
+            if then.match(data, start + len(word)):
+                yield start
+            start = data.find(word, start + 1)
+
+
+def _texts_at(data: bytes, positions, count: int):
+    """The numbers of the texts (``count`` of them, joined by NULs into ``data``) that hold one
+    of ``positions``; every text when one holds a NUL itself."""
+    separators = []
+    at = data.find(b"\0")
+    while at >= 0:
+        separators.append(at)
+        at = data.find(b"\0", at + 1)
+    if len(separators) != count - 1:
+        return range(count)
+    return sorted({bisect.bisect_right(separators, position) for position in positions})
+
+
+def _shape_step(name: str, pattern: re.Pattern):
+    replacement = f"[REDACTED:{name}]"
+    return lambda text: pattern.sub(replacement, text)
+
+
+def _bearer(text: str) -> str:
+    return _BEARER.sub(lambda m: f"{m.group(1)}{m.group(2)}[REDACTED:token]", text)
+
+
+def _keyword(text: str) -> str:
+    return _KEYWORD.sub(lambda m: f"{m.group(1)}{m.group(2)}[REDACTED:keyword]", text)
+
+
+def _userinfo(text: str) -> str:
+    return _USERINFO.sub(r"\1", text)
+
+
+# Every step after the literal values, in order, by name.
+_STEPS = {**{name: _shape_step(name, pattern) for name, pattern in _SHAPES},
+          "token": _bearer, "keyword": _keyword, "userinfo": _userinfo}
+_STEP_NAMES = tuple(_STEPS)
 
 
 def is_answer(value: str) -> bool:
@@ -93,6 +191,8 @@ class Redactor:
         self.literals = literal_forms(self.values)
         self._literal_re = literal_pattern(self.literals)
         self._names: dict[str, str] = {}  # short texts seen before (names repeat on every run of a history)
+        self._literal_bytes = [form.encode("utf-8", "surrogatepass") for form in self.literals]
+        self._steps = (("value",) if self._literal_re is not None else ()) + _STEP_NAMES  # (names: picklable)
 
     def __call__(self, text: str) -> str:
         if not text:
@@ -100,20 +200,69 @@ class Redactor:
         if len(text) <= 200:
             done = self._names.get(text)
             if done is None:
-                done = self._redact(text)
+                done = self._rewrite([text], text)[0]
                 if len(self._names) < 100_000:
                     self._names[text] = done
             return done
-        return self._redact(text)
+        return self._rewrite([text], text)[0]
 
-    def _redact(self, text: str) -> str:
-        if self._literal_re is not None:
-            text = self._literal_re.sub("[REDACTED:value]", text)
-        for name, pattern in _SHAPES:
-            text = pattern.sub(f"[REDACTED:{name}]", text)
-        text = _BEARER.sub(lambda m: f"{m.group(1)}{m.group(2)}[REDACTED:token]", text)
-        text = _KEYWORD.sub(lambda m: f"{m.group(1)}{m.group(2)}[REDACTED:keyword]", text)
-        return _USERINFO.sub(r"\1", text)
+    def many(self, texts: list[str]) -> list[str]:
+        """``[self(t) for t in texts]``, each gate tested once on all of them together (a
+        report's hundreds of texts usually cost one look), each step applied only to the texts
+        where its gate holds."""
+        texts = list(texts)
+        return self._rewrite(texts, "\0".join(texts)) if texts else texts
+
+    def _rewrite(self, texts: list[str], joined: str) -> list[str]:
+        """Each step in order, on the texts where its gate (a necessary condition for its pattern
+        to match; the comment above _ANCHORS) holds in ``joined``, the texts as they are at that
+        step joined by NULs: on the others it would change nothing."""
+        data = joined.encode("utf-8", "surrogatepass")
+        folded = None
+        steps = self._steps
+        if len(data) < _SHORT:  # one look for every anchor (on a long text the gates below are faster)
+            folded = _folded(data)
+            if _ANY_ANCHOR.search(folded) is None:
+                steps = steps[:1] if steps[:1] == ("value",) else ()
+        for name in steps:
+            where = None  # (the bytes searched, where the gate holds in them); None: every text
+            if name == "value":
+                hit = (any(form in data for form in self._literal_bytes)
+                       if len(self._literal_bytes) <= 32 and len(data) >= _SHORT
+                       else self._literal_re.search(joined) is not None)
+            elif name in _ANCHORS:
+                byte, anchors = _ANCHORS[name]
+                hit = byte in data and anchors.search(data) is not None
+                if hit:
+                    where = data, (match.start() for match in anchors.finditer(data))
+            elif name == "userinfo":
+                hit = _gate(data, _USERINFO_GATE)
+                if hit:
+                    where = data, _gate_hits(data, _USERINFO_GATE)
+            else:
+                if folded is None:
+                    folded = _folded(data)
+                gate = _BEARER_GATE if name == "token" else _KEYWORD_GATE
+                hit = _gate(folded, gate)
+                if hit:
+                    where = folded, _gate_hits(folded, gate)
+            if not hit:
+                continue
+            step = self._literal if name == "value" else _STEPS[name]
+            changed = list(texts)
+            for number in (range(len(texts)) if where is None or len(texts) == 1
+                           else _texts_at(where[0], where[1], len(texts))):
+                if texts[number]:
+                    changed[number] = step(texts[number])
+            if changed != texts:
+                texts = changed
+                joined = "\0".join(texts)
+                data = joined.encode("utf-8", "surrogatepass")
+                folded = None
+        return texts
+
+    def _literal(self, text: str) -> str:
+        return self._literal_re.sub("[REDACTED:value]", text)
 
 
 class OwnValues:
@@ -146,6 +295,17 @@ class RunRedactor:
         if text:
             text = self._own.sub(text)
         return self._mission(text)
+
+    def many(self, texts: list[str]) -> list[str]:
+        """``[self(t) for t in texts]`` (see :meth:`Redactor.many`)."""
+        texts = list(texts)
+        if not texts:
+            return texts
+        joined = "\0".join(texts)
+        if self._own.forms and any(form in joined for form in self._own.forms):
+            texts = [self._own.sub(t) if t else t for t in texts]
+            joined = "\0".join(texts)
+        return self._mission._rewrite(texts, joined)
 
 
 class Answers:

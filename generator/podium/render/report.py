@@ -1,8 +1,9 @@
 """A run's report.md for its page: read from the export again (not kept in memory), rendered safely.
 
 A rendered report is cached (cache.py) under a key of the report's bytes, the run's
-redaction fingerprint and podium's code, so a rebuild renders only new or changed
-reports, and a new answer for a mission re-renders every report of that mission.
+redaction fingerprint, podium's code and the Markdown engines' versions, so a rebuild
+renders only new or changed reports, and a new answer for a mission re-renders every
+report of that mission.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from markupsafe import Markup
 from podium.cache import NoCache
 from podium.load.files import read_file
 from podium.model import Problem, Run, RunRecord
+from podium.render import reportmd
 from podium.render.markdown import render_report
 from podium.render.redact import Redaction
 
@@ -32,7 +34,7 @@ class ReportRenderer:
     def key(self, record: RunRecord) -> str | None:
         if record.report_digest is None:
             return None
-        parts = (self.code, str(self.limit), record.report_digest, self.redaction.fingerprint(record))
+        parts = (self.code, reportmd.ENGINE, str(self.limit), record.report_digest, self.redaction.fingerprint(record))
         return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
     def cached(self, record: RunRecord, run: Run) -> Markup | None:

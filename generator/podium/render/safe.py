@@ -109,17 +109,17 @@ def _redacted_conditions(conditions: Conditions | None, redact) -> Conditions | 
     """Every free-text field of the run's conditions through the run's redactor."""
     if conditions is None:
         return None
-    return replace(conditions, **{name: redact(value) for name in _CONDITION_TEXTS
-                                  if isinstance(value := getattr(conditions, name), str) and value})
+    return _changed(conditions, **{name: redact(value) for name in _CONDITION_TEXTS
+                                   if isinstance(value := getattr(conditions, name), str) and value})
 
 
 _CONDITION_TEXTS = ("model", "judge_model", "agent_version", "mission_version", "mission_base_version", "platform")
 
 
 def run_view(run: Run, redaction: Redaction) -> Run:
-    """A whole run for its own page (read back from the build's store): every agent- or judge-written
-    text redacted with its own values, its mission's answers and the configured ones; no secrets."""
-    redact = redaction.for_run(run)
+    """A whole run for its own page (read back from the export): every agent- or judge-written text
+    redacted with its own values, its mission's answers and the configured ones; no secrets."""
+    redact = _batched(redaction.for_run(run), _page_texts(run))
     grade = run.grade
     if grade is not None:
         grade = _redacted_grade(grade, redact)
@@ -130,14 +130,48 @@ def run_view(run: Run, redaction: Redaction) -> Run:
         secrets=(), answers=())
 
 
+def _page_texts(run: Run) -> list:
+    """The texts run_view redacts (any left out are redacted one by one: _batched)."""
+    texts = [*run.models_reported, run.model_declared]
+    if run.conditions is not None:
+        texts += [getattr(run.conditions, name) for name in _CONDITION_TEXTS]
+    grade = run.grade
+    if grade is not None:
+        texts += [grade.judge_detail, grade.judge_status]
+        for c in grade.criteria:
+            texts += [c.criterion_id, c.text, c.reason, c.status]
+        for c in grade.checks:
+            texts += [c.check_id, c.source, c.op, c.error, *c.blocked_by]
+    return texts
+
+
+def _batched(redact, texts: list):
+    """``redact``, with ``texts`` redacted beforehand in one call (a page's texts cost one
+    look for each secret shape, render/redact.py)."""
+    many = getattr(redact, "many", None)
+    unique = list(dict.fromkeys(t for t in texts if isinstance(t, str) and t))
+    if many is None or not unique:
+        return redact
+    done = dict(zip(unique, many(unique)))
+    return lambda text: done[text] if isinstance(text, str) and text in done else redact(text)
+
+
 def _redacted_grade(grade: Grade, redact) -> Grade:
-    return replace(
+    return _changed(
         grade,
         judge_detail=redact(grade.judge_detail) if grade.judge_detail else grade.judge_detail,
         judge_status=_status(grade.judge_status, redact),
-        criteria=tuple(replace(c, criterion_id=redact(c.criterion_id), text=redact(c.text), reason=redact(c.reason),
-                               status=redact(c.status)) for c in grade.criteria),
-        checks=tuple(replace(c, check_id=redact(c.check_id), source=redact(c.source), op=redact(c.op),
-                             error=redact(c.error) if c.error else c.error,
-                             blocked_by=tuple(redact(b) for b in c.blocked_by)) for c in grade.checks),
+        criteria=tuple(_changed(c, criterion_id=redact(c.criterion_id), text=redact(c.text), reason=redact(c.reason),
+                                status=redact(c.status)) for c in grade.criteria),
+        checks=tuple(_changed(c, check_id=redact(c.check_id), source=redact(c.source), op=redact(c.op),
+                              error=redact(c.error) if c.error else c.error,
+                              blocked_by=tuple(redact(b) for b in c.blocked_by)) for c in grade.checks),
     )
+
+
+def _changed(obj, **values):
+    """``replace(obj, **values)``, or ``obj`` itself when they are its values already (most texts
+    need no redaction, and dataclasses.replace costs far more than comparing)."""
+    if all(getattr(obj, name) == value for name, value in values.items()):
+        return obj
+    return replace(obj, **values)

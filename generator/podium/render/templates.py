@@ -75,6 +75,7 @@ def make_environment(chain: list[Path]) -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
         keep_trailing_newline=True,
+        auto_reload=False,  # one environment per build: no stat of every template on every page
     )
     env.policies["json.dumps_kwargs"] = {"sort_keys": True, "allow_nan": False}
     env.filters.update(
