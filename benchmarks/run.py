@@ -512,17 +512,20 @@ def parse_args(argv):
 
 
 # Disk use per run, measured on ext4 (4 KiB blocks) with scale-shaped exports (12 agents,
-# 40 missions) of 2,000 and 20,000 runs; see README "Disk and time".
-EXPORT_DISK_PER_RUN = 24_000          # natural reports and sidecars: 4 files + a directory
+# 40 missions) of 2,000 and 20,000 runs, rounded up; see README "Disk and time".
+EXPORT_DISK_PER_RUN = 25_500          # natural reports and sidecars: 4 files + a directory
+#                                       (23.8 KB), and make_export's temporary rows (1.4 KB)
 LIVE_DISK_PER_RUN = 4_100             # the hard-linked copy: its directories
 RUN_PAGE_DISK = 16_500                # one run page and its directory
-SITE_DISK_PER_RUN = 2_500             # the rest of the site (ledger pages, data files)
-CACHE_DISK_PER_RUN = 12_000           # podium's cache (parsed runs, rendered reports)
+SITE_DISK_PER_RUN = 5_000             # the rest of the site (data files, ledger and list pages)
+CACHE_DISK_PER_RUN = 8_000            # podium's cache (6.5 KB a run at 2,000 runs)
 
 
 def disk_estimate(spec: ExportSpec, run_pages: int | None, only: set[str], cached: bool,
-                  export_made: bool) -> int:
-    """Bytes the work dir still needs for one size, roughly (the export unless it is made)."""
+                  export_made: bool, verify: bool) -> int:
+    """Bytes the work dir still needs for one size, roughly (the export unless it is made).
+    Outputs: one at a time (each measured output is deleted before the next is built), two
+    for the incremental == clean check; caches: the one in use and the warm snapshot."""
     runs = spec.runs
     per_export = 0 if export_made else EXPORT_DISK_PER_RUN + 2 * 1024 * (spec.sidecar_kb or 0)
     if spec.report_kb and not export_made:
@@ -530,7 +533,7 @@ def disk_estimate(spec: ExportSpec, run_pages: int | None, only: set[str], cache
         per_export += 1024 * (float(lo) + float(hi or lo)) / 2
     pages = runs if not run_pages else min(runs, run_pages * 12 * 60)   # rough for "scale"
     site = pages * RUN_PAGE_DISK + runs * SITE_DISK_PER_RUN
-    outputs = 2 if only & set(INCREMENTAL) else 1                     # out-inc + a clean one
+    outputs = 2 if verify else 1
     caches = (2 if "warm" in only else 1) if cached and only & set(INCREMENTAL) else 0
     return int(runs * (per_export + LIVE_DISK_PER_RUN + caches * CACHE_DISK_PER_RUN)
                + outputs * site)
@@ -553,7 +556,8 @@ def bench_size(runs: int, args, flags: set[str], hugo: str | None) -> dict:
                       args.missions)
     cached = {"--cache-dir", "--no-cache"} <= flags
     made = export_ready(spec, args.work_dir)
-    need = disk_estimate(spec, args.run_pages, args.only, cached, made)
+    verify = not args.no_verify and args.only >= set(INCREMENTAL)
+    need = disk_estimate(spec, args.run_pages, args.only, cached, made, verify)
     free = shutil.disk_usage(args.work_dir).free
     log(f"{runs} runs: needs ~{need / 1e9:,.1f} GB more disk in {args.work_dir} "
         f"({'export made' if made else 'export to make'}; rough); {free / 1e9:,.1f} GB free")
@@ -569,7 +573,6 @@ def bench_size(runs: int, args, flags: set[str], hugo: str | None) -> dict:
     for rep in range(args.reps):
         log(f"{runs} runs: repetition {rep + 1}/{args.reps}")
         reps.append(bench.repetition(args.only))
-    verify = not args.no_verify and args.only >= set(INCREMENTAL)
     identical = bench.incremental_equals_clean() if verify else None
     raw = [{k: m.to_dict() for k, m in rep.items()} for rep in reps]
     med = medians(raw)
