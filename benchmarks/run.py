@@ -178,9 +178,9 @@ class SizeBench:
         if self.hugo and "hugo" in only:
             make_site(self.base.export, self.hugo_site)
         self.snapshot = self.cached and ("warm" in only or reps > 1) and bool(only & set(INCREMENTAL))
+        remove(self.cache_snapshot)         # a stale one from an earlier run is only disk
         if self.snapshot:
             self.reset()
-            remove(self.cache_snapshot)
             out = self.dir / "out-prime"
             remove(out)
             run_measured(self.podium(out, self.cache_snapshot), cwd=self.dir,
