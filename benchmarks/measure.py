@@ -39,6 +39,7 @@ class Measurement:
     max_single_rss_bytes: int    # kernel's ru_maxrss of the largest single process
     out_bytes: int = 0
     out_files: int = 0
+    site: dict | None = None     # site_stats.SiteStats.measure of the output, for podium builds
 
     def to_dict(self) -> dict:
         return asdict(self)

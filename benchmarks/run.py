@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
-"""podium's benchmark harness (issue 7): podium against the I/O floor and Hugo, cold and
-incremental, on synthetic XORCISE exports. See benchmarks/README.md.
+"""podium's benchmark harness (issues 7, 16, 18): podium against the I/O floor and Hugo, cold
+and incremental, on synthetic XORCISE exports, with the size and shape of what each build
+wrote. See benchmarks/README.md.
 
     python benchmarks/run.py [--sizes 1000,10000] [--reps 3] [--report-kb KB|LO-HI]
-                             [--sidecar-kb KB] [--json FILE] [--work-dir DIR] [--smoke]
+                             [--sidecar-kb KB] [--agents N] [--missions N] [--run-pages N]
+                             [--json FILE] [--work-dir DIR] [--podium-python PY] [--smoke]
 
-Run it with the Python that has podium installed; podium is run as `python -m podium`.
+podium is run as `PY -m podium` (default: this Python), with this process's environment:
+PYTHONPATH=<tree>/generator runs a work tree's podium without installing it.
 """
 
 from __future__ import annotations
@@ -13,7 +16,6 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import filecmp
-import importlib.metadata
 import json
 import os
 import platform
@@ -27,10 +29,11 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from exports import (BaseExport, ExportSpec, add_run, change_report, delete_run,  # noqa: E402
-                     ensure_export, fresh_copy)
+from exports import (BATCH, BaseExport, ExportSpec, add_batch, add_run,  # noqa: E402
+                     change_report, delete_run, ensure_export, export_ready, fresh_copy)
 from hugo_site import build_command, find_hugo, hugo_version, make_site  # noqa: E402
 from measure import CommandFailed, Measurement, run_measured  # noqa: E402
+from site_stats import SCOPES, SiteStats  # noqa: E402
 
 SCENARIOS = {  # key -> label, in the order each repetition runs them
     "floor": "(a) I/O floor",
@@ -38,24 +41,36 @@ SCENARIOS = {  # key -> label, in the order each repetition runs them
     "cold": "(c) podium cold, no cache",
     "warm": "(d) warm cache, output wiped",
     "nochange": "(e) rebuild, nothing changed",
+    "add100": f"(f2) rebuild, {BATCH} runs added",
     "add": "(f) rebuild, one run added",
     "change": "(g) rebuild, one report changed",
     "delete": "(h) rebuild, one run deleted",
     "config": "(i) rebuild, title changed",
 }
-PODIUM = ["cold", "warm", "nochange", "add", "change", "delete", "config"]
+PODIUM = ["cold", "warm", "nochange", "add100", "add", "change", "delete", "config"]
 INCREMENTAL = PODIUM[1:]
 CACHE_FLAGS = ("--cache-dir", "--no-cache", "--jobs")
 TITLE, NEW_TITLE = "Benchmark results", "Benchmark results (renamed)"
 MB = 1024 * 1024
+GB_DECIMAL = 1000 ** 3                  # GitHub Pages' "1 GB" (podium's budget.py reads it so)
 
 
 # --- environment ------------------------------------------------------------------------------
-def podium_build_flags() -> set[str]:
+def podium_build_flags(python: str) -> set[str]:
     """Which of the cache/parallel flags this podium's `build --help` offers."""
-    out = subprocess.run([sys.executable, "-m", "podium", "build", "--help"],
+    out = subprocess.run([python, "-m", "podium", "build", "--help"],
                          capture_output=True, text=True, check=True)
     return {flag for flag in CACHE_FLAGS if flag in out.stdout}
+
+
+def podium_origin(python: str) -> dict:
+    """The podium that `python -m podium` runs: its version, where it is imported from and,
+    when that is a git work tree, its commit."""
+    out = subprocess.run([python, "-c", "import podium; print(podium.__version__); "
+                          "print(podium.__file__)"], capture_output=True, text=True, check=True)
+    version, path = out.stdout.split("\n")[:2]
+    return {"version": version, "path": str(Path(path).parent),
+            "commit": git_commit(Path(path).parent)}
 
 
 def machine_info() -> dict:
@@ -68,16 +83,18 @@ def machine_info() -> dict:
             "kernel": platform.release(), "load_avg_at_start": os.getloadavg()}
 
 
-def versions(hugo: str | None) -> dict:
-    return {"python": platform.python_version(), "podium": importlib.metadata.version("podium"),
+def versions(hugo: str | None, python: str) -> dict:
+    podium = podium_origin(python)
+    return {"python": platform.python_version(), "podium": podium["version"],
+            "podium_path": podium["path"], "podium_commit": podium["commit"],
             "hugo": hugo_version(hugo) if hugo else None,
-            "commit": git_commit()}
+            "commit": git_commit(HERE)}
 
 
-def git_commit() -> str | None:
-    out = subprocess.run(["git", "-C", str(HERE), "rev-parse", "--short", "HEAD"],
+def git_commit(where: Path) -> str | None:
+    out = subprocess.run(["git", "-C", str(where), "rev-parse", "--short", "HEAD"],
                          capture_output=True, text=True)
-    dirty = subprocess.run(["git", "-C", str(HERE), "status", "--porcelain", "--untracked-files=no"],
+    dirty = subprocess.run(["git", "-C", str(where), "status", "--porcelain", "--untracked-files=no"],
                            capture_output=True, text=True).stdout.strip()
     return (out.stdout.strip() + ("+dirty" if dirty else "")) if out.returncode == 0 else None
 
@@ -95,12 +112,14 @@ def remove(path: Path) -> None:
 
 # --- one export size ------------------------------------------------------------------------
 class SizeBench:
-    """All scenarios on one export. Scratch files live in work/scratch/<export key>/."""
+    """All scenarios on one export. Scratch files live in work/scratch/<export key>[-runpagesN]/."""
 
     def __init__(self, spec: ExportSpec, base: BaseExport, work: Path, flags: set[str],
-                 hugo: str | None, jobs: int | None):
+                 hugo: str | None, jobs: int | None, python: str = sys.executable,
+                 run_pages: int | None = None, elements: str = "pages"):
         self.spec, self.base, self.flags, self.hugo, self.jobs = spec, base, flags, hugo, jobs
-        self.dir = work / "scratch" / spec.key
+        self.python, self.run_pages = python, run_pages
+        self.dir = work / "scratch" / (spec.key + (f"-runpages{run_pages}" if run_pages else ""))
         self.dir.mkdir(parents=True, exist_ok=True)
         self.live = self.dir / "export"               # the edited copy every build reads
         self.config = self.dir / "podium.yaml"
@@ -108,11 +127,13 @@ class SizeBench:
         self.cache = self.dir / "cache"
         self.hugo_site = work / "hugo" / spec.key
         self.cached = {"--cache-dir", "--no-cache"} <= flags
+        self.stats = SiteStats(elements)
+        self.snapshot = False       # whether prepare() made the warm cache snapshot
 
     # commands
     def podium(self, out: Path, cache: Path | None) -> list[str]:
         """podium build of the live export into out; cache None means --no-cache."""
-        cmd = [sys.executable, "-m", "podium", "build", str(self.live), "--out", str(out),
+        cmd = [self.python, "-m", "podium", "build", str(self.live), "--out", str(out),
                "--config", str(self.config)]
         if self.cached:
             cmd += ["--cache-dir", str(cache)] if cache else ["--no-cache"]
@@ -122,12 +143,26 @@ class SizeBench:
 
     def measure(self, name: str, cmd: list[str], out: Path) -> Measurement:
         result = run_measured(cmd, cwd=self.dir, log=self.dir / f"{name}.log", out=out)
-        log(f"  {self.spec.runs:>7} {SCENARIOS[name]:<32} {result.wall_s:8.2f} s wall "
-            f"{result.cpu_s:8.2f} s CPU {result.peak_pss_bytes / MB:8.0f} MB")
+        line = (f"  {self.spec.runs:>7} {SCENARIOS[name]:<32} {result.wall_s:8.2f} s wall "
+                f"{result.cpu_s:8.2f} s CPU {result.peak_pss_bytes / MB:8.0f} MB")
+        if name in PODIUM:
+            result.site = site = self.stats.measure(out)
+            page = site["largest_html"] or {"bytes": 0}
+            most = site["most_elements"] or {"elements": 0}
+            line += (f" | site {site['bytes'] / MB:,.0f} MB, largest page "
+                     f"{page['bytes'] / 1024:,.0f} KB, most elements {most['elements']:,} "
+                     f"({site['elements_s']:.1f} s to count)")
+            if not site["elements_checked"]:
+                line += (" | NOTE: the fast element count differed from html.parser's on a "
+                         "page reported (html.parser's is shown)")
+        log(line)
         return result
 
     def write_config(self, title: str) -> None:
-        self.config.write_text(f"title: {json.dumps(title)}\n", encoding="utf-8")
+        text = f"title: {json.dumps(title)}\n"
+        if self.run_pages:
+            text += f"run_pages: {{newest: {self.run_pages}}}\n"
+        self.config.write_text(text, encoding="utf-8")
 
     def reset(self) -> None:
         """Fresh live export and the original title."""
@@ -135,13 +170,17 @@ class SizeBench:
         self.write_config(TITLE)
 
     # phases
-    def prepare(self) -> None:
-        """The Hugo project (not timed) and, with cache flags, the warm cache snapshot."""
-        if self.hugo:
+    def prepare(self, only: set[str], reps: int) -> None:
+        """The Hugo project (not timed) and, with cache flags, the warm cache snapshot: made
+        when (d) is measured or for several repetitions. Otherwise each repetition's first
+        untimed in-place build fills an empty cache instead (cheaper for one repetition: at
+        1M runs this saves the snapshot's full build)."""
+        if self.hugo and "hugo" in only:
             make_site(self.base.export, self.hugo_site)
-        if self.cached:
+        self.snapshot = self.cached and ("warm" in only or reps > 1) and bool(only & set(INCREMENTAL))
+        remove(self.cache_snapshot)         # a stale one from an earlier run is only disk
+        if self.snapshot:
             self.reset()
-            remove(self.cache_snapshot)
             out = self.dir / "out-prime"
             remove(out)
             run_measured(self.podium(out, self.cache_snapshot), cwd=self.dir,
@@ -149,8 +188,9 @@ class SizeBench:
             remove(out)
 
     def repetition(self, only: set[str]) -> dict[str, Measurement]:
-        """Every scenario in `only` once, in SCENARIOS order; the edits of (f)-(i) accumulate
-        (and are made even when their scenario is not measured)."""
+        """Every scenario in `only` once, in SCENARIOS order; the edits of (f2)-(i) accumulate
+        (and are made even when their scenario is not measured, except (f2)'s batch, which is
+        skipped then). The outputs of (a)-(c) are deleted once measured."""
         self.reset()
         got = {}
 
@@ -159,6 +199,8 @@ class SizeBench:
                 if fresh:
                     remove(out)
                 got[name] = self.measure(name, cmd, out)
+                if fresh:
+                    remove(out)                # measured; only disk from here on
         floor_out, hugo_out, cold_out, out = (self.dir / f"out-{name}" for name in
                                               ("floor", "hugo", "cold", "inc"))
         step("floor", [sys.executable, str(HERE / "io_floor.py"), str(self.live), str(floor_out)],
@@ -167,20 +209,23 @@ class SizeBench:
             step("hugo", build_command(self.hugo, self.hugo_site, hugo_out), hugo_out, fresh=True)
         step("cold", self.podium(cold_out, None), cold_out, fresh=True)
         remove(out)
-        if self.cached:
-            remove(self.cache)
-            shutil.copytree(self.cache_snapshot, self.cache, symlinks=True)
-        build = self.podium(out, self.cache if self.cached else None)
         if not only & set(INCREMENTAL):
             return got
+        if self.cached:
+            remove(self.cache)
+            if self.snapshot:
+                shutil.copytree(self.cache_snapshot, self.cache, symlinks=True)
+        build = self.podium(out, self.cache if self.cached else None)
         if "warm" not in only:                 # (e)-(i) rebuild an existing output
             run_measured(build, cwd=self.dir, log=self.dir / "warm.log")
         step("warm", build, out)
         step("nochange", build, out)
-        edits = [("add", lambda: add_run(self.live, self.base.spare)),
+        edits = [("add100", lambda: add_batch(self.live, self.base.spare)),
+                 ("add", lambda: add_run(self.live, self.base.spare)),
                  ("change", lambda: change_report(self.live)),
                  ("delete", lambda: delete_run(self.live)),
                  ("config", lambda: self.write_config(NEW_TITLE))]
+        edits = [edit for edit in edits if edit[0] != "add100" or "add100" in only]
         while edits and edits[-1][0] not in only:   # nothing measured after these
             edits.pop()
         for name, edit in edits:
@@ -217,12 +262,20 @@ def peak_of(measured: dict) -> float:
 
 
 def medians(reps: list[dict[str, dict]]) -> dict[str, dict]:
-    """Per scenario, the median of each measured quantity over the repetitions."""
+    """Per scenario, the median of each measured number over the repetitions, and the site
+    measurements (`site`) of the last repetition that has them (the same every repetition:
+    builds are reproducible)."""
     out = {}
     for name in SCENARIOS:
         runs = [rep[name] for rep in reps if name in rep]
-        if runs:
-            out[name] = {key: statistics.median(r[key] for r in runs) for key in runs[0]}
+        if not runs:
+            continue
+        keys = [key for key, value in runs[0].items() if isinstance(value, (int, float))
+                and not isinstance(value, bool) and all(key in r for r in runs)]
+        out[name] = {key: statistics.median(r[key] for r in runs) for key in keys}
+        sites = [r["site"] for r in runs if r.get("site")]
+        if sites:
+            out[name]["site"] = sites[-1]
     return out
 
 
@@ -243,9 +296,10 @@ def ratios(median: dict[str, dict]) -> dict[str, dict]:
             for name in median}
 
 
-def check_targets(size: dict) -> list[dict]:
-    """Issue 7's targets at one size: {n, measure, target, value, met}; met is None when
-    the scenarios it needs were not measured."""
+def check_targets(size: dict, sizes: list[dict] | None = None) -> list[dict]:
+    """The targets of issues 7, 16 and 18 at one size: {issue, n, runs, measure, target,
+    value, met}; met is None when the scenarios (or site measurements) a target needs were
+    not measured. `sizes` (every size of the document) gives 18.5 its 10× smaller size."""
     runs, med, rat = size["runs"], size["median"], size["ratios"]
 
     def ratio(name: str, key: str):
@@ -253,26 +307,60 @@ def check_targets(size: dict) -> list[dict]:
 
     def at_most(value, cap):
         return None if value is None else value <= cap
-    peaks = [peak_of(med[name]) / MB for name in PODIUM if name in med]
+    builds = [med[name] for name in PODIUM if name in med]
+    peaks = [peak_of(m) / MB for m in builds]
     peak = max(peaks) if peaks else None
     hugo_peak = peak_of(med["hugo"]) / MB if "hugo" in med else None
     peak_vs_hugo = peak / hugo_peak if peak and hugo_peak else None
     mem_cap = 60 + 2 * runs / 1024
     add_cap = 3 if runs >= 100_000 else 10
+    sites = [m["site"] for m in builds if m.get("site")]
+    page_kb = max((s["largest_html"]["bytes"] / 1024 for s in sites if s["largest_html"]),
+                  default=None)
+    elements = max((s["most_elements"]["elements"] for s in sites if s["most_elements"]),
+                   default=None)
+    site_gb = max((m["out_bytes"] / GB_DECIMAL for m in builds), default=None)
     rows = [
-        (1, "cold build vs I/O floor", "≤ 3×", ratio("cold", "vs_floor"), 3),
-        (2, "warm cache, output wiped, vs Hugo", "≤ 0.5×", ratio("warm", "vs_hugo"), 0.5),
-        (3, "cold build, no cache, vs Hugo", "≤ 1.5×", ratio("cold", "vs_hugo"), 1.5),
-        (4, "one run added, % of cold", f"≤ {add_cap}%", ratio("add", "pct_of_cold"), add_cap),
-        (5, "no-change rebuild, % of cold", "≤ 5%", ratio("nochange", "pct_of_cold"), 5),
-        (6, "peak memory (max over podium builds), MB", f"≤ {mem_cap:.0f} MB", peak, mem_cap),
-        (6, "peak memory vs Hugo's", "≤ 0.1×", peak_vs_hugo, 0.1),
+        (7, 1, "cold build vs I/O floor", "≤ 3×", ratio("cold", "vs_floor"), 3),
+        (7, 2, "warm cache, output wiped, vs Hugo", "≤ 0.5×", ratio("warm", "vs_hugo"), 0.5),
+        (7, 3, "cold build, no cache, vs Hugo", "≤ 1.5×", ratio("cold", "vs_hugo"), 1.5),
+        (7, 4, "one run added, % of cold", f"≤ {add_cap}%", ratio("add", "pct_of_cold"), add_cap),
+        (7, 5, "no-change rebuild, % of cold", "≤ 5%", ratio("nochange", "pct_of_cold"), 5),
+        (7, 6, "peak memory (max over podium builds), MB", f"≤ {mem_cap:,.0f} MB", peak, mem_cap),
+        (7, 6, "peak memory vs Hugo's", "≤ 0.1×", peak_vs_hugo, 0.1),
+        (16, 1, "cold build, no cache, vs Hugo, wall", "≤ 1.5×", ratio("cold", "vs_hugo"), 1.5),
+        (16, 1, "cold build, no cache, vs Hugo, CPU", "≤ 2×", ratio("cold", "cpu_vs_hugo"), 2),
+        (16, 2, "warm cache, output wiped, vs Hugo", "≤ 0.5×", ratio("warm", "vs_hugo"), 0.5),
+        (16, 3, "cold build vs I/O floor", "≤ 3×", ratio("cold", "vs_floor"), 3),
+        (18, 1, "largest HTML page (max over podium builds), KB", "≤ 300 KB", page_kb, 300),
+        (18, 1, "most elements in one HTML page (pages counted: see the site table)", "≤ 3,000",
+         elements, 3000),
+        (18, 3, "peak memory, PSS summed over the process tree, MB", f"≤ {mem_cap:,.0f} MB",
+         peak, mem_cap),
+        (18, 4, "no-change rebuild, % of cold (issue: at 30k)", "≤ 5%",
+         ratio("nochange", "pct_of_cold"), 5),
+        (18, 4, f"{BATCH} runs added, % of cold (issue: at 30k)", "≤ 10%",
+         ratio("add100", "pct_of_cold"), 10),
     ]
-    out = [{"n": n, "runs": runs, "measure": measure, "target": target, "value": value,
-            "met": at_most(value, cap)} for n, measure, target, value, cap in rows]
-    out.append({"n": 7, "runs": runs, "measure": "incremental output == clean build",
-                "target": "byte-identical", "value": size["identical"],
-                "met": size["identical"]})
+    if runs >= 1_000_000:
+        tenth = next((other for other in sizes or () if other["runs"] == runs // 10
+                      and other.get("run_pages") == size.get("run_pages")
+                      and "cold" in other["median"]), None)
+        linear = (med["cold"]["wall_s"] / tenth["median"]["cold"]["wall_s"]
+                  if tenth and "cold" in med else None)
+        rows += [
+            (18, 5, f"cold build vs cold at {runs // 10:,} runs (same run_pages)", "≤ 10.5×",
+             linear, 10.5),
+            (18, 5, "peak memory, GB", "≤ 2.1 GB", peak * MB / GB_DECIMAL if peak else None, 2.1),
+            (18, 5, "site bytes (max over podium builds), GB; GitHub Pages: 1 GB", "≤ 1 GB",
+             site_gb, 1),
+        ]
+    out = [{"issue": issue, "n": n, "runs": runs, "measure": measure, "target": target,
+            "value": value, "met": at_most(value, cap)}
+           for issue, n, measure, target, value, cap in rows]
+    out.insert(7, {"issue": 7, "n": 7, "runs": runs, "measure": "incremental output == clean build",
+                   "target": "byte-identical", "value": size["identical"],
+                   "met": size["identical"]})
     return out
 
 
@@ -287,10 +375,22 @@ def percent_of_cold(r: dict) -> str:
     return f"{r['pct_of_cold']:.0f}% / {r['cpu_pct_of_cold']:.0f}%"
 
 
+def shape_of(size: dict) -> str:
+    """The export's shape and the config, as a table heading says them."""
+    sidecar = size["sidecar_kb"]
+    parts = [f"reports {size['report_kb'] or 'natural (~2-3)'} KB",
+             f"sidecars {f'{sidecar:g}' if sidecar else 'natural (~2-3)'} KB"]
+    if size.get("agents") or size.get("missions"):
+        parts.append(f"{size.get('agents') or 'default'} agents, "
+                     f"{size.get('missions') or 'default'} missions")
+    parts.append(f"export {size['export_bytes'] / MB:,.0f} MB")
+    if size.get("run_pages"):
+        parts.append(f"`run_pages: {{newest: {size['run_pages']}}}`")
+    return "; ".join(parts)
+
+
 def size_table(size: dict, cached: bool) -> str:
-    head = (f"### {size['runs']:,} runs (reports {size['report_kb'] or 'natural (~2-3)'} KB, sidecars "
-            f"{size['sidecar_kb'] or 'natural'} KB; export {size['export_bytes'] / MB:,.0f} MB; "
-            f"median of {size['reps']})\n\n")
+    head = f"### {size['runs']:,} runs ({shape_of(size)}; median of {size['reps']})\n\n"
     if not cached:
         head += ("podium has no `--cache-dir`/`--no-cache` here: (c)–(i) are plain full builds "
                  "(in place from (e) on).\n\n")
@@ -304,7 +404,38 @@ def size_table(size: dict, cached: bool) -> str:
             f"{fmt(r['vs_floor'], '.1f', '×')} | {fmt(r['vs_hugo'], '.2f', '×')} | "
             f"{fmt(r['cpu_vs_floor'], '.1f', '×')} | {fmt(r['cpu_vs_hugo'], '.2f', '×')} | "
             f"{percent_of_cold(r)} |")
-    return head + "\n".join(lines) + "\n"
+    return head + "\n".join(lines) + "\n" + site_table(size)
+
+
+def human_bytes(n: int) -> str:
+    if n >= 10 * MB:
+        return f"{n / MB:,.0f} MB"
+    if n >= MB:
+        return f"{n / MB:,.1f} MB"
+    return f"{n / 1024:,.0f} KB"
+
+
+def site_table(size: dict) -> str:
+    """What each podium build wrote: the largest file, the largest HTML page by bytes and by
+    elements. Empty for results without site measurements (before this harness had them)."""
+    rows = [(name, m["site"]) for name, m in size["median"].items() if m.get("site")]
+    if not rows:
+        return ""
+    scope = rows[0][1].get("elements_scope", SCOPES["pages"])
+    lines = ["", f"Site after each build (elements: start tags as `html.parser` counts them, in "
+             f"{scope}):", "", "| scenario | site MB | files | run pages | largest file | largest HTML page "
+             "| most elements |", "|---|--:|--:|--:|---|---|---|"]
+    for name, site in rows:
+        big, page, most = site["largest_file"], site["largest_html"], site["most_elements"]
+        lines.append(
+            f"| {SCENARIOS[name]} | {site['bytes'] / MB:,.1f} | {site['files']:,} | "
+            f"{site['run_pages']:,} | "
+            + (f"`{big['path']}` {human_bytes(big['bytes'])}" if big else "–") + " | "
+            + (f"`{page['path']}` {human_bytes(page['bytes'])}, {page['elements']:,} elements"
+               if page else "–") + " | "
+            + (f"`{most['path']}` {most['elements']:,} ({human_bytes(most['bytes'])})"
+               if most else "–") + " |")
+    return "\n".join(lines) + "\n"
 
 
 def targets_table(rows: list[dict]) -> str:
@@ -312,15 +443,11 @@ def targets_table(rows: list[dict]) -> str:
     for t in rows:
         value = t["value"]
         shown = ("–" if value is None else str(value) if isinstance(value, bool)
-                 else f"{value:,.2f}")
+                 else f"{value:,.0f}" if abs(value) >= 100 else f"{value:,.2f}")
         met = {True: "yes", False: "**no**", None: "not measured"}[t["met"]]
-        lines.append(f"| {t['n']} | {t['runs']:,} | {t['measure']} | {t['target']} | {shown} "
-                     f"| {met} |")
+        lines.append(f"| {t.get('issue', 7)}.{t['n']} | {t['runs']:,} | {t['measure']} | "
+                     f"{t['target']} | {shown} | {met} |")
     return "\n".join(lines) + "\n"
-
-
-def export_bytes(path: Path) -> int:
-    return sum(f.stat().st_size for f in path.rglob("*") if f.is_file())
 
 
 # --- main ---------------------------------------------------------------------------------
@@ -332,9 +459,21 @@ def parse_args(argv):
                     help="pad reports (make_export --report-kb); default: natural reports, "
                          "~2-3 KB like the samples")
     ap.add_argument("--sidecar-kb", type=float, default=32.0, metavar="KB",
-                    help="events.jsonl / traces.otlp.jsonl size per run (default 32)")
+                    help="events.jsonl / traces.otlp.jsonl size per run (default 32; "
+                         "0: natural, ~2-3 KB, unpadded)")
+    ap.add_argument("--agents", type=int, metavar="N",
+                    help="agents in the export (make_export --agents; the issue-18 'scale' "
+                         "exports have 12); default: make_export's for the size")
+    ap.add_argument("--missions", type=int, metavar="N",
+                    help="missions in the export (make_export --missions; 'scale': 40)")
+    ap.add_argument("--run-pages", type=int, metavar="N",
+                    help="build with `run_pages: {newest: N}` in podium.yaml (default: a page "
+                         "for every run)")
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--jobs", type=int, help="pass --jobs N to podium (when it has the flag)")
+    ap.add_argument("--podium-python", default=sys.executable, metavar="PY",
+                    help="the Python that runs `-m podium` (default: this one); it inherits "
+                         "this environment, so PYTHONPATH=<tree>/generator picks a work tree")
     ap.add_argument("--no-hugo", action="store_true", help="skip the Hugo baseline")
     ap.add_argument("--no-verify", action="store_true",
                     help="skip the incremental == clean check (one extra clean build a size)")
@@ -343,6 +482,11 @@ def parse_args(argv):
     ap.add_argument("--only", default=",".join(SCENARIOS), metavar="KEYS",
                     help="measure only these scenarios (comma-separated keys: "
                          f"{', '.join(SCENARIOS)}); default all")
+    ap.add_argument("--elements", choices=sorted(SCOPES), default="pages",
+                    help="pages whose elements are counted: 'pages' (default) every HTML page "
+                         "but the run pages, of which only the largest; 'all' every page")
+    ap.add_argument("--force", action="store_true",
+                    help="run even when the disk estimate says the work dir's disk is too small")
     ap.add_argument("--json", type=Path, help="write the raw numbers here")
     ap.add_argument("--table-from", type=Path, metavar="FILE",
                     help="print the tables of an earlier --json FILE instead of measuring; "
@@ -359,12 +503,45 @@ def parse_args(argv):
         ap.error(f"--only takes keys from {', '.join(SCENARIOS)} and must include cold")
     if args.reps < 1 or not args.sizes or min(args.sizes) < 1:
         ap.error("--reps and every size must be >= 1")
+    if args.sidecar_kb < 0:
+        ap.error("--sidecar-kb must be >= 0")
+    for name in ("agents", "missions", "run_pages"):
+        if getattr(args, name) is not None and getattr(args, name) < 1:
+            ap.error(f"--{name.replace('_', '-')} must be >= 1")
     return args
+
+
+# Disk use per run, measured on ext4 (4 KiB blocks) with scale-shaped exports (12 agents,
+# 40 missions) of 2,000 and 20,000 runs, rounded up; see README "Disk and time".
+EXPORT_DISK_PER_RUN = 25_500          # natural reports and sidecars: 4 files + a directory
+#                                       (23.8 KB), and make_export's temporary rows (1.4 KB)
+LIVE_DISK_PER_RUN = 4_100             # the hard-linked copy: its directories
+RUN_PAGE_DISK = 16_500                # one run page and its directory
+SITE_DISK_PER_RUN = 5_000             # the rest of the site (data files, ledger and list pages)
+CACHE_DISK_PER_RUN = 8_000            # podium's cache (6.5 KB a run at 2,000 runs)
+
+
+def disk_estimate(spec: ExportSpec, run_pages: int | None, only: set[str], cached: bool,
+                  export_made: bool, verify: bool) -> int:
+    """Bytes the work dir still needs for one size, roughly (the export unless it is made).
+    Outputs: one at a time (each measured output is deleted before the next is built), two
+    for the incremental == clean check; caches: the one in use and the warm snapshot."""
+    runs = spec.runs
+    per_export = 0 if export_made else EXPORT_DISK_PER_RUN + 2 * 1024 * (spec.sidecar_kb or 0)
+    if spec.report_kb and not export_made:
+        lo, _, hi = spec.report_kb.partition("-")
+        per_export += 1024 * (float(lo) + float(hi or lo)) / 2
+    pages = runs if not run_pages else min(runs, run_pages * 12 * 60)   # rough for "scale"
+    site = pages * RUN_PAGE_DISK + runs * SITE_DISK_PER_RUN
+    outputs = 2 if verify else 1
+    caches = (2 if "warm" in only else 1) if cached and only & set(INCREMENTAL) else 0
+    return int(runs * (per_export + LIVE_DISK_PER_RUN + caches * CACHE_DISK_PER_RUN)
+               + outputs * site)
 
 
 def pick_hugo(skip: bool) -> str | None:
     if skip:
-        log("Hugo skipped (--no-hugo)")
+        log("Hugo skipped (--no-hugo, or hugo not in --only)")
         return None
     binary = find_hugo()
     if not binary or not hugo_version(binary):
@@ -375,56 +552,78 @@ def pick_hugo(skip: bool) -> str | None:
 
 
 def bench_size(runs: int, args, flags: set[str], hugo: str | None) -> dict:
-    spec = ExportSpec(runs, args.seed, args.report_kb, args.sidecar_kb)
+    spec = ExportSpec(runs, args.seed, args.report_kb, args.sidecar_kb or None, args.agents,
+                      args.missions)
+    cached = {"--cache-dir", "--no-cache"} <= flags
+    made = export_ready(spec, args.work_dir)
+    verify = not args.no_verify and args.only >= set(INCREMENTAL)
+    need = disk_estimate(spec, args.run_pages, args.only, cached, made, verify)
+    free = shutil.disk_usage(args.work_dir).free
+    log(f"{runs} runs: needs ~{need / 1e9:,.1f} GB more disk in {args.work_dir} "
+        f"({'export made' if made else 'export to make'}; rough); {free / 1e9:,.1f} GB free")
+    if need > free and not args.force:
+        raise NoRoom(f"{runs} runs need ~{need / 1e9:,.1f} GB, {free / 1e9:,.1f} GB free in "
+                     f"{args.work_dir} (--force runs anyway)")
     base = ensure_export(spec, args.work_dir)
-    bench = SizeBench(spec, base, args.work_dir, flags, hugo, args.jobs)
+    bench = SizeBench(spec, base, args.work_dir, flags, hugo, args.jobs, args.podium_python,
+                      args.run_pages, args.elements)
     log(f"{runs} runs: preparing")
-    bench.prepare()
+    bench.prepare(args.only, args.reps)
     reps = []
     for rep in range(args.reps):
         log(f"{runs} runs: repetition {rep + 1}/{args.reps}")
         reps.append(bench.repetition(args.only))
-    verify = not args.no_verify and args.only >= set(INCREMENTAL)
     identical = bench.incremental_equals_clean() if verify else None
     raw = [{k: m.to_dict() for k, m in rep.items()} for rep in reps]
     med = medians(raw)
     size = {"runs": runs, "export": spec.key, "report_kb": args.report_kb,
-            "sidecar_kb": args.sidecar_kb, "export_bytes": export_bytes(base.export),
-            "reps": args.reps, "identical": identical, "raw": raw,
+            "sidecar_kb": args.sidecar_kb, "agents": args.agents, "missions": args.missions,
+            "run_pages": args.run_pages, "export_bytes": base.info["bytes"],
+            "export_info": base.info, "reps": args.reps, "identical": identical, "raw": raw,
             "median": med, "ratios": ratios(med)}
     size["targets"] = check_targets(size)
     return size
 
 
+class NoRoom(RuntimeError):
+    pass
+
+
 def merge_results(docs: list[dict]) -> dict:
-    """One results document from several: the repetitions of the same export (and size)
-    pool into one median; identical is False if any run saw a difference."""
+    """One results document from several: the repetitions of the same export (and size) and
+    run_pages pool into one median; identical is False if any run saw a difference."""
     merged, by_export = dict(docs[0]), {}
     for doc in docs:
         for size in doc["sizes"]:
-            if size["export"] not in by_export:
-                by_export[size["export"]] = dict(size, raw=[])
-            into = by_export[size["export"]]
+            key = (size["export"], size.get("run_pages"))
+            if key not in by_export:
+                by_export[key] = dict(size, raw=[])
+            into = by_export[key]
             into["raw"] = into["raw"] + size["raw"]
             if size["identical"] is not None:
                 into["identical"] = size["identical"] and into["identical"] is not False
     for size in by_export.values():
         size["reps"], size["median"] = len(size["raw"]), medians(size["raw"])
-    merged["sizes"] = sorted(by_export.values(), key=lambda size: size["runs"])
+    merged["sizes"] = sorted(by_export.values(),
+                             key=lambda size: (size["runs"], size.get("run_pages") or 0))
     merged["merged_from"] = [doc["date"] for doc in docs]
     return merged
 
 
 def print_report(doc: dict) -> None:
     """The Markdown tables of a results document (ratios and targets recomputed from the
-    medians, so an older JSON file prints with today's columns)."""
+    medians, so an older JSON file prints with today's columns and targets)."""
     cached = {"--cache-dir", "--no-cache"} <= set(doc["podium_flags"])
     for size in doc["sizes"]:
         size["ratios"] = ratios(size["median"])
-        size["targets"] = check_targets(size)
+        size["targets"] = check_targets(size, doc["sizes"])
     print("\n".join(size_table(size, cached) for size in doc["sizes"]))
-    print("### Targets (issue 7)\n")
-    print(targets_table([t for size in doc["sizes"] for t in size["targets"]]))
+    for issue, what in ((7, "issue 7: harness, incremental builds"),
+                        (16, "issue 16: cold builds at Hugo's pace"),
+                        (18, "issue 18: a history that only grows")):
+        print(f"### Targets ({what})\n")
+        print(targets_table([t for size in doc["sizes"] for t in size["targets"]
+                             if t.get("issue", 7) == issue]))
 
 
 def main(argv=None) -> int:
@@ -435,21 +634,29 @@ def main(argv=None) -> int:
         return 0
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))   # so a build is not orphaned
     args.work_dir = args.work_dir.resolve()
-    flags = podium_build_flags()
-    hugo = pick_hugo(args.no_hugo)
+    args.work_dir.mkdir(parents=True, exist_ok=True)
+    flags = podium_build_flags(args.podium_python)
+    hugo = pick_hugo(args.no_hugo or "hugo" not in args.only)
     if not {"--cache-dir", "--no-cache"} <= flags:
         log("note: this podium has no --cache-dir/--no-cache; (c)-(i) run as plain builds")
     started = dt.datetime.now(dt.timezone.utc)
     doc = {"date": started.isoformat(timespec="seconds"), "machine": machine_info(),
-           "versions": versions(hugo), "podium_flags": sorted(flags),
+           "versions": versions(hugo, args.podium_python), "podium_flags": sorted(flags),
            "options": {"sizes": args.sizes, "reps": args.reps, "report_kb": args.report_kb,
-                       "sidecar_kb": args.sidecar_kb, "seed": args.seed, "jobs": args.jobs},
+                       "sidecar_kb": args.sidecar_kb, "agents": args.agents,
+                       "missions": args.missions, "run_pages": args.run_pages,
+                       "seed": args.seed, "jobs": args.jobs, "only": sorted(args.only),
+                       "elements": args.elements,
+                       "podium_python": args.podium_python},
            "sizes": []}
     try:
         for runs in args.sizes:
             doc["sizes"].append(bench_size(runs, args, flags, hugo))
     except CommandFailed as exc:
         print(f"bench: a build failed: {exc}", file=sys.stderr)
+        return 1
+    except NoRoom as exc:
+        print(f"bench: not enough disk: {exc}", file=sys.stderr)
         return 1
     print_report(doc)
     if args.json:

@@ -2,7 +2,8 @@
 """Write a realistic, deterministic XORCISE 0.2.0 run export (demo and benchmark data).
 
     python scripts/make_export.py OUT [--runs N] [--seed S]
-        [--report-kb KB | --report-kb LO-HI] [--sidecar-kb KB] [--spare-run DIR]
+        [--report-kb KB | --report-kb LO-HI] [--sidecar-kb KB] [--spare-run DIR [--spare-runs N]]
+        [--agents N] [--missions N]
 
 Byte format as in ../shared/xorcise-samples/, rules as in ../shared/spec/xorcise-export.md;
 every run kind of counting.md section 2 appears. Standard library only; the same arguments
@@ -11,11 +12,15 @@ always give a byte-identical tree (one random.Random(seed), no clock).
 Benchmark options (benchmarks/run.py): --report-kb pads every report.md to about KB
 kilobytes (or, for LO-HI, a per-run size drawn log-uniformly from that range) with
 judge evidence quotes and a tool-call table; --sidecar-kb grows the last tool output in
-events.jsonl and traces.otlp.jsonl to about KB kilobytes each; --spare-run DIR writes one
-more graded run (directory and runs.json row) into DIR, outside the export, for an
-"add one run" rebuild. Their text comes from a second generator per run (seeded by the
-seed and the run id), so without them the output is byte-identical to before, and with
-them every run's result.json is too.
+events.jsonl and traces.otlp.jsonl to about KB kilobytes each. The padding text comes
+from a second generator per run (seeded by the seed and the run id), so without them the
+output is byte-identical to before, and with them every run's result.json is too.
+--spare-run DIR writes one more graded run (directory and runs-row.json) into DIR,
+outside the export, for an "add one run" rebuild; with --spare-runs N it writes N graded
+runs, newer than all others (directories and runs-rows.json, newest first), for an "add a
+batch" rebuild; the oldest of them is the one --spare-run alone writes. Spare runs are
+drawn after the export, so they never change it. --agents and --missions set the shape
+(benchmarks' "scale" exports: 12 agents, 40 missions).
 """
 import argparse
 import base64
@@ -24,7 +29,9 @@ import math
 import os
 import random
 import sys
+import queue
 import tempfile
+import threading
 import time
 from array import array
 
@@ -764,6 +771,55 @@ def tool_log(rng, run, target_bytes):
 
 
 # --- the exporter ---------------------------------------------------------------------------
+class DirWriter:
+    """Writes run directories on a thread of its own, in the order given, so that the file
+    system's time (mkdir, open, close: a third of the wall time) overlaps the generating.
+    The bytes are those the caller passes; only the files' times differ from writing them
+    inline. An error is raised again by the next put() or by flush()."""
+
+    def __init__(self, depth=256):
+        self.todo = queue.Queue(depth)
+        self.error = None
+        self.thread = None
+
+    def put(self, path, files):
+        self._check()
+        if self.thread is None:
+            self.thread = threading.Thread(target=self._run, name="make_export-writer", daemon=True)
+            self.thread.start()
+        self.todo.put((path, files))
+
+    def flush(self):
+        """Wait until every directory given so far is written."""
+        if self.thread is not None:
+            self.todo.put(None)
+            self.thread.join()
+            self.thread = None
+        self._check()
+
+    def _check(self):
+        if self.error is not None:
+            error, self.error = self.error, None
+            raise error
+
+    def _run(self):
+        while True:
+            item = self.todo.get()
+            if item is None:
+                return
+            if self.error is not None:
+                continue                      # drain: the caller sees the first error
+            path, files = item
+            try:
+                os.mkdir(path, 0o700)
+                for fname in sorted(files):
+                    with open(os.path.join(path, fname), "w", encoding="utf-8",
+                              newline="") as fh:
+                        fh.write(files[fname])
+            except BaseException as exc:     # noqa: BLE001 - handed to the main thread
+                self.error = exc
+
+
 class Exporter:
     """Streams run directories to disk; keeps runs.json rows in a temporary file."""
 
@@ -778,6 +834,7 @@ class Exporter:
         self.hostile_left, self.litter = 2, None
         self.stale = next((i for i in range(n * 2 // 5, n) if self.kinds[i] == "graded"), None)
         self.rows, self.offsets = tempfile.TemporaryFile(), array("q", [0])
+        self.writer = DirWriter()
 
     def new_run(self, i, kind):
         """Agent, mission version, times, outcome and skill draw for run i."""
@@ -907,12 +964,8 @@ class Exporter:
                 "outcome": OUTCOME[run["trigger"]],
                 "status": {"label": label, "tone": tone, "detail": detail}}
 
-    def write_dir(self, name, files):
-        path = os.path.join(self.out, name)
-        os.mkdir(path, 0o700)
-        for fname in sorted(files):
-            with open(os.path.join(path, fname), "w", encoding="utf-8", newline="") as fh:
-                fh.write(files[fname])
+    def write_dir(self, name, files, root=None):
+        self.writer.put(os.path.join(self.out if root is None else root, name), files)
 
     def write_run(self, i):
         """Write run i's directory (8-hex name, full id on a prefix clash) and its row."""
@@ -930,22 +983,29 @@ class Exporter:
         self.rows.write(indent_chunk(self.runs_row(run)).encode("utf-8"))
         self.offsets.append(self.rows.tell())
 
-    def write_spare(self, spare):
-        """One more graded run, newer than all others, into spare/ (not into the export):
-        its directory and its runs.json row (runs-row.json), for an "add one run" rebuild."""
+    def write_spare(self, spare, count=None):
+        """More graded runs, newer than all others, into spare/ (not into the export), for the
+        "add runs" rebuilds. count None: one run, its directory and its runs.json row
+        (runs-row.json). count N: N runs, their directories and their rows as one array,
+        newest first (runs-rows.json); the oldest is the run that count None writes. A
+        directory is named by 8 hex characters, by the full id when another run of the
+        export or of spare/ already has that prefix."""
         os.makedirs(spare, exist_ok=True)
-        run = self.new_run(self.n, "graded")
-        files = self.run_files(run)
-        out, self.out = self.out, spare
-        try:
-            self.write_dir(run["rid"][:8], files)
-        finally:
-            self.out = out
-        with open(os.path.join(spare, "runs-row.json"), "w", encoding="utf-8") as fh:
-            fh.write(json.dumps(self.runs_row(run), indent=2) + "\n")
+        rows = []
+        for k in range(1 if count is None else count):
+            run = self.new_run(self.n + k, "graded")
+            files, rid = self.run_files(run), run["rid"]
+            name = rid if rid[:8] in self.prefixes else rid[:8]
+            self.prefixes.add(rid[:8])
+            self.write_dir(name, files, root=spare)
+            rows.append(self.runs_row(run))
+        name, value = ("runs-row.json", rows[0]) if count is None else ("runs-rows.json", rows[::-1])
+        with open(os.path.join(spare, name), "w", encoding="utf-8") as fh:
+            fh.write(json.dumps(value, indent=2) + "\n")
 
     def finish(self):
         """runs.json (newest first), agents.json and the staging litter of a broken export."""
+        self.writer.flush()
         with open(os.path.join(self.out, "runs.json"), "wb") as fh:
             fh.write(b"[\n" if self.n else b"[]\n")
             for j in range(self.n - 1, -1, -1):
@@ -975,6 +1035,9 @@ def main(argv=None):
                     "traces.otlp.jsonl of each run whose agent ran to about KB kilobytes each")
     ap.add_argument("--spare-run", metavar="DIR", help="also write one more graded run "
                     "(directory + runs-row.json) into DIR, outside the export")
+    ap.add_argument("--spare-runs", type=int, metavar="N", help="with --spare-run DIR: write N "
+                    "more graded runs, newer than all others, into DIR (their directories + "
+                    "runs-rows.json, newest first) instead of one")
     ap.add_argument("--agents", type=int, metavar="N", help="number of agents (default: 5, or one per "
                     "2000 runs up to 500 for big exports)")
     ap.add_argument("--missions", type=int, metavar="N", help="number of missions (default: 4, or one per "
@@ -990,18 +1053,25 @@ def main(argv=None):
         ap.error(f"--report-kb: {exc}")
     if args.sidecar_kb is not None and args.sidecar_kb <= 0:
         ap.error("--sidecar-kb must be > 0")
+    if args.spare_runs is not None and (args.spare_runs < 1 or not args.spare_run):
+        ap.error("--spare-runs takes N >= 1 and needs --spare-run DIR")
     if os.path.exists(args.out) and (not os.path.isdir(args.out) or os.listdir(args.out)):
         print(f"make_export: refusing to write into {args.out}: it exists and is not an empty "
               "directory", file=sys.stderr)
         return 2
     os.makedirs(args.out, exist_ok=True)
     exporter = Exporter(args.out, args.runs, args.seed, report_kb, args.sidecar_kb, args.agents, args.missions)
+    step, started = (args.runs // 20 if args.runs >= 50_000 else 0), time.monotonic()
     for i in range(args.runs):
         exporter.write_run(i)
+        if step and (i + 1) % step == 0:     # progress of a long export, on stderr
+            print(f"make_export: {i + 1:,} of {args.runs:,} runs, "
+                  f"{time.monotonic() - started:.0f} s", file=sys.stderr, flush=True)
     exporter.finish()
     counts = " ".join(f"{k}={exporter.seen[k]}" for k in KINDS)
     if args.spare_run:
-        exporter.write_spare(args.spare_run)
+        exporter.write_spare(args.spare_run, args.spare_runs)
+        exporter.writer.flush()
     print(f"make_export: wrote {args.runs} runs to {args.out} (seed {args.seed}): {counts}",
           file=sys.stderr)
     return 0
