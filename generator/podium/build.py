@@ -17,7 +17,7 @@ from podium.load.files import NotReadable, read_regular
 from podium.diff import MAX_BYTES
 from podium.kinds import record_of
 from podium.model import Leaderboard, Outline, Run, RunRecord
-from podium.plan import Blob, Page, RunPage, Site, plan_site
+from podium.plan import Blob, LazyPage, Page, Site, plan_site
 from podium.publish import prepare as prepare_publishing
 from podium.render.markdown import render_content
 from podium.render.redact import Answers, Redaction, exposed_values
@@ -189,7 +189,7 @@ def _build(config: Config, export: Path | Sequence[Path], env, chain: list[Path]
     extras = prepare_publishing(public, config.title, config.base_url, generated_at, previous)
     site = Site(config.title, config.base_url, pages, generated_at, config.search_engines, extras.pages, extras.nav)
     manifest = extras.apply(plan_site(public, site, static_files(chain)))
-    listed = [e.path for e in manifest if isinstance(e, RunPage)
+    listed = [e.path for e in manifest if isinstance(e, LazyPage)
               or (isinstance(e, Page) and e.path.endswith(".html") and e.template != "redirect.html")]
     extra, notes = share.share_files(listed, config.base_url, config.search_engines)
     manifest += [Blob(path, data) for path, data in extra.items()]

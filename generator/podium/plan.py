@@ -39,17 +39,28 @@ class Page:
 
 
 @dataclass(frozen=True, slots=True)
-class RunPage:
-    """A run's own page, planned as its path and its place in the board's runs: its Page (template and
-    context) is made when it is rendered, so a history's run pages are never all held (issue 18)."""
+class LazyPage:
+    """A page planned as its path and its number: its Page (template and context) is made when it is
+    rendered, by ``pages``, so the pages that grow with the history (a run's, the ledger's) are never all
+    held (issue 18)."""
 
     path: str
-    index: int  # into Leaderboard.runs
-    pages: RunPages
+    index: int
+    pages: RunPages | LedgerPages
 
     @property
     def page(self) -> Page:
         return self.pages.page(self.index)
+
+
+@dataclass(frozen=True, slots=True)
+class RunPage(LazyPage):
+    """A run's own page (``index``: into Leaderboard.runs)."""
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerPage(LazyPage):
+    """A page of the ledger (``index``: into Leaderboard.ledger.pages)."""
 
 
 @dataclass(frozen=True)
@@ -77,7 +88,7 @@ class Asset:
     source: Path
 
 
-Entry = Page | RunPage | DataFile | Blob | Asset
+Entry = Page | LazyPage | DataFile | Blob | Asset
 
 
 @dataclass(frozen=True)
@@ -103,13 +114,15 @@ def plan_site(board: Leaderboard, site: Site, static: dict[str, Path] | None = N
     pages = [_home(board, index), _missions_page(board, index)]
     pages += [_agent_page(a, index) for a in board.agents]
     pages += [_mission_page(m, index) for m in board.missions]
-    pages += _ledger_pages(board)
+    pages.append(_ledger_front(board))
     pages += [Page(*planned) for planned in plan_compare.pages(board)]
     pages += [_content_page(p) for p in site.pages]
     pages += site.extra_pages
     pages.append(Page("404.html", "404.html", {"page_title": "Not found",
                                                "description": "There is no page at this address."}))
     outputs += [replace(page, context=_with_common(page, site, nav)) for page in pages]
+    ledger_pages = LedgerPages(board, site, nav)
+    outputs += [LedgerPage(p.path, i, ledger_pages) for i, p in enumerate(board.ledger.pages if board.ledger else ())]
     run_pages = RunPages(board, site, nav)
     outputs += [RunPage(r.url, i, run_pages) for i, r in enumerate(board.runs) if "#" not in r.url]  # budget.py
     outputs += [Asset(f"{ASSETS}/{rel}", source) for rel, source in sorted((static or {}).items())]
@@ -194,48 +207,67 @@ def _mission_page(mission, index: _Index) -> Page:
     })
 
 
-def _ledger_pages(board: Leaderboard) -> list[Page]:
-    """The ledger's front page (the newest runs, the filters, every month) and its pages (ledger.py)."""
+def _ledger_front(board: Leaderboard) -> Page:
+    """The ledger's front page: the newest runs, the filters, every month (ledger.py)."""
     ledger = board.ledger
     parts = ledger.parts if ledger else ()
     newest = board.runs[:layout.FRONT_ROWS]
-    front = Page(routes.LEDGER, "runs.html", {
+    return Page(routes.LEDGER, "runs.html", {
         "page_title": "All runs", "rows": [{"record": r, "text": ledger_texts(r)} for r in newest],
         "total": len(board.runs), "totals": board.totals, "months": ledger.months if ledger else (),
         "agent_names": sorted({p.agent_name for p in parts}), "mission_names": sorted({p.mission for p in parts}),
         "kinds": list(reversed(KIND_ORDER)), "index_script": routes.LEDGER_JS, "browser_limit": layout.BROWSER_LIMIT,
         "description": numbers.ledger_headline(len(board.runs), board.totals),
     })
-    pages = [front]
-    for number, page in enumerate(ledger.pages if ledger else ()):
-        label = layout.month_label(page.bucket)
-        pages.append(Page(page.path, "ledger_page.html", {
-            "page_title": f"Runs of {label}, page {page.number}" if page.bucket != layout.UNDATED
-            else f"Undated runs, page {page.number}",
-            "label": label, "number": page.number,
-            "rows": [{"record": board.runs[i], "text": ledger_texts(board.runs[i])} for i in page.runs],
-            "newer": ledger.pages[number - 1].path if number > 0 else None,
-            "older": ledger.pages[number + 1].path if number + 1 < len(ledger.pages) else None,
-            "oldest": routes.ledger_page_path(page.bucket, 1) if page.number > 1 else None,
-            "description": numbers.ledger_page_headline(label, page.number, len(page.runs)),
-        }))
-    return pages
 
 
-class RunPages:
-    """Makes each run's page when it is rendered: its public record now; the render stage adds its whole
-    run, redacted, and its report."""
+class _Chrome:
+    """What every page of a kind shares (site settings, navigation): the part of a lazy page's context
+    that is the same on all of them."""
 
     def __init__(self, board: Leaderboard, site: Site, nav: list[dict]):
         self.board, self.site, self.nav = board, site, nav
-        chrome = _with_common(Page("runs/x/index.html", "run.html", {}), site, nav)
-        self.chrome = {k: v for k, v in chrome.items() if k not in ("page", "href")}  # the same on every run page
+        chrome = _with_common(Page("x/x/index.html", "", {}), site, nav)
+        self.chrome = {k: v for k, v in chrome.items() if k not in ("page", "href")}
+
+    def _made(self, page: Page) -> Page:
+        return replace(page, context=_with_common(page, self.site, self.nav))
+
+
+class LedgerPages(_Chrome):
+    """Makes each page of the ledger (a month's runs) when it is rendered."""
+
+    def page(self, index: int) -> Page:
+        parts = self.key_parts(index)
+        label, number, newer, older, oldest, runs = parts
+        path = self.board.ledger.pages[index].path
+        return self._made(Page(path, "ledger_page.html", {
+            "page_title": f"Runs of {label}, page {number}" if label != "Undated" else f"Undated runs, page {number}",
+            "label": label, "number": number, "rows": [{"record": r, "text": ledger_texts(r)} for r in runs],
+            "newer": newer, "older": older, "oldest": oldest,
+            "description": numbers.ledger_page_headline(label, number, len(runs)),
+        }))
+
+    def key_parts(self, index: int) -> tuple:
+        """Everything the page shows: its month, number, neighbours and runs."""
+        pages = self.board.ledger.pages
+        page = pages[index]
+        return (layout.month_label(page.bucket), page.number,
+                pages[index - 1].path if index > 0 else None,
+                pages[index + 1].path if index + 1 < len(pages) else None,
+                routes.ledger_page_path(page.bucket, 1) if page.number > 1 else None,
+                tuple(self.board.runs[i] for i in page.runs))
+
+
+class RunPages(_Chrome):
+    """Makes each run's page when it is rendered: its public record now; the render stage adds its whole
+    run, redacted, and its report."""
 
     def page(self, index: int) -> Page:
         record = self.board.runs[index]
-        page = Page(record.url, "run.html", {"page_title": f"Run {record.run_id[:8]}", "record": record,
-                                             "description": numbers.run_headline(record)}, run_id=record.run_id)
-        return replace(page, context=_with_common(page, self.site, self.nav))
+        return self._made(Page(record.url, "run.html", {"page_title": f"Run {record.run_id[:8]}", "record": record,
+                                                        "description": numbers.run_headline(record)},
+                               run_id=record.run_id))
 
 
 def _content_page(page: ContentPage) -> Page:

@@ -190,20 +190,12 @@ class Redactor:
         self.values = tuple(values)
         self.literals = literal_forms(self.values)
         self._literal_re = literal_pattern(self.literals)
-        self._names: dict[str, str] = {}  # short texts seen before (names repeat on every run of a history)
         self._literal_bytes = [form.encode("utf-8", "surrogatepass") for form in self.literals]
         self._steps = (("value",) if self._literal_re is not None else ()) + _STEP_NAMES  # (names: picklable)
 
     def __call__(self, text: str) -> str:
         if not text:
             return text
-        if len(text) <= 200:
-            done = self._names.get(text)
-            if done is None:
-                done = self._rewrite([text], text)[0]
-                if len(self._names) < 100_000:
-                    self._names[text] = done
-            return done
         return self._rewrite([text], text)[0]
 
     def many(self, texts: list[str]) -> list[str]:

@@ -28,7 +28,8 @@ from podium.render.redact import Redaction
 
 def public_board(board: Leaderboard, redaction: Redaction) -> Leaderboard:
     names: dict[str, str] = {}  # raw name -> as published (the most redacted form any run needs)
-    runs = tuple(_public_record(r, redaction, names) for r in board.runs)
+    seen: dict[tuple[str, str], str] = {}  # (mission, name) -> redacted: names repeat on every run of a history
+    runs = tuple(_public_record(r, redaction, names, seen) for r in board.runs)
     by_directory = {r.directory: r for r in board.runs}
 
     def published(values: tuple[str, ...]) -> tuple[str, ...]:
@@ -79,10 +80,20 @@ def _public_problem(problem: Problem, redaction: Redaction, by_directory: dict[s
     return Problem(problem.path, problem.field, redaction.anywhere(message))
 
 
-def _public_record(record: RunRecord, redaction: Redaction, names: dict[str, str]) -> RunRecord:
+def _public_record(record: RunRecord, redaction: Redaction, names: dict[str, str],
+                   seen: dict[tuple[str, str], str]) -> RunRecord:
     """The record with every name it publishes redacted and no own values; the same object when
     nothing changes (most runs: a history's records are not copied)."""
-    redact = redaction.for_run(record)
+    if record.exposed:
+        redact = redaction.for_run(record)
+    else:  # its mission's redactor alone: the same name on another run of the mission reads the same
+        mission = redaction.mission(record.mission)
+
+        def redact(text: str) -> str:
+            key = (record.mission, text)
+            if key not in seen:
+                seen[key] = mission(text)
+            return seen[key]
     reported = tuple(redact(m) for m in record.models_reported)
     declared = redact(record.model_declared) if record.model_declared else record.model_declared
     judge_model = redact(record.judge_model) if record.judge_model else record.judge_model

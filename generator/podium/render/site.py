@@ -19,7 +19,7 @@ from markupsafe import Markup
 from podium.cache import BuildCache, NoCache, key_of
 from podium.errors import BuildError
 from podium.model import Leaderboard, Run, RunRecord
-from podium.plan import Asset, Blob, DataFile, Entry, Page, RunPage
+from podium.plan import Asset, Blob, DataFile, Entry, LazyPage, LedgerPage, Page, RunPage
 from podium.render import compare_data, data
 from podium.render.redact import Redaction
 from podium.render.report import ReportRenderer
@@ -77,6 +77,8 @@ class SiteRenderer:
     def render(self, entry: Entry) -> bytes:
         if isinstance(entry, RunPage):
             return render_page(entry.page, self.env, self.run_context(entry.index))
+        if isinstance(entry, LazyPage):
+            return render_page(entry.page, self.env)
         if isinstance(entry, Page):
             return render_page(entry, self.env)
         if isinstance(entry, DataFile):
@@ -106,12 +108,15 @@ class SiteRenderer:
             return key_of(self.fingerprint, entry.path, entry.data)
         if isinstance(entry, Asset):
             return key_of(self.fingerprint, entry.path, entry.source.read_bytes())
+        if isinstance(entry, LazyPage) and self.chrome_key is None:
+            self.chrome_key = key_of(entry.pages.chrome)
         if isinstance(entry, RunPage):  # its context follows from its path, its raw record and the redaction
-            if self.chrome_key is None:
-                self.chrome_key = key_of(entry.pages.chrome)
             record = self.runs[entry.index]
             return key_of(self.fingerprint, entry.path, self.chrome_key, record, self.reports.key(record),
                           self.redaction.fingerprint(record), memo=self.key_memo)
+        if isinstance(entry, LedgerPage):
+            return key_of(self.fingerprint, entry.path, "ledger", self.chrome_key, entry.pages.key_parts(entry.index),
+                          memo=self.key_memo)
         context = {k: v for k, v in entry.context.items() if k != "href"}  # href: the path and base_url
         return key_of(self.fingerprint, entry.path, entry.template, context, memo=self.key_memo)
 
@@ -150,7 +155,7 @@ def render_site(manifest: list[Entry], renderer: SiteRenderer) -> Iterator[tuple
     parallel = _parallel(manifest, pending, renderer) if renderer.jobs > 1 and len(pending) >= PARALLEL_MIN else {}
     for index, entry in enumerate(manifest):
         if index in kept:
-            renderer.reused += isinstance(entry, (Page, RunPage))
+            renderer.reused += isinstance(entry, (Page, LazyPage))
             yield entry.path, kept[index]
             continue
         if index in parallel:
@@ -162,7 +167,7 @@ def render_site(manifest: list[Entry], renderer: SiteRenderer) -> Iterator[tuple
             renderer.rendered += 1
         else:
             data_bytes = renderer.render(entry)
-            renderer.rendered += isinstance(entry, (Page, RunPage))
+            renderer.rendered += isinstance(entry, (Page, LazyPage))
         renderer.cache.keep_page(entry.path, keys[index], data_bytes)
         yield entry.path, data_bytes
 
