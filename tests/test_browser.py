@@ -467,7 +467,7 @@ def _plot_state(card) -> dict:
             highlighting: plot.classList.contains('highlighting'),
             hl: [...plot.querySelectorAll('.pt')].filter(p => p.classList.contains('hl'))
                     .map(p => p.getAttribute('data-agent')),
-            points: [...plot.querySelectorAll('a.pt')].map(p => p.getAttribute('data-agent')),
+            points: [...plot.querySelectorAll('.pt')].map(p => p.getAttribute('data-agent')),  // links or paths
             pressed: [...card.querySelectorAll('.chip[data-agent]')].map(c => c.getAttribute('aria-pressed')),
         };
     }""")
@@ -733,7 +733,8 @@ def text_links_site(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("text-links")
     out = root / "site"
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(plan, "TABLE_RUNS", 2)  # so each run table ends on "N older runs are in the ledger."
+        mp.setattr(plan, "VERSION_RUNS", (2, 2))  # so each run table ends on "N older runs are in the ledger."
+        mp.setattr(plan, "MISSION_RUNS", 2)
         build_site(Config(source="", root=root, out=out, base_url="https://example.org/board/", title="t"),
                    _text_links_export(root / "export"))
     return out
