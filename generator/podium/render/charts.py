@@ -34,7 +34,7 @@ MARK_ORDER = ("checks", "checks stopped", "judge", "judge stopped", "nojudge", "
 PLOT = 200.0  # the square, 0..100% on both axes
 LEFT, TOP_PAD, RIGHT = 34.0, 12.0, 10.0
 STRIP_GAP = 34.0  # from the plot's bottom edge to the no-judge strip
-PLOT_POINTS = 300  # newest runs drawn on the mission page's plot, a link each
+PLOT_POINTS = 200  # newest runs drawn on the mission page's plot, a link each (as many as a card draws)
 DOT = 3.0  # a point's radius
 
 
