@@ -555,7 +555,7 @@ def _plot_state(card) -> dict:
             highlighting: plot.classList.contains('highlighting'),
             hl: [...plot.querySelectorAll('.pt')].filter(p => p.classList.contains('hl'))
                     .map(p => p.getAttribute('data-agent')),
-            points: [...plot.querySelectorAll('a.pt')].map(p => p.getAttribute('data-agent')),
+            points: [...plot.querySelectorAll('.pt')].map(p => p.getAttribute('data-agent')),  // links or paths
             pressed: [...card.querySelectorAll('.chip[data-agent]')].map(c => c.getAttribute('aria-pressed')),
         };
     }""")
@@ -821,7 +821,8 @@ def text_links_site(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("text-links")
     out = root / "site"
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(plan, "TABLE_RUNS", 2)  # so each run table ends on "N older runs are in the ledger."
+        mp.setattr(plan, "VERSION_RUNS", (2, 2))  # so each run table ends on "N older runs are in the ledger."
+        mp.setattr(plan, "MISSION_RUNS", 2)
         build_site(Config(source="", root=root, out=out, base_url="https://example.org/board/", title="t"),
                    _text_links_export(root / "export"))
     return out
@@ -861,7 +862,7 @@ def test_axe_finds_no_violations_where_links_sit_in_text(text_links_site, new_pa
     agent = in_text["agents/ab/index.html"]
     where = {cls for cls, _, _ in agent}
     # the case is really exercised: paragraph links and a heading link count as inside text
-    assert "muted" in where, agent  # "1 older runs are in the ledger."
+    assert "CAPTION" in where, agent  # a run table's caption: "… · 1 older run is in the ledger."
     assert {"cd", "ef"} <= {t for c, t, _ in agent if c == "P"}, agent  # the "Compare with…" paragraph
     assert any(t == "m1 1.0.0" for _, t, _ in agent), agent  # the older version's heading
     not_underlined = [(rel, link) for rel, links in in_text.items() for link in links if "underline" not in link[2]]

@@ -209,7 +209,7 @@ def _chart_boxes(svg) -> tuple[list, list]:
     sizes = {"no-ci": 9.0, "name": 11.0, "tick": 9.0}
     anchors = _anchors()
     for el in svg.iter():
-        tag, cls = el.tag.removeprefix(ns), el.get("class", "")
+        tag, cls = el.tag.removeprefix(ns), el.get("class", "").split(" ")[0]  # "name side-a": name
         if tag == "text":
             size = sizes[cls]
             x, y, width = float(el.get("x")), float(el.get("y")), len(el.text) * 0.6 * size
@@ -222,6 +222,13 @@ def _chart_boxes(svg) -> tuple[list, list]:
             x1, x2, y1, y2 = (float(el.get(k)) for k in ("x1", "x2", "y1", "y2"))
             half = {"ci": 1.5, "ci-end": 0.75}.get(cls, 0.5)
             marks.append((min(x1, x2) - half, min(y1, y2) - half, max(x1, x2) + half, max(y1, y2) + half, cls))
+        elif tag == "path":  # the grid, an interval's ends: straight segments "M x y V y2" / "M x y H x2"
+            half = {"ci": 1.5, "ci-end": 0.75}.get(cls, 0.5)
+            for x, y, axis, to in re.findall(r"M([-\d.]+) ([-\d.]+)([VH])([-\d.]+)", el.get("d")):
+                x1, y1 = float(x), float(y)
+                x2, y2 = (x1, float(to)) if axis == "V" else (float(to), y1)
+                marks.append((min(x1, x2) - half, min(y1, y2) - half, max(x1, x2) + half, max(y1, y2) + half, cls))
+            assert re.fullmatch(r"(M[-\d.]+ [-\d.]+[VH][-\d.]+)+", el.get("d")), el.get("d")
     return texts, marks
 
 

@@ -7,8 +7,9 @@ hand in the comments (scores are multiples of 1/8 so they print exactly); nothin
 is compared with a whole file.
 
 ``g(n, x)`` is a graded run whose two halves are both ``x``, so its overall is ``x``.
-The run strip is read mark by mark: each column is a link to its run holding rects
-whose classes name the marks (site.md "The run strip").
+The run strip is read mark by mark: each column is a link to its run around its hit
+area, and each mark a rectangle inside that area, in the path whose classes name the
+mark (site.md "The run strip"; one path per mark class keeps a column at three elements).
 """
 
 from __future__ import annotations
@@ -353,10 +354,12 @@ def test_ledger_cells_dash_for_no_score_and_no_judge_for_a_judge_that_never_ran(
 
 
 def test_caps_are_said_on_the_page(export, tmp_path, monkeypatch):
-    """README: each cap is said on the page (the card plot draws the newest 150; tables list 500)."""
+    """README: each cap is said on the page (the card plot draws the newest 200; an agent page lists the
+    newest runs of each version, a mission page its newest 20)."""
     from podium import plan
 
-    monkeypatch.setattr(plan, "TABLE_RUNS", 3)
+    monkeypatch.setattr(plan, "VERSION_RUNS", (3, 3))
+    monkeypatch.setattr(plan, "MISSION_RUNS", 3)
     monkeypatch.setattr(plan, "CARD_POINTS", 2)
     for n in range(5):
         export.run(g(n, 0.5))
@@ -373,14 +376,31 @@ def test_caps_are_said_on_the_page(export, tmp_path, monkeypatch):
 # ---------------------------------------------------------------------- the run strip
 
 
+RECT = re.compile(r"M([-\d.]+) ([-\d.]+)h([-\d.]+)v([-\d.]+)h-?[\d.]+z")
+
+
+def strip_columns(svg: kit.Element) -> dict[str, list[tuple[set[str], float]]]:
+    """Run id -> the marks of its column, each (classes, height). A column is a link to its run
+    around its hit area; the marks are one path per class, a rectangle per column that has it,
+    placed inside the column's hit area."""
+    hits = {}
+    for link in svg.iter("a"):
+        rid = re.search(r"runs/([0-9a-f]{32})/", link.get("href")).group(1)
+        (hit,) = [r for r in link.iter("rect") if classes(r) == {"hit"}]
+        hits[rid] = (float(hit.get("x")), float(hit.get("x")) + float(hit.get("width")))
+    columns: dict[str, list] = {rid: [] for rid in hits}
+    for path in svg.iter("path"):
+        assert path.parent.get("aria-hidden") == "true"
+        for x, _, w, h in RECT.findall(path.get("d")):
+            (rid,) = [r for r, (lo, hi) in hits.items() if lo <= float(x) and float(x) + float(w) <= hi]
+            columns[rid].append((classes(path), float(h)))
+    return columns
+
+
 def strip_marks(doc: kit.Document) -> dict[str, set[str]]:
     """Run id -> the mark classes of its column in the page's first run strip."""
     svg = next(e for e in doc.root.iter("svg") if "strip" in classes(e))
-    marks = {}
-    for link in svg.iter("a"):
-        rid = re.search(r"runs/([0-9a-f]{32})/", link.get("href")).group(1)
-        marks[rid] = {cls for rect in link.iter("rect") for cls in classes(rect)} - {"hit"}
-    return marks
+    return {rid: {cls for mark, _ in marks for cls in mark} for rid, marks in strip_columns(svg).items()}
 
 
 def test_every_kind_has_its_mark_on_the_strip(export, tmp_path):
@@ -414,10 +434,7 @@ def test_strip_columns_measure_the_two_halves_and_the_median_line(export, tmp_pa
     export.run(graded(run_id(2), det=0.5, judge=0.0))
     doc = build_pages(export, tmp_path)["agents/osprey/index.html"]
     svg = next(e for e in doc.root.iter("svg") if "strip" in classes(e))
-    heights = {}
-    for link in svg.iter("a"):
-        rid = re.search(r"runs/([0-9a-f]{32})/", link.get("href")).group(1)
-        heights[rid] = {next(iter(classes(r))): float(r.get("height")) for r in link.iter("rect")}
+    heights = {rid: {next(iter(mark)): h for mark, h in marks} for rid, marks in strip_columns(svg).items()}
     full = heights[run_id(1)]["checks"]  # 0.5 x 1.0 of the column's height
     assert heights[run_id(1)]["judge"] == pytest.approx(full / 2)  # 0.5 x 0.5
     assert heights[run_id(2)]["checks"] == pytest.approx(full / 2) and heights[run_id(2)]["judge"] == 0

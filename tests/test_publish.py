@@ -22,7 +22,7 @@ from podium.budget import HOSTS, Host, Meter, OverBudget, fitting_newest, human_
 from podium.cli import main
 from podium.config import load_config
 from podium.errors import ConfigError
-from podium.plan import Page, Site, plan_site
+from podium.plan import LedgerPage, Site, plan_site
 from podium.progress import Progress
 from podium.render.redact import Redaction
 from podium.render.report import ReportRenderer
@@ -339,9 +339,8 @@ def test_100k_runs_fit_github_pages_with_every_run_in_the_data():
     assert summary["totals"]["runs"] == runs
     ledger = ledger_rows(outputs)
     assert len(ledger) == runs and len({r["run_id"] for r in ledger}) == runs
-    ledger_rows = sum(len(item.context["rows"]) for item in manifest
-                      if isinstance(item, Page) and item.template == "runs.html")
-    assert ledger_rows == runs
+    paged = sum(len(item.page.context["rows"]) for item in manifest if isinstance(item, LedgerPage))
+    assert paged == runs
     assert meter.run_pages == sum(min(n, 20) for n in budget.group_sizes(board)) < runs
 
 

@@ -317,6 +317,7 @@ class MissionVersionSummary:
     figures: Figures
     judge_vs_checks: float | None
     agents: tuple[MissionAgent, ...]
+    scored: int = 0  # runs with a score (the agreement plot's points and no-judge strip); pages only, not in JSON
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,6 +14,7 @@ from collections import defaultdict
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from pathlib import Path
+from urllib.parse import quote
 
 from podium import plan_compare, routes
 from podium import ledger as layout
@@ -23,9 +24,20 @@ from podium.render import charts, numbers
 from podium.render.numbers import ledger_texts
 
 ASSETS = "assets"
-TABLE_RUNS = 500  # runs listed per table on agent and mission pages
-CARD_POINTS = 150  # runs drawn on a mission card's plot (the mission page draws up to 2000)
 TONES = 8  # agent colours
+# Bounded pages (site.md "Bounded"): what a page shows never grows with the run history; every
+# other run is one link away, in the ledger filtered by fragment (runs/index.html#agent=…&mission=…).
+AGENT_ROWS = 100  # runs listed on an agent page, shared among its mission versions…
+VERSION_RUNS = (1, 10)  # …each version listing its newest AGENT_ROWS // versions, within these bounds
+MISSION_RUNS = 20  # newest runs listed on a mission-version page
+MISSION_PAIRS = 66  # head-to-head links on a mission-version page (every pair among 12 agents)
+CARD_POINTS = 200  # runs drawn on a mission card's plot (the mission page draws charts.PLOT_POINTS)
+MISSION_CARDS = 12  # mission-version cards a page of the missions index holds at most…
+CARD_ELEMENTS = (60, 7)  # …and fewer when their chips are many: a card is ~60 elements + 7 per agent…
+MISSIONS_PAGE_ELEMENTS = 2200  # …and a page's cards stay within this many
+HOME_CARDS = 12  # agent cards on the home page; the agents ranked below them are table rows…
+HOME_ROWS = 30  # …at most this many (every agent is in summary.json and the ledger)
+HOME_PROBLEMS = 20  # problems listed on the home page (every one is in summary.json)
 
 
 @dataclass(frozen=True)
@@ -111,7 +123,7 @@ def plan_site(board: Leaderboard, site: Site, static: dict[str, Path] | None = N
     outputs: list[Entry] = [DataFile(path, kind) for kind, path in routes.DATA_FILES.items()]
     for number, part in enumerate(board.ledger.parts if board.ledger else ()):
         outputs += [DataFile(part.paths[kind], f"part_{kind}", number) for kind in ("json", "csv", "script")]
-    pages = [_home(board, index), _missions_page(board, index)]
+    pages = [_home(board, index), *_missions_pages(board, index)]
     pages += [_agent_page(a, index) for a in board.agents]
     pages += [_mission_page(m, index) for m in board.missions]
     pages.append(_ledger_front(board))
@@ -149,29 +161,55 @@ class _Index:
 
 
 def _home(board: Leaderboard, index: _Index) -> Page:
+    shown = board.agents[:HOME_CARDS]
     cards = [
         {"agent": a, "older": index.older.get(a.agent), "tone": index.tones[a.agent],
          "strip": charts.strip(index.scoped(a.agent, False), a.figures.median)}
-        for a in board.agents
+        for a in shown
     ]
+    below = board.agents[HOME_CARDS:]
     return Page("index.html", "index.html", {
-        "page_title": "Agents", "totals": board.totals, "cards": cards, "problems": board.problems,
+        "page_title": "Agents", "totals": board.totals, "cards": cards,
+        "ranked": list(below[:HOME_ROWS]),
+        "unlisted": len(below) - min(len(below), HOME_ROWS),
+        "problems": board.problems[:HOME_PROBLEMS], "problems_total": len(board.problems),
+        "problems_more": max(0, len(board.problems) - HOME_PROBLEMS),
         "missions": board.missions, "description": numbers.agents_headline(board.agents),
     })
 
 
+def ledger_fragment(agent_name: str | None = None, version: tuple[str, str] | None = None) -> str:
+    """The ledger filtered by fragment: ``runs/index.html#agent=<name>&mission=<mission> <version>``."""
+    parts = []
+    if agent_name is not None:
+        parts.append("agent=" + quote(agent_name, safe="/"))
+    if version is not None:
+        parts.append("mission=" + quote(f"{version[0]} {version[1]}", safe="/"))
+    return "runs/index.html" + ("#" + "&".join(parts) if parts else "")
+
+
+def version_runs(versions: int) -> int:
+    """How many newest runs an agent page lists per mission version: its AGENT_ROWS shared out."""
+    low, high = VERSION_RUNS
+    return max(low, min(high, AGENT_ROWS // max(1, versions)))
+
+
 def _agent_page(agent: AgentSummary, index: _Index) -> Page:
     older = index.older.get(agent.agent)
+    summaries = agent.missions + (older.missions if older else ())
+    newest = version_runs(len(summaries))
     tables = []
-    for summary in agent.missions + (older.missions if older else ()):
+    for summary in summaries:
         runs = index.by_agent_version[(agent.agent, summary.mission, summary.version)]
-        tables.append({"summary": summary, "runs": runs[:TABLE_RUNS], "more": max(0, len(runs) - TABLE_RUNS)})
+        tables.append({"summary": summary, "runs": runs[:newest], "more": max(0, len(runs) - newest),
+                       "ledger": ledger_fragment(agent.name, (summary.mission, summary.version))})
     current_runs = index.scoped(agent.agent, False)
     older_runs = index.scoped(agent.agent, True)
     return Page(agent.url, "agent.html", {
-        "page_title": agent.name, "agent": agent, "older": older, "tables": tables,
+        "page_title": agent.name, "agent": agent, "older": older, "tables": tables, "newest": newest,
+        "ledger": ledger_fragment(agent.name),
         "strip": charts.strip(current_runs, agent.figures.median, charts.PAGE_SLOTS),
-        "older_strip": charts.strip(older_runs, older.figures.median, charts.PAGE_SLOTS) if older else None,
+        "older_strip": charts.strip(older_runs, older.figures.median, charts.CARD_SLOTS) if older else None,
         "models_differ": _models_differ(agent, older), "description": numbers.agent_headline(agent),
         "compare": index.compare.for_agent(agent.agent),
     })
@@ -185,25 +223,60 @@ def _models_differ(agent: AgentSummary, older: AgentSummary | None) -> bool:
     return len(reported) > 1 or len(declared) > 1 or bool(reported and declared and reported != declared)
 
 
-def _missions_page(board: Leaderboard, index: _Index) -> Page:
-    cards = [
-        {"mission": m, "plot": charts.agreement(index.by_version[(m.mission, m.version)], index.slugs, index.tones,
-                                                CARD_POINTS)}
-        for m in board.missions
-    ]
-    return Page("missions/index.html", "missions.html", {"page_title": "Missions", "cards": cards,
-                                                         "tones": index.tones, "slugs": index.slugs,
-                                                         "description": numbers.missions_headline(board.missions)})
+def missions_path(number: int) -> str:
+    return "missions/index.html" if number == 1 else f"missions/page/{number}/index.html"
+
+
+def _missions_pages(board: Leaderboard, index: _Index) -> list[Page]:
+    """The mission-version cards in pages (``missions/page/<n>/``), current versions first (the summary's order)."""
+    missions = board.missions
+    chunks = _card_pages(missions)
+    paths = [missions_path(n) for n in range(1, len(chunks) + 1)]
+    pages = []
+    first = 1
+    for number, chunk in enumerate(chunks, start=1):
+        cards = [
+            {"mission": m, "plot": charts.agreement(index.by_version[(m.mission, m.version)], index.slugs,
+                                                    index.tones, CARD_POINTS, m.scored, linked=False)}
+            for m in chunk
+        ]
+        pages.append(Page(paths[number - 1], "missions.html", {
+            "page_title": "Missions" if number == 1 else f"Missions, page {number}", "cards": cards,
+            "pager": {"number": number, "paths": paths, "first": first, "last": first + len(chunk) - 1,
+                      "total": len(missions)},
+            "tones": index.tones, "slugs": index.slugs,
+            "description": numbers.missions_headline(board.missions)}))
+        first += len(chunk)
+    return pages
+
+
+def _card_pages(missions: tuple) -> list[tuple]:
+    """The mission versions cut into pages, in order: at most MISSION_CARDS a page, and fewer when
+    their chips (one per agent) would take the page past MISSIONS_PAGE_ELEMENTS."""
+    base, per_agent = CARD_ELEMENTS
+    pages: list[tuple] = []
+    start, cost = 0, 0
+    for i, mission in enumerate(missions):
+        card = base + per_agent * len(mission.agents)
+        if i > start and (i - start == MISSION_CARDS or cost + card > MISSIONS_PAGE_ELEMENTS):
+            pages.append(missions[start:i])
+            start, cost = i, 0
+        cost += card
+    pages.append(missions[start:])
+    return pages
 
 
 def _mission_page(mission, index: _Index) -> Page:
     runs = index.by_version[(mission.mission, mission.version)]
+    compare = index.compare.for_version(mission.mission, mission.version)
     return Page(mission.url, "mission.html", {
         "page_title": f"{mission.mission} {mission.version}", "mission": mission, "tones": index.tones,
         "slugs": index.slugs,
-        "plot": charts.agreement(runs, index.slugs, index.tones), "runs": runs[:TABLE_RUNS],
-        "more": max(0, len(runs) - TABLE_RUNS), "description": numbers.mission_headline(mission),
-        "compare": index.compare.for_version(mission.mission, mission.version),
+        "plot": charts.agreement(runs, index.slugs, index.tones, charts.PLOT_POINTS, mission.scored),
+        "runs": runs[:MISSION_RUNS], "more": max(0, len(runs) - MISSION_RUNS),
+        "ledger": ledger_fragment(version=(mission.mission, mission.version)),
+        "description": numbers.mission_headline(mission),
+        "compare": compare[:MISSION_PAIRS], "compare_more": max(0, len(compare) - MISSION_PAIRS),
     })
 
 

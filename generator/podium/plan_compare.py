@@ -26,7 +26,9 @@ from podium.render.compare_text import (
     verdict_words,
 )
 
-TABLE_RUNS = 500  # runs listed on a model page (as on agent and mission pages)
+MODEL_RUNS = 20  # newest runs listed on a model page (site.md "Bounded")
+MODEL_CARDS = 10  # model cards on models/index.html; the keys ranked below them are table rows…
+MODEL_ROWS = 30  # …at most this many (every key is in compare.json)
 
 Planned = tuple[str, str, dict]
 
@@ -80,10 +82,8 @@ def _compare_index(board: Leaderboard) -> Planned:
     pairs = {(p.a, p.b): p for p in board.pairs}
     rows = []
     for i, a in enumerate(top[:-1]):
-        cells = []
-        for j, b in enumerate(top[1:], start=1):
-            cells.append({"b": b, "pair": pairs.get((a.agent, b.agent)), "below": j <= i})
-        rows.append({"agent": a, "cells": cells})
+        cells = [{"b": b, "pair": pairs.get((a.agent, b.agent))} for b in top[i + 1:]]
+        rows.append({"agent": a, "blank": i, "cells": cells})  # blank: the columns left of the diagonal
     lead = pairs.get((top[0].agent, top[1].agent)) if len(top) > 1 else None
     return (routes.COMPARE_INDEX, "compare.html", {
         "page_title": "Compare", "agents": top, "columns": top[1:], "rows": rows,
@@ -112,13 +112,17 @@ def _pair_page(pair: Pair, agents: dict[str, AgentSummary]) -> Planned:
 
 
 def _models_index(board: Leaderboard, by_key: dict[str, list[RunRecord]]) -> Planned:
-    cards = [{"model": m, "strip": charts.strip(by_key[m.model], m.figures.median)} for m in board.by_model]
-    return (routes.MODELS_INDEX, "models.html", {"page_title": "Models", "cards": cards})
+    cards = [{"model": m, "strip": charts.strip(by_key[m.model], m.figures.median)}
+             for m in board.by_model[:MODEL_CARDS]]
+    below = board.by_model[MODEL_CARDS:]
+    return (routes.MODELS_INDEX, "models.html", {
+        "page_title": "Models", "cards": cards, "ranked": list(below[:MODEL_ROWS]),
+        "unlisted": len(below) - min(len(below), MODEL_ROWS)})
 
 
 def _model_page(model: ModelSummary, runs: list[RunRecord]) -> Planned:
     return (model.url, "model.html", {
         "page_title": model.model, "model": model,
         "strip": charts.strip(runs, model.figures.median, charts.PAGE_SLOTS),
-        "runs": runs[:TABLE_RUNS], "more": max(0, len(runs) - TABLE_RUNS),
+        "runs": runs[:MODEL_RUNS], "more": max(0, len(runs) - MODEL_RUNS),
     })

@@ -13,7 +13,7 @@ from collections import defaultdict
 from dataclasses import replace
 
 from podium import compare, ledger, routes, stats
-from podium.kinds import record_of
+from podium.kinds import SCORED_KINDS, record_of
 from podium.model import (
     COUNTED_KINDS,
     MEDIAN_KINDS,
@@ -251,14 +251,16 @@ def _missions(records: list[RunRecord], groups: RunGroups, current: dict[str, st
                 agent, name, urls.agent(agent), fig.median, fig.in_median, fig.runs)))
         full = [abs(r.deterministic - r.judge) for r in own
                 if r.judge is not None and r.judge_status == "ok"]
+        whole = figures(own)
         out.append(MissionVersionSummary(
             mission=mission,
             version=version,
             current=current.get(mission) == version,
             url=urls.mission(mission, version),
-            figures=figures(own),
+            figures=whole,
             judge_vs_checks=stats.mean(full),
             agents=tuple(chip for _, chip in sorted(chips, key=lambda c: c[0])),
+            scored=sum(whole.counts[kind] for kind in SCORED_KINDS),
         ))
     out.sort(key=lambda m: version_key(m.version), reverse=True)
     out.sort(key=lambda m: (not m.current, m.mission))

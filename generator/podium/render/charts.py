@@ -3,6 +3,13 @@
 Pure functions from RunRecords to shapes with coordinates in SVG user units;
 the SVG templates only draw them. A strip draws facts, not kinds (counting.md
 §2 notes): a timed-out run gets its red cap whatever its kind.
+
+Bounded (site.md "Bounded"): every chart draws a bounded number of runs, and its
+marks cost few elements. A strip column is a link holding its tooltip and its hit
+area; the marks of all columns are drawn as one path per mark class
+(:class:`Mark`), so a column costs three elements whatever it shows. A card's
+agreement plot draws its points as one path per agent and mark (:class:`Layer`),
+not one link each; the mission page's plot keeps a link per point.
 """
 
 from __future__ import annotations
@@ -10,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from podium.model import KIND_LABELS, RunRecord
-from podium.render.numbers import pct, pct_range
+from podium.render.numbers import pct, pct_range, svg_number
 
 # Run strip
 COLUMN = 10.0  # slot width incl. gap
@@ -19,13 +26,16 @@ HEIGHT = 80.0  # 100% overall
 TOP = 4.0  # room for the timeout cap
 CAP = 3.0
 CARD_SLOTS = 48  # newest runs shown on an agent card
-PAGE_SLOTS = 500  # newest runs shown on an agent page
+PAGE_SLOTS = 100  # newest runs shown on an agent page (and a model page)
+MARK_ORDER = ("checks", "checks stopped", "judge", "judge stopped", "nojudge", "hatch", "cap", "slot infra",
+              "slot pending")  # drawn in this order, as each column drew them
 
 # Agreement plot
 PLOT = 200.0  # the square, 0..100% on both axes
 LEFT, TOP_PAD, RIGHT = 34.0, 12.0, 10.0
 STRIP_GAP = 34.0  # from the plot's bottom edge to the no-judge strip
-PLOT_POINTS = 2000  # newest runs drawn on one plot
+PLOT_POINTS = 200  # newest runs drawn on the mission page's plot, a link each (as many as a card draws)
+DOT = 3.0  # a point's radius
 
 
 @dataclass(frozen=True)
@@ -39,10 +49,22 @@ class Shape:
 
 @dataclass(frozen=True)
 class Column:
+    """One run: a link to its page, with its tooltip and its hit area (``hit``); ``shapes`` are
+    its marks, drawn by the strip's :class:`Mark` paths."""
+
     url: str
     title: str
     x: float
+    hit: Shape
     shapes: tuple[Shape, ...]
+
+
+@dataclass(frozen=True)
+class Mark:
+    """Every rectangle of one mark class (``cls``: "checks", "judge stopped", "cap", …) as one SVG path."""
+
+    cls: str
+    d: str
 
 
 @dataclass(frozen=True)
@@ -50,6 +72,7 @@ class Strip:
     width: float
     height: float
     columns: tuple[Column, ...]
+    marks: tuple[Mark, ...]
     median_y: float | None
     shown: int
     total: int
@@ -72,18 +95,29 @@ def strip(records: list[RunRecord], median: float | None, slots: int = CARD_SLOT
     columns = tuple(_column(r, i * COLUMN) for i, r in enumerate(shown))
     base = TOP + HEIGHT
     desc = f"{len(shown)} of {len(records)} runs, oldest to newest; dashed line: median {pct(median)}"
-    return Strip(width, base + 1, columns, None if median is None else base - median * HEIGHT,
+    return Strip(width, base + 1, columns, _marks(columns), None if median is None else base - median * HEIGHT,
                  len(shown), len(records), desc)
+
+
+def _marks(columns: tuple[Column, ...]) -> tuple[Mark, ...]:
+    """One path per mark class, a closed rectangle per column that has the mark."""
+    paths: dict[str, list[str]] = {cls: [] for cls in MARK_ORDER}
+    for column in columns:
+        for sh in column.shapes:
+            paths[sh.cls].append(f"M{svg_number(sh.x)} {svg_number(sh.y)}h{svg_number(sh.w)}"
+                                 f"v{svg_number(sh.h)}h{svg_number(-sh.w)}z")
+    return tuple(Mark(cls, "".join(d)) for cls, d in paths.items() if d)
 
 
 def _column(record: RunRecord, x: float) -> Column:
     base = TOP + HEIGHT
-    shapes: list[Shape] = [Shape("hit", x, 0, COLUMN, base + 1)]
+    hit = Shape("hit", x, 0, COLUMN, base + 1)
+    shapes: list[Shape] = []
     bx = x + (COLUMN - BAR) / 2
     if record.overall is None:
         slot = "slot infra" if record.kind == "infra_failed" else "slot pending"  # strips draw counted runs only
         shapes.append(Shape(slot, bx, TOP, BAR, HEIGHT))
-        return Column(record.url, run_title(record), x, tuple(shapes))
+        return Column(record.url, run_title(record), x, hit, tuple(shapes))
     tone = " stopped" if record.kind == "stopped" else ""
     checks = 0.5 * record.deterministic * HEIGHT
     top = base - checks
@@ -100,7 +134,7 @@ def _column(record: RunRecord, x: float) -> Column:
             top -= extra
     if record.end == "timeout":
         shapes.append(Shape("cap", bx, top - CAP, BAR, CAP))
-    return Column(record.url, run_title(record), x, tuple(shapes))
+    return Column(record.url, run_title(record), x, hit, tuple(shapes))
 
 
 @dataclass(frozen=True)
@@ -115,6 +149,19 @@ class Point:
 
 
 @dataclass(frozen=True)
+class Layer:
+    """One agent's points of one mark as one SVG path (a card's plot draws no link per point).
+
+    ``cls``: "bars" (partial judges, from the lower to the upper judge value), "dots" (a
+    circle per run whose judge ran) or "nj" (a square per no-judge run on the strip)."""
+
+    agent: str  # the agent's slug (chips highlight by it)
+    tone: int
+    cls: str
+    d: str
+
+
+@dataclass(frozen=True)
 class Plot:
     width: float
     height: float
@@ -122,8 +169,9 @@ class Plot:
     top: float  # the square's top edge
     size: float  # the square's side
     strip_y: float
-    points: tuple[Point, ...]
+    points: tuple[Point, ...]  # linked plots: one link per run
     strip: tuple[Point, ...]
+    layers: tuple[Layer, ...]  # unlinked plots (cards): the same marks, a path per agent and mark
     diagonals: tuple[tuple[str, float, float, float, float, float, float], ...]  # label, x1, y1, x2, y2, lx, ly
     ticks: tuple[tuple[str, float], ...]  # label, offset from the square's origin
     shown: int
@@ -136,10 +184,21 @@ def _xy(det: float, judge: float) -> tuple[float, float]:
 
 
 def agreement(records: list[RunRecord], slugs: dict[str, str], tones: dict[str, int],
-              limit: int = PLOT_POINTS) -> Plot:
-    """Points (checks across, judge up) for runs whose judge ran; no-judge runs on a strip below."""
-    usable = [r for r in records if r.overall is not None]
-    drawn = usable[:limit]
+              limit: int = PLOT_POINTS, total: int | None = None, linked: bool = True) -> Plot:
+    """Points (checks across, judge up) for runs whose judge ran; no-judge runs on a strip below.
+
+    ``records`` newest first; the newest ``limit`` with a score are drawn. ``total``: how many
+    runs have a score (the summary's ``MissionVersionSummary.scored``; default: those of
+    ``records``). ``linked``: a link per point (the mission page), else the points of each
+    agent as paths (:class:`Layer`, mission cards)."""
+    drawn = []
+    for record in records:
+        if record.overall is not None:
+            drawn.append(record)
+            if len(drawn) == limit:
+                break
+    if total is None:
+        total = sum(r.overall is not None for r in records)
     strip_y = TOP_PAD + PLOT + STRIP_GAP
     points, below = [], []
     for record in reversed(drawn):
@@ -156,13 +215,34 @@ def agreement(records: list[RunRecord], slugs: dict[str, str], tones: dict[str, 
             y_upper=None if upper is None else _xy(0, upper)[1], **common,
         ))
     diagonals = []
-    for label, total in (("25", 0.5), ("50", 1.0), ("75", 1.5)):  # det + judge = 2 * overall
-        x1, y1 = _xy(max(0.0, total - 1), min(1.0, total))
-        x2, y2 = _xy(min(1.0, total), max(0.0, total - 1))
-        lx, ly = _xy(total / 2, total / 2)
+    for label, total_score in (("25", 0.5), ("50", 1.0), ("75", 1.5)):  # det + judge = 2 * overall
+        x1, y1 = _xy(max(0.0, total_score - 1), min(1.0, total_score))
+        x2, y2 = _xy(min(1.0, total_score), max(0.0, total_score - 1))
+        lx, ly = _xy(total_score / 2, total_score / 2)
         diagonals.append((label, x1, y1, x2, y2, lx + 3, ly - 3))
     desc = (f"{len(points)} runs with a judge, placed by checks (across) and judge (up); "
             f"{len(below)} runs with no judge on the strip below"
-            + (f"; the newest {limit} of {len(usable)} runs are drawn" if len(usable) > limit else ""))
-    return Plot(LEFT + PLOT + RIGHT, strip_y + 10, LEFT, TOP_PAD, PLOT, strip_y, tuple(points), tuple(below),
-                tuple(diagonals), (("0%", 0.0), ("50%", PLOT / 2), ("100%", PLOT)), len(drawn), len(usable), desc)
+            + (f"; the newest {len(drawn)} of {total} runs are drawn" if total > len(drawn) else ""))
+    layers = () if linked else _layers(points, below)
+    return Plot(LEFT + PLOT + RIGHT, strip_y + 10, LEFT, TOP_PAD, PLOT, strip_y,
+                tuple(points) if linked else (), tuple(below) if linked else (), layers,
+                tuple(diagonals), (("0%", 0.0), ("50%", PLOT / 2), ("100%", PLOT)), len(drawn), total, desc)
+
+
+def _layers(points: list[Point], below: list[Point]) -> tuple[Layer, ...]:
+    """Each agent's bars, dots and no-judge squares as three paths, agents in order of first appearance."""
+    n = svg_number
+    parts: dict[tuple[str, int], dict[str, list[str]]] = {}
+
+    def add(pt: Point, cls: str, d: str) -> None:
+        parts.setdefault((pt.agent, pt.tone), {"bars": [], "dots": [], "nj": []})[cls].append(d)
+
+    for pt in points:
+        if pt.y_upper is not None:
+            add(pt, "bars", f"M{n(pt.x)} {n(pt.y)}V{n(pt.y_upper)}")
+        add(pt, "dots", f"M{n(pt.x - DOT)} {n(pt.y)}a{n(DOT)} {n(DOT)} 0 1 0 {n(2 * DOT)} 0"
+                        f"a{n(DOT)} {n(DOT)} 0 1 0 {n(-2 * DOT)} 0")
+    for pt in below:
+        add(pt, "nj", f"M{n(pt.x - 2.5)} {n(pt.y - 2.5)}h5v5h-5z")
+    return tuple(Layer(agent, tone, cls, "".join(d))
+                 for (agent, tone), marks in parts.items() for cls, d in marks.items() if d)

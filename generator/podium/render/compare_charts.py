@@ -2,7 +2,9 @@
 
 Pure: a PairVersion in, coordinates in SVG user units out; ``svg/intervals.svg``
 only draws them. Both agents share the one 0–100% axis, so an overlap of the
-intervals is visible at a glance.
+intervals is visible at a glance. A pair page draws one per shared mission version,
+so the chart is light (site.md "Bounded"): the grid is one path, an interval's two
+ends another.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from podium.model import PairVersion
-from podium.render.numbers import pct
+from podium.render.numbers import pct, svg_number
 
 LABEL = 120.0  # room for the two names on the left
 X0, X1 = LABEL + 8.0, 406.0  # 0% and 100%
@@ -36,6 +38,7 @@ class IntervalRow:
     median_x: float
     low_x: float | None  # None: no interval (fewer than 6 runs)
     high_x: float | None
+    ends: str | None  # the interval's two end marks as one SVG path (None: no interval)
 
 
 @dataclass(frozen=True)
@@ -47,6 +50,7 @@ class Intervals:
     note_x: float  # where a row without an interval says "no CI" (text-anchor start), right of 100%
     axis_y: float
     ticks: tuple[tuple[float, str], ...]
+    grid: str  # the grid line of every tick as one SVG path
     rows: tuple[IntervalRow, IntervalRow]
     desc: str
 
@@ -60,7 +64,12 @@ def _short(name: str) -> str:
 
 
 def _row(side: str, name: str, y: float, median: float, ci: tuple[float, float] | None) -> IntervalRow:
-    return IntervalRow(side, _short(name), y, _x(median), _x(ci[0]) if ci else None, _x(ci[1]) if ci else None)
+    if ci is None:
+        return IntervalRow(side, _short(name), y, _x(median), None, None, None)
+    low, high = _x(ci[0]), _x(ci[1])
+    n = svg_number
+    ends = f"M{n(low)} {n(y - 5)}V{n(y + 5)}M{n(high)} {n(y - 5)}V{n(y + 5)}"
+    return IntervalRow(side, _short(name), y, _x(median), low, high, ends)
 
 
 def _describe(name: str, median: float, ci: tuple[float, float] | None, n: int) -> str:
@@ -72,6 +81,7 @@ def intervals(v: PairVersion, a_name: str, b_name: str) -> Intervals:
     return Intervals(
         width=WIDTH, height=HEIGHT, x0=X0, x1=X1, note_x=NOTE_X, axis_y=AXIS,
         ticks=tuple((_x(t), f"{t * 100:.0f}%") for t in TICKS),
+        grid="".join(f"M{svg_number(_x(t))} 4V{svg_number(AXIS)}" for t in TICKS),
         rows=(_row("a", a_name, ROW_A, v.median_a, v.median_ci_a), _row("b", b_name, ROW_B, v.median_b, v.median_ci_b)),
         desc=f"{_describe(a_name, v.median_a, v.median_ci_a, v.n_a)}. {_describe(b_name, v.median_b, v.median_ci_b, v.n_b)}.",
     )
