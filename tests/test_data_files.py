@@ -26,6 +26,7 @@ from sitekit import ledger_csv, ledger_rows
 
 from podium.build import build_site
 from podium.config import load_config
+from podium.load import published
 from podium.model import Export, Run
 from podium.render import data
 from podium.summarize import summarize
@@ -154,6 +155,22 @@ def test_summary_validates_against_the_shipped_schema(site, summary):
     assert site[SCHEMA] == (MAIN / "generator" / "podium" / "summary.schema.json").read_bytes()
     jsonschema.Draft202012Validator.check_schema(schema)
     jsonschema.Draft202012Validator(schema).validate(summary)
+
+
+def test_each_schema_name_is_said_once_in_code_and_matches_its_shipped_schema():
+    """load/published.py names every published format; the shipped JSON Schemas say the same names."""
+    shipped = MAIN / "generator" / "podium"
+    summary_schema = json.loads((shipped / "summary.schema.json").read_bytes())
+    compare_schema = json.loads((shipped / "compare.schema.json").read_bytes())
+    runs_schema = json.loads((shipped / "runs.schema.json").read_bytes())
+    assert summary_schema["$id"] == summary_schema["properties"]["schema"]["const"] == published.SUMMARY_SCHEMA
+    assert compare_schema["$id"] == compare_schema["properties"]["schema"]["const"] == published.COMPARE_SCHEMA
+    assert runs_schema["$defs"]["index"]["properties"]["schema"]["const"] == published.RUNS_SCHEMA
+    assert runs_schema["$defs"]["part"]["properties"]["schema"]["const"] == published.PART_SCHEMA
+    code = "".join(path.read_text() for path in shipped.rglob("*.py") if path.name != "published.py")
+    for name in (published.SUMMARY_SCHEMA, published.COMPARE_SCHEMA, published.RUNS_SCHEMA, published.PART_SCHEMA,
+                 published.REPORT_SCHEMA, published.CHANGES_SCHEMA, published.REDIRECTS_SCHEMA):
+        assert f'"{name}"' not in code, name
 
 
 def test_schema_rejects_a_broken_summary(site, summary):

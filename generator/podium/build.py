@@ -14,7 +14,7 @@ from podium.config import CONFIG_NAME, Config, source_date_epoch
 from podium.load.content import load_pages
 from podium.load.export import WholeRuns, load_exports, scan
 from podium.load.files import NotReadable, read_regular
-from podium.diff import MAX_BYTES
+from podium.load.published import MAX_BYTES
 from podium.kinds import record_of
 from podium.model import Leaderboard, Outline, Run, RunRecord
 from podium.plan import Blob, Page, RunPage, Site, plan_site
