@@ -8,6 +8,7 @@ against figures recomputed by hand from the result.json bodies written here (H9)
 from __future__ import annotations
 
 import csv
+import dataclasses
 import hashlib
 import io
 import json
@@ -27,7 +28,7 @@ from sitekit import ledger_csv, ledger_rows
 from podium.build import build_site
 from podium.config import load_config
 from podium.load import published
-from podium.model import Export, Run
+from podium.model import Export, Figures, Run
 from podium.render import data
 from podium.summarize import summarize
 
@@ -171,6 +172,17 @@ def test_each_schema_name_is_said_once_in_code_and_matches_its_shipped_schema():
     for name in (published.SUMMARY_SCHEMA, published.COMPARE_SCHEMA, published.RUNS_SCHEMA, published.PART_SCHEMA,
                  published.REPORT_SCHEMA, published.CHANGES_SCHEMA, published.REDIRECTS_SCHEMA):
         assert f'"{name}"' not in code, name
+
+
+def test_the_schema_defines_the_figures_once():
+    """summary.schema.json: every figure in $defs.Figures, which each object holding figures references."""
+    schema = json.loads((MAIN / "generator" / "podium" / "summary.schema.json").read_bytes())
+    figures = schema["$defs"]["Figures"]
+    assert set(figures["properties"]) == set(figures["required"]) == {f.name for f in dataclasses.fields(Figures)}
+    for name in ("AgentSummary", "AgentMission", "MissionVersionSummary", "ModelSummary"):
+        holder = schema["$defs"][name]
+        assert holder["$ref"] == "#/$defs/Figures" and not set(holder["properties"]) & set(figures["properties"])
+    assert schema["properties"]["totals"]["properties"]["counts"] == figures["properties"]["counts"]
 
 
 def test_schema_rejects_a_broken_summary(site, summary):
