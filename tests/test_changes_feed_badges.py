@@ -20,7 +20,9 @@ from click.testing import CliRunner
 
 from exportkit import ExportDir, agent_id, env_failure, graded, grading, run_id
 from podium import diff, publish
-from podium.build import build_site, count_export
+from podium.load import published, shape
+from podium.load.files import NotReadable
+from podium.build import build_site, count_export, public_view
 from podium.cli import main
 from podium.config import Config
 from podium.render.data import dump_json, summary_dict
@@ -243,6 +245,40 @@ def test_missing_files_and_non_sites_are_exit_2(pair, tmp_path):
     assert result.exit_code == 2 and "api/results/summary.json" in result.stderr and "site" in result.stderr
 
 
+@pytest.mark.parametrize("make", [old_export, new_export, "hostile"])
+def test_the_new_bundle_taken_from_the_board_is_the_summary_read_back(tmp_path, make):
+    """publish.prepare takes the new side of the change report from the board (diff.bundle_of), never
+    by writing summary.json and reading it again: both give the same bundle, hostile names included."""
+    if make == "hostile":
+        export = ExportDir(tmp_path / "e")
+        hostile_export(export)
+    else:
+        export = make(tmp_path / "e")
+    board = public_view(Config(source="", root=tmp_path), export.root)
+    read_back = diff.bundle_from(json.loads(dump_json(summary_dict(board))), "the new summary")
+    assert diff.bundle_of(board) == read_back
+
+
+def test_one_reader_for_every_published_file(tmp_path):
+    """load/published.read: strict JSON (NaN, duplicate keys refused, a BOM allowed), bounded, regular files only."""
+    path = tmp_path / "x.json"
+    path.write_bytes(b'\xef\xbb\xbf{"a": [1, 2]}')
+    assert published.read(path) == {"a": [1, 2]}
+    for text, why in ((b'{"a": NaN}', "not JSON: a: NaN"), (b'{"a": 1, "a": 2}', "duplicate key"),
+                      (b"\xff", "not UTF-8"), (b"", "empty"), (b"[" * 100_000, "not JSON")):
+        path.write_bytes(text)
+        with pytest.raises(NotReadable, match=why):
+            published.read(path)
+    path.write_bytes(b"{}" + b" " * 100)
+    with pytest.raises(NotReadable, match="over the 10-byte limit"):
+        published.read(path, limit=10)
+    os.mkfifo(tmp_path / "fifo")
+    with pytest.raises(NotReadable, match="not a regular file"):
+        published.read(tmp_path / "fifo")
+    with pytest.raises(FileNotFoundError):
+        published.read(tmp_path / "absent.json")
+
+
 def test_names_cannot_inject_markdown():
     assert diff.md("[x](https://evil.example)") == "\\[x\\](https\\://evil.example)"
     assert diff.md("a|b") == "a\\|b"
@@ -289,7 +325,7 @@ def test_the_change_report_is_published_and_linked(sites):
     history = json.loads(files["api/results/changes.json"])
     assert history["schema"] == "podium.changes/1"
     assert [r["number"] for r in history["reports"]] == [1]
-    assert publish.fits(history["reports"][0]["report"], publish.REPORT_SHAPE)
+    assert shape.fits(history["reports"][0]["report"], diff.REPORT_SHAPE)
 
 
 def test_the_history_is_carried_and_capped(tmp_path, sites):
@@ -586,7 +622,7 @@ def test_free_text_in_a_previous_history_never_reaches_the_new_site(tmp_path, si
     carried = json.loads(files["api/results/changes.json"])["reports"]
     assert [r["number"] for r in carried] == [1]  # the history itself is kept
     gone = carried[0]["report"]["agents_gone"][-1]["name"]
-    assert gone == "N" * diff.NAME_CAP + "…"
+    assert gone == "N" * shape.NAME_CAP + "…"
     assert carried[0]["report"]["agents_renamed"][-1]["old_name"] == "os\ufffdprey"
     assert set(carried[0]["report"]["totals"]["left_out"]) <= set(diff.LEFT_OUT)
 

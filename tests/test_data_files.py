@@ -8,6 +8,7 @@ against figures recomputed by hand from the result.json bodies written here (H9)
 from __future__ import annotations
 
 import csv
+import dataclasses
 import hashlib
 import io
 import json
@@ -26,7 +27,8 @@ from sitekit import ledger_csv, ledger_rows
 
 from podium.build import build_site
 from podium.config import load_config
-from podium.model import Export, Run
+from podium.load import published
+from podium.model import Export, Figures, Run
 from podium.render import data
 from podium.summarize import summarize
 
@@ -154,6 +156,33 @@ def test_summary_validates_against_the_shipped_schema(site, summary):
     assert site[SCHEMA] == (MAIN / "generator" / "podium" / "summary.schema.json").read_bytes()
     jsonschema.Draft202012Validator.check_schema(schema)
     jsonschema.Draft202012Validator(schema).validate(summary)
+
+
+def test_each_schema_name_is_said_once_in_code_and_matches_its_shipped_schema():
+    """load/published.py names every published format; the shipped JSON Schemas say the same names."""
+    shipped = MAIN / "generator" / "podium"
+    summary_schema = json.loads((shipped / "summary.schema.json").read_bytes())
+    compare_schema = json.loads((shipped / "compare.schema.json").read_bytes())
+    runs_schema = json.loads((shipped / "runs.schema.json").read_bytes())
+    assert summary_schema["$id"] == summary_schema["properties"]["schema"]["const"] == published.SUMMARY_SCHEMA
+    assert compare_schema["$id"] == compare_schema["properties"]["schema"]["const"] == published.COMPARE_SCHEMA
+    assert runs_schema["$defs"]["index"]["properties"]["schema"]["const"] == published.RUNS_SCHEMA
+    assert runs_schema["$defs"]["part"]["properties"]["schema"]["const"] == published.PART_SCHEMA
+    code = "".join(path.read_text() for path in shipped.rglob("*.py") if path.name != "published.py")
+    for name in (published.SUMMARY_SCHEMA, published.COMPARE_SCHEMA, published.RUNS_SCHEMA, published.PART_SCHEMA,
+                 published.REPORT_SCHEMA, published.CHANGES_SCHEMA, published.REDIRECTS_SCHEMA):
+        assert f'"{name}"' not in code, name
+
+
+def test_the_schema_defines_the_figures_once():
+    """summary.schema.json: every figure in $defs.Figures, which each object holding figures references."""
+    schema = json.loads((MAIN / "generator" / "podium" / "summary.schema.json").read_bytes())
+    figures = schema["$defs"]["Figures"]
+    assert set(figures["properties"]) == set(figures["required"]) == {f.name for f in dataclasses.fields(Figures)}
+    for name in ("AgentSummary", "AgentMission", "MissionVersionSummary", "ModelSummary"):
+        holder = schema["$defs"][name]
+        assert holder["$ref"] == "#/$defs/Figures" and not set(holder["properties"]) & set(figures["properties"])
+    assert schema["properties"]["totals"]["properties"]["counts"] == figures["properties"]["counts"]
 
 
 def test_schema_rejects_a_broken_summary(site, summary):

@@ -187,7 +187,7 @@ def test_a_theme_change(project, tmp_path):
 
 
 def test_another_podium_never_reuses_a_page(project, monkeypatch):
-    monkeypatch.setattr(podium.build, "code_fingerprint", lambda: "another podium")
+    monkeypatch.setattr(podium.cache, "code_fingerprint", lambda: "another podium")
     again = project.build()
     assert again.reused == 0
     project.assert_same_as_clean()
@@ -301,5 +301,122 @@ def test_workers_read_cached_reports_themselves(project, monkeypatch):
         shutil.rmtree(project.tmp / "site")
         again = project.build(jobs=2)
         assert again.rendered >= 36 and again.reused == 0
+    monkeypatch.undo()
+    project.assert_same_as_clean()
+
+
+# ------------------------------------------------------------------ --explain: why each page was rendered again
+
+
+def explained(built) -> dict[str, tuple[str, ...]]:
+    return dict(built.why)
+
+
+def test_explain_a_run_added(project):
+    rid = project.add(99)
+    project.export.sidecars()
+    built = project.build(explain=True)
+    why = explained(built)
+    assert built.build_why == ("the export changed",)
+    assert why[f"runs/{rid}/index.html"] == ("new page",)
+    assert why["index.html"] == ("what it shows changed",)  # it lists the new run
+    assert f"runs/{run_id('run-1')}/index.html" not in why  # an older run's page is left as it was
+    assert len(why) == built.rendered
+    project.assert_same_as_clean()
+
+
+def test_explain_a_report_changed(project):
+    rid = run_id("run-3")
+    report = project.export.root / rid[:8] / "report.md"
+    report.write_text(report.read_text() + "\nA CHANGED PARAGRAPH\n")
+    why = explained(project.build(explain=True))
+    assert why[f"runs/{rid}/index.html"] == ("its report changed",)
+    assert not [path for path in why if path.startswith("runs/") and rid not in path and path.count("/") == 2]
+
+
+def test_explain_a_result_changed(project):
+    rid = run_id("run-5")
+    (project.export.root / rid[:8] / "result.json").write_text(json.dumps(graded(rid, det=0.0, judge=0.0)))
+    why = explained(project.build(explain=True))
+    assert why[f"runs/{rid}/index.html"] == ("its run changed (result.json)",)
+
+
+def test_explain_a_theme_change(project, tmp_path):
+    override = tmp_path / "theme" / "templates"
+    override.mkdir(parents=True)
+    (override / "404.html").write_text('{% extends "default:404.html" %}{% block main %}GONE{% endblock %}')
+    project.settings["theme_dir"] = tmp_path / "theme"
+    built = project.build(explain=True)
+    assert set(explained(built).values()) == {("its template or theme changed",)}
+    assert len(explained(built)) == built.rendered and built.reused == 0
+    assert built.build_why == ("the theme changed", "the settings changed")  # theme_dir is a setting too
+
+
+def test_explain_a_settings_change(project):
+    project.settings["title"] = "Another title"
+    built = project.build(explain=True)
+    why = explained(built)
+    assert all("the site settings changed" in reasons for path, reasons in why.items() if path.endswith(".html"))
+    # a few pages say the title in what they show (the compare and model pages, the badges' words)
+    assert {reason for reasons in why.values() for reason in reasons} == {"the site settings changed",
+                                                                           "what it shows changed"}
+    assert why["index.html"] == why[f"runs/{run_id('run-1')}/index.html"] == ("the site settings changed",)
+    assert built.build_why == ("the settings changed",)
+
+
+def test_explain_a_page_changed_by_hand(project):
+    page = project.tmp / "site" / "index.html"
+    page.write_bytes(page.read_bytes().replace(b"Board", b"Bored"))
+    built = project.build(explain=True)
+    assert built.build_why == ("the site on disk is not the one the last build wrote",)
+    assert explained(built) == {"index.html": ("the file on disk was changed by hand",)}
+    (project.tmp / "site" / "404.html").unlink()
+    assert explained(project.build(explain=True)) == {"404.html": ("the previous site does not have it",)}
+    project.assert_same_as_clean()
+
+
+def test_explain_nothing_changed_and_no_cache(project):
+    built = project.build(explain=True)
+    assert built.board is None and built.why == () and built.rendered == 0  # stopped early: nothing to explain
+    clean = build_site(project.config("uncached"), project.export.root, explain=True)
+    assert set(explained(clean).values()) == {("no cache",)} and len(clean.why) == clean.rendered
+    assert clean.build_why == ("no cache",)
+
+
+def test_explain_on_the_command_line(project, monkeypatch):
+    from click.testing import CliRunner
+
+    from podium.cli import main
+
+    monkeypatch.chdir(project.tmp)
+    (project.tmp / "podium.yaml").write_text("title: Board\n")
+    runner = CliRunner()
+    args = ["build", str(project.export.root), "--out", str(project.tmp / "site"), "--cache-dir", str(project.cache)]
+    assert runner.invoke(main, args).exit_code == 0
+    project.add(99)
+    project.export.sidecars()
+    result = runner.invoke(main, args + ["--explain"])
+    assert result.exit_code == 0, result.output
+    lines = [line for line in result.stderr.splitlines() if line.startswith("podium: explain: ")]
+    assert lines[0] == "podium: explain: the build went on: the export changed"
+    assert f"podium: explain: runs/{run_id('run-99')}/index.html: new page" in lines
+    assert "podium: explain: index.html: what it shows changed" in lines
+    assert lines[-1].startswith("podium: explain: ") and "page(s) rendered again (" in lines[-1]
+    assert "1 new page" in lines[-1] and "what it shows changed" in lines[-1]
+    again = runner.invoke(main, args + ["--explain"])
+    assert "podium: explain: nothing to render again" in again.stderr
+    assert runner.invoke(main, args + ["--explain", "--quiet"]).exit_code == 2
+
+
+def test_no_cache_stamps_pickles_and_keys_nothing(project, monkeypatch):
+    """--no-cache is NoCache, and only it: no file stamped, no run encoded for the cache, no key made."""
+    def never(*args, **kw):
+        raise AssertionError("the cache's work done without a cache")
+
+    for module, name in ((podium.cache, "stamp"), (podium.cache, "key_of"), (podium.cache, "tree_fingerprint"),
+                         (podium.load.export.codec, "dumps"), (podium.build, "scan")):
+        monkeypatch.setattr(module, name, never)
+    built = build_site(project.config("uncached"), project.export.root)
+    assert built.rendered > 0 and built.reused == 0
     monkeypatch.undo()
     project.assert_same_as_clean()

@@ -8,13 +8,13 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from podium import budget, codec, share
-from podium.cache import NoCache, build_key, code_fingerprint, key_of, open_cache, tree_fingerprint
+from podium import budget, share
+from podium.cache import NO_CACHE, NoCache, open_cache, tree_fingerprint
 from podium.config import CONFIG_NAME, Config, source_date_epoch
 from podium.load.content import load_pages
 from podium.load.export import WholeRuns, load_exports, scan
 from podium.load.files import NotReadable, read_regular
-from podium.diff import MAX_BYTES
+from podium.load.published import MAX_BYTES
 from podium.kinds import record_of
 from podium.model import Leaderboard, Outline, Run, RunRecord
 from podium.plan import Blob, LazyPage, Page, Site, plan_site
@@ -46,14 +46,16 @@ class Built:
     warnings: tuple[str, ...] = ()  # about --previous (a damaged change history, no base_url for the feed)
     rendered: int = 0  # pages rendered by this build
     reused: int = 0  # pages taken back from the previous site (unchanged inputs, cache.py)
+    why: tuple[tuple[str, tuple[str, ...]], ...] = ()  # with explain: each page rendered again, and why
+    build_why: tuple[str, ...] = ()  # with explain: why the build did not stop early (nothing changed)
 
 
-def count_export(config: Config, export: Path | Sequence[Path], cache: NoCache | None = None) -> Leaderboard:
+def count_export(config: Config, export: Path | Sequence[Path], cache: NoCache = NO_CACHE) -> Leaderboard:
     """Read the export(s) and compute the one summary every output reads (raw: names not yet redacted)."""
     return _read(config, export, cache)[0]
 
 
-def _read(config: Config, export: Path | Sequence[Path], cache: NoCache | None) -> tuple[Leaderboard, Answers]:
+def _read(config: Config, export: Path | Sequence[Path], cache: NoCache) -> tuple[Leaderboard, Answers]:
     """Each run read, kept as its compact record (kinds.record_of); each mission's answers collected."""
     answers = Answers()
 
@@ -76,7 +78,7 @@ class Counted:
     redaction: Redaction
 
 
-def count(config: Config, export: Path | Sequence[Path], cache: NoCache | None = None) -> Counted:
+def count(config: Config, export: Path | Sequence[Path], cache: NoCache = NO_CACHE) -> Counted:
     """Read, count once, and make the public view (with ``run_pages`` applied, as the site links runs)."""
     board, answers = _read(config, export, cache)
     board = budget.select_run_pages(board, config.run_pages)
@@ -109,7 +111,7 @@ def check_output(config: Config, export: Path | Sequence[Path]) -> Path:
 
 def build_site(config: Config, export: Path | Sequence[Path], *, strict: bool = False, previous: Path | None = None,
                progress: Callable[[int, int, str], None] | None = None, cache_dir: Path | None = None,
-               jobs: int = 1) -> Built:
+               jobs: int = 1, explain: bool = False) -> Built:
     """Build the whole site for ``export``; under ``strict`` any problem stops before writing.
 
     ``previous``: the last publish (summary.json or site directory), for the change report and redirects.
@@ -118,6 +120,7 @@ def build_site(config: Config, export: Path | Sequence[Path], *, strict: bool = 
     ``cache_dir``: the build cache (cache.py), or None for none (the CLI's default: ``.podium-cache`` beside
     the output directory).
     ``jobs``: worker processes for run pages (render/site.py).
+    ``explain``: list each page rendered again and why (``Built.why``, ``Built.build_why``).
 
     Python's cycle collector is paused for the build: a build makes no reference cycles
     worth collecting (peak memory is the same without it), while each full collection
@@ -134,12 +137,11 @@ def build_site(config: Config, export: Path | Sequence[Path], *, strict: bool = 
         pages = render_content(load_pages(content_dir(config)))
         cache = open_cache(cache_dir)
         try:
-            whole_key = _whole_key(config, export, chain, generated_at, previous)
-            outline = cache.unchanged_build(whole_key, config.out)
-            if outline is not None:
-                return _unchanged(config, codec.loads(Outline, outline), strict, len(cache.pages))
+            last = cache.unchanged_build(lambda: _inputs(config, export, chain, generated_at, previous), config.out)
+            if last is not None:
+                return _unchanged(config, *last, strict)
             return _build(config, export, env, chain, pages, cache, generated_at, strict, previous, progress, jobs,
-                          whole_key)
+                          explain)
         finally:
             cache.close()
     finally:
@@ -147,13 +149,15 @@ def build_site(config: Config, export: Path | Sequence[Path], *, strict: bool = 
             gc.enable()
 
 
-def _whole_key(config: Config, export: Path | Sequence[Path], chain: list[Path], generated_at: int | None,
-               previous: Path | None) -> str:
-    """Every input of the build: podium, the theme, the content pages, the settings, the clock, the previous
-    publish and the exports (by the file system's stat of every run file: load.export.scan)."""
+def _inputs(config: Config, export: Path | Sequence[Path], chain: list[Path], generated_at: int | None,
+            previous: Path | None) -> dict[str, object]:
+    """Every input of the build but podium itself (the cache adds it), the parts of its key: the theme, the
+    content pages, the settings, the clock, the previous publish and the exports (by the stamp of every
+    run file: load.export.scan)."""
     content = content_dir(config)
-    return build_key(code_fingerprint(), tree_fingerprint(chain), tree_fingerprint([content] if content else []),
-                     config, generated_at, _previous_fingerprint(previous), scan(_paths(export)))
+    return {"theme": tree_fingerprint(chain), "content": tree_fingerprint([content] if content else []),
+            "settings": config, "clock": generated_at, "previous": _previous_fingerprint(previous),
+            "exports": scan(_paths(export))}
 
 
 def _previous_fingerprint(previous: Path | None) -> str | None:
@@ -172,7 +176,7 @@ def _previous_fingerprint(previous: Path | None) -> str | None:
     return digest.hexdigest()
 
 
-def _unchanged(config: Config, outline: Outline, strict: bool, pages: int) -> Built:
+def _unchanged(config: Config, outline: Outline, pages: int, strict: bool) -> Built:
     """Nothing changed since the last build, which wrote the site that is still there: it stays."""
     if strict and outline.problems:
         return Built(None, outline, None, 0, 0)
@@ -181,11 +185,11 @@ def _unchanged(config: Config, outline: Outline, strict: bool, pages: int) -> Bu
 
 def _build(config: Config, export: Path | Sequence[Path], env, chain: list[Path], pages, cache: NoCache,
            generated_at: int | None, strict: bool, previous: Path | None, progress, jobs: int,
-           whole_key: str | None = None) -> Built:
+           explain: bool) -> Built:
     counted = count(config, export, cache)
     board, public, redaction = counted.raw, counted.public, counted.redaction
     if strict and board.problems:
-        return Built(public, _outline(public), None, 0, 0)
+        return Built(public, _outline(public), None, 0, 0, build_why=cache.build_why if explain else ())
     extras = prepare_publishing(public, config.title, config.base_url, generated_at, previous)
     site = Site(config.title, config.base_url, pages, generated_at, config.search_engines, extras.pages, extras.nav)
     manifest = extras.apply(plan_site(public, site, static_files(chain)))
@@ -193,24 +197,23 @@ def _build(config: Config, export: Path | Sequence[Path], env, chain: list[Path]
               or (isinstance(e, Page) and e.path.endswith(".html") and e.template != "redirect.html")]
     extra, notes = share.share_files(listed, config.base_url, config.search_engines)
     manifest += [Blob(path, data) for path, data in extra.items()]
-    code = code_fingerprint()
-    reports = ReportRenderer(_paths(export), config.limits.report_bytes, redaction, cache, code)
+    keys = cache.keys(chain, redaction.configured)
+    reports = ReportRenderer(_paths(export), config.limits.report_bytes, redaction, cache, keys)
     old = list_site(config.out) if not config.out.is_symlink() else None  # the site this build updates
     whole = WholeRuns(tuple(_paths(export)), config.limits)
-    renderer = SiteRenderer(env, public, board.runs, whole, redaction, reports, generated_at, cache=cache,
-                            old_site=config.out if old else None, old_files=old.files if old else None,
-                            fingerprint=key_of(code, tree_fingerprint(chain), redaction.configured), jobs=jobs,
-                            chain=chain)
+    renderer = SiteRenderer(env, public, board.runs, whole, redaction, reports, generated_at, cache=cache, keys=keys,
+                            old_site=config.out if old else None, old_files=old.files if old else None, jobs=jobs,
+                            chain=chain, explain=explain)
     meter = budget.Meter(budget.HOSTS[config.host], groups=budget.group_sizes(board),
                          progress=(lambda done, path: progress(done, len(manifest), path)) if progress else None)
     files = _Tally(meter.watch(guard_secrets(render_site(manifest, renderer), redaction.literals)))
     inputs = _paths(export) + [p for p in (content_dir(config), config.theme_dir) if p is not None]
     target = write_site(files, config.out, inputs=inputs, homes=[config.root, Path.cwd()], previous=old)
     outline = _outline(public, meter.summary(), meter.details())
-    cache.commit(target, whole_key, codec.dumps(outline))
+    cache.commit(target, outline)
     notes += [cache.note] if cache.note else []
     return Built(public, outline, target, files.count, files.size, tuple(notes), meter, tuple(extras.warnings),
-                 renderer.rendered, renderer.reused)
+                 renderer.rendered, renderer.reused, tuple(renderer.explained), cache.build_why if explain else ())
 
 
 def _outline(board: Leaderboard, summary: str = "", details: tuple[str, ...] = ()) -> Outline:

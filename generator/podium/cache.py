@@ -1,28 +1,39 @@
-"""The build cache: what a rebuild may reuse, and nothing it may trust blindly.
+"""The build cache: what a rebuild may reuse, and nothing it may trust blindly. Every cache decision is here.
 
 One SQLite file (``cache.sqlite``, stdlib) in the cache directory (``--cache-dir``,
 default ``.podium-cache/`` beside the output; ``--no-cache`` turns it off) holds:
 
-- ``reports``: a run's report rendered and redacted, keyed by the report's content
-  hash, everything that changes its redaction (configured literals, the run's own
-  values, its mission's answers: ``Redaction.fingerprint``) and podium's code;
-- ``runs``: each run directory as the reader parsed it, keyed by its path, the
-  size, mtime and inode of its files and the size limits; when those differ but
-  the files' SHA-256 do not, the parse is reused too (a touched or copied export);
-- ``pages``: for each output file of the last build, the key of everything it was
-  rendered from (template, theme files, its whole context, the configured secrets,
-  podium's code), the SHA-256 of the bytes written and the file's size, mtime,
-  ctime and inode once in place. A page whose key is unchanged is left in the
-  previous site (write.py ``Kept``), but only when that file is still the one
-  written (all four equal; ctime cannot be set back by hand) or, failing that,
-  still has exactly those bytes.
+- ``reports``: a run's report rendered and redacted, by its key (:meth:`Keys.report`: the
+  report's bytes, everything that changes its redaction, podium's code, the Markdown engines);
+- ``runs``: each run directory as the reader parsed it (load/export.py), by its path and the
+  size limits, with the stamp and SHA-256 of each of its files: reused while every file is
+  unchanged (:meth:`BuildCache.parsed`);
+- ``pages``: for each output file of the last build, its key and the key's parts
+  (:class:`Key`), the SHA-256 of the bytes written and the file's stamp once in place. A
+  file whose key is unchanged is left in the previous site (write.py ``Kept``) while that
+  file is unchanged there;
+- ``shared``: the digests of the key parts the last build's pages shared (podium, the
+  theme, the configured secrets, the context every run page shares);
+- ``last``: the last build's key, its parts and its outline (what it printed): a build
+  whose key is the same, over a site still exactly as the last build left it, stops there.
 
-A key is a SHA-256 over the pickled inputs, so equal keys mean equal inputs; a
-context that cannot be pickled is never cached. The cache is ignored, and built
-anew, when it is corrupt or from another podium; a cache directory owned by
-another user, or writable by others, is never read nor written (the build runs
-uncached and says so), since parsed runs are stored pickled. Writes are committed
-only after the site was swapped in, and keep only what this build used.
+"Unchanged" is one check for every file (load/files.py ``unchanged``): the same stamp (size,
+mtime, ctime and inode; ctime cannot be set back by hand), or else the same bytes.
+
+Every key is made here (:class:`Keys`, and the whole build's in :meth:`BuildCache.unchanged_build`)
+from parts its callers name: a SHA-256 over the parts' digests, so equal keys mean equal inputs;
+a part that cannot be pickled makes no key (that file is never cached). The parts stay readable
+in the key, so the next build can say which part of a page's key changed
+(``podium build --explain``, :meth:`BuildCache.why`).
+
+The cache is ignored, and built anew, when it is corrupt or from another podium; a cache
+directory or file owned by another user or writable by others, and a database podium did not
+make, is never read nor written (the build runs uncached and says so). Every row is data (text
+and JSON), never unpickled; a row that does not read back is a miss. Writes are committed only
+after the site was swapped in, and keep only what this build used.
+
+"No cache" is :class:`NoCache`, and only it: every lookup misses, no key is made, no file is
+stamped, nothing is kept.
 """
 
 from __future__ import annotations
@@ -34,14 +45,19 @@ import os
 import pickle  # only to hash keys (key_of): nothing is ever unpickled
 import sqlite3
 import stat
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 import podium
-from podium.model import RunRecord
-from podium.write import MARKER, FileStat, file_stat, list_site
+from podium import codec
+from podium.load.files import ABSENT, stamp, unchanged
+from podium.model import Outline, RunRecord
+from podium.write import MARKER, list_site
 
-FORMAT = 4
+FORMAT = 5
 DEFAULT_DIR = ".podium-cache"
+BRIEF = 12  # hex digits of a part's digest kept to explain a key (never to decide one)
 
 
 def code_fingerprint() -> str:
@@ -104,19 +120,223 @@ class _Pickler(pickle.Pickler):
         return (_record, (known[0],))
 
 
+# ------------------------------------------------------------------ keys
+
+
+class Key(NamedTuple):
+    """A cache key. ``digest`` decides: a SHA-256 over every part's digest. ``parts`` explains: the names of
+    the build-wide parts it holds, then each of its own parts with the start of its digest, e.g.
+    ``podium theme secrets chrome record=3f2a9c1b0d4e result=… report=… redaction=…``."""
+
+    digest: str
+    parts: str
+
+    def __str__(self) -> str:
+        return f"{self.digest[:BRIEF]} ({self.parts})"
+
+
+def _text(*values: object) -> str:
+    """The digest of plain values (text, numbers, None, tuples of them)."""
+    return hashlib.sha256(repr(values).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _key(shared: dict[str, str], own: dict[str, str | None]) -> Key | None:
+    if any(value is None for value in own.values()):
+        return None
+    digest = hashlib.sha256()
+    for name, value in (*shared.items(), *own.items()):
+        digest.update(f"{name}={value}\n".encode())
+    return Key(digest.hexdigest(), " ".join([*shared, *(f"{name}={value[:BRIEF]}" for name, value in own.items())]))
+
+
+def _parts(text: str) -> dict[str, str | None]:
+    """A key's ``parts`` read back: own part -> the start of its digest; a build-wide part -> None."""
+    out: dict[str, str | None] = {}
+    for word in text.split():
+        name, _, value = word.partition("=")
+        out[name] = value or None
+    return out
+
+
+class Keys:
+    """Every key of one build's files and reports, from the parts the callers name (made by
+    BuildCache.keys; NoCache's makes none). The build-wide parts (``shared``): podium's code,
+    the theme's files, the configured secrets and, once a run page is keyed, the context every
+    run page shares."""
+
+    def __init__(self, code: str, theme: str, secrets: Sequence[str]):
+        self.shared = {"podium": code, "theme": theme, "secrets": _text(*secrets)}
+        self.memo: dict = {}  # key_of's run record digests, for this build
+        self._once: dict[str, tuple[object, str | None]] = {}  # an input many files share: itself, its digest
+
+    def __getstate__(self) -> dict:  # to a worker process: only what a report's key needs
+        return {"shared": self.shared, "memo": {}, "_once": {}}
+
+    def _shared_input(self, name: str, value: object) -> str | None:
+        known = self._once.get(name)
+        if known is None or known[0] is not value:
+            known = self._once[name] = (value, key_of(value, memo=self.memo))
+        return known[1]
+
+    def _with(self, names: Sequence[str], own: dict[str, str | None]) -> Key | None:
+        return _key({name: self.shared[name] for name in names}, own)
+
+    def page(self, path: str, template: str, context: dict) -> Key | None:
+        """A page: its template; the site settings it shows (its context's ``site`` but the build time, and
+        its ``page`` but the description: its path, canonical URL, section); the build time; everything
+        else its context holds, what it shows ("content"). ``href`` is made from the path and base_url."""
+        site, page = context.get("site"), context.get("page")
+        clock = site.get("generated_at") if isinstance(site, dict) else None
+        if isinstance(site, dict):
+            site = {k: v for k, v in site.items() if k != "generated_at"}
+        description = page.get("description") if isinstance(page, dict) else None
+        if isinstance(page, dict):
+            page = {k: v for k, v in page.items() if k != "description"}
+        content = {k: v for k, v in context.items() if k not in ("site", "page", "href")}
+        return self._with(("podium", "theme", "secrets"), {
+            "template": _text(template), "settings": key_of(path, site, page), "clock": _text(clock),
+            "content": key_of(content, description, memo=self.memo)})
+
+    def run_page(self, chrome: dict, record: RunRecord, report: tuple, redaction) -> Key | None:
+        """A run's page (its path is its record's): the context every run page shares (``chrome``: the site
+        settings and navigation); its record (as the board lists it); its result.json; its report
+        (``report``: ReportRenderer.inputs); how its texts are redacted (``redaction.fingerprint``)."""
+        self.shared["chrome"] = self._shared_input("chrome", chrome)
+        if self.shared["chrome"] is None:
+            return None
+        return self._with(("podium", "theme", "secrets", "chrome"), {
+            "record": key_of(record, memo=self.memo), "result": _text(record.digest), "report": _text(*report),
+            "redaction": _text(redaction.fingerprint(record))})
+
+    def ledger_page(self, chrome: dict, path: str, parts: tuple) -> Key | None:
+        """A page of the ledger: the context every such page shares (``chrome``), its path and ``parts``
+        (plan.LedgerPages.key_parts: its month, number, neighbours and run records)."""
+        self.shared["chrome"] = self._shared_input("chrome", chrome)
+        if self.shared["chrome"] is None:
+            return None
+        return self._with(("podium", "theme", "secrets", "chrome"), {
+            "path": _text(path), "runs": key_of(parts, memo=self.memo)})
+
+    def data_file(self, path: str, kind: str, inputs: Callable[[], tuple], *, once: bool = False) -> Key | None:
+        """A data file: its path, kind and ``inputs()`` (called only when a key is made; ``once``: the same
+        inputs for every such file of the build, digested once)."""
+        if once:
+            if "board" not in self._once:
+                self._once["board"] = (None, key_of(*inputs(), memo=self.memo))
+            data = self._once["board"][1]
+        else:
+            data = key_of(*inputs(), memo=self.memo)
+        return self._with(("podium", "secrets"), {"data": None if data is None else _text(path, kind, data)})
+
+    def file(self, path: str, read: Callable[[], bytes]) -> Key | None:
+        """A file copied as it is (a theme's asset) or made whole elsewhere (sitemap.xml): its bytes."""
+        source = hashlib.sha256(path.encode() + b"\0" + read()).hexdigest()
+        return self._with(("podium", "secrets"), {"source": source})
+
+    def report(self, report: tuple, record: RunRecord, redaction) -> str | None:
+        """A rendered report (render/report.py): podium's code, ``report`` (ReportRenderer.inputs: the
+        engines, the size limit, the report's SHA-256; None without a report) and its redaction."""
+        if report[-1] is None:
+            return None
+        parts = (self.shared["podium"], *map(str, report), redaction.fingerprint(record))
+        return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+
+
+class _NoKeys(Keys):
+    """The keys of a build without a cache: none, and nothing computed for them."""
+
+    def __init__(self):
+        super().__init__("", "", ())
+
+    def page(self, path, template, context):
+        return None
+
+    def run_page(self, chrome, record, report, redaction):
+        return None
+
+    def ledger_page(self, chrome, path, parts):
+        return None
+
+    def data_file(self, path, kind, inputs, *, once=False):
+        return None
+
+    def file(self, path, read):
+        return None
+
+    def report(self, report, record, redaction):
+        return None
+
+
+NO_KEYS = _NoKeys()
+
+# Why a page was rendered again, by the part of its key that changed (--explain).
+WHY = {
+    "podium": "podium changed",
+    "theme": "its template or theme changed",
+    "template": "its template or theme changed",
+    "secrets": "the redaction changed",
+    "settings": "the site settings changed",
+    "chrome": "the site settings changed",
+    "clock": "the build time changed (SOURCE_DATE_EPOCH)",
+    "result": "its run changed (result.json)",
+    "report": "its report changed",
+    "record": "its run's listing changed (runs.json, agents.json or its mission's versions)",
+    "runs": "its runs or its neighbours changed",
+    "redaction": "the redaction changed",
+    "content": "what it shows changed",
+    "data": "its data changed",
+    "source": "its source changed",
+}
+IMPLIED = {"record": {"result", "report"}, "redaction": {"result"}}  # parts that change with these
+WHY_NEW = "new page"
+WHY_NO_CACHE = "no cache"
+WHY_BY_HAND = "the file on disk was changed by hand"
+WHY_NOT_THERE = "the previous site does not have it"
+WHY_UNKEYED = "its inputs cannot be keyed (never cached)"
+# Why a build did not stop early, by the part of its key that changed.
+BUILD_WHY = {
+    "podium": "podium changed",
+    "theme": "the theme changed",
+    "content": "the content pages changed",
+    "settings": "the settings changed",
+    "clock": "the build time changed (SOURCE_DATE_EPOCH)",
+    "previous": "the previous publish changed (--previous)",
+    "exports": "the export changed",
+}
+
+
+def _reasons(changed: set[str], words: dict[str, str]) -> tuple[str, ...]:
+    changed = {name for name in changed if not IMPLIED.get(name, set()) & changed}
+    order = list(words)
+    out: list[str] = []
+    for name in sorted(changed, key=lambda n: (order.index(n) if n in order else len(order), n)):
+        text = words.get(name, f"its {name} changed")
+        if text not in out:
+            out.append(text)
+    return tuple(out)
+
+
+# ------------------------------------------------------------------ the cache
+
+
 class NoCache:
-    """``--no-cache``, or a cache that may not be used: every lookup misses, nothing is kept."""
+    """``--no-cache``, or a cache that may not be used: every lookup misses, no key is made, no file is
+    stamped, nothing is kept."""
 
     note: str | None = None
+    build_why: tuple[str, ...] = (WHY_NO_CACHE,)  # why the build did not stop early (--explain)
+
+    def keys(self, chain: list[Path], secrets: Sequence[str]) -> Keys:
+        """The keys of this build's files (``chain``: the theme's directories; ``secrets``: the configured ones)."""
+        return NO_KEYS
+
+    def parsed(self, directory: Path, salt: str, files: Sequence[str], limit: int, read: Callable,
+               stored: Callable, replay: Callable):
+        """A run directory parsed: ``read()`` (see BuildCache.parsed)."""
+        return read()
 
     def report(self, key: str) -> str | None:
         return None
-
-    def parsed_run(self, key: str) -> tuple[str, dict, str] | None:
-        return None
-
-    def keep_parsed_run(self, key: str, signature: str, hashes: dict, payload: str) -> None:
-        pass
 
     def keep_report(self, key: str, html: str) -> None:
         pass
@@ -124,18 +344,23 @@ class NoCache:
     def still_uses_report(self, key: str | None) -> None:
         pass
 
-    def unchanged(self, path: str, key: str | None, found: FileStat, site: Path) -> bool:
+    def unchanged(self, path: str, key: Key | None, found, site: Path) -> bool:
         return False
 
-    def keep_page(self, path: str, key: str | None, data: bytes) -> None:
+    def keep_page(self, path: str, key: Key | None, data: bytes) -> None:
         pass
 
-    def commit(self, site: Path, build_key: str | None = None, outline: str | None = None) -> None:
-        pass
+    def why(self, path: str, key: Key | None, on_disk: bool) -> tuple[str, ...]:
+        """Why ``path`` is rendered again (``on_disk``: the previous site has a file there)."""
+        return (WHY_NO_CACHE,)
 
-    def unchanged_build(self, build_key: str | None, site: Path) -> str | None:
-        """The last build's outline when it had ``build_key`` and ``site`` is still exactly what it wrote."""
+    def unchanged_build(self, inputs: Callable[[], dict], site: Path) -> tuple[Outline, int] | None:
+        """(the last build's outline, its file count) when nothing changed since it; ``inputs()`` (the build's
+        key parts but podium's code) is called only by a cache that can tell."""
         return None
+
+    def commit(self, site: Path, outline: Outline | None = None) -> None:
+        pass
 
     def reports_reader(self) -> NoCache:
         """What a worker process may use: cached reports only, read only."""
@@ -145,10 +370,15 @@ class NoCache:
         pass
 
 
+NO_CACHE = NoCache()  # the default wherever a cache may be given
+
+
 _TABLES = ("CREATE TABLE reports (key TEXT PRIMARY KEY, html TEXT);"
-           "CREATE TABLE runs (key TEXT PRIMARY KEY, signature TEXT, hashes TEXT, value TEXT);"
-           "CREATE TABLE pages (path TEXT PRIMARY KEY, key TEXT, sha TEXT, stat TEXT);"
-           "CREATE TABLE last (key TEXT, outline TEXT);")
+           "CREATE TABLE runs (key TEXT PRIMARY KEY, stamps TEXT, hashes TEXT, value TEXT);"
+           "CREATE TABLE pages (path TEXT PRIMARY KEY, key TEXT, sha TEXT, stat TEXT, parts TEXT);"
+           "CREATE TABLE shared (name TEXT PRIMARY KEY, digest TEXT);"
+           "CREATE TABLE last (key TEXT, parts TEXT, outline TEXT);")
+_TABLE_NAMES = ("reports", "runs", "pages", "shared", "last")
 APPLICATION_ID = 0x706F6432  # "pod2": SQLite's header field naming the program a database belongs to
 _SQLITE_HEADER = b"SQLite format 3\x00"
 
@@ -190,6 +420,8 @@ def _older_podium_cache(path: Path) -> bool:
     return columns == ["format", "code"]
 
 
+
+
 class BuildCache(NoCache):
     """The SQLite cache of one build (see the module docstring). Every row is data (text and JSON);
     a row that does not read back is a miss; a database that fails is dropped for this build, with a note,
@@ -200,16 +432,21 @@ class BuildCache(NoCache):
         self.code = code
         self.path = directory / "cache.sqlite"
         self.db = self._open()
-        self.pages: dict[str, tuple[str, str, str]] = {}
-        for row in self.db.execute("SELECT path, key, sha, stat FROM pages"):
+        self.pages: dict[str, tuple[str, str, str, str]] = {}  # path -> (key, sha, stamp, key parts)
+        for row in self.db.execute("SELECT path, key, sha, stat, parts FROM pages"):
             if all(isinstance(v, str) for v in row):
                 self.pages[row[0]] = row[1:]
-        self.fresh_pages: dict[str, tuple[str, str, str | None]] = {}  # its stat: None until it is in place
+        self.last_shared = {name: digest for name, digest in self.db.execute("SELECT name, digest FROM shared")
+                            if isinstance(name, str) and isinstance(digest, str)}
+        self.fresh_pages: dict[str, tuple[str, str, str | None, str]] = {}  # its stamp: None until it is in place
         self.fresh_reports: dict[str, str] = {}
         self.used_reports: set[str] = set()
         self.runs: dict[str, tuple[str, str, str]] | None = None  # loaded on first use, taken as used
-        self.stored_signatures: dict[str, str] = {}  # the rows taken so far
+        self.taken_runs: dict[str, str] = {}  # the rows taken so far: key -> their stamps
         self.fresh_runs: dict[str, tuple[str, str, str] | None] = {}  # None: the stored row is still right
+        self.current: Keys | None = None  # this build's keys
+        self.whole: tuple[str, dict[str, str]] | None = None  # this build's key and its parts
+        self.build_why: tuple[str, ...] = ()
         self.broken = False
 
     def _open(self) -> sqlite3.Connection:
@@ -222,8 +459,8 @@ class BuildCache(NoCache):
             db.execute("CREATE TABLE IF NOT EXISTS meta (format INTEGER, code TEXT)")
             if db.execute("SELECT format, code FROM meta").fetchall() != [(FORMAT, self.code)]:
                 # a new cache, or one of another podium: start afresh, in this format
-                db.executescript("DROP TABLE IF EXISTS reports; DROP TABLE IF EXISTS runs; "
-                                 "DROP TABLE IF EXISTS pages; DROP TABLE IF EXISTS last; DELETE FROM meta;" + _TABLES)
+                db.executescript("".join(f"DROP TABLE IF EXISTS {table}; " for table in _TABLE_NAMES)
+                                 + "DELETE FROM meta;" + _TABLES)
                 db.execute("INSERT INTO meta VALUES (?, ?)", (FORMAT, self.code))
                 db.commit()
             db.execute("PRAGMA quick_check").fetchall()
@@ -238,6 +475,61 @@ class BuildCache(NoCache):
             self.broken = True
             self.note = f"cache {self.path} is damaged ({err}); building without it, and making it anew"
 
+    # -------------------------------------------------- keys
+
+    def keys(self, chain: list[Path], secrets: Sequence[str]) -> Keys:
+        self.current = Keys(self.code, tree_fingerprint(chain), secrets)
+        return self.current
+
+    # -------------------------------------------------- parsed run directories
+
+    def parsed(self, directory: Path, salt: str, files: Sequence[str], limit: int, read: Callable,
+               stored: Callable, replay: Callable):
+        """``directory`` (a run directory) as parsed last time, when each of ``files`` is unchanged (the same
+        stamp, else the same bytes, at most ``limit`` of them: load/files.py ``unchanged``): ``replay(payload)``
+        gives it back (None: a damaged row, read again). Else ``read()`` afresh, and ``stored(value)`` gives
+        (payload, {file: SHA-256 of the bytes read}) to keep. ``salt``: what else the parse depends on (the
+        size limits); the directory's path and it are the row's key."""
+        key = f"{directory}\0{salt}"
+        stamps = {file: stamp(directory / file) for file in files}  # before reading: a change meanwhile shows
+        hit = self._run_row(key)
+        if hit is not None:
+            then, hashes, payload = hit
+            if all(unchanged(directory / f, then.get(f, ""), hashes.get(f), limit, now=stamps[f]) for f in files):
+                value = replay(payload)
+                if value is not None:
+                    self.fresh_runs[key] = None if then == stamps else (_json(stamps), _json(hashes), payload)
+                    return value
+        value = read()
+        payload, hashes = stored(value)
+        self.fresh_runs[key] = (_json(stamps), _json(hashes), payload)
+        return value
+
+    def _run_row(self, key: str) -> tuple[dict, dict, str] | None:
+        if self.broken:
+            return None
+        if self.runs is None:
+            try:
+                self.runs = {k: (stamps, hashes, value) for k, stamps, hashes, value in
+                             self.db.execute("SELECT key, stamps, hashes, value FROM runs")
+                             if all(isinstance(v, str) for v in (k, stamps, hashes, value))}
+            except sqlite3.DatabaseError as err:
+                self._failed(err)
+                return None
+        hit = self.runs.pop(key, None)  # its text freed once the reader has decoded it
+        if hit is None:
+            return None
+        self.taken_runs[key] = hit[0]
+        try:
+            stamps, hashes = json.loads(hit[0]), json.loads(hit[1])
+        except ValueError:
+            return None
+        if not all(isinstance(d, dict) and all(isinstance(v, str) for v in d.values()) for d in (stamps, hashes)):
+            return None
+        return stamps, hashes, hit[2]
+
+    # -------------------------------------------------- reports
+
     def report(self, key: str) -> str | None:
         if self.broken:
             return None
@@ -251,35 +543,6 @@ class BuildCache(NoCache):
         self.used_reports.add(key)
         return row[0]
 
-    def parsed_run(self, key: str) -> tuple[str, dict, str] | None:
-        if self.broken:
-            return None
-        if self.runs is None:
-            try:
-                self.runs = {k: (sig, hashes, value) for k, sig, hashes, value in
-                             self.db.execute("SELECT key, signature, hashes, value FROM runs")
-                             if all(isinstance(v, str) for v in (k, sig, hashes, value))}
-            except sqlite3.DatabaseError as err:
-                self._failed(err)
-                return None
-        hit = self.runs.pop(key, None)  # its text freed once the reader has decoded it
-        if hit is None:
-            return None
-        try:
-            hashes = json.loads(hit[1])
-        except ValueError:
-            return None
-        if not isinstance(hashes, dict) or not all(isinstance(v, str) for v in hashes.values()):
-            return None
-        self.stored_signatures[key] = hit[0]
-        return hit[0], hashes, hit[2]
-
-    def keep_parsed_run(self, key: str, signature: str, hashes: dict, payload: str) -> None:
-        if self.stored_signatures.get(key) == signature:  # reused as stored: nothing to write
-            self.fresh_runs[key] = None
-        else:
-            self.fresh_runs[key] = (signature, json.dumps(hashes, sort_keys=True), payload)
-
     def keep_report(self, key: str, html: str) -> None:
         self.fresh_reports[key] = html
 
@@ -288,66 +551,101 @@ class BuildCache(NoCache):
         if key is not None:
             self.used_reports.add(key)
 
-    def unchanged(self, path: str, key: str | None, found: FileStat, site: Path) -> bool:
-        """Whether the last build wrote ``path`` from exactly these inputs and ``site`` still holds that
-        file (``found``: its stat in the listing); if so it is kept for the next build too."""
+    # -------------------------------------------------- pages
+
+    def unchanged(self, path: str, key: Key | None, found, site: Path) -> bool:
+        """Whether the last build wrote ``path`` from exactly these inputs and ``site`` still holds that file
+        (``found``: its stamp in the listing; else its bytes are checked); if so it is kept for the next
+        build too."""
         known = self.pages.get(path)
-        if key is None or known is None or known[0] != key or self.broken:
+        if key is None or known is None or known[0] != key.digest or self.broken:
             return False
-        if known[2] != _stat_text(found):  # touched, copied or restored: believed only if the bytes agree
-            try:
-                data = (site / path).read_bytes()
-            except OSError:
-                return False
-            if hashlib.sha256(data).hexdigest() != known[1]:
-                return False
-        self.fresh_pages[path] = (key, known[1], _stat_text(found))
+        if not unchanged(site / path, known[2], known[1], found.size, now=str(found)):
+            return False  # touched, copied or restored, and its bytes are no longer the ones written
+        self.fresh_pages[path] = (key.digest, known[1], str(found), key.parts)
         return True
 
-    def keep_page(self, path: str, key: str | None, data: bytes) -> None:
+    def keep_page(self, path: str, key: Key | None, data: bytes) -> None:
         if key is not None:
-            self.fresh_pages[path] = (key, hashlib.sha256(data).hexdigest(), None)
+            self.fresh_pages[path] = (key.digest, hashlib.sha256(data).hexdigest(), None, key.parts)
 
-    def unchanged_build(self, build_key: str | None, site: Path) -> str | None:
-        """The last build's outline (its printed facts) when the last build had exactly ``build_key``
-        (cache.build_key: every input, the export by stat) and ``site`` still holds exactly the files it
-        wrote, each with the size, mtime, ctime and inode it had: then there is nothing to do."""
-        if build_key is None or self.broken:
+    def why(self, path: str, key: Key | None, on_disk: bool) -> tuple[str, ...]:
+        """Why ``path`` is rendered again: new, or which part of its key changed, or its file (``on_disk``:
+        the previous site has one there) is no longer the one written."""
+        known = self.pages.get(path)
+        if self.broken:
+            return (WHY_NO_CACHE,)
+        if known is None:
+            return (WHY_NEW,)
+        if key is None:
+            return (WHY_UNKEYED,)
+        if known[0] == key.digest:
+            return (WHY_BY_HAND if on_disk else WHY_NOT_THERE,)
+        then, now = _parts(known[3]), _parts(key.parts)
+        shared_now = self.current.shared if self.current else {}
+        changed = {name for name in then.keys() | now.keys()
+                   if name not in then or name not in now or then[name] != now[name]
+                   or (now[name] is None and self.last_shared.get(name) != shared_now.get(name))}
+        return _reasons(changed, WHY) or ("its inputs changed",)
+
+    # -------------------------------------------------- the whole build
+
+    def unchanged_build(self, inputs: Callable[[], dict], site: Path) -> tuple[Outline, int] | None:
+        """The last build's outline (its printed facts) and file count when the last build had exactly this
+        build's key (podium's code and ``inputs()``: every input, the export by its stamps) and ``site``
+        still holds exactly the files it wrote, each with the stamp it had: then there is nothing to do.
+        Else ``build_why`` says why not."""
+        if self.broken:
+            self.build_why = (WHY_NO_CACHE,)
             return None
+        parts = {name: _text(value) for name, value in {"podium": self.code, **inputs()}.items()}
+        self.whole = (_key({}, parts).digest, parts)
         try:
-            row = self.db.execute("SELECT key, outline FROM last").fetchone()
+            row = self.db.execute("SELECT key, parts, outline FROM last").fetchone()
         except sqlite3.DatabaseError as err:
             self._failed(err)
+            self.build_why = (WHY_NO_CACHE,)
             return None
-        if row is None or row[0] != build_key or not isinstance(row[1], str):
+        if row is None or not all(isinstance(v, str) for v in row):
+            self.build_why = ("no earlier build in the cache",)
+            return None
+        if row[0] != self.whole[0]:
+            try:
+                then = json.loads(row[1])
+            except ValueError:
+                then = {}
+            changed = {name for name in parts if not isinstance(then, dict) or then.get(name) != parts[name]}
+            self.build_why = _reasons(changed, BUILD_WHY) or ("its inputs changed",)
             return None
         listing = list_site(site)
-        if listing is None or listing.odd:
+        files = {path: found for path, found in listing.files.items() if path != MARKER} if listing else {}
+        if listing is None or listing.odd or files.keys() != self.pages.keys() \
+                or any(self.pages[path][2] != str(found) for path, found in files.items()):
+            self.build_why = ("the site on disk is not the one the last build wrote",)
             return None
-        files = {path: found for path, found in listing.files.items() if path != MARKER}
-        if files.keys() != self.pages.keys():
+        try:
+            return codec.loads(Outline, row[2]), len(self.pages)
+        except (ValueError, TypeError, KeyError):  # a damaged row: build
+            self.build_why = ("the cache's record of the last build is damaged",)
             return None
-        if any(self.pages[path][2] != _stat_text(found) for path, found in files.items()):
-            return None
-        return row[1]
 
-    def commit(self, site: Path, build_key: str | None = None, outline: str | None = None) -> None:
-        """After the new site is in place at ``site``: remember its pages (only them), the new reports, and
-        the build's key and outline (so an unchanged rebuild stops early)."""
+    def commit(self, site: Path, outline: Outline | None = None) -> None:
+        """After the new site is in place at ``site``: remember its pages (only them), the new reports, the
+        parsed runs, and the build's key and outline (so an unchanged rebuild stops early)."""
         if self.broken:
             return
         pages = []
-        for path, (key, sha, found) in self.fresh_pages.items():
-            if found is None:
-                try:
-                    found = _stat_text(file_stat(os.lstat(site / path)))
-                except OSError:
-                    continue
-            pages.append((path, key, sha, found))
+        for path, (key, sha, found, parts) in self.fresh_pages.items():
+            found = found or stamp(site / path)
+            if found != ABSENT:
+                pages.append((path, key, sha, found, parts))
+        shared = self.current.shared.items() if self.current else ()
         try:
             with self.db:
                 self.db.execute("DELETE FROM pages")
-                self.db.executemany("INSERT INTO pages VALUES (?, ?, ?, ?)", pages)
+                self.db.executemany("INSERT INTO pages VALUES (?, ?, ?, ?, ?)", pages)
+                self.db.execute("DELETE FROM shared")
+                self.db.executemany("INSERT INTO shared VALUES (?, ?)", [(n, d) for n, d in shared if d is not None])
                 self.db.executemany("INSERT OR REPLACE INTO reports VALUES (?, ?)", self.fresh_reports.items())
                 self.db.execute("CREATE TEMP TABLE used (key TEXT PRIMARY KEY)")
                 self.db.executemany("INSERT OR IGNORE INTO used VALUES (?)",
@@ -356,14 +654,15 @@ class BuildCache(NoCache):
                 self.db.execute("DROP TABLE used")
                 if self.runs is None:  # never read: no row is known to be current
                     self.db.execute("DELETE FROM runs")
-                stored = set(self.runs or ()) | set(self.stored_signatures)  # rows written only where they changed
+                stored = set(self.runs or ()) | set(self.taken_runs)  # rows written only where they changed
                 self.db.executemany("DELETE FROM runs WHERE key = ?",
                                     [(k,) for k in stored if k not in self.fresh_runs])
                 self.db.executemany("INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?)",
                                     [(k, *value) for k, value in self.fresh_runs.items() if value is not None])
                 self.db.execute("DELETE FROM last")
-                if build_key is not None and outline is not None and len(pages) == len(self.fresh_pages):
-                    self.db.execute("INSERT INTO last VALUES (?, ?)", (build_key, outline))
+                if self.whole is not None and outline is not None and len(pages) == len(self.fresh_pages):
+                    self.db.execute("INSERT INTO last VALUES (?, ?, ?)",
+                                    (self.whole[0], _json(self.whole[1]), codec.dumps(outline)))
         except sqlite3.DatabaseError as err:
             self._failed(err)
 
@@ -374,6 +673,10 @@ class BuildCache(NoCache):
 
     def reports_reader(self) -> NoCache:
         return CachedReports(self.path) if not self.broken else NoCache()
+
+
+def _json(value: dict) -> str:
+    return json.dumps(value, sort_keys=True)
 
 
 class CachedReports(NoCache):
@@ -423,19 +726,7 @@ def open_cache(directory: Path | None) -> NoCache:
         return _ignored(f"cache {directory} cannot be used ({err}); building without it")
 
 
-def build_key(*parts: object) -> str:
-    """The key of a whole build: every input's fingerprint (build.py lists them)."""
-    digest = hashlib.sha256()
-    for part in parts:
-        digest.update(repr(part).encode("utf-8", "surrogatepass") + b"\0")
-    return digest.hexdigest()
-
-
 def _ignored(note: str) -> NoCache:
     cache = NoCache()
     cache.note = note
     return cache
-
-
-def _stat_text(found: FileStat) -> str:
-    return ":".join(map(str, found))

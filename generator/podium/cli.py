@@ -9,11 +9,12 @@ from __future__ import annotations
 import os
 import re
 import sys
+from collections import Counter
 from pathlib import Path
 
 import click
 from podium import __version__
-from podium.build import build_site, public_view
+from podium.build import Built, build_site, public_view
 from podium.cache import DEFAULT_DIR as DEFAULT_CACHE
 from podium.config import Config, load_config
 from podium.diff import diff_files, gate_line, to_markdown
@@ -82,19 +83,22 @@ def main() -> None:
               help="Worker processes for run pages (default: the machine's cores).")
 @click.option("--quiet", "-q", is_flag=True, help="Print only errors (problems are still in summary.json).")
 @click.option("--verbose", "-v", is_flag=True, help="Also print the size of each section and the largest files.")
+@click.option("--explain", is_flag=True,
+              help="Print why each page was rendered again (a new page, its run, report, template or settings "
+                   "changed, ...) and a count per reason.")
 def build(export: tuple[Path, ...], out: Path | None, config_path: Path | None, theme_dir: Path | None,
           strict: bool, previous: Path | None, cache_dir: Path | None, no_cache: bool, jobs: int | None,
-          quiet: bool, verbose: bool) -> None:
+          quiet: bool, verbose: bool, explain: bool) -> None:
     """Build the site from EXPORT... (default: `export:` in podium.yaml; a run in several exports counts once, from the last)."""
-    if quiet and verbose:
-        raise click.UsageError("--quiet and --verbose exclude each other")
+    if quiet and (verbose or explain):
+        raise click.UsageError(f"--quiet and --{'verbose' if verbose else 'explain'} exclude each other")
     config = load_config(config_path, {"out": out, "theme_dir": theme_dir})
     export = _export_path(export, config)
     bar = None if quiet else Progress()
     try:
         built = build_site(config, export, strict=strict, previous=previous, progress=bar,
                            cache_dir=None if no_cache else (cache_dir or config.out.parent / DEFAULT_CACHE),
-                           jobs=jobs or _cores())
+                           jobs=jobs or _cores(), explain=explain)
     finally:
         if bar is not None:
             bar.finish()
@@ -114,11 +118,29 @@ def build(export: tuple[Path, ...], out: Path | None, config_path: Path | None, 
         for line in built.outline.details:  # the site's sections and largest files (kept when nothing changed)
             say(f"podium:   {line}")
         say(f"podium:   {built.rendered:,} pages rendered, {built.reused:,} unchanged ones reused from the last build")
+    if explain:
+        _explain(built)
     if built.board is None:
         say(f"podium: nothing changed since the last build; {built.target} stays as it was "
             f"({built.outline.summary or f'{built.files} files'})")
         return
     say(f"podium: wrote {meter.summary() if meter else built.files} to {built.target}")
+
+
+def _explain(built: Built) -> None:
+    """``build --explain``: why the build went on, each page rendered again and why, a count per reason."""
+    if built.board is None:
+        say("podium: explain: nothing to render again: no input changed since the last build, "
+            "and the site is as it left it")
+        return
+    say(f"podium: explain: the build went on: {'; '.join(built.build_why)}")
+    counts: Counter[str] = Counter()
+    for path, why in built.why:
+        say(f"podium: explain: {path}: {'; '.join(why)}")
+        counts.update(why)
+    reasons = ", ".join(f"{n:,} {reason}" for reason, n in counts.most_common())
+    say(f"podium: explain: {len(built.why):,} page(s) rendered again" + (f" ({reasons})" if reasons else "")
+        + f"; {built.reused:,} reused")
 
 
 @main.command()

@@ -13,35 +13,25 @@ so the move is not evidence of a change.
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from podium.errors import PodiumError
-from podium.load.fields import clean_name
-from podium.load.files import NotReadable, read_regular
-from podium.model import COUNTED_KINDS, KIND_LABELS, MEDIAN_KINDS, provisional
+from podium.load.files import NotReadable
+from podium.load.published import REPORT_SCHEMA, SUMMARY_SCHEMA, read
+from podium.load.shape import (
+    ANY, BOOL, CI, COUNT, DIGEST, INT, NUMBER, PAIR, SCORE, TEXT, TIME_TEXT, URL, Either, Map, Maybe, Misfit, OneOf,
+    Opt, capped, pick,
+)
+from podium.model import COUNTED_KINDS, KIND_LABELS, MEDIAN_KINDS, Leaderboard, provisional
 from podium.render.numbers import DASH, pct
 
-SUMMARY_SCHEMA = "podium.summary/1"
-REPORT_SCHEMA = "podium.diff/1"
 SUMMARY_IN_SITE = Path("api/results/summary.json")
-MAX_BYTES = 256 * 1024 * 1024
 LEFT_OUT = tuple(kind for kind in COUNTED_KINDS if kind not in MEDIAN_KINDS)
 LEFT_OUT_LABEL = {kind: KIND_LABELS[kind].lower() for kind in LEFT_OUT}
 ANY_AGENT = "*"
-TIME = re.compile(r"[0-9][0-9T:.Z+-]{0,39}")
-DIGEST = re.compile(r"[A-Za-z0-9:._-]{1,200}")
-NAME_CAP = 200  # characters of a name, id or version read from a previous publish (the loader's own cap)
-
-
-def capped(text: str) -> str:
-    """Text read back from a previous publish as a name: invisible characters as U+FFFD (load/fields.py),
-    at most NAME_CAP characters and an ellipsis (a name the loader cut, 200 + "…", stays as it is)."""
-    text = clean_name(text)[0]
-    return text if len(text) <= NAME_CAP + 1 else text[:NAME_CAP] + "…"
 
 
 class BundleError(PodiumError):
@@ -89,195 +79,125 @@ class Bundle:
     newest: str | None  # the newest run time in the bundle (ISO-8601 UTC)
 
 
+def _agent_shape(ranked: bool) -> dict:
+    return {
+        "agent": TEXT, "name": TEXT, "slug": Maybe(TEXT, ""), "url": Maybe(Opt(TEXT), None),
+        **({"rank": COUNT} if ranked else {}),
+        "median": Maybe(Opt(SCORE), None), "median_ci": Maybe(Opt(CI), None),
+        "runs": COUNT, "in_median": COUNT, "counts": Map(COUNT),
+        "missions": Maybe([{"mission": TEXT, "version": TEXT, "runs": COUNT}], []),
+        "last_run": Maybe(Opt(TIME_TEXT), None),
+    }
+
+
+SUMMARY_SHAPE = {  # what podium reads of a summary.json (summary.schema.json describes all of it)
+    "schema": OneOf({SUMMARY_SCHEMA}, "a podium summary"),
+    "totals": {"runs": COUNT, "not_a_run": Maybe(COUNT, 0), "counts": Map(COUNT)},
+    "agents": [_agent_shape(ranked=True)],
+    "agents_older": Maybe([_agent_shape(ranked=False)], []),
+    "missions": [{"mission": TEXT, "version": TEXT, "current": BOOL, "url": Maybe(Opt(TEXT), None), "runs": COUNT}],
+    "problems": Maybe([ANY], []),  # counted only
+    "source": Maybe(Either({"inputs_digest": Maybe(Either(DIGEST, None), None)}, None), None),
+}
+
+
 def summary_path(path: Path) -> Path:
     """A summary.json path, or a built site directory's ``api/results/summary.json``."""
     return path / SUMMARY_IN_SITE if path.is_dir() else path
 
 
 def load_bundle(path: Path) -> Bundle:
-    """Read and check one summary bundle; a BundleError names the file and the field.
-
-    Only a regular file is read (never through a symlink at the file itself, never a FIFO or a
-    device: no read can hang or go on without end), and at most MAX_BYTES of it.
-    """
+    """Read (load/published.py) and check one summary bundle; a BundleError names the file and the field."""
     file = summary_path(path)
     where = str(file)
     try:
-        text = read_regular(file, MAX_BYTES).decode("utf-8-sig")
+        data = read(file)
     except FileNotFoundError:
         hint = " (not a built podium site?)" if path.is_dir() else ""
         raise BundleError(f"{where}: file not found{hint}") from None
     except NotReadable as err:
         raise BundleError(f"{where}: {err}; not a podium summary") from None
-    except UnicodeDecodeError as err:
-        raise BundleError(f"{where}: not UTF-8 text ({err.reason} at byte {err.start})") from None
-    return parse_bundle(text, where)
-
-
-def parse_bundle(text: str, where: str) -> Bundle:
-    try:
-        data = json.loads(text, parse_constant=_refuse_constant)
-    except (ValueError, RecursionError) as err:
-        raise BundleError(f"{where}: not JSON: {err}") from None
     return bundle_from(data, where)
 
 
-def _refuse_constant(name: str):
-    raise ValueError(f"non-standard constant {name}")
-
-
 def bundle_from(data: object, where: str) -> Bundle:
-    c = _Checker(where)
-    top = c.obj(data, "(top level)")
-    if top.get("schema") != SUMMARY_SCHEMA:
-        c.fail("schema", f"expected {SUMMARY_SCHEMA!r}, got {top.get('schema')!r}: not a podium summary")
-    totals = c.obj(top.get("totals"), "totals")
-    agents = [c.agent(a, f"agents[{i}]", ranked=True) for i, a in enumerate(c.list(top.get("agents"), "agents"))]
-    older = [c.agent(a, f"agents_older[{i}]", ranked=False)
-             for i, a in enumerate(c.list(top.get("agents_older", []), "agents_older"))]
-    missions = [c.mission(m, f"missions[{i}]") for i, m in enumerate(c.list(top.get("missions"), "missions"))]
-    source = top.get("source") if isinstance(top.get("source"), dict) else {}
-    digest = source.get("inputs_digest")
-    last = [c.time(a.get("last_run"), f"{scope}[{i}].last_run")
-            for scope in ("agents", "agents_older") for i, a in enumerate(top.get(scope, []))]
+    """A summary read back: checked against SUMMARY_SHAPE (names cleaned and capped), each agent and
+    mission version listed once."""
+    try:
+        top = pick(data, SUMMARY_SHAPE)
+    except Misfit as err:
+        raise BundleError(f"{where}: {err}") from None
+    agents = _unique([_agent_view(a, ranked=True) for a in top["agents"]], "agents", where)
+    older = _unique([_agent_view(a, ranked=False) for a in top["agents_older"]], "agents_older", where)
+    missions: dict[tuple[str, str], MissionView] = {}
+    for i, m in enumerate(top["missions"]):
+        view = MissionView(m["mission"], m["version"], m["current"], m["url"], m["runs"])
+        if (view.mission, view.version) in missions:
+            raise BundleError(f"{where}: missions[{i}]: mission version {view.mission!r} {view.version!r} "
+                              "is listed twice")
+        missions[(view.mission, view.version)] = view
+    last = [a["last_run"] for scope in ("agents", "agents_older") for a in top[scope]]
+    totals = top["totals"]
     return Bundle(
         source=where,
-        runs=c.count(totals.get("runs"), "totals.runs"),
-        not_a_run=c.count(totals.get("not_a_run", 0), "totals.not_a_run"),
-        counts=c.counts(totals.get("counts"), "totals.counts"),
-        agents=c.unique(agents, "agents"),
-        older=c.unique(older, "agents_older"),
-        missions=c.unique_missions(missions),
-        problems=len(c.list(top.get("problems", []), "problems")),
-        digest=digest if isinstance(digest, str) and DIGEST.fullmatch(digest) else None,
+        runs=totals["runs"],
+        not_a_run=totals["not_a_run"],
+        counts=totals["counts"],
+        agents=agents,
+        older=older,
+        missions=missions,
+        problems=len(top["problems"]),
+        digest=(top["source"] or {}).get("inputs_digest"),
         newest=max((t for t in last if t), default=None),
     )
 
 
-class _Checker:
-    """Field checks that stop at the first wrong field, naming the file and the field."""
+def _agent_view(a: dict, *, ranked: bool) -> AgentView:
+    cells: dict[tuple[str, str], int] = {}
+    for m in a["missions"]:
+        cells[(m["mission"], m["version"])] = cells.get((m["mission"], m["version"]), 0) + m["runs"]
+    return AgentView(agent=a["agent"], name=a["name"], slug=a["slug"], url=a["url"],
+                     rank=a["rank"] if ranked else None, median=a["median"], ci=a["median_ci"], runs=a["runs"],
+                     in_median=a["in_median"], counts=a["counts"], cells=cells)
 
-    def __init__(self, where: str):
-        self.where = where
 
-    def fail(self, field_name: str, message: str):
-        raise BundleError(f"{self.where}: {field_name}: {message}")
+def _unique(agents: list[AgentView], name: str, where: str) -> dict[str, AgentView]:
+    out: dict[str, AgentView] = {}
+    for i, a in enumerate(agents):
+        if a.agent in out:
+            raise BundleError(f"{where}: {name}[{i}].agent: agent {a.agent!r} is listed twice")
+        out[a.agent] = a
+    return out
 
-    def obj(self, value, name: str) -> dict:
-        if not isinstance(value, dict):
-            self.fail(name, f"expected an object, got {_kind(value)}")
-        return value
 
-    def list(self, value, name: str) -> list:
-        if not isinstance(value, list):
-            self.fail(name, f"expected a list, got {_kind(value)}")
-        return value
-
-    def text(self, value, name: str, *, optional: bool = False) -> str | None:
-        if value is None and optional:
-            return None
-        if not isinstance(value, str):
-            self.fail(name, f"expected text, got {_kind(value)}")
-        return capped(value)
-
-    def count(self, value, name: str) -> int:
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            self.fail(name, f"expected a whole number >= 0, got {_kind(value)}")
-        return value
-
-    def score(self, value, name: str) -> float | None:
-        if value is None:
-            return None
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
-                or not 0 <= value <= 1:
-            self.fail(name, f"expected a score in [0, 1] or null, got {_kind(value)}")
-        return float(value)
-
-    def ci(self, value, name: str) -> tuple[float, float] | None:
-        if value is None:
-            return None
-        if not isinstance(value, list) or len(value) != 2:
-            self.fail(name, f"expected [low, high] or null, got {_kind(value)}")
-        low, high = (self.score(v, f"{name}[{i}]") for i, v in enumerate(value))
-        if low is None or high is None or low > high:
-            self.fail(name, "expected [low, high] with low <= high")
-        return (low, high)
-
-    def counts(self, value, name: str) -> dict[str, int]:
-        value = self.obj(value, name)
-        return {str(k): self.count(v, f"{name}.{k}") for k, v in value.items()}
-
-    def time(self, value, name: str) -> str | None:
-        text = self.text(value, name, optional=True)
-        if text is not None and not TIME.fullmatch(text):
-            self.fail(name, f"expected an ISO-8601 time or null, got {_kind(text)}")
-        return text
-
-    def agent(self, value, name: str, *, ranked: bool) -> AgentView:
-        a = self.obj(value, name)
+def bundle_of(board: Leaderboard, where: str = "the new summary") -> Bundle:
+    """The bundle of a board this build counted, taken from it directly: what :func:`bundle_from` reads
+    of the summary.json written for it (names capped as a read-back name is)."""
+    def view(agent, ranked: bool) -> AgentView:
+        fig = agent.figures
         cells: dict[tuple[str, str], int] = {}
-        for i, m in enumerate(self.list(a.get("missions", []), f"{name}.missions")):
-            m = self.obj(m, f"{name}.missions[{i}]")
-            key = (self.text(m.get("mission"), f"{name}.missions[{i}].mission"),
-                   self.text(m.get("version"), f"{name}.missions[{i}].version"))
-            cells[key] = cells.get(key, 0) + self.count(m.get("runs"), f"{name}.missions[{i}].runs")
-        rank = a.get("rank")
-        if ranked:
-            rank = self.count(rank, f"{name}.rank")
-        return AgentView(
-            agent=self.text(a.get("agent"), f"{name}.agent"),
-            name=self.text(a.get("name"), f"{name}.name"),
-            slug=self.text(a.get("slug", ""), f"{name}.slug"),
-            url=self.text(a.get("url"), f"{name}.url", optional=True),
-            rank=rank if ranked else None,
-            median=self.score(a.get("median"), f"{name}.median"),
-            ci=self.ci(a.get("median_ci"), f"{name}.median_ci"),
-            runs=self.count(a.get("runs"), f"{name}.runs"),
-            in_median=self.count(a.get("in_median"), f"{name}.in_median"),
-            counts=self.counts(a.get("counts"), f"{name}.counts"),
-            cells=cells,
-        )
+        for m in agent.missions:
+            key = (capped(m.mission), capped(m.version))
+            cells[key] = cells.get(key, 0) + m.figures.runs
+        return AgentView(agent=capped(agent.agent), name=capped(agent.name), slug=capped(agent.slug),
+                         url=capped(agent.url) if agent.url is not None else None,
+                         rank=agent.rank if ranked else None,
+                         median=float(fig.median) if fig.median is not None else None,
+                         ci=(float(fig.median_ci[0]), float(fig.median_ci[1])) if fig.median_ci else None,
+                         runs=fig.runs,
+                         in_median=fig.in_median, counts=dict(fig.counts), cells=cells)
 
-    def mission(self, value, name: str) -> MissionView:
-        m = self.obj(value, name)
-        current = m.get("current")
-        if not isinstance(current, bool):
-            self.fail(f"{name}.current", f"expected true or false, got {_kind(current)}")
-        return MissionView(
-            mission=self.text(m.get("mission"), f"{name}.mission"),
-            version=self.text(m.get("version"), f"{name}.version"),
-            current=current,
-            url=self.text(m.get("url"), f"{name}.url", optional=True),
-            runs=self.count(m.get("runs"), f"{name}.runs"),
-        )
-
-    def unique(self, agents: list[AgentView], name: str) -> dict[str, AgentView]:
-        out: dict[str, AgentView] = {}
-        for i, a in enumerate(agents):
-            if a.agent in out:
-                self.fail(f"{name}[{i}].agent", f"agent {a.agent!r} is listed twice")
-            out[a.agent] = a
-        return out
-
-    def unique_missions(self, missions: list[MissionView]) -> dict[tuple[str, str], MissionView]:
-        out: dict[tuple[str, str], MissionView] = {}
-        for i, m in enumerate(missions):
-            if (m.mission, m.version) in out:
-                self.fail(f"missions[{i}]", f"mission version {m.mission!r} {m.version!r} is listed twice")
-            out[(m.mission, m.version)] = m
-        return out
-
-
-def _kind(value) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, (int, float)):
-        return repr(value)
-    if isinstance(value, str):
-        return "text" if len(value) > 40 else repr(value)
-    return {"dict": "an object", "list": "a list"}.get(type(value).__name__, type(value).__name__)
+    agents = {v.agent: v for v in (view(a, True) for a in board.agents)}
+    older = {v.agent: v for v in (view(a, False) for a in board.agents_older)}
+    missions = {(v.mission, v.version): v for v in (
+        MissionView(capped(m.mission), capped(m.version), m.current, capped(m.url) if m.url is not None else None,
+                    m.figures.runs) for m in board.missions)}
+    last = [a.figures.last_run for a in board.agents + board.agents_older]
+    digest = board.inputs_digest
+    return Bundle(source=where, runs=board.totals.runs, not_a_run=board.totals.not_a_run,
+                  counts=dict(board.totals.counts), agents=agents, older=older, missions=missions,
+                  problems=len(board.problems), digest=digest if DIGEST.test(digest) else None,
+                  newest=max((t for t in last if t), default=None))
 
 
 # ------------------------------------------------------------------ comparing
@@ -419,6 +339,40 @@ def _changed(report: dict) -> bool:
                        for r in report["agents"]))
 
 
+VERDICTS = {  # a row's verdict (compare: _verdict) -> how the Markdown reads it
+    "new": "new",
+    "unchanged": "same median",
+    "no_median": "median appeared or vanished",
+    "no_ci": "no CI (fewer than 6 runs)",
+    "inside_both_cis": "inside both CIs: not evidence of a change",
+    "outside_a_ci": "outside a CI",
+}
+_LEFT_OUT = Map(INT, frozenset(LEFT_OUT))
+_AGENT_BRIEF = {"agent": TEXT, "name": TEXT, "url": Maybe(Opt(URL)), "rank": Opt(INT), "median": Opt(NUMBER),
+                "runs": INT, "provisional": Maybe(BOOL)}
+_VERSION = {"mission": TEXT, "version": TEXT}
+_SIDE = {"runs": INT, "agents": INT, "mission_versions": Maybe(INT), "digest": Maybe(Opt(DIGEST)),
+         "newest_run": Maybe(Opt(TIME_TEXT))}
+# The change report, as compare() makes it and changes.json carries it: publish.py reads it back with this
+# shape (a key marked Maybe may be missing from a report an older podium wrote).
+REPORT_SHAPE = {
+    "schema": OneOf({REPORT_SCHEMA}), "changed": BOOL, "old": _SIDE, "new": _SIDE,
+    "totals": {"runs": INT, "not_a_run": INT, "problems": INT, "left_out": _LEFT_OUT},
+    "agents": [{"agent": TEXT, "name": TEXT, "url": Maybe(Opt(URL)), "rank": INT, "old_rank": Opt(INT),
+                "median": Opt(NUMBER), "old_median": Opt(NUMBER), "delta": Opt(NUMBER), "ci": Opt(PAIR),
+                "old_ci": Opt(PAIR), "in_median": Maybe(INT), "old_in_median": Maybe(Opt(INT)), "new_runs": INT,
+                "left_out": _LEFT_OUT, "is_new": BOOL, "verdict": OneOf(VERDICTS), "provisional": Maybe(BOOL)}],
+    "agents_added": [_AGENT_BRIEF],
+    "agents_gone": [_AGENT_BRIEF],
+    "agents_renamed": [{"agent": TEXT, "old_name": TEXT, "name": TEXT}],
+    "missions": {"added": [{**_VERSION, "current": BOOL, "url": Maybe(Opt(URL)), "runs": INT}],
+                 "gone": [{**_VERSION, "runs": INT}],
+                 "became_older": [{**_VERSION, "url": Maybe(Opt(URL)), "runs": INT, "current": Opt(TEXT)}],
+                 "runs": [{**_VERSION, "url": Maybe(Opt(URL)), "current": BOOL, "runs": INT, "new_runs": INT}]},
+    "new_runs": [{**_VERSION, "agent": TEXT, "name": TEXT, "new_runs": INT}],
+}
+
+
 # ------------------------------------------------------------------ gates
 
 
@@ -491,14 +445,6 @@ def _match(wanted: str, old: Bundle, new: Bundle) -> list[AgentView]:
 # ------------------------------------------------------------------ Markdown
 
 _MD_SPECIAL = set("\\`*_[]<>#!|~@&$:")
-VERDICTS = {
-    "new": "new",
-    "unchanged": "same median",
-    "no_median": "median appeared or vanished",
-    "no_ci": "no CI (fewer than 6 runs)",
-    "inside_both_cis": "inside both CIs: not evidence of a change",
-    "outside_a_ci": "outside a CI",
-}
 
 
 def md(text: object) -> str:

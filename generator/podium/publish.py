@@ -11,14 +11,14 @@ summary, ``changes.json`` holds the last few change reports and ``redirects.json
 the old paths that still redirect. Both are read back only as names, ids, kinds
 and numbers, checked field by field; a file that does not check out is ignored
 with a warning (the history starts again), never published as it is. Each is read
-only as a regular file (no symlink, FIFO or device) of at most diff.MAX_BYTES; only
-the keys podium writes are carried (:func:`pick`), names capped (diff.capped), and
+only as a regular file (no symlink, FIFO or device) of bounded size, as strict JSON
+(load/published.py); only the keys podium writes are carried (load/shape.py ``pick``: the
+change report's shape is diff.REPORT_SHAPE), names cleaned and capped, and
 at most MAX_REDIRECTS redirects.
 """
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from dataclasses import dataclass, field, replace
@@ -27,7 +27,9 @@ from pathlib import Path
 
 from podium import diff, routes
 from podium.errors import BuildError
-from podium.load.files import NotReadable, read_regular
+from podium.load.files import NotReadable
+from podium.load.published import CHANGES_SCHEMA, REDIRECTS_SCHEMA, read
+from podium.load.shape import INT, TEXT, TIME_TEXT, URL, Misfit, OneOf, Opt, pick
 from podium.model import Leaderboard, RunRecord, iso_utc
 from podium.plan import Blob, Entry, Page
 from podium.render import data
@@ -38,8 +40,6 @@ CHANGES_JSON = "api/results/changes.json"
 REDIRECTS_JSON = "api/results/redirects.json"
 CHANGES_INDEX = "changes/index.html"
 FEED = routes.FEED
-CHANGES_SCHEMA = "podium.changes/1"
-REDIRECTS_SCHEMA = "podium.redirects/1"
 KEEP_REPORTS = 10  # change reports kept (pages, changes.json, feed)
 FEED_RUNS = 50  # newest runs in the feed
 EPOCH = "1970-01-01T00:00:00Z"
@@ -90,7 +90,7 @@ def prepare(board: Leaderboard, title: str, base_url: str, generated_at: int | N
     reports: list[dict] = []
     if previous is not None:
         old = diff.load_bundle(previous)  # a BundleError (exit 2) names the file and the field
-        new = diff.bundle_from(data.summary_dict(board), "the new summary")
+        new = diff.bundle_of(board)
         folder = diff.summary_path(previous).parent
         reports = _history(folder / "changes.json", pub.warnings)
         report = diff.compare(old, new)
@@ -180,133 +180,20 @@ def _change_pages(board: Leaderboard, reports: list[dict]) -> list[Page]:
     return pages
 
 
-class _Opt:
-    """``None`` or the spec."""
-
-    def __init__(self, spec):
-        self.spec = spec
-
-
-class _Map:
-    """An object of ``spec`` values; keys outside ``keys`` (when given) are dropped, never carried."""
-
-    def __init__(self, spec, keys: frozenset[str] | None = None):
-        self.spec = spec
-        self.keys = keys
-
-
-class _Maybe:
-    """A key a report may lack (written by an older podium); checked when present."""
-
-    def __init__(self, spec):
-        self.spec = spec
-
-
-class _Misfit(ValueError):
-    pass
-
-
-_NUM, _PAIR, _TEXT, _URL, _TIME, _DIGEST = "number", "pair", "text", "url", "time", "digest"
-_VERDICT = frozenset(diff.VERDICTS)
-_KINDS = frozenset(diff.LEFT_OUT)
-_SITE_PATH = re.compile(r"(?:[A-Za-z0-9_][A-Za-z0-9_.-]{0,199}/){0,8}(?:[A-Za-z0-9_][A-Za-z0-9_.-]{0,199})?")
-_AGENT_ROW = {"agent": _TEXT, "name": _TEXT, "url": _Maybe(_Opt(_URL)), "rank": int, "old_rank": _Opt(int),
-              "median": _Opt(_NUM), "old_median": _Opt(_NUM), "delta": _Opt(_NUM), "ci": _Opt(_PAIR),
-              "old_ci": _Opt(_PAIR), "in_median": _Maybe(int), "old_in_median": _Maybe(_Opt(int)), "new_runs": int,
-              "left_out": _Map(int, _KINDS), "is_new": bool, "verdict": _VERDICT, "provisional": _Maybe(bool)}
-_BRIEF = {"agent": _TEXT, "name": _TEXT, "url": _Maybe(_Opt(_URL)), "rank": _Opt(int), "median": _Opt(_NUM),
-          "runs": int, "provisional": _Maybe(bool)}
-_MV = {"mission": _TEXT, "version": _TEXT}
-_SIDE = {"runs": int, "agents": int, "mission_versions": _Maybe(int), "digest": _Maybe(_Opt(_DIGEST)),
-         "newest_run": _Maybe(_Opt(_TIME))}
-REPORT_SHAPE = {
-    "schema": frozenset({diff.REPORT_SCHEMA}), "changed": bool, "old": _SIDE, "new": _SIDE,
-    "totals": {"runs": int, "not_a_run": int, "problems": int, "left_out": _Map(int, _KINDS)},
-    "agents": [_AGENT_ROW], "agents_added": [_BRIEF], "agents_gone": [_BRIEF],
-    "agents_renamed": [{"agent": _TEXT, "old_name": _TEXT, "name": _TEXT}],
-    "missions": {"added": [{**_MV, "current": bool, "url": _Maybe(_Opt(_URL)), "runs": int}],
-                 "gone": [{**_MV, "runs": int}],
-                 "became_older": [{**_MV, "url": _Maybe(_Opt(_URL)), "runs": int, "current": _Opt(_TEXT)}],
-                 "runs": [{**_MV, "url": _Maybe(_Opt(_URL)), "current": bool, "runs": int, "new_runs": int}]},
-    "new_runs": [{**_MV, "agent": _TEXT, "name": _TEXT, "new_runs": int}],
-}
-_HISTORY_ENTRY = {"number": int, "updated": _TIME, "report": REPORT_SHAPE}
+_HISTORY = {"schema": OneOf({CHANGES_SCHEMA}),
+            "reports": [{"number": INT, "updated": TIME_TEXT, "report": diff.REPORT_SHAPE}]}
 MAX_REDIRECTS = 10_000  # entries of a previous redirects.json; a longer one is ignored with a warning
-_REDIRECT = {"from": _URL, "kind": frozenset({"agent", "mission"}), "agent": _Opt(_TEXT), "mission": _Opt(_TEXT),
-             "version": _Opt(_TEXT)}
-
-
-def pick(value, spec):
-    """``value`` rebuilt from ``spec``: only the keys it names (unknown keys and free text are dropped),
-    names cleaned and capped (diff.capped), URLs plain site paths, numbers finite. A _Misfit when a
-    value does not have the shape at all."""
-    if isinstance(spec, _Opt):
-        return None if value is None else pick(value, spec.spec)
-    if isinstance(spec, _Map):
-        if not isinstance(value, dict):
-            raise _Misfit
-        return {k: pick(v, spec.spec) for k, v in value.items()
-                if isinstance(k, str) and (spec.keys is None or k in spec.keys)}
-    if isinstance(spec, dict):
-        if not isinstance(value, dict):
-            raise _Misfit
-        out = {}
-        for key, inner in spec.items():
-            if isinstance(inner, _Maybe):
-                if key in value:
-                    out[key] = pick(value[key], inner.spec)
-            elif key in value:
-                out[key] = pick(value[key], inner)
-            else:
-                raise _Misfit
-        return out
-    if isinstance(spec, list):
-        if not isinstance(value, list):
-            raise _Misfit
-        return [pick(v, spec[0]) for v in value]
-    if not fits(value, spec):
-        raise _Misfit
-    return diff.capped(value) if spec == _TEXT else value
-
-
-def fits(value, spec) -> bool:
-    """``value`` has the shape ``spec`` describes (types, keys, finite numbers, plain site paths)."""
-    if isinstance(spec, (_Opt, _Maybe)):
-        return value is None or fits(value, spec.spec)
-    if isinstance(spec, (_Map, dict, list)):
-        try:
-            pick(value, spec)
-        except _Misfit:
-            return False
-        return True
-    if isinstance(spec, frozenset):
-        return isinstance(value, str) and value in spec
-    if spec == _NUM:
-        return isinstance(value, (int, float)) and not isinstance(value, bool) and -1e6 < value < 1e6
-    if spec == _PAIR:
-        return isinstance(value, list) and len(value) == 2 and all(fits(v, _NUM) for v in value)
-    if spec == _TEXT:
-        return isinstance(value, str)
-    if spec == _URL:
-        return isinstance(value, str) and 0 < len(value) <= 400 and bool(_SITE_PATH.fullmatch(value))
-    if spec == _TIME:
-        return isinstance(value, str) and bool(diff.TIME.fullmatch(value))
-    if spec == _DIGEST:
-        return isinstance(value, str) and bool(diff.DIGEST.fullmatch(value))
-    if spec is int:
-        return isinstance(value, int) and not isinstance(value, bool) and -(10 ** 15) < value < 10 ** 15
-    return isinstance(value, spec)
+_REDIRECT = {"from": URL, "kind": OneOf({"agent", "mission"}), "agent": Opt(TEXT), "mission": Opt(TEXT),
+             "version": Opt(TEXT)}
 
 
 def _read_json(path: Path, warnings: list[str]):
-    """A history file's JSON, or None (absent, or with a warning when it cannot be read): a regular
-    file only, never through a symlink, at most diff.MAX_BYTES (a FIFO or /dev/zero cannot hang it)."""
+    """A history file's JSON (load/published.py), or None: absent, or with a warning when it cannot be read."""
     if not os.path.lexists(path):
         return None
     try:
-        data = read_regular(path, diff.MAX_BYTES)
-        return json.loads(data.decode("utf-8"), parse_constant=diff._refuse_constant)
-    except (NotReadable, OSError, ValueError, RecursionError) as err:
+        return read(path)
+    except (NotReadable, OSError) as err:
         warnings.append(f"{path}: ignored, cannot be read as JSON ({err}); it starts again")
         return None
 
@@ -318,10 +205,8 @@ def _history(path: Path, warnings: list[str]) -> list[dict]:
     if doc is None:
         return []
     try:
-        if not (isinstance(doc, dict) and doc.get("schema") == CHANGES_SCHEMA):
-            raise _Misfit
-        reports = pick(doc.get("reports"), [_HISTORY_ENTRY])
-    except _Misfit:
+        reports = pick(doc, _HISTORY)["reports"]
+    except Misfit:
         warnings.append(f"{path}: ignored, not a {CHANGES_SCHEMA} history; the change history starts again")
         return []
     reports = [r for r in reports if r["number"] > 0]
@@ -342,15 +227,14 @@ def _carried(path: Path, warnings: list[str]) -> list[dict]:
     if doc is None:
         return []
     try:
-        if not (isinstance(doc, dict) and doc.get("schema") == REDIRECTS_SCHEMA):
-            raise _Misfit
+        pick(doc, {"schema": OneOf({REDIRECTS_SCHEMA})})
         entries = doc.get("redirects")
         if isinstance(entries, list) and len(entries) > MAX_REDIRECTS:
             warnings.append(f"{path}: ignored, {len(entries)} redirects is more than the {MAX_REDIRECTS:,} podium "
                             "carries; earlier redirects are dropped")
             return []
         return pick(entries, [_REDIRECT])
-    except _Misfit:
+    except Misfit:
         warnings.append(f"{path}: ignored, not a {REDIRECTS_SCHEMA} list; earlier redirects are dropped")
         return []
 

@@ -32,11 +32,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from podium.errors import BuildError, UnsafeOutput
+from podium.load.files import Stamp, stamp_of
 
 MARKER = ".podium-site"
 MARKER_TEXT = b"This directory is written by podium; `podium build` replaces it whole.\n"
 _SAFE_PART = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
-FileStat = tuple[int, int, int, int]  # size, mtime_ns, ctime_ns, inode: the file podium wrote, unchanged
 
 
 @dataclass(frozen=True)
@@ -53,13 +53,9 @@ class Kept:
 class Listing:
     """A previous site as found on disk (nothing followed through a symlink)."""
 
-    files: dict[str, FileStat]  # regular files reached through real directories
+    files: dict[str, Stamp]  # regular files reached through real directories, by their stamps
     dirs: frozenset[str]
     odd: tuple[str, ...]  # symlinks and special files: never followed, removed by an update
-
-
-def file_stat(info: os.stat_result) -> FileStat:
-    return (info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
 
 
 def list_site(site: Path) -> Listing | None:
@@ -69,7 +65,7 @@ def list_site(site: Path) -> Listing | None:
             return None
     except OSError:
         return None
-    files: dict[str, FileStat] = {}
+    files: dict[str, Stamp] = {}
     dirs: set[str] = set()
     odd: list[str] = []
     pending = [""]
@@ -83,7 +79,7 @@ def list_site(site: Path) -> Listing | None:
                     dirs.add(path)
                     pending.append(path)
                 elif stat.S_ISREG(info.st_mode):
-                    files[path] = file_stat(info)
+                    files[path] = stamp_of(info)
                 else:
                     odd.append(path)
     return Listing(files, frozenset(dirs), tuple(sorted(odd)))

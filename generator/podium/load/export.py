@@ -28,9 +28,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from podium import codec
+from podium.cache import NO_CACHE, NoCache
 from podium.errors import BuildError, PodiumError
 from podium.load.fields import Fields
-from podium.load.files import MiB, open_file, read_file
+from podium.load.files import MiB, open_file, read_file, stamp
 from podium.load.jsonfile import NotAnArray, iter_json_array, parse_json
 from podium.load.report import Overview, read_overview, report_overview
 from podium.load.result import Result, read_result
@@ -120,7 +121,7 @@ class _Reader:
         return "sha256:" + self.total.hexdigest()
 
 
-def load_exports(roots: Sequence[Path], limits: Limits = Limits(), cache=None, keep=None) -> Export:
+def load_exports(roots: Sequence[Path], limits: Limits = Limits(), cache: NoCache = NO_CACHE, keep=None) -> Export:
     """Several exports as one (``podium build A B``): a run found in more than one is counted once,
     from the LAST export that holds it (a run exported while grading, then again once graded,
     counts as graded); each such duplicate is a note. With several exports every problem's path
@@ -168,14 +169,14 @@ def _labels(roots: Sequence[Path]) -> list[str]:
     return labels
 
 
-def load_export(root: Path, limits: Limits = Limits(), *, source: int = 0, label: str = "", cache=None,
-                keep=None) -> Export:
+def load_export(root: Path, limits: Limits = Limits(), *, source: int = 0, label: str = "",
+                cache: NoCache = NO_CACHE, keep=None) -> Export:
     """Everything podium needs from the export at ``root`` (``label``: prefixed to problem paths).
 
     Streams: a run directory is read, identified, attributed and handed to ``keep`` one at a time, so
     only what ``keep`` returns is held (a directory whose id needs the other directories' waits for
-    them). ``cache`` (cache.py, optional) keeps each directory as parsed, so a rebuild reads only
-    the directories whose files changed (see :func:`_read_dir_cached`)."""
+    them). ``cache`` (cache.py) keeps each directory as parsed, so a rebuild reads only the
+    directories whose files changed (see :func:`_read_dir_cached`)."""
     if not root.is_dir():
         raise PodiumError(f"{root}: export directory not found (pass EXPORT or set export: in podium.yaml)")
     reader = _Reader(root.resolve(), limits)
@@ -335,63 +336,34 @@ class _Stored:
 RUN_FILES = ("result.json", "report.md", "report.html")
 
 
-def _read_dir_cached(reader: _Reader, name: str, cache) -> _Dir:
-    """A run directory as parsed last time when its files are unchanged, else read afresh.
-
-    Unchanged: the same size, mtime and inode of each file; failing that, the same
-    bytes (SHA-256 of each file, read again but not parsed). The problems and the
-    digest entries the directory produced are replayed with it.
-    """
+def _read_dir_cached(reader: _Reader, name: str, cache: NoCache) -> _Dir:
+    """A run directory, as parsed last time when its files are unchanged (cache.py ``parsed``: the same
+    stamps, else the same bytes), else read afresh. The problems and the digest entries the directory
+    produced are replayed with it."""
     reader.start_dir()
-    if cache is None:
+    before = len(reader.problems)
+
+    def read() -> _Dir:
         item = _read_dir(reader, name)
         reader.end_dir(reader.hashes)
         return item
-    key = f"{reader.root}/{name}\0{reader.limits}"
-    signature = _signature(reader.root / name)
-    hit = cache.parsed_run(key)
-    if hit is not None and (hit[0] == signature or _same_bytes(reader.root / name, hit[1])):
+
+    def stored(item: _Dir) -> tuple[str, dict[str, str]]:
+        payload = codec.dumps(_Stored(_light(item), tuple(reader.problems[before:]), tuple(reader.hashes)))
+        return payload, {rel.rpartition("/")[2]: digest for rel, digest in reader.file_hashes.items()}
+
+    def replay(payload: str) -> _Dir | None:
         try:
-            stored = codec.loads(_Stored, hit[2])
+            found = codec.loads(_Stored, payload)
         except (ValueError, TypeError, KeyError):
-            stored = None  # a damaged row: the directory is read again
-        if stored is not None:
-            reader.problems += stored.problems
-            reader.end_dir(stored.digests)
-            cache.keep_parsed_run(key, signature, hit[1], hit[2])
-            return stored.item
-    problems_before = len(reader.problems)
-    item = _read_dir(reader, name)
-    reader.end_dir(reader.hashes)
-    payload = codec.dumps(_Stored(_light(item), tuple(reader.problems[problems_before:]), tuple(reader.hashes)))
-    cache.keep_parsed_run(key, signature, dict(reader.file_hashes), payload)
-    return item
+            return None  # a damaged row: the directory is read again
+        reader.problems += found.problems
+        reader.end_dir(found.digests)
+        return found.item
 
-
-def _signature(directory: Path) -> str:
-    parts = []
-    for file in RUN_FILES:
-        try:
-            info = os.lstat(directory / file)
-            parts.append(f"{file}:{info.st_size}:{info.st_mtime_ns}:{info.st_ino}:{info.st_mode}")
-        except OSError:
-            parts.append(f"{file}:-")
-    return "|".join(parts)
-
-
-def _same_bytes(directory: Path, hashes: dict[str, str]) -> bool:
-    """True when exactly the files hashed last time are there, with the same bytes (no symlink followed)."""
-    present = {f"{directory.name}/{file}" for file in RUN_FILES if os.path.lexists(directory / file)}
-    if present != set(hashes):
-        return False
-    for rel, digest in hashes.items():
-        path = directory.parent / rel
-        try:
-            if os.path.islink(path) or hashlib.sha256(path.read_bytes()).hexdigest() != digest:
-                return False
-        except OSError:
-            return False
-    return True
+    limits = reader.limits
+    return cache.parsed(reader.root / name, str(limits), RUN_FILES, max(limits.result_bytes, limits.report_bytes),
+                        read, stored, replay)
 
 
 def _own_id(item: _Dir, reader: _Reader) -> bool:
@@ -549,7 +521,7 @@ def whole_run(roots: Sequence[Path], record: RunRecord, limits: Limits) -> Run:
 
 def scan(roots: Sequence[Path]) -> str:
     """A digest of what the exports hold as the file system tells it, without reading a file: every
-    entry's name and, for run directories and sidecars, each file's size, mtime, ctime and inode. Equal
+    entry's name and, for run directories and sidecars, each file's stamp (load/files.py). Equal
     digests: nothing was added, removed, replaced or touched (a build whose inputs all agree stops here)."""
     digest = hashlib.sha256()
     for root in roots:
@@ -561,19 +533,9 @@ def scan(roots: Sequence[Path]) -> str:
             continue
         for entry in entries:
             digest.update(entry.name.encode("utf-8", "surrogatepass") + b"\0")
-            if entry.name in ("runs.json", "agents.json"):
-                digest.update(_stat_text(root / entry.name).encode())
-            elif RUN_DIR.match(entry.name) and entry.is_dir(follow_symlinks=False):
+            if RUN_DIR.match(entry.name) and entry.is_dir(follow_symlinks=False):
                 for file in RUN_FILES:
-                    digest.update(_stat_text(root / entry.name / file).encode())
+                    digest.update(stamp(root / entry.name / file).encode() + b"|")
             else:
-                digest.update(_stat_text(root / entry.name).encode())
+                digest.update(stamp(root / entry.name).encode() + b"|")
     return digest.hexdigest()
-
-
-def _stat_text(path: Path) -> str:
-    try:
-        info = os.lstat(path)
-    except OSError:
-        return "-|"
-    return f"{info.st_mode}:{info.st_size}:{info.st_mtime_ns}:{info.st_ctime_ns}:{info.st_ino}|"

@@ -1,8 +1,10 @@
-"""Reading files inside the export root without following links or blocking.
+"""Reading files without following links or blocking, and telling whether a file is still the one seen.
 
-Every read goes through :func:`read_file`: it refuses symlinks (never followed
-out of the root, or anywhere), FIFOs, devices and directories, and files over a
-size limit, and answers with a :class:`Problem` instead of raising.
+Every read of the export goes through :func:`read_file`: it refuses symlinks (never
+followed out of the root, or anywhere), FIFOs, devices and directories, and files over
+a size limit, and answers with a :class:`Problem` instead of raising; a file outside the
+export (a previous publish, the settings) through :func:`read_regular`, which raises.
+:func:`stamp` and :func:`unchanged` are the build cache's one file-stamp check.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import hashlib
 import os
 import stat
 from pathlib import Path
+from typing import NamedTuple
 
 from podium.model import Problem
 
@@ -161,3 +164,58 @@ def read_regular(path: Path, limit: int, *, follow: bool = False) -> bytes:
         raise NotReadable(f"cannot be read: {err.strerror or err}") from None
     finally:
         os.close(fd)
+
+
+# ------------------------------------------------------------------ stamps: is it still the same file?
+
+
+class Stamp(NamedTuple):
+    """A regular file as the file system describes it without reading it. Equal stamps: the same file,
+    unchanged (a write, a copy, a restore or a touch changes its ctime, which cannot be set back)."""
+
+    size: int
+    mtime_ns: int
+    ctime_ns: int
+    inode: int
+
+    def __str__(self) -> str:
+        return f"{self.size}:{self.mtime_ns}:{self.ctime_ns}:{self.inode}"
+
+
+ABSENT = "-"
+
+
+def stamp_of(info: os.stat_result) -> Stamp:
+    return Stamp(info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
+
+
+def stamp(path: Path) -> str:
+    """``path``'s stamp as text, never through a symlink: a regular file's :class:`Stamp`; ``-`` when
+    there is nothing there; for anything else its type, ctime and inode (a symlink is not its target)."""
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        return ABSENT
+    except OSError as err:
+        return f"?{err.errno}"
+    if stat.S_ISREG(info.st_mode):
+        return str(stamp_of(info))
+    return f"{stat.S_IFMT(info.st_mode):o}:{info.st_ctime_ns}:{info.st_ino}"
+
+
+def unchanged(path: Path, then: str, sha256: str | None, limit: int, now: str | None = None) -> bool:
+    """Whether ``path`` is still the file that had the stamp ``then`` and the SHA-256 ``sha256``: the
+    same stamp; else (touched, copied, restored) a regular file of at most ``limit`` bytes with exactly
+    those bytes, read under :func:`read_regular`'s rules. ``now``: its stamp, when the caller has it.
+
+    The one check of every file the build cache believes: a run's files (a parse reused), an output
+    file (a page left in place)."""
+    if (now if now is not None else stamp(path)) == then:
+        return True
+    if sha256 is None:
+        return False
+    try:
+        data = read_regular(path, limit)
+    except (OSError, NotReadable):
+        return False
+    return hashlib.sha256(data).hexdigest() == sha256

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 from importlib import resources
 
+from podium.load.published import COMPARE_SCHEMA
 from podium.model import Leaderboard, Pair, PairVersion
 from podium.render.data import dump_json
-
-SCHEMA = "podium.compare/1"
 
 
 def _ci(ci: tuple[float, float] | None) -> list[float] | None:
@@ -73,7 +72,7 @@ def compare_json(board: Leaderboard) -> bytes:
     """compare.json, one pair per line (it grows with the square of the agents); keys sorted."""
     rows = [dump_json(pair_dict(p), indent=None).decode("utf-8").rstrip("\n") for p in board.pairs]
     body = ",\n".join(rows)
-    head = dump_json(SCHEMA, indent=None).decode("utf-8").rstrip("\n")
+    head = dump_json(COMPARE_SCHEMA, indent=None).decode("utf-8").rstrip("\n")
     return ('{"pairs": [' + ("\n" + body + "\n" if rows else "") + '], "schema": ' + head + "}\n").encode("utf-8")
 
 

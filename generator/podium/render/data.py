@@ -13,6 +13,7 @@ from datetime import datetime, timezone
 from importlib import resources
 
 from podium import __version__, routes
+from podium.load.published import PART_SCHEMA, RUNS_SCHEMA, SUMMARY_SCHEMA
 from podium.model import (
     AgentSummary,
     Figures,
@@ -24,7 +25,6 @@ from podium.model import (
 )
 from podium.render.numbers import ledger_texts
 
-SCHEMA = "podium.summary/1"
 LEDGER_COLUMNS = (
     "run_id", "date", "agent", "agent_name", "mission", "version", "older", "kind", "status",
     "overall", "overall_upper", "deterministic", "judge", "judge_upper", "judge_status",
@@ -116,7 +116,7 @@ def model_dict(model: ModelSummary) -> dict:
 
 def summary_dict(board: Leaderboard, generated_at: int | None = None) -> dict:
     out = {
-        "schema": SCHEMA,
+        "schema": SUMMARY_SCHEMA,
         "generator": {"name": "podium", "version": __version__},
         "source": {"runs_read": board.runs_read, "inputs_digest": board.inputs_digest},
         "totals": {"runs": board.totals.runs, "not_a_run": board.totals.not_a_run,
@@ -181,8 +181,6 @@ def summary_schema() -> bytes:
 
 # ---------------------------------------------------------------- the ledger, in parts (ledger.py)
 
-RUNS_SCHEMA = "podium.runs/2"
-PART_SCHEMA = "podium.runs-part/1"
 PART_CONSTANTS = ("agent", "agent_name", "mission")  # one value per part: said once in a JSON part
 PART_COLUMNS = tuple(c for c in LEDGER_COLUMNS if c not in PART_CONSTANTS)
 

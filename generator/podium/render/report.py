@@ -1,9 +1,9 @@
 """A run's report.md for its page: read from the export again (not kept in memory), rendered safely.
 
-A rendered report is cached (cache.py) under a key of the report's bytes, the run's
-redaction fingerprint, podium's code and the Markdown engines' versions, so a rebuild
-renders only new or changed reports, and a new answer for a mission re-renders every
-report of that mission.
+A rendered report is cached (cache.py) under its key (cache.Keys.report: the report's
+bytes, the run's redaction fingerprint, podium's code and the Markdown engines' versions),
+so a rebuild renders only new or changed reports, and a new answer for a mission
+re-renders every report of that mission.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import hashlib
 from pathlib import Path
 
 from markupsafe import Markup
-from podium.cache import NoCache
+from podium.cache import NO_CACHE, NO_KEYS, Keys, NoCache
 from podium.load.files import read_file
 from podium.model import Problem, Run, RunRecord
 from podium.render import reportmd
@@ -23,19 +23,21 @@ from podium.render.redact import Redaction
 class ReportRenderer:
     """report.md -> HTML with the withheld sections cut and every text redacted for its run."""
 
-    def __init__(self, roots: Path | list[Path], limit: int, redaction: Redaction, cache: NoCache | None = None,
-                 code: str = ""):
+    def __init__(self, roots: Path | list[Path], limit: int, redaction: Redaction, cache: NoCache = NO_CACHE,
+                 keys: Keys = NO_KEYS):
         self.roots = roots if isinstance(roots, list) else [roots]
         self.limit = limit
         self.redaction = redaction
-        self.cache = cache or NoCache()
-        self.code = code
+        self.cache = cache
+        self.keys = keys
+
+    def inputs(self, record: RunRecord) -> tuple[str, int, str | None]:
+        """What the run's report renders from besides its redaction: the engines, the size limit, the
+        report's SHA-256 (None: no report)."""
+        return reportmd.ENGINE, self.limit, record.report_digest
 
     def key(self, record: RunRecord) -> str | None:
-        if record.report_digest is None:
-            return None
-        parts = (self.code, reportmd.ENGINE, str(self.limit), record.report_digest, self.redaction.fingerprint(record))
-        return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+        return self.keys.report(self.inputs(record), record, self.redaction)
 
     def cached(self, record: RunRecord, run: Run) -> Markup | None:
         """The report as rendered by an earlier build, when the cache has it and it passes the guard a

@@ -16,8 +16,9 @@ from pathlib import Path
 
 import jinja2
 from markupsafe import Markup
-from podium.cache import BuildCache, NoCache, key_of
+from podium.cache import NO_CACHE, NO_KEYS, Key, Keys, NoCache
 from podium.errors import BuildError
+from podium.load.files import Stamp
 from podium.model import Leaderboard, Run, RunRecord
 from podium.plan import Asset, Blob, DataFile, Entry, LazyPage, LedgerPage, Page, RunPage
 from podium.render import compare_data, data
@@ -25,7 +26,7 @@ from podium.render.redact import Redaction
 from podium.render.report import ReportRenderer
 from podium.render.safe import run_view
 from podium.render.templates import make_environment
-from podium.write import FileStat, Kept
+from podium.write import Kept
 
 DATA_FILES = {  # a DataFile's kind -> its bytes from the public board (and the ledger part it names)
     "summary": lambda board, generated_at, part: data.dump_json(data.summary_dict(board, generated_at)),
@@ -44,17 +45,18 @@ DATA_FILES = {  # a DataFile's kind -> its bytes from the public board (and the 
 class SiteRenderer:
     """Everything the render stage needs: the theme, the public board, and each run's raw record.
 
-    With a cache (cache.py) a page whose key is unchanged is left in the previous
-    site (``old_site``, as ``old_files`` lists it); with ``jobs`` > 1 (and the theme ``chain``
-    ``env`` was made from) the run pages that must be rendered, when there are enough of
-    them, are rendered by a pool of worker processes, in manifest order.
+    With a cache (cache.py, and the ``keys`` it made) a page whose key is unchanged is left in
+    the previous site (``old_site``, as ``old_files`` lists it); with ``jobs`` > 1 (and the theme
+    ``chain`` ``env`` was made from) the run pages that must be rendered, when there are enough of
+    them, are rendered by a pool of worker processes, in manifest order. With ``explain``, each
+    page rendered is listed in ``explained`` with why (cache.py ``why``).
     """
 
     def __init__(self, env: jinja2.Environment, board: Leaderboard, runs: Sequence[RunRecord], whole,
                  redaction: Redaction, reports: ReportRenderer, generated_at: int | None, *,
-                 cache: NoCache | None = None, old_site: Path | None = None,
-                 old_files: dict[str, FileStat] | None = None, fingerprint: str = "", jobs: int = 1,
-                 chain: list[Path] | None = None):
+                 cache: NoCache = NO_CACHE, keys: Keys = NO_KEYS, old_site: Path | None = None,
+                 old_files: dict[str, Stamp] | None = None, jobs: int = 1, chain: list[Path] | None = None,
+                 explain: bool = False):
         self.env = env
         self.board = board
         self.runs = runs  # the raw records, in the board's order (a RunPage's index names one)
@@ -62,17 +64,16 @@ class SiteRenderer:
         self.redaction = redaction
         self.reports = reports
         self.generated_at = generated_at
-        self.cache = cache or NoCache()
+        self.cache = cache
+        self.keys = keys
         self.old_site = old_site
         self.old_files = old_files or {}
-        self.fingerprint = fingerprint  # podium's code, the theme's files and the configured secrets
         self.chain = chain  # the theme chain ``env`` was made from: worker processes make their own
         self.jobs = jobs if chain is not None else 1
         self.reused = 0
         self.rendered = 0
-        self.key_memo: dict = {}  # cache.key_of's run record digests, for this build
-        self.board_key: str | None = None  # the data files' one input, computed once
-        self.chrome_key: str | None = None  # what every run page shares (site, navigation), computed once
+        self.explain = explain
+        self.explained: list[tuple[str, tuple[str, ...]]] = []  # (page, why it was rendered again)
 
     def render(self, entry: Entry) -> bytes:
         if isinstance(entry, RunPage):
@@ -92,46 +93,41 @@ class SiteRenderer:
         run = self.whole.whole(record)
         return run_values(run, self.redaction, self.reports(record, run))
 
-    def entry_key(self, entry: Entry) -> str | None:
-        """Everything the file is made from. A page: its template and context (a run page: its raw
-        record and its report's key instead of the public record); a ledger part: its runs; any other
-        data file: the summary without the runs (which no other data file lists)."""
+    def key(self, entry: Entry) -> Key | None:
+        """The file's cache key (cache.Keys), from everything it is made from. A page: its template and
+        context (a run page: its raw record, its report and its redaction instead of the public record);
+        a ledger part: its runs; any other data file: the summary without the runs (which no other data
+        file lists); a file copied or made elsewhere: its bytes. None without a cache."""
+        keys = self.keys
         if isinstance(entry, DataFile):
             if entry.part is not None:
                 part = self.board.ledger.parts[entry.part]
-                return key_of(self.fingerprint, entry.path, entry.kind, replace(part, runs=len(part.runs)),
-                              [self.board.runs[i] for i in part.runs], memo=self.key_memo)
-            if self.board_key is None:
-                self.board_key = key_of(_without_runs(self.board), self.generated_at)
-            return key_of(self.fingerprint, entry.path, entry.kind, self.board_key)
+                return keys.data_file(entry.path, entry.kind, lambda: (
+                    replace(part, runs=len(part.runs)), [self.board.runs[i] for i in part.runs]))
+            return keys.data_file(entry.path, entry.kind, lambda: (_without_runs(self.board), self.generated_at),
+                                  once=True)
         if isinstance(entry, Blob):
-            return key_of(self.fingerprint, entry.path, entry.data)
+            return keys.file(entry.path, lambda: entry.data)
         if isinstance(entry, Asset):
-            return key_of(self.fingerprint, entry.path, entry.source.read_bytes())
-        if isinstance(entry, LazyPage) and self.chrome_key is None:
-            self.chrome_key = key_of(entry.pages.chrome)
-        if isinstance(entry, RunPage):  # its context follows from its path, its raw record and the redaction
+            return keys.file(entry.path, entry.source.read_bytes)
+        if isinstance(entry, RunPage):
             record = self.runs[entry.index]
-            return key_of(self.fingerprint, entry.path, self.chrome_key, record, self.reports.key(record),
-                          self.redaction.fingerprint(record), memo=self.key_memo)
+            return keys.run_page(entry.pages.chrome, record, self.reports.inputs(record), self.redaction)
         if isinstance(entry, LedgerPage):
-            return key_of(self.fingerprint, entry.path, "ledger", self.chrome_key, entry.pages.key_parts(entry.index),
-                          memo=self.key_memo)
-        context = {k: v for k, v in entry.context.items() if k != "href"}  # href: the path and base_url
-        return key_of(self.fingerprint, entry.path, entry.template, context, memo=self.key_memo)
+            return keys.ledger_page(entry.pages.chrome, entry.path, entry.pages.key_parts(entry.index))
+        return keys.page(entry.path, entry.template, entry.context)
 
-    def key(self, entry: Entry) -> str | None:
-        """The file's cache key, or None without a cache."""
-        return self.entry_key(entry) if isinstance(self.cache, BuildCache) else None
-
-    def unchanged(self, entry: Entry, key: str | None) -> Kept | None:
+    def unchanged(self, entry: Entry, key: Key | None) -> Kept | None:
         """``entry``'s file left as the previous build wrote it, when its inputs and the file are unchanged."""
         found = self.old_files.get(entry.path)
         if found is None or not self.cache.unchanged(entry.path, key, found, self.old_site):
             return None
         if isinstance(entry, RunPage):
             self.cache.still_uses_report(self.reports.key(self.runs[entry.index]))
-        return Kept(found[0])
+        return Kept(found.size)
+
+    def why(self, entry: Entry, key: Key | None) -> tuple[str, ...]:
+        return self.cache.why(entry.path, key, entry.path in self.old_files)
 
 
 def _without_runs(board: Leaderboard) -> tuple:
@@ -168,6 +164,8 @@ def render_site(manifest: list[Entry], renderer: SiteRenderer) -> Iterator[tuple
         else:
             data_bytes = renderer.render(entry)
             renderer.rendered += isinstance(entry, (Page, LazyPage))
+        if renderer.explain and isinstance(entry, (Page, LazyPage)):
+            renderer.explained.append((entry.path, renderer.why(entry, keys[index])))
         renderer.cache.keep_page(entry.path, keys[index], data_bytes)
         yield entry.path, data_bytes
 
@@ -252,7 +250,7 @@ def guard_secrets(files: Iterable[tuple[str, bytes | Kept]], literals: list[str]
     """Pass files through; a BuildError names the first file holding a configured secret.
 
     A Kept file passed this guard when it was written, and the configured secrets are part
-    of every page's key (build.py), so it is not read again."""
+    of every file's key (cache.Keys), so it is not read again."""
     needles = [v.encode("utf-8", "surrogatepass") for v in literals]
     for path, data_bytes in files:
         for needle in needles if not isinstance(data_bytes, Kept) else ():

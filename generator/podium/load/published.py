@@ -1,0 +1,44 @@
+"""What podium publishes as data, by name, and the one way it reads a published file back.
+
+The schema names below are written into the files (render/data.py, render/compare_data.py,
+diff.py, publish.py) and checked when one is read back (diff.py, publish.py); the shipped
+JSON Schemas (``*.schema.json``) say the same names, which tests/test_data_files.py checks.
+
+:func:`read` reads a previous publish's summary.json, changes.json or redirects.json: a
+regular file only (never through a symlink at the file itself, never a FIFO or a device: no
+read can hang or go on without end), at most MAX_BYTES, strict JSON (load/jsonfile.py: no
+NaN or Infinity, no duplicate keys, no number that overflows). What it holds is then checked
+against its shape (load/shape.py).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from podium.load.files import NotReadable, read_regular
+from podium.load.jsonfile import parse_json
+
+SUMMARY_SCHEMA = "podium.summary/1"  # api/results/summary.json (summary.schema.json)
+COMPARE_SCHEMA = "podium.compare/1"  # api/results/compare.json (compare.schema.json)
+RUNS_SCHEMA = "podium.runs/2"  # api/results/runs.json, the ledger's index (runs.schema.json)
+PART_SCHEMA = "podium.runs-part/1"  # a ledger part's JSON (runs.schema.json)
+REPORT_SCHEMA = "podium.diff/1"  # a change report (podium diff --json, changes.json's reports)
+CHANGES_SCHEMA = "podium.changes/1"  # api/results/changes.json
+REDIRECTS_SCHEMA = "podium.redirects/1"  # api/results/redirects.json
+
+MAX_BYTES = 256 * 1024 * 1024  # the largest published file podium reads back
+
+
+def read(path: Path, limit: int = MAX_BYTES) -> object:
+    """The JSON value in the published file ``path``. FileNotFoundError when there is none; NotReadable
+    (the reason, without the path) when it is not a regular file, is over ``limit`` bytes, is not
+    UTF-8 (a BOM is allowed) or not strict JSON."""
+    data = read_regular(path, limit)
+    value, problems = parse_json(data, path.name)
+    if problems:
+        first = problems[0]
+        if first.message.startswith("not UTF-8"):
+            raise NotReadable(first.message)
+        where = f"{first.field}: " if first.field else ""
+        raise NotReadable(f"not JSON: {where}{first.message.removeprefix('invalid JSON ')}")
+    return value
