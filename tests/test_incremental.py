@@ -281,9 +281,9 @@ def test_parallel_run_pages_equal_serial_ones(project, monkeypatch):
     assert project.build(jobs=2).rendered == 0
 
 
-def test_workers_read_cached_reports_themselves(project, monkeypatch):
+def test_workers_render_with_cached_reports(project, monkeypatch):
     """CI restores the cache but not the site: every run page is rendered again, in worker
-    processes, each report taken from the cache by the worker (never rendered again), and
+    processes, each given its report from the cache by the parent (never rendered again), and
     the parent keeps those reports for the next build."""
     for n in range(10, 40):
         project.add(n)
@@ -302,6 +302,50 @@ def test_workers_read_cached_reports_themselves(project, monkeypatch):
         again = project.build(jobs=2)
         assert again.rendered >= 36 and again.reused == 0
     monkeypatch.undo()
+    project.assert_same_as_clean()
+
+
+def test_parsed_runs_and_reports_are_stored_as_made_and_only_the_used_ones_kept(project, monkeypatch):
+    """Issue 18: the cache holds no run in memory. A parsed run and a rendered report are written as they
+    are made, so a build that fails after them still leaves them for the next one (they are bound to
+    their inputs); the pages are recorded only once the site is in place; a run that left the export
+    leaves the cache at the next build."""
+    def rows(table: str) -> int:
+        db = sqlite3.connect(project.cache / "cache.sqlite")
+        try:
+            return db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
+        finally:
+            db.close()
+
+    def runs() -> int:
+        return sum(1 for d in project.export.root.iterdir() if d.is_dir())
+
+    assert rows("runs") == runs() == 6 and rows("reports") == 6
+    pages = rows("pages")
+    rid = project.add(7)
+    project.export.sidecars()
+
+    def fails(files, *args, **kwargs):  # every file rendered, then the disk is full
+        for _ in files:
+            pass
+        raise OSError("disk full")
+
+    monkeypatch.setattr(podium.build, "write_site", fails)
+    with pytest.raises(OSError):
+        project.build()
+    monkeypatch.undo()
+    assert rows("runs") == runs() == 7 and rows("reports") == 7 and rows("pages") == pages
+
+    def never(*args):
+        raise AssertionError("a run stored by the failed build was read again")
+
+    monkeypatch.setattr(podium.load.export, "_read_dir", never)
+    project.build()
+    monkeypatch.undo()
+    shutil.rmtree(project.export.root / rid[:8])
+    project.export.sidecars()
+    project.build()
+    assert rows("runs") == runs() == 6 and rows("reports") == 6
     project.assert_same_as_clean()
 
 

@@ -29,8 +29,11 @@ in the key, so the next build can say which part of a page's key changed
 The cache is ignored, and built anew, when it is corrupt or from another podium; a cache
 directory or file owned by another user or writable by others, and a database podium did not
 make, is never read nor written (the build runs uncached and says so). Every row is data (text
-and JSON), never unpickled; a row that does not read back is a miss. Writes are committed only
-after the site was swapped in, and keep only what this build used.
+and JSON), never unpickled; a row that does not read back is a miss. A parsed run and a rendered
+report are written as they are made (each is bound to its inputs by its key, so it is right
+whether or not the build completes, and none is held in memory: issue 18); what the site holds
+(``pages``, ``shared``, ``last``) is committed only after the site was swapped in, when every row
+this build did not use is dropped.
 
 "No cache" is :class:`NoCache`, and only it: every lookup misses, no key is made, no file is
 stamped, nothing is kept.
@@ -57,6 +60,7 @@ from podium.write import MARKER, list_site
 
 FORMAT = 5
 DEFAULT_DIR = ".podium-cache"
+SAVE_EVERY = 500  # parsed runs and reports are committed in batches of this many rows, as they are made
 BRIEF = 12  # hex digits of a part's digest kept to explain a key (never to decide one)
 
 
@@ -362,10 +366,6 @@ class NoCache:
     def commit(self, site: Path, outline: Outline | None = None) -> None:
         pass
 
-    def reports_reader(self) -> NoCache:
-        """What a worker process may use: cached reports only, read only."""
-        return NoCache()
-
     def close(self) -> None:
         pass
 
@@ -432,18 +432,9 @@ class BuildCache(NoCache):
         self.code = code
         self.path = directory / "cache.sqlite"
         self.db = self._open()
-        self.pages: dict[str, tuple[str, str, str, str]] = {}  # path -> (key, sha, stamp, key parts)
-        for row in self.db.execute("SELECT path, key, sha, stat, parts FROM pages"):
-            if all(isinstance(v, str) for v in row):
-                self.pages[row[0]] = row[1:]
         self.last_shared = {name: digest for name, digest in self.db.execute("SELECT name, digest FROM shared")
                             if isinstance(name, str) and isinstance(digest, str)}
-        self.fresh_pages: dict[str, tuple[str, str, str | None, str]] = {}  # its stamp: None until it is in place
-        self.fresh_reports: dict[str, str] = {}
-        self.used_reports: set[str] = set()
-        self.runs: dict[str, tuple[str, str, str]] | None = None  # loaded on first use, taken as used
-        self.taken_runs: dict[str, str] = {}  # the rows taken so far: key -> their stamps
-        self.fresh_runs: dict[str, tuple[str, str, str] | None] = {}  # None: the stored row is still right
+        self.unsaved = 0  # rows written since the last commit
         self.current: Keys | None = None  # this build's keys
         self.whole: tuple[str, dict[str, str]] | None = None  # this build's key and its parts
         self.build_why: tuple[str, ...] = ()
@@ -464,6 +455,11 @@ class BuildCache(NoCache):
                 db.execute("INSERT INTO meta VALUES (?, ?)", (FORMAT, self.code))
                 db.commit()
             db.execute("PRAGMA quick_check").fetchall()
+            # what this build used, noted as it goes (never held in memory): the rest is dropped at commit
+            db.executescript("CREATE TEMP TABLE used_runs (key TEXT PRIMARY KEY);"
+                             "CREATE TEMP TABLE used_reports (key TEXT PRIMARY KEY);"
+                             "CREATE TEMP TABLE fresh_pages (path TEXT PRIMARY KEY, key TEXT, sha TEXT, stat TEXT,"
+                             " parts TEXT);")  # this build's pages, each with its stamp once in place
             return db
         except sqlite3.DatabaseError:
             db.close()
@@ -498,35 +494,52 @@ class BuildCache(NoCache):
             if all(unchanged(directory / f, then.get(f, ""), hashes.get(f), limit, now=stamps[f]) for f in files):
                 value = replay(payload)
                 if value is not None:
-                    self.fresh_runs[key] = None if then == stamps else (_json(stamps), _json(hashes), payload)
+                    self._use("used_runs", key, None if then == stamps else
+                              ("runs", (key, _json(stamps), _json(hashes), payload)))
                     return value
         value = read()
         payload, hashes = stored(value)
-        self.fresh_runs[key] = (_json(stamps), _json(hashes), payload)
+        self._use("used_runs", key, ("runs", (key, _json(stamps), _json(hashes), payload)))
         return value
 
     def _run_row(self, key: str) -> tuple[dict, dict, str] | None:
         if self.broken:
             return None
-        if self.runs is None:
-            try:
-                self.runs = {k: (stamps, hashes, value) for k, stamps, hashes, value in
-                             self.db.execute("SELECT key, stamps, hashes, value FROM runs")
-                             if all(isinstance(v, str) for v in (k, stamps, hashes, value))}
-            except sqlite3.DatabaseError as err:
-                self._failed(err)
-                return None
-        hit = self.runs.pop(key, None)  # its text freed once the reader has decoded it
-        if hit is None:
-            return None
-        self.taken_runs[key] = hit[0]
         try:
-            stamps, hashes = json.loads(hit[0]), json.loads(hit[1])
+            row = self.db.execute("SELECT stamps, hashes, value FROM runs WHERE key = ?", (key,)).fetchone()
+        except sqlite3.DatabaseError as err:
+            self._failed(err)
+            return None
+        if row is None or not all(isinstance(v, str) for v in row):
+            return None
+        try:
+            stamps, hashes = json.loads(row[0]), json.loads(row[1])
         except ValueError:
             return None
         if not all(isinstance(d, dict) and all(isinstance(v, str) for v in d.values()) for d in (stamps, hashes)):
             return None
-        return stamps, hashes, hit[2]
+        return stamps, hashes, row[2]
+
+    def _use(self, used: str, key: str, row: tuple[str, tuple] | None = None) -> None:
+        """Note ``key`` as used by this build (in the temporary table ``used``) and write ``row`` (table,
+        values) now: a parsed run or a rendered report is bound to its inputs by its key and stamps, so it
+        is right whether or not this build completes; holding them until the end would hold the history."""
+        self._write(f"INSERT OR IGNORE INTO temp.{used} VALUES (?)", (key,))
+        if row is not None:
+            table, values = row
+            self._write(f"INSERT OR REPLACE INTO {table} VALUES ({', '.join('?' * len(values))})", values)
+
+    def _write(self, sql: str, values: tuple) -> None:
+        if self.broken:
+            return
+        try:
+            self.db.execute(sql, values)
+            self.unsaved += 1
+            if self.unsaved >= SAVE_EVERY:
+                self.db.commit()
+                self.unsaved = 0
+        except sqlite3.DatabaseError as err:
+            self._failed(err)
 
     # -------------------------------------------------- reports
 
@@ -540,39 +553,52 @@ class BuildCache(NoCache):
             return None
         if row is None or not isinstance(row[0], str):
             return None
-        self.used_reports.add(key)
+        self._use("used_reports", key)
         return row[0]
 
     def keep_report(self, key: str, html: str) -> None:
-        self.fresh_reports[key] = html
+        self._use("used_reports", key, ("reports", (key, html)))
 
     def still_uses_report(self, key: str | None) -> None:
         """A reused run page still stands on this report: keep it for the builds after this one."""
         if key is not None:
-            self.used_reports.add(key)
+            self._use("used_reports", key)
 
     # -------------------------------------------------- pages
+
+    def _page(self, path: str) -> tuple[str, str, str, str] | None:
+        """What the last build kept of ``path``: (its key, the SHA-256 written, its stamp, the key's parts)."""
+        if self.broken:
+            return None
+        try:
+            row = self.db.execute("SELECT key, sha, stat, parts FROM pages WHERE path = ?", (path,)).fetchone()
+        except sqlite3.DatabaseError as err:
+            self._failed(err)
+            return None
+        return row if row is not None and all(isinstance(v, str) for v in row) else None
 
     def unchanged(self, path: str, key: Key | None, found, site: Path) -> bool:
         """Whether the last build wrote ``path`` from exactly these inputs and ``site`` still holds that file
         (``found``: its stamp in the listing; else its bytes are checked); if so it is kept for the next
         build too."""
-        known = self.pages.get(path)
-        if key is None or known is None or known[0] != key.digest or self.broken:
+        known = self._page(path) if key is not None else None
+        if known is None or known[0] != key.digest:
             return False
         if not unchanged(site / path, known[2], known[1], found.size, now=str(found)):
             return False  # touched, copied or restored, and its bytes are no longer the ones written
-        self.fresh_pages[path] = (key.digest, known[1], str(found), key.parts)
+        self._write("INSERT OR REPLACE INTO temp.fresh_pages VALUES (?, ?, ?, ?, ?)",
+                    (path, key.digest, known[1], str(found), key.parts))
         return True
 
     def keep_page(self, path: str, key: Key | None, data: bytes) -> None:
         if key is not None:
-            self.fresh_pages[path] = (key.digest, hashlib.sha256(data).hexdigest(), None, key.parts)
+            self._write("INSERT OR REPLACE INTO temp.fresh_pages VALUES (?, ?, ?, NULL, ?)",
+                        (path, key.digest, hashlib.sha256(data).hexdigest(), key.parts))
 
     def why(self, path: str, key: Key | None, on_disk: bool) -> tuple[str, ...]:
         """Why ``path`` is rendered again: new, or which part of its key changed, or its file (``on_disk``:
         the previous site has one there) is no longer the one written."""
-        known = self.pages.get(path)
+        known = self._page(path)
         if self.broken:
             return (WHY_NO_CACHE,)
         if known is None:
@@ -619,82 +645,70 @@ class BuildCache(NoCache):
             return None
         listing = list_site(site)
         files = {path: found for path, found in listing.files.items() if path != MARKER} if listing else {}
-        if listing is None or listing.odd or files.keys() != self.pages.keys() \
-                or any(self.pages[path][2] != str(found) for path, found in files.items()):
+        if listing is None or listing.odd or not self._site_as_written(files):
             self.build_why = ("the site on disk is not the one the last build wrote",)
             return None
         try:
-            return codec.loads(Outline, row[2]), len(self.pages)
+            return codec.loads(Outline, row[2]), len(files)
         except (ValueError, TypeError, KeyError):  # a damaged row: build
             self.build_why = ("the cache's record of the last build is damaged",)
             return None
 
+    def _site_as_written(self, files: dict) -> bool:
+        """Whether ``files`` (path -> stamp: a site's listing) are exactly the last build's pages, each with the
+        stamp it had once in place."""
+        count = 0
+        try:
+            for path, written in self.db.execute("SELECT path, stat FROM pages"):
+                count += 1
+                if path not in files or str(files[path]) != written:
+                    return False
+        except sqlite3.DatabaseError as err:
+            self._failed(err)
+            return False
+        return count == len(files)
+
     def commit(self, site: Path, outline: Outline | None = None) -> None:
-        """After the new site is in place at ``site``: remember its pages (only them), the new reports, the
-        parsed runs, and the build's key and outline (so an unchanged rebuild stops early)."""
+        """After the new site is in place at ``site``: remember its pages (only them) and the build's key and
+        outline (so an unchanged rebuild stops early); drop the parsed runs and reports it did not use."""
         if self.broken:
             return
-        pages = []
-        for path, (key, sha, found, parts) in self.fresh_pages.items():
-            found = found or stamp(site / path)
-            if found != ABSENT:
-                pages.append((path, key, sha, found, parts))
         shared = self.current.shared.items() if self.current else ()
         try:
             with self.db:
+                placed = self.db.execute("SELECT path FROM temp.fresh_pages WHERE stat IS NULL").fetchall()
+                missing = 0
+                for (path,) in placed:  # written by this build: its stamp now it is in place
+                    found = stamp(site / path)
+                    missing += found == ABSENT
+                    self.db.execute("UPDATE temp.fresh_pages SET stat = ? WHERE path = ?",
+                                    (None if found == ABSENT else str(found), path))
                 self.db.execute("DELETE FROM pages")
-                self.db.executemany("INSERT INTO pages VALUES (?, ?, ?, ?, ?)", pages)
+                self.db.execute("INSERT INTO pages SELECT * FROM temp.fresh_pages WHERE stat IS NOT NULL")
                 self.db.execute("DELETE FROM shared")
                 self.db.executemany("INSERT INTO shared VALUES (?, ?)", [(n, d) for n, d in shared if d is not None])
-                self.db.executemany("INSERT OR REPLACE INTO reports VALUES (?, ?)", self.fresh_reports.items())
-                self.db.execute("CREATE TEMP TABLE used (key TEXT PRIMARY KEY)")
-                self.db.executemany("INSERT OR IGNORE INTO used VALUES (?)",
-                                    [(k,) for k in self.used_reports | set(self.fresh_reports)])
-                self.db.execute("DELETE FROM reports WHERE key NOT IN (SELECT key FROM used)")
-                self.db.execute("DROP TABLE used")
-                if self.runs is None:  # never read: no row is known to be current
-                    self.db.execute("DELETE FROM runs")
-                stored = set(self.runs or ()) | set(self.taken_runs)  # rows written only where they changed
-                self.db.executemany("DELETE FROM runs WHERE key = ?",
-                                    [(k,) for k in stored if k not in self.fresh_runs])
-                self.db.executemany("INSERT OR REPLACE INTO runs VALUES (?, ?, ?, ?)",
-                                    [(k, *value) for k, value in self.fresh_runs.items() if value is not None])
+                self.db.execute("DELETE FROM reports WHERE key NOT IN (SELECT key FROM temp.used_reports)")
+                self.db.execute("DELETE FROM runs WHERE key NOT IN (SELECT key FROM temp.used_runs)")
                 self.db.execute("DELETE FROM last")
-                if self.whole is not None and outline is not None and len(pages) == len(self.fresh_pages):
+                if self.whole is not None and outline is not None and not missing:
                     self.db.execute("INSERT INTO last VALUES (?, ?, ?)",
                                     (self.whole[0], _json(self.whole[1]), codec.dumps(outline)))
         except sqlite3.DatabaseError as err:
             self._failed(err)
 
     def close(self) -> None:
+        if not self.broken:  # the parsed runs and reports written since the last batch (the build may have failed)
+            try:
+                self.db.commit()
+            except sqlite3.DatabaseError:
+                pass
         self.db.close()
         if self.broken:  # ours (its header said so when it was opened): made anew by the next build
             self.path.unlink(missing_ok=True)
 
-    def reports_reader(self) -> NoCache:
-        return CachedReports(self.path) if not self.broken else NoCache()
-
 
 def _json(value: dict) -> str:
     return json.dumps(value, sort_keys=True)
-
-
-class CachedReports(NoCache):
-    """The reports table, through a read-only connection of its own, opened where it is first used
-    (in a worker process: a connection never crosses processes)."""
-
-    def __init__(self, path: Path):
-        self.uri = path.resolve().as_uri() + "?mode=ro"
-        self.db: sqlite3.Connection | None = None
-
-    def report(self, key: str) -> str | None:
-        try:
-            if self.db is None:
-                self.db = sqlite3.connect(self.uri, uri=True)
-            row = self.db.execute("SELECT html FROM reports WHERE key = ?", (key,)).fetchone()
-        except sqlite3.Error:
-            return None  # rendered afresh instead
-        return row[0] if row and isinstance(row[0], str) else None
 
 
 def open_cache(directory: Path | None) -> NoCache:

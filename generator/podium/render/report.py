@@ -44,7 +44,10 @@ class ReportRenderer:
         fresh one passes: redacting it again for ``run`` changes nothing (a row edited to hold a key or
         a submitted value is never published; it is rendered afresh instead)."""
         key = self.key(record)
-        html = self.cache.report(key) if key else None
+        return self.checked(self.cache.report(key) if key else None, run)
+
+    def checked(self, html: str | None, run: Run) -> Markup | None:
+        """A cached report ``html`` when redacting it again for ``run`` changes nothing, else None."""
         if html is None or self.redaction.for_run(run)(html) != html:
             return None
         return Markup(html)  # render_report's own output, kept verbatim

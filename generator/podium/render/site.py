@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import copy
 import multiprocessing
+from collections import deque
+from itertools import islice
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -117,14 +119,14 @@ class SiteRenderer:
             return keys.ledger_page(entry.pages.chrome, entry.path, entry.pages.key_parts(entry.index))
         return keys.page(entry.path, entry.template, entry.context)
 
-    def unchanged(self, entry: Entry, key: Key | None) -> Kept | None:
-        """``entry``'s file left as the previous build wrote it, when its inputs and the file are unchanged."""
+    def unchanged(self, entry: Entry, key: Key | None) -> bool:
+        """Whether ``entry``'s file is left as the previous build wrote it: its inputs and the file are unchanged."""
         found = self.old_files.get(entry.path)
         if found is None or not self.cache.unchanged(entry.path, key, found, self.old_site):
-            return None
+            return False
         if isinstance(entry, RunPage):
             self.cache.still_uses_report(self.reports.key(self.runs[entry.index]))
-        return Kept(found.size)
+        return True
 
     def why(self, entry: Entry, key: Key | None) -> tuple[str, ...]:
         return self.cache.why(entry.path, key, entry.path in self.old_files)
@@ -143,19 +145,31 @@ def render_site(manifest: list[Entry], renderer: SiteRenderer) -> Iterator[tuple
     """(path, bytes) for every entry in manifest order, or (path, Kept) for a page left as it is;
     run pages maybe rendered in parallel.
 
-    Keys and the unchanged pages are found up front (to know which run pages workers must render).
+    Keys and the unchanged pages are found up front (to know which run pages workers must render);
+    only the keys of the files to render are held, and one byte per entry.
     """
-    keys = [renderer.key(e) for e in manifest]
-    kept = {i: k for i, key in enumerate(keys) if (k := renderer.unchanged(manifest[i], key)) is not None}
-    pending = [i for i, e in enumerate(manifest) if isinstance(e, RunPage) and i not in kept]
-    parallel = _parallel(manifest, pending, renderer) if renderer.jobs > 1 and len(pending) >= PARALLEL_MIN else {}
+    kept = bytearray(len(manifest))
+    keys: dict[int, Key | None] = {}
     for index, entry in enumerate(manifest):
-        if index in kept:
+        key = renderer.key(entry)
+        if renderer.unchanged(entry, key):
+            kept[index] = 1
+        else:
+            keys[index] = key
+    def pending() -> Iterator[int]:  # the run pages to render
+        return (i for i, entry in enumerate(manifest) if not kept[i] and isinstance(entry, RunPage))
+
+    parallel = None
+    if renderer.jobs > 1 and sum(1 for _ in pending()) >= PARALLEL_MIN:
+        parallel = _parallel(manifest, pending(), renderer)
+    for index, entry in enumerate(manifest):
+        if kept[index]:
             renderer.reused += isinstance(entry, (Page, LazyPage))
-            yield entry.path, kept[index]
+            yield entry.path, Kept(renderer.old_files[entry.path].size)
             continue
-        if index in parallel:
-            data_bytes, report_key, report_html, was_cached = next(parallel[index])
+        key = keys.pop(index)
+        if parallel is not None and isinstance(entry, RunPage):
+            data_bytes, report_key, report_html, was_cached = next(parallel)
             if was_cached:
                 renderer.cache.still_uses_report(report_key)
             elif report_key and report_html is not None:
@@ -165,19 +179,20 @@ def render_site(manifest: list[Entry], renderer: SiteRenderer) -> Iterator[tuple
             data_bytes = renderer.render(entry)
             renderer.rendered += isinstance(entry, (Page, LazyPage))
         if renderer.explain and isinstance(entry, (Page, LazyPage)):
-            renderer.explained.append((entry.path, renderer.why(entry, keys[index])))
-        renderer.cache.keep_page(entry.path, keys[index], data_bytes)
+            renderer.explained.append((entry.path, renderer.why(entry, key)))
+        renderer.cache.keep_page(entry.path, key, data_bytes)
         yield entry.path, data_bytes
 
 
 PARALLEL_MIN = 64  # fewer run pages to render are not worth starting processes for
 CHUNK = 32  # run pages per task
+AHEAD = 8  # tasks per worker sent ahead of the page being written: the results waiting stay bounded
 _WORKER: tuple | None = None  # a worker process's theme and reports
 
 
-def _parallel(manifest: list[Entry], pending: list[int], renderer: SiteRenderer) -> dict[int, Iterator]:
-    """index -> an iterator yielding that page's (bytes, report key, fresh report html, report was cached)
-    from a pool of worker processes.
+def _parallel(manifest: list[Entry], pending: Iterator[int], renderer: SiteRenderer) -> Iterator:
+    """For each of ``pending`` (indexes of run pages in the manifest), in order: its (bytes, report key,
+    fresh report html, report was cached), from a pool of worker processes.
 
     The workers are forked from a small server process that has only imported podium
     (multiprocessing's "forkserver"), never from the build: a worker forked from the build
@@ -185,23 +200,45 @@ def _parallel(manifest: list[Entry], pending: list[int], renderer: SiteRenderer)
     record's reference counts, which copied most of the heap into each worker (3.5 GB at
     100k runs); a spawned one imports everything again (21 MB PSS each, against 10 MB for a
     worker forked from the server, whose imported modules the workers share). Each worker is given the theme chain and the report renderer once, then
-    each run page's page and raw record; it looks cached reports up through its own
-    read-only connection (cache.py ``reports_reader``) and never writes: the parent keeps
-    the new reports and notes the cached ones used. Results come back in ``pending`` order,
-    streamed as they are ready; tasks are sent as the workers take them.
+    each run page's page, raw record and the cached rendering of its report, if any (only
+    the parent reads and writes the cache: one SQLite connection, no locks between
+    processes); the worker checks a cached report as ReportRenderer.cached does, and the
+    parent keeps the new reports as they come back. Results come back in ``pending`` order,
+    streamed as they are ready; tasks are sent by the build's own thread (the one that
+    reads the cache), at most AHEAD per worker ahead of the page being written, so the
+    pages waiting to be written stay bounded whatever the history holds.
     """
     reports = copy.copy(renderer.reports)
-    reports.cache = renderer.cache.reports_reader()
+    reports.cache = NO_CACHE
 
-    def tasks() -> Iterator[list[tuple[Page, RunRecord]]]:
-        for start in range(0, len(pending), CHUNK):
-            yield [(manifest[i].page, renderer.runs[manifest[i].index]) for i in pending[start:start + CHUNK]]
+    def task(entry: RunPage) -> tuple[Page, RunRecord, str | None]:
+        record = renderer.runs[entry.index]
+        key = renderer.reports.key(record)
+        return entry.page, record, renderer.cache.report(key) if key else None
 
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(["podium.render.site"])
     pool = context.Pool(renderer.jobs, _start_worker, (renderer.chain, reports, renderer.whole))
-    results = _stream(pool, pool.imap(_render_chunk, tasks()))
-    return {i: results for i in pending}
+    chunks = iter(lambda: list(islice(pending, CHUNK)), [])
+    window: deque = deque()
+
+    def send() -> None:
+        chunk = next(chunks, None)
+        if chunk is not None:
+            window.append(pool.apply_async(_render_chunk, ([task(manifest[i]) for i in chunk],)))
+
+    def results() -> Iterator:
+        try:
+            for _ in range(renderer.jobs * AHEAD):
+                send()
+            while window:
+                done = window.popleft().get()
+                send()
+                yield from done
+        finally:
+            pool.terminate()
+
+    return results()
 
 
 def _start_worker(chain: list[Path], reports: ReportRenderer, whole) -> None:
@@ -209,20 +246,12 @@ def _start_worker(chain: list[Path], reports: ReportRenderer, whole) -> None:
     _WORKER = (make_environment(chain), reports, whole)
 
 
-def _stream(pool, chunks) -> Iterator:
-    try:
-        for chunk in chunks:
-            yield from chunk
-    finally:
-        pool.terminate()
-
-
-def _render_chunk(task: list[tuple[Page, RunRecord]]) -> list[tuple[bytes, str | None, str | None, bool]]:
+def _render_chunk(task: list[tuple[Page, RunRecord, str | None]]) -> list[tuple[bytes, str | None, str | None, bool]]:
     env, reports, whole = _WORKER
     out = []
-    for page, record in task:
+    for page, record, stored in task:
         run = whole.whole(record)
-        cached = reports.cached(record, run)
+        cached = reports.checked(stored, run)
         html = cached if cached is not None else reports.fresh(record, run)
         data_bytes = render_page(page, env, run_values(run, reports.redaction, html))
         fresh = None if cached is not None or html is None else str(html)
