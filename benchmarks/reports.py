@@ -5,7 +5,8 @@
 Reports: the real XORCISE 0.2.0 sample reports in ../shared/xorcise-samples*/ (12 of them),
 redacted as a run with known answers, own values and a configured literal is; and every
 report of each --export directory (e.g. one written by ``python scripts/make_export.py OUT
---runs 300``), each with its run's redactor as a build of that export makes it. Each design renders every report of a set
+--runs 300``), each with its run's redactor as a build of that export makes it. Each design renders every
+report of a set
 once per repetition (the designs interleaved); the table gives the per-report CPU time
 (``time.process_time``) of the fastest repetition (the one least disturbed by other processes
 on a shared machine) and of the median one.
@@ -41,9 +42,9 @@ from mdit_reference import render_cut  # noqa: E402
 from mdit_reference import render_report as reference_report  # noqa: E402
 from test_redact import ungated  # noqa: E402
 
+from podium.load.export import load_export  # noqa: E402
 from podium.render import reportmd  # noqa: E402
 from podium.render.markdown import _MD, _bounded, render_report  # noqa: E402
-from podium.load.export import load_export  # noqa: E402
 from podium.render.redact import Redaction  # noqa: E402
 from podium.render.withhold import withhold  # noqa: E402
 
@@ -128,12 +129,12 @@ def main(argv: list[str] | None = None) -> int:
         reps = max(3, args.reps * 12 // len(texts)) if len(texts) > 12 else args.reps
         size = sum(map(len, texts)) / len(texts) / 1024
         print(f"\n{name}: {len(texts)} reports, {size:.1f} KB each on average, {reps} repetitions")
-        print(f"| design | fastest ms/report | median ms/report |\n|---|---|---|")
+        print("| design | fastest ms/report | median ms/report |\n|---|---|---|")
         results = {}
         chosen = designs()
         cut_texts = [cut(t) for t in texts]
-        fns = [(lambda fn: lambda i: fn(cut_texts[i], redactors[i]))(fn) if on_cut
-               else (lambda fn: lambda i: fn(texts[i], redactors[i]))(fn) for _, fn, on_cut in chosen]
+        fns = [(lambda i, fn=fn, src=cut_texts if on_cut else texts, red=redactors: fn(src[i], red[i]))
+               for _, fn, on_cut in chosen]
         for (label, _, _), (fastest, median) in zip(chosen, measure(fns, list(range(len(texts))), reps)):
             results[label] = fastest
             print(f"| {label} | {fastest * 1000:.3f} | {median * 1000:.3f} |")

@@ -29,8 +29,18 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from exports import (BATCH, BaseExport, ExportSpec, add_batch, add_run,  # noqa: E402
-                     change_report, delete_run, ensure_export, export_ready, fresh_copy)
+from exports import (  # noqa: E402
+    BATCH,
+    BaseExport,
+    ExportSpec,
+    add_batch,
+    add_run,
+    change_report,
+    delete_run,
+    ensure_export,
+    export_ready,
+    fresh_copy,
+)
 from hugo_site import build_command, find_hugo, hugo_version, make_site  # noqa: E402
 from measure import CommandFailed, Measurement, run_measured  # noqa: E402
 from site_stats import SCOPES, SiteStats  # noqa: E402
@@ -639,7 +649,7 @@ def main(argv=None) -> int:
     hugo = pick_hugo(args.no_hugo or "hugo" not in args.only)
     if not {"--cache-dir", "--no-cache"} <= flags:
         log("note: this podium has no --cache-dir/--no-cache; (c)-(i) run as plain builds")
-    started = dt.datetime.now(dt.timezone.utc)
+    started = dt.datetime.now(dt.UTC)
     doc = {"date": started.isoformat(timespec="seconds"), "machine": machine_info(),
            "versions": versions(hugo, args.podium_python), "podium_flags": sorted(flags),
            "options": {"sizes": args.sizes, "reps": args.reps, "report_kb": args.report_kb,

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-BASE = datetime(2026, 10, 1, 9, 0, 0, tzinfo=timezone.utc)
+BASE = datetime(2026, 10, 1, 9, 0, 0, tzinfo=UTC)
 
 
 def run_id(n: int | str) -> str:
@@ -139,7 +139,7 @@ class ExportDir:
             })
         return rid
 
-    def sidecars(self, *, runs: bool = True, agents: bool = True) -> "ExportDir":
+    def sidecars(self, *, runs: bool = True, agents: bool = True) -> ExportDir:
         if runs:
             (self.root / "runs.json").write_text(json.dumps(self.rows[::-1], indent=2))
         if agents:

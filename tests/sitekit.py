@@ -34,7 +34,7 @@ class Element:
     tag: str
     attrs: list[tuple[str, str | None]]
     line: int
-    parent: "Element | None" = None
+    parent: Element | None = None
     children: list = field(default_factory=list)  # Element | str
     self_closing: bool = False
 
@@ -58,7 +58,7 @@ class Element:
         """The decoded text inside this element (script/style contents included)."""
         return "".join(c if isinstance(c, str) else c.text() for c in self.children)
 
-    def element_children(self) -> list["Element"]:
+    def element_children(self) -> list[Element]:
         return [c for c in self.children if isinstance(c, Element)]
 
     def __repr__(self) -> str:

@@ -14,7 +14,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from test_browser import (  # noqa: F401  (browser, new_page: fixtures)
     _AXE_MISSING,
     REPO_ROOT,

@@ -14,7 +14,6 @@ import re
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
-
 import sitekit as kit
 from exportkit import graded, run_id
 

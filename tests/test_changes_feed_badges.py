@@ -17,16 +17,16 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
 from exportkit import ExportDir, agent_id, env_failure, graded, grading, run_id
+from sitekit import AGENT_NAMES, hostile_export, pages, parse_html, site_files
+
 from podium import diff, publish
-from podium.load import published, shape
-from podium.load.files import NotReadable
 from podium.build import build_site, count_export, public_view
 from podium.cli import main
 from podium.config import Config
+from podium.load import published, shape
+from podium.load.files import NotReadable
 from podium.render.data import dump_json, summary_dict
-from sitekit import AGENT_NAMES, hostile_export, pages, parse_html, site_files
 
 GOLDEN_MD = Path(__file__).parent / "golden" / "diff.md"
 ATOM = "{http://www.w3.org/2005/Atom}"
@@ -539,8 +539,9 @@ def test_badges_escape_hostile_names(tmp_path):
 
 
 def test_the_change_page_context_is_documented(tmp_path, monkeypatch):
-    import podium.build
     from test_templates_lint import documented, nested_keys, readme_sections
+
+    import podium.build
 
     captured = []
     real = podium.build.plan_site

@@ -10,9 +10,8 @@ import sys
 from pathlib import Path
 
 import pytest
-import yaml
-
 import sitekit as kit
+import yaml
 from exportkit import ExportDir, graded, run_id
 
 REPO = Path(__file__).resolve().parents[1]

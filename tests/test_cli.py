@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
 from exportkit import ExportDir, agent_id, env_failure, graded, run_id
 from sitekit import ledger_rows_at
+
 from podium.cli import main
 
 SUMMARY = Path("api/results/summary.json")

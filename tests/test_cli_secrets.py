@@ -20,9 +20,9 @@ from urllib.parse import quote
 
 import pytest
 from click.testing import CliRunner
-
 from exportkit import ExportDir, graded, report_md, run_id
 from sitekit import ledger_rows_at
+
 from podium.cli import main
 from podium.render.data import dump_json
 
@@ -68,7 +68,7 @@ def planted(root: Path) -> ExportDir:
 @pytest.fixture
 def project(tmp_path, monkeypatch):
     monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
-    export = planted(tmp_path / "export")
+    planted(tmp_path / "export")
     (tmp_path / "podium.yaml").write_text(
         f"title: t\nexport: export\nout: site\nredact: [{json.dumps(LITERAL)}]\n", encoding="utf-8")
     monkeypatch.chdir(tmp_path)

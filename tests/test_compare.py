@@ -14,10 +14,10 @@ from __future__ import annotations
 from itertools import count
 
 import pytest
+from exportkit import agent_id, graded, run_id
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from exportkit import agent_id, graded, run_id
 from podium.compare import model_key, run_model, superiority, verdict
 from podium.kinds import record_of
 from podium.load.export import load_export

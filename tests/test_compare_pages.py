@@ -21,10 +21,10 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-from click.testing import CliRunner
-
 import sitekit as kit
+from click.testing import CliRunner
 from exportkit import ExportDir, agent_id, graded, run_id
+
 from podium.cli import main
 from podium.render.compare_text import OVERLAP, TOO_FEW
 
@@ -239,9 +239,9 @@ def _overlaps(a, b) -> bool:
 def test_no_text_is_drawn_over_a_mark_of_the_interval_chart(tmp_path):
     """Issue 17.3: "no CI" once sat over a median near 100%. Every label box (no CI, names, ticks)
     against every mark box (medians, intervals, their ends, grid and axis), medians from 0 to 100%."""
-    from podium.render.compare_charts import intervals
     from podium.model import PairVersion
-    from podium.render.templates import make_environment, theme_chain, builtin_themes
+    from podium.render.compare_charts import intervals
+    from podium.render.templates import builtin_themes, make_environment, theme_chain
 
     env = make_environment(theme_chain("default", [builtin_themes()]))
     macro = env.get_template("svg/intervals.svg").module.intervals_svg

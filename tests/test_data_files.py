@@ -21,7 +21,6 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-
 from exportkit import ExportDir, agent_id, crash_fallback, env_failure, graded, grading, run_id
 from sitekit import ledger_csv, ledger_rows
 

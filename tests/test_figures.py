@@ -12,10 +12,9 @@ exactly ``0.5*x + 0.5*x = x``.
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
-
 from exportkit import (
     BASE,
     agent_id,
@@ -26,6 +25,7 @@ from exportkit import (
     report_md,
     run_id,
 )
+
 from podium.load.export import load_export
 from podium.model import COUNTED_KINDS, UNATTRIBUTED
 from podium.summarize import summarize
@@ -636,9 +636,9 @@ def test_display_name_from_report_when_agents_json_lacks_it(export):
 
 
 @pytest.mark.parametrize("duration, completed", [
-    ("12.3s", datetime(2026, 10, 2, 8, 0, 12, 300000, tzinfo=timezone.utc)),
-    ("19m 43s", datetime(2026, 10, 2, 8, 19, 43, tzinfo=timezone.utc)),
-    ("1h 2m 3s", datetime(2026, 10, 2, 9, 2, 3, tzinfo=timezone.utc)),
+    ("12.3s", datetime(2026, 10, 2, 8, 0, 12, 300000, tzinfo=UTC)),
+    ("19m 43s", datetime(2026, 10, 2, 8, 19, 43, tzinfo=UTC)),
+    ("1h 2m 3s", datetime(2026, 10, 2, 9, 2, 3, tzinfo=UTC)),
 ])
 def test_report_md_fallback(export, duration, completed):
     rid = run_id("report")
@@ -652,7 +652,7 @@ def test_report_md_fallback(export, duration, completed):
     assert run.agent_name == "gyr falcon"
     assert run.mission == "web portal"
     assert run.version == "1.2.0"
-    assert run.started == datetime(2026, 10, 2, 8, 0, 0, tzinfo=timezone.utc)
+    assert run.started == datetime(2026, 10, 2, 8, 0, 0, tzinfo=UTC)
     assert run.completed == completed
     assert [a.name for a in board.agents] == ["gyr falcon"]
     assert agent(board, "gyr falcon").figures.last_run == completed.strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -9,8 +9,8 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from exportkit import agent_id, crash_fallback, env_failure, graded, grading, run_id
+
 from podium.load.export import load_export
 from podium.model import COUNTED_KINDS
 from podium.summarize import summarize

@@ -17,7 +17,6 @@ from __future__ import annotations
 import re
 
 import pytest
-
 import sitekit as kit
 from exportkit import crash_fallback, env_failure, graded, grading, run_id
 

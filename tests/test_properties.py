@@ -11,20 +11,20 @@ from __future__ import annotations
 
 import random
 from collections import defaultdict
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from fractions import Fraction
 from math import comb
 
+from exportkit import run_id
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from exportkit import run_id
 from podium import stats
 from podium.model import COUNTED_KINDS, Conditions, Export, Grade, Run
 from podium.render.data import ledger_row, summary_dict
 from podium.summarize import summarize
 
-BASE = datetime(2026, 10, 1, 9, 0, 0, tzinfo=timezone.utc)
+BASE = datetime(2026, 10, 1, 9, 0, 0, tzinfo=UTC)
 GRID = [Fraction(k, 8) for k in range(9)]  # 0, 1/8, ..., 1
 AGENTS = ["alpha", "Bravo", "bravo", "c d"]
 MISSIONS = ["m1", "m2"]

@@ -23,10 +23,10 @@ from xml.etree import ElementTree as ET
 
 import jsonschema
 import pytest
-from click.testing import CliRunner
-
 import sitekit as kit
+from click.testing import CliRunner
 from exportkit import ExportDir, env_failure, graded, run_id
+
 from podium.cli import main
 from podium.load.export import load_export
 from podium.render import numbers

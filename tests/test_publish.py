@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-import re
-
 import io
 import json
 import posixpath
+import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
-
 import sitekit as kit
-from test_site_links import is_ledger_view
+from click.testing import CliRunner
 from exportkit import ExportDir, graded, run_id
 from sitekit import ledger_rows
+from test_site_links import is_ledger_view
+
 from podium import budget
 from podium.budget import HOSTS, Host, Meter, OverBudget, fitting_newest, human_size
 from podium.cli import main
@@ -97,7 +96,7 @@ def test_run_pages_newest_keeps_every_run_and_links_the_rest_to_ledger_rows(expo
         groups.setdefault((row["agent"], row["mission"], row["version"]), []).append(row)
     for rows in groups.values():
         assert all("#" not in r["url"] for r in rows[:2])
-        for index, row in enumerate(rows[2:]):
+        for row in rows[2:]:
             page, _, anchor = row["url"].partition("#")
             assert re.fullmatch(r"runs/\d{4}-\d{2}/\d+/index\.html", page) and anchor == f"run-{row['run_id']}"
             assert f'id="{anchor}"'.encode() in files[page]  # its row, on the ledger page the link names

@@ -16,10 +16,10 @@ import signal
 from pathlib import Path
 
 import pytest
+from exportkit import ExportDir, agent_id, graded, report_md, run_id
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from exportkit import ExportDir, agent_id, graded, report_md, run_id
 from podium.config import load_config
 from podium.errors import ConfigError
 from podium.load.export import Limits, load_export

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
 from podium.render import redact as r
-from podium.render.redact import Redactor, Redaction
+from podium.render.redact import Redaction, Redactor
 
 LITERALS = ("s3cr3t-v@lue!", "two words/x y", "ab\ncd-ef", "FLAG{shared}")
 PIECES = (

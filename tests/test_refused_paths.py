@@ -15,9 +15,10 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
 from exportkit import ExportDir, graded, run_id
+
 from podium.cli import main
+
 
 def podium(*args, cwd: Path | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
     """The real command in a subprocess (so HOME and the working directory are its own)."""

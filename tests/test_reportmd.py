@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from conftest import SAMPLES, SAMPLES_HTML, needs_samples
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 from mdit_reference import render_cut
@@ -18,7 +19,6 @@ from mdit_reference import render_report as reference_report
 from sitekit import parse_html, url_scheme
 from test_withholding import POSITIONS, WITHHELD_POSITIONS, canary, hostile_injections, leaked, report
 
-from conftest import SAMPLES, SAMPLES_HTML, needs_samples
 from podium.render import reportmd
 from podium.render.markdown import MAX_CHARS, render_report
 from podium.render.redact import Redaction, Redactor

@@ -24,12 +24,12 @@ Every mission has a single version here, so every run is on a current version.
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import pytest
 from click.testing import CliRunner
-
 from conftest import SAMPLES, needs_samples
+
 from podium.cli import main
 from podium.load.export import load_export
 from podium.model import COUNTED_KINDS
@@ -42,7 +42,7 @@ KESTREL = "c33c6fe7ad404518b059065321c11083"
 
 
 def utc(text: str) -> datetime:
-    return datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=timezone.utc)
+    return datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
 
 
 # run id -> (kind, agent id, agent name, mission, version, started, completed), from runs.json

@@ -10,11 +10,11 @@ the history holds.
 
 import random
 import re
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
-
 import sitekit as kit
+
 from podium.model import Conditions, Export, Grade, Problem, Run
 from podium.plan import Page, Site, plan_site
 from podium.render.site import render_page
@@ -31,7 +31,7 @@ OWN = {"index.html", "agent.html", "missions.html", "mission.html", "model.html"
 def synthetic_export(n: int, seed: int = 1) -> Export:
     """n graded runs of 20 agents on 10 missions (two versions each): a big export fast (test_publish)."""
     rng = random.Random(seed)
-    base = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    base = datetime(2026, 1, 1, tzinfo=UTC)
     agents = [(f"{i:032x}", f"agent-{i}") for i in range(20)]
     runs = []
     for i in range(n):
@@ -61,7 +61,7 @@ def scale_export(n: int, seed: int = 7, agents: int = 12, missions: int = 40, pr
     """The scale shape: ``agents`` agents on ``missions`` missions, a quarter of them with an older
     version beside the current one, every kind of run, a model or two per agent."""
     rng = random.Random(seed)
-    base = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    base = datetime(2026, 1, 1, tzinfo=UTC)
     names = [AGENTS[i] if i < len(AGENTS) else f"agent-{i}" for i in range(agents)]
     two_versions = set(range(0, missions, 4))
     runs = []

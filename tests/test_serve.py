@@ -23,9 +23,9 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-
 import sitekit as kit
 from exportkit import ExportDir, graded, run_id
+
 from podium.serve import RELOAD_TAG, inject_reload
 
 WAIT = 60  # seconds: the longest any one step may take on a loaded machine
@@ -60,7 +60,7 @@ class Server:
                 line = self.lines.get(timeout=0.5)
             except queue.Empty:
                 if self.proc.poll() is not None:
-                    raise AssertionError(f"podium serve exited {self.proc.returncode}: {self.log}")
+                    raise AssertionError(f"podium serve exited {self.proc.returncode}: {self.log}") from None
                 continue
             self.log.append(line)
             if match := re.search(pattern, line):

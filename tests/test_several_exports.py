@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 from click.testing import CliRunner
-from exportkit import ExportDir, grading, graded, report_md, run_id
+from exportkit import ExportDir, graded, grading, report_md, run_id
 from sitekit import site_files
 
 from podium.build import build_site, count_export

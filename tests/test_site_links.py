@@ -14,10 +14,10 @@ from pathlib import Path
 from urllib.parse import parse_qsl
 
 import pytest
-
 import sitekit as kit
 from exportkit import ExportDir
 from sitekit import ledger_rows
+
 from podium.build import build_site
 from podium.config import load_config
 
@@ -74,7 +74,7 @@ def test_every_internal_link_resolves_to_a_file(site):
     ids = {path: set(doc.ids()) for path, doc in docs.items()}
     checked, bad = 0, []
     for page, doc in docs.items():
-        for name, url in page_links(doc):
+        for _name, url in page_links(doc):
             if not kit.is_internal(url):
                 continue
             checked += 1
@@ -92,7 +92,7 @@ def test_every_internal_link_resolves_to_a_file(site):
 def test_every_link_names_a_file_or_a_fragment(site):
     bad = []
     for page, doc in site["docs"].items():
-        for name, url in page_links(doc):
+        for _name, url in page_links(doc):
             if not kit.is_internal(url):
                 continue
             path, fragment = kit.split_target(url)

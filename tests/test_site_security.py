@@ -23,9 +23,9 @@ from urllib.parse import quote
 
 import jinja2
 import pytest
-
 import sitekit as kit
 from exportkit import ExportDir, env_failure, graded, report_md, run_id
+
 from podium.errors import BuildError
 from podium.render import charts
 from podium.render.data import csv_cell
@@ -178,7 +178,7 @@ def test_remote_images_become_links(docs):
 
 def test_template_syntax_in_input_is_literal_text(hostile, docs):
     """E6: never evaluated: no 49, no swallowed {% %} statement."""
-    for rid, name in hostile["runs"].items():
+    for rid in hostile["runs"]:
         text = docs[f"runs/{rid}/index.html"].text()
         assert "Template: {{ 7*7 }} and {% for x in y %}" in text
         assert "Template: 49" not in text

@@ -15,10 +15,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
-
 import sitekit as kit
+from click.testing import CliRunner
 from exportkit import graded, run_id
+
 from podium.cli import main
 from podium.errors import ConfigError
 from podium.render.templates import builtin_themes, static_files, theme_chain

@@ -20,7 +20,7 @@ from sitekit import build, site_files
 
 from podium.render.markdown import render_report
 from podium.render.redact import Redactor
-from podium.render.withhold import withhold, withheld_ranges
+from podium.render.withhold import withheld_ranges, withhold
 
 SECTIONS = ("Overview", "Scores", "Deterministic checks", "Judge rubric", "Artifacts", "Terrain", "Telemetry",
             "Conditions")

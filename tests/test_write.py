@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import shutil
 import stat
 from pathlib import Path
 
 import pytest
-
 from exportkit import ExportDir, graded, run_id
 from sitekit import ledger_rows_at
+
 from podium import write
 from podium.build import build_site
 from podium.config import load_config

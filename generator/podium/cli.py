@@ -13,6 +13,7 @@ from collections import Counter
 from pathlib import Path
 
 import click
+
 from podium import __version__
 from podium.build import Built, build_site, public_view
 from podium.cache import DEFAULT_DIR as DEFAULT_CACHE
@@ -72,7 +73,8 @@ def main() -> None:
 @EXPORT_ARG
 @click.option("--out", type=click.Path(path_type=Path), help="Output directory (default: site).")
 @CONFIG_OPT
-@click.option("--theme-dir", type=click.Path(path_type=Path), help="Templates and static files that override the theme.")
+@click.option("--theme-dir", type=click.Path(path_type=Path),
+              help="Templates and static files that override the theme.")
 @click.option("--strict", is_flag=True, help="Exit 1 and write nothing when any problem is found.")
 @click.option("--previous", type=click.Path(path_type=Path),
               help="The previous publish (its summary.json, or the built site directory): publish what changed.")
@@ -89,7 +91,8 @@ def main() -> None:
 def build(export: tuple[Path, ...], out: Path | None, config_path: Path | None, theme_dir: Path | None,
           strict: bool, previous: Path | None, cache_dir: Path | None, no_cache: bool, jobs: int | None,
           quiet: bool, verbose: bool, explain: bool) -> None:
-    """Build the site from EXPORT... (default: `export:` in podium.yaml; a run in several exports counts once, from the last)."""
+    """Build the site from EXPORT... (default: `export:` in podium.yaml; a run in several exports counts once,
+    from the last)."""
     if quiet and (verbose or explain):
         raise click.UsageError(f"--quiet and --{'verbose' if verbose else 'explain'} exclude each other")
     config = load_config(config_path, {"out": out, "theme_dir": theme_dir})
@@ -273,7 +276,8 @@ def _find_agent(board: Leaderboard, wanted: str) -> str:
 @click.option("--out", type=click.Path(path_type=Path),
               help="Build into this directory (default: a temporary one, removed on exit).")
 @CONFIG_OPT
-@click.option("--theme-dir", type=click.Path(path_type=Path), help="Templates and static files that override the theme.")
+@click.option("--theme-dir", type=click.Path(path_type=Path),
+              help="Templates and static files that override the theme.")
 def serve(export: tuple[Path, ...], port: int, host: str, out: Path | None, config_path: Path | None,
           theme_dir: Path | None) -> None:
     """Build, serve the site on 127.0.0.1 and rebuild when the export, content, theme or config changes."""

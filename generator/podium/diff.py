@@ -22,8 +22,26 @@ from podium.errors import PodiumError
 from podium.load.files import NotReadable
 from podium.load.published import REPORT_SCHEMA, SUMMARY_SCHEMA, read
 from podium.load.shape import (
-    ANY, BOOL, CI, COUNT, DIGEST, INT, NUMBER, PAIR, SCORE, TEXT, TIME_TEXT, URL, Either, Map, Maybe, Misfit, OneOf,
-    Opt, capped, pick,
+    ANY,
+    BOOL,
+    CI,
+    COUNT,
+    DIGEST,
+    INT,
+    NUMBER,
+    PAIR,
+    SCORE,
+    TEXT,
+    TIME_TEXT,
+    URL,
+    Either,
+    Map,
+    Maybe,
+    Misfit,
+    OneOf,
+    Opt,
+    capped,
+    pick,
 )
 from podium.model import COUNTED_KINDS, KIND_LABELS, MEDIAN_KINDS, Leaderboard, provisional
 from podium.render.numbers import DASH, pct
@@ -384,7 +402,7 @@ class Gate:
     points: float
 
     @classmethod
-    def parse(cls, text: str) -> "Gate":
+    def parse(cls, text: str) -> Gate:
         agent, sep, limit = text.rpartition("=")
         try:
             points = float(limit)

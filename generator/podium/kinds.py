@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import sys
+
 from podium.model import (
     GRADING_FAILED,
     JUDGE_STATUSES,

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 from collections import defaultdict
 from dataclasses import dataclass, replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import quote
 
-from podium import plan_compare, routes
 from podium import ledger as layout
+from podium import plan_compare, routes
 from podium.load.content import ContentPage
 from podium.model import KIND_ORDER, AgentSummary, Leaderboard, RunRecord
 from podium.render import charts, numbers
@@ -359,7 +359,7 @@ def _nav(site: Site) -> list[dict]:
 def _with_common(page: Page, site: Site, nav: list[dict]) -> dict:
     base = site.base_url.rstrip("/")
     permalink = routes.permalink(page.path)
-    generated = (datetime.fromtimestamp(site.generated_at, timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    generated = (datetime.fromtimestamp(site.generated_at, UTC).strftime("%Y-%m-%d %H:%M UTC")
                  if site.generated_at is not None else None)
     return {
         **page.context,
@@ -370,7 +370,8 @@ def _with_common(page: Page, site: Site, nav: list[dict]) -> dict:
                  "feed": routes.FEED if base else None},  # feed.xml exists only with base_url
         "page": {"path": page.path, "canonical": f"{base}/{permalink}" if base else None,
                  "section": _section(page.path), "noindex": not site.search_engines,
-                 "description": page.context.get("description") or f"{page.context.get('page_title', '')} · {site.title}"},
+                 "description": page.context.get("description")
+                 or f"{page.context.get('page_title', '')} · {site.title}"},
         "href": _Linker(page.path, base),
     }
 

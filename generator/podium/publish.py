@@ -22,7 +22,7 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from podium import diff, routes
@@ -96,7 +96,7 @@ def prepare(board: Leaderboard, title: str, base_url: str, generated_at: int | N
         report = diff.compare(old, new)
         if report["changed"]:
             number = max((r["number"] for r in reports), default=0) + 1
-            when = iso_utc(datetime.fromtimestamp(generated_at, timezone.utc)) if generated_at is not None \
+            when = iso_utc(datetime.fromtimestamp(generated_at, UTC)) if generated_at is not None \
                 else new.newest or old.newest or EPOCH
             reports.insert(0, {"number": number, "updated": when, "report": report})
         reports = reports[:KEEP_REPORTS]
@@ -282,7 +282,7 @@ def _feed(board: Leaderboard, reports: list[dict], title: str, base: str, genera
         entries.append({"kind": "changes", "number": r["number"], "headline": diff.headline(r["report"]),
                         "id": link, "link": link, "updated": r["updated"]})
     entries.sort(key=lambda e: (e["updated"], e["id"]), reverse=True)
-    stamp = iso_utc(datetime.fromtimestamp(generated_at, timezone.utc)) if generated_at is not None else None
+    stamp = iso_utc(datetime.fromtimestamp(generated_at, UTC)) if generated_at is not None else None
     return {
         "title": title, "id": f"{base}/", "home": f"{base}/", "self_url": f"{base}/{FEED}",
         "updated": max([e["updated"] for e in entries] + ([stamp] if stamp else []), default=EPOCH),

@@ -25,7 +25,6 @@ from podium.model import (
     MissionAgent,
     MissionVersionSummary,
     Problem,
-    Run,
     RunGroups,
     RunRecord,
     Totals,
@@ -42,7 +41,8 @@ def summarize(export: Export, configured_current: dict[str, str] | None = None,
     """Count every run of ``export`` exactly once (its runs: compact records, or whole runs to make them of)."""
     configured_current = configured_current or {}
     records = [run if isinstance(run, RunRecord) else record_of(run) for run in export.runs]
-    problems, runs_read, inputs_digest, notes = list(export.problems), export.runs_read, export.inputs_digest, export.notes
+    problems, notes = list(export.problems), export.notes
+    runs_read, inputs_digest = export.runs_read, export.inputs_digest
     del export  # the reader's records are replaced one by one below: a history is never held twice
     seen: dict[str, set[str]] = defaultdict(set)
     for record in records:

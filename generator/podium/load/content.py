@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from markupsafe import Markup
+
 from podium.errors import ConfigError
 from podium.load.files import read_file
 from podium.load.yamlfile import YamlError, parse_yaml

@@ -20,9 +20,9 @@ the report's bytes, so a Markdown and an HTML export of the same runs agree).
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import os
-import itertools
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path

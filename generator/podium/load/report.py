@@ -16,7 +16,7 @@ from __future__ import annotations
 import html
 import re
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 from podium.load.fields import Fields, describe
 
@@ -120,7 +120,7 @@ def _started(text: str | None, fields: Fields) -> datetime | None:
     if not text:
         return None
     try:
-        return datetime.strptime(text, "%Y-%m-%d %H:%M:%S UTC").replace(tzinfo=timezone.utc)
+        return datetime.strptime(text, "%Y-%m-%d %H:%M:%S UTC").replace(tzinfo=UTC)
     except ValueError:
         fields.report("Overview.Started", f"expected YYYY-MM-DD HH:MM:SS UTC, got {describe(text)}")
         return None

@@ -10,7 +10,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from podium.load.fields import Fields, describe
 from podium.model import RUN_ID
@@ -43,9 +43,9 @@ def parse_time(fields: Fields, obj: dict, key: str, field: str) -> datetime | No
         fields.report(field, f"expected an ISO-8601 time, got {describe(text)}")
         return None
     if value.tzinfo is None:
-        return value.replace(tzinfo=timezone.utc)
+        return value.replace(tzinfo=UTC)
     try:
-        return value.astimezone(timezone.utc)
+        return value.astimezone(UTC)
     except OverflowError:
         fields.report(field, f"{describe(text)} is out of range in UTC")
         return None

@@ -83,5 +83,6 @@ def intervals(v: PairVersion, a_name: str, b_name: str) -> Intervals:
         ticks=tuple((_x(t), f"{t * 100:.0f}%") for t in TICKS),
         grid="".join(f"M{svg_number(_x(t))} 4V{svg_number(AXIS)}" for t in TICKS),
         rows=(_row("a", a_name, ROW_A, v.median_a, v.median_ci_a), _row("b", b_name, ROW_B, v.median_b, v.median_ci_b)),
-        desc=f"{_describe(a_name, v.median_a, v.median_ci_a, v.n_a)}. {_describe(b_name, v.median_b, v.median_ci_b, v.n_b)}.",
+        desc=(f"{_describe(a_name, v.median_a, v.median_ci_a, v.n_a)}. "
+              f"{_describe(b_name, v.median_b, v.median_ci_b, v.n_b)}."),
     )

@@ -9,7 +9,7 @@ from __future__ import annotations
 import csv
 import io
 import json
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from importlib import resources
 
 from podium import __version__, routes
@@ -128,7 +128,7 @@ def summary_dict(board: Leaderboard, generated_at: int | None = None) -> dict:
         "problems": [{"path": p.path, "field": p.field, "message": p.message} for p in board.problems],
     }
     if generated_at is not None:
-        out["generated_at"] = iso_utc(datetime.fromtimestamp(generated_at, timezone.utc))
+        out["generated_at"] = iso_utc(datetime.fromtimestamp(generated_at, UTC))
     return out
 
 
@@ -198,7 +198,7 @@ def ledger_index(board: Leaderboard, generated_at: int | None = None) -> bytes:
                   for p in (ledger.parts if ledger else ())],
     }
     if generated_at is not None:
-        out["generated_at"] = iso_utc(datetime.fromtimestamp(generated_at, timezone.utc))
+        out["generated_at"] = iso_utc(datetime.fromtimestamp(generated_at, UTC))
     return dump_json(out)
 
 

@@ -26,6 +26,7 @@ from dataclasses import replace
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
 from markupsafe import Markup
+
 from podium.render import reportmd
 from podium.render.withhold import withhold
 

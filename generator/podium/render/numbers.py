@@ -169,6 +169,7 @@ def run_headline(record: RunRecord) -> str:
     if record.overall is None:
         score = "no score"
     else:
-        score = "overall " + pct_range(record.overall, record.overall_upper) + (" (no judge)" if record.no_judge_ran else "")
+        score = "overall " + pct_range(record.overall, record.overall_upper)
+        score += " (no judge)" if record.no_judge_ran else ""
     status = record.status[:1].lower() + record.status[1:]
     return f"Run {record.run_id[:8]}: {record.agent_name} on {record.mission} {record.version}, {status}, {score}."

@@ -83,7 +83,8 @@ _USERINFO_GATE = ((b"://",), re.compile(rb"[^/\s@:]+(?::[^/\s@]*)?@"))
 
 
 # Every anchor above, lower-cased (a text that holds none needs no step but the literal values).
-_ANY_ANCHOR = re.compile(rb"-----begin |a[ks]ia|gh[pousr]_|github_pat_|sk-|xox[abposr]-|eyj|(?:flag|ctf)\{|bearer|token|"
+_ANY_ANCHOR = re.compile(rb"-----begin |a[ks]ia|gh[pousr]_|github_pat_|sk-|xox[abposr]-|eyj|(?:flag|ctf)\{|bearer|"
+                         rb"token|"
                          rb"passw|pwd|secret|key|://")
 _SHORT = 1024
 

@@ -12,6 +12,7 @@ import hashlib
 from pathlib import Path
 
 from markupsafe import Markup
+
 from podium.cache import NO_CACHE, NO_KEYS, Keys, NoCache
 from podium.load.files import read_file
 from podium.model import Problem, Run, RunRecord

@@ -625,7 +625,8 @@ def render(text: str, redact: Callable[[str], str], top: int = 2) -> str:
                 levels.append(level)
                 h = min(top + len(levels) - 1, 6)
                 following = events[index]
-                if following.__class__ is dict and "Text" in following and events[index + 1] == {"End": {"Heading": data["level"]}}:
+                if following.__class__ is dict and "Text" in following \
+                        and events[index + 1] == {"End": {"Heading": data["level"]}}:
                     emit(f"<h{h}>\0</h{h}>\n")  # the common case: one text
                     keep(_restore(following["Text"], back) if back else following["Text"])
                     index += 2

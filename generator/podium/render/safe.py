@@ -21,9 +21,9 @@ from dataclasses import replace
 
 from podium import routes
 from podium.model import JUDGE_STATUSES, Conditions, Figures, Grade, Leaderboard, Problem, Run, RunRecord
+from podium.render.redact import Redaction
 
 KNOWN_STATUSES = frozenset(JUDGE_STATUSES) | {"grading-failed", "skipped"}
-from podium.render.redact import Redaction
 
 
 def public_board(board: Leaderboard, redaction: Redaction) -> Leaderboard:

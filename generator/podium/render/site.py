@@ -11,13 +11,14 @@ from __future__ import annotations
 import copy
 import multiprocessing
 from collections import deque
-from itertools import islice
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
+from itertools import islice
 from pathlib import Path
 
 import jinja2
 from markupsafe import Markup
+
 from podium.cache import NO_CACHE, NO_KEYS, Key, Keys, NoCache
 from podium.errors import BuildError
 from podium.load.files import Stamp
@@ -199,7 +200,8 @@ def _parallel(manifest: list[Entry], pending: Iterator[int], renderer: SiteRende
     shares its whole heap only until it touches it, and rendering a run page touches its
     record's reference counts, which copied most of the heap into each worker (3.5 GB at
     100k runs); a spawned one imports everything again (21 MB PSS each, against 10 MB for a
-    worker forked from the server, whose imported modules the workers share). Each worker is given the theme chain and the report renderer once, then
+    worker forked from the server, whose imported modules the workers share). Each worker
+    is given the theme chain and the report renderer once, then
     each run page's page, raw record and the cached rendering of its report, if any (only
     the parent reads and writes the cache: one SQLite connection, no locks between
     processes); the worker checks a cached report as ReportRenderer.cached does, and the

@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import jinja2
+
 import podium
 from podium import diff
 from podium.errors import ConfigError
@@ -37,7 +38,8 @@ def theme_chain(theme: str, search: list[Path], override: Path | None = None) ->
         if directory is None:
             raise ConfigError(f"theme {name!r} not found in {', '.join(str(s) for s in search)}")
         if directory in chain:
-            cycle = " extends ".join(repr(n) for n in names[names.index(name):] + [name]) if name in names else repr(name)
+            chain = names[names.index(name):] + [name] if name in names else [name]
+            cycle = " extends ".join(repr(n) for n in chain)
             raise ConfigError(f"theme {name!r} extends itself: {cycle}")
         chain.append(directory)
         names.append(name)
