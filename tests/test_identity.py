@@ -118,3 +118,12 @@ def test_html_export_without_sidecars_reads_identity_from_the_overview(tmp_path)
     assert all(r.report_file is None for r in board.runs)  # report.html is never rendered
     assert "f2a542c0" in by_id  # the deploy failure has no report: (unattributed), still counted
     assert by_id["f2a542c0"].agent_name == "(unattributed)"
+
+
+def test_a_mission_named_page_does_not_take_the_mission_cards_pages():
+    """missions/page/<n>/ holds the later pages of mission cards: a mission slugged `page` would collide."""
+    from podium import routes
+
+    slugs = routes.mission_slugs({"page": "page", "Page": "Page", "web": "web"})
+    assert slugs["web"] == "web" and "page" not in slugs.values()
+    assert routes.mission_path(slugs["page"], "1.0.0") != routes.missions_page_path(2).replace("2", "1.0.0")

@@ -19,7 +19,10 @@ import sitekit as kit
 from click.testing import CliRunner
 from exportkit import graded, run_id
 
+from podium import routes
+from podium.build import build_site
 from podium.cli import main
+from podium.config import Config
 from podium.errors import ConfigError
 from podium.render.templates import builtin_themes, static_files, theme_chain
 
@@ -321,6 +324,38 @@ def test_every_content_error_is_reported_at_once(export, tmp_path):
 def test_a_reserved_slug_is_refused(export, tmp_path, front, slug):
     message = build_error(export, tmp_path, {"mine.md": f"---\n{front}\n---\nx\n"})
     assert "mine.md" in message and f"{slug!r}" in message and "reserved" in message
+
+
+@pytest.mark.parametrize("section", sorted(s for s in routes.SECTIONS if "." not in s))
+def test_every_route_of_the_site_is_refused_as_a_content_slug(export, tmp_path, section):
+    """Issue 19.1: the reserved slugs are the first segments of routes.py's routes, so `compare`, `models`,
+    `changes` and `badges` are refused at load like `agents` (they once passed and failed while writing)."""
+    message = build_error(export, tmp_path, {"mine.md": f"---\nslug: \"{section}\"\n---\nx\n"})
+    assert "mine.md" in message and f"{section!r}" in message and "reserved" in message
+
+
+def test_a_content_page_on_a_route_stops_the_cli_with_exit_2_naming_the_file(export, tmp_path, monkeypatch):
+    small_export(export)
+    write(tmp_path / "content" / "compare.md", "---\ntitle: Compare\n---\nours\n")
+    write(tmp_path / "podium.yaml", f"export: {export.root}\ncontent: content\nout: site\n")
+    result = cli(["build"], tmp_path, monkeypatch)
+    assert result.exit_code == 2 and "compare.md" in result.output and "reserved" in result.output
+    assert not (tmp_path / "site").exists()
+
+
+def test_every_path_of_a_site_is_one_of_the_routes(export, tmp_path):
+    """Every file a site with every feature holds (feed, sitemap, badges, changes, redirects, assets, content)
+    starts with a segment routes.py lists, or is a content page: a route added outside routes.py fails here."""
+    small_export(export)
+    content = tmp_path / "content"
+    write(content / "guide.md", "---\ntitle: Guide\n---\nx\n")
+    kit.build(export.root, tmp_path / "first", content=content, base_url="https://x.example/")
+    config = Config(source="", root=tmp_path, out=tmp_path / "site", content=content, base_url="https://x.example/")
+    build_site(config, export.root, previous=tmp_path / "first")
+    paths = [p.relative_to(tmp_path / "site").as_posix() for p in (tmp_path / "site").rglob("*") if p.is_file()]
+    first = {p.split("/")[0].removesuffix(".html") for p in paths if p != ".podium-site"}
+    assert {"badges", "changes", "feed.xml", "sitemap.xml", "assets", "guide"} <= first
+    assert first - {"guide"} <= routes.SECTIONS, first - routes.SECTIONS
 
 
 def test_two_pages_with_one_slug_are_refused_naming_both(export, tmp_path):

@@ -8,22 +8,21 @@ stops the build with an :class:`OverBudget` naming the limit and the numbers
 ``run_pages: {newest: N}`` keeps run pages only for the newest N runs of each
 agent on each mission version. Every run stays in the numbers, summary.json,
 runs.json/csv and the ledger; a run without a page links to its ledger row
-(``runs/page/<n>/index.html#run-<id>``) everywhere a run link appears.
+(``runs/<YYYY-MM>/<n>/index.html#run-<id>``) everywhere a run link appears.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
+from podium import routes
 from podium.errors import BuildError
 from podium.model import Leaderboard
 
 GB = 1000**3  # hosts say "1 GB"; the decimal reading is the stricter one
 MIB = 1024**2
-_RUN_PAGE = re.compile(r"^runs/[0-9a-f]{32}/index\.html$")
 
 
 @dataclass(frozen=True)
@@ -148,7 +147,7 @@ class Meter:
             section[1] += len(data)
             if len(self.largest) < 5 or len(data) > self.largest[-1][0]:
                 self.largest = sorted(self.largest + [(len(data), path)], reverse=True)[:5]
-            if _RUN_PAGE.match(path):
+            if routes.RUN_PAGE.match(path):
                 self.run_pages += 1
                 self.run_page_bytes += len(data)
             if self.host.max_file_bytes and len(data) > self.host.max_file_bytes:

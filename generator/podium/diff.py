@@ -18,6 +18,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from podium import routes
 from podium.errors import PodiumError
 from podium.load.files import NotReadable
 from podium.load.published import REPORT_SCHEMA, SUMMARY_SCHEMA, read
@@ -46,7 +47,7 @@ from podium.load.shape import (
 from podium.model import COUNTED_KINDS, KIND_LABELS, MEDIAN_KINDS, Leaderboard, provisional
 from podium.render.numbers import DASH, pct
 
-SUMMARY_IN_SITE = Path("api/results/summary.json")
+SUMMARY_IN_SITE = Path(routes.SUMMARY_JSON)
 LEFT_OUT = tuple(kind for kind in COUNTED_KINDS if kind not in MEDIAN_KINDS)
 LEFT_OUT_LABEL = {kind: KIND_LABELS[kind].lower() for kind in LEFT_OUT}
 ANY_AGENT = "*"

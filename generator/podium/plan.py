@@ -23,7 +23,6 @@ from podium.model import KIND_ORDER, AgentSummary, Leaderboard, RunRecord
 from podium.render import charts, numbers
 from podium.render.numbers import ledger_texts
 
-ASSETS = "assets"
 TONES = 8  # agent colours
 # Bounded pages (site.md "Bounded"): what a page shows never grows with the run history; every
 # other run is one link away, in the ledger filtered by fragment (runs/index.html#agent=…&mission=…).
@@ -130,14 +129,14 @@ def plan_site(board: Leaderboard, site: Site, static: dict[str, Path] | None = N
     pages += [Page(*planned) for planned in plan_compare.pages(board)]
     pages += [_content_page(p) for p in site.pages]
     pages += site.extra_pages
-    pages.append(Page("404.html", "404.html", {"page_title": "Not found",
+    pages.append(Page(routes.NOT_FOUND, "404.html", {"page_title": "Not found",
                                                "description": "There is no page at this address."}))
     outputs += [replace(page, context=_with_common(page, site, nav)) for page in pages]
     ledger_pages = LedgerPages(board, site, nav)
     outputs += [LedgerPage(p.path, i, ledger_pages) for i, p in enumerate(board.ledger.pages if board.ledger else ())]
     run_pages = RunPages(board, site, nav)
     outputs += [RunPage(r.url, i, run_pages) for i, r in enumerate(board.runs) if "#" not in r.url]  # budget.py
-    outputs += [Asset(f"{ASSETS}/{rel}", source) for rel, source in sorted((static or {}).items())]
+    outputs += [Asset(f"{routes.ASSETS}/{rel}", source) for rel, source in sorted((static or {}).items())]
     return outputs
 
 
@@ -168,7 +167,7 @@ def _home(board: Leaderboard, index: _Index) -> Page:
         for a in shown
     ]
     below = board.agents[HOME_CARDS:]
-    return Page("index.html", "index.html", {
+    return Page(routes.HOME, "index.html", {
         "page_title": "Agents", "totals": board.totals, "cards": cards,
         "ranked": list(below[:HOME_ROWS]),
         "unlisted": len(below) - min(len(below), HOME_ROWS),
@@ -185,7 +184,7 @@ def ledger_fragment(agent_name: str | None = None, version: tuple[str, str] | No
         parts.append("agent=" + quote(agent_name, safe="/"))
     if version is not None:
         parts.append("mission=" + quote(f"{version[0]} {version[1]}", safe="/"))
-    return "runs/index.html" + ("#" + "&".join(parts) if parts else "")
+    return routes.LEDGER + ("#" + "&".join(parts) if parts else "")
 
 
 def version_runs(versions: int) -> int:
@@ -224,7 +223,7 @@ def _models_differ(agent: AgentSummary, older: AgentSummary | None) -> bool:
 
 
 def missions_path(number: int) -> str:
-    return "missions/index.html" if number == 1 else f"missions/page/{number}/index.html"
+    return routes.missions_page_path(number)
 
 
 def _missions_pages(board: Leaderboard, index: _Index) -> list[Page]:
@@ -349,8 +348,8 @@ def _content_page(page: ContentPage) -> Page:
 
 
 def _nav(site: Site) -> list[dict]:
-    items = [("Agents", "index.html"), ("Missions", "missions/index.html"), ("Compare", routes.COMPARE_INDEX),
-             ("Models", routes.MODELS_INDEX), ("All runs", "runs/index.html")]
+    items = [("Agents", routes.HOME), ("Missions", routes.MISSIONS_INDEX), ("Compare", routes.COMPARE_INDEX),
+             ("Models", routes.MODELS_INDEX), ("All runs", routes.LEDGER)]
     items += list(site.extra_nav)
     items += [(p.title, p.path) for p in sorted(site.pages, key=lambda p: (p.order, p.title))]
     return [{"title": title, "path": path} for title, path in items]
@@ -385,7 +384,7 @@ class _Linker:
     base: str
 
     def __call__(self, target: str) -> str:
-        if self.from_path == "404.html" and self.base:
+        if self.from_path == routes.NOT_FOUND and self.base:
             return f"{self.base}/{target}"
         return routes.relative(self.from_path, target)
 

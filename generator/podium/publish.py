@@ -36,22 +36,12 @@ from podium.render import data
 from podium.render.badge import LABEL, badge
 from podium.render.numbers import median_line, pct, provisional_note
 
-CHANGES_JSON = "api/results/changes.json"
-REDIRECTS_JSON = "api/results/redirects.json"
-CHANGES_INDEX = "changes/index.html"
-FEED = routes.FEED
+CHANGES_JSON, REDIRECTS_JSON, CHANGES_INDEX = routes.CHANGES_JSON, routes.REDIRECTS_JSON, routes.CHANGES_INDEX
+FEED, change_path, badge_path = routes.FEED, routes.change_path, routes.badge_path
 KEEP_REPORTS = 10  # change reports kept (pages, changes.json, feed)
 FEED_RUNS = 50  # newest runs in the feed
 EPOCH = "1970-01-01T00:00:00Z"
 _OLD_PATH = re.compile(r"^(?:agents/[a-z0-9-]{1,80}|missions/[a-z0-9-]{1,80}/[a-z0-9][a-z0-9.-]{0,80})/index\.html$")
-
-
-def change_path(number: int) -> str:
-    return f"changes/{number}/index.html"
-
-
-def badge_path(slug: str) -> str:
-    return f"badges/{slug}.svg"
 
 
 @dataclass

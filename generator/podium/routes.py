@@ -34,6 +34,15 @@ DATA_FILES = {"summary": SUMMARY_JSON, "schema": SUMMARY_SCHEMA, "runs_json": RU
               "ledger_js": LEDGER_JS, "compare": COMPARE_JSON, "compare_schema": COMPARE_SCHEMA}
 COMPARE_INDEX = "compare/index.html"
 MODELS_INDEX = "models/index.html"
+HOME = "index.html"
+MISSIONS_INDEX = "missions/index.html"
+NOT_FOUND = "404.html"
+ASSETS = "assets"  # a theme's static files, under their own relative paths
+CHANGES_JSON = "api/results/changes.json"
+REDIRECTS_JSON = "api/results/redirects.json"
+CHANGES_INDEX = "changes/index.html"
+SITEMAP = "sitemap.xml"
+ROBOTS = "robots.txt"
 
 
 def slug(text: str) -> str:
@@ -85,6 +94,11 @@ def _digest(text: str, size: int) -> str:
     return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:size]
 
 
+def mission_slugs(names: dict[str, str]) -> dict[str, str]:
+    """unique_slugs for missions: never ``page``, which the pages of mission cards use (``missions/page/<n>/``)."""
+    return unique_slugs(names, make=lambda name: slug(name) + ("-x" if slug(name) == "page" else ""))
+
+
 def agent_path(agent_slug: str) -> str:
     return f"agents/{agent_slug}/index.html"
 
@@ -103,6 +117,9 @@ def model_path(model_slug: str) -> str:
     return f"models/{model_slug}/index.html"
 
 
+RUN_PAGE = re.compile(r"^runs/[0-9a-f]{32}/index\.html$")  # what run_path makes
+
+
 def run_path(run_id: str) -> str:
     if not RUN_DIR.match(run_id):
         raise ValueError(f"not a run id: {run_id!r}")
@@ -118,6 +135,39 @@ def ledger_part_paths(agent_slug: str, mission_slug: str, number: int) -> dict[s
     """One data part of the ledger (an agent's runs on a mission, ``number`` counted from the oldest), per format."""
     base = f"{LEDGER_PARTS}/{agent_slug}/{mission_slug}/{number}"
     return {"json": f"{base}.json", "csv": f"{base}.csv", "script": f"{base}.js"}
+
+
+def missions_page_path(number: int) -> str:
+    """A page of the mission cards: the first is the missions index."""
+    return MISSIONS_INDEX if number == 1 else f"missions/page/{number}/index.html"
+
+
+def change_path(number: int) -> str:
+    return f"changes/{number}/index.html"
+
+
+def badge_path(agent_slug: str) -> str:
+    return f"badges/{agent_slug}.svg"
+
+
+def sitemap_part(number: int) -> str:
+    return f"sitemap-{number}.xml"
+
+
+# Every kind of path above, once: the first segment of each is podium's, so no content page
+# (``<slug>/index.html``) may take it (load/content.py). A new route is added here too; a test
+# checks every path a built site holds against this.
+EVERY_ROUTE = (SUMMARY_JSON, SUMMARY_SCHEMA, RUNS_JSON, RUNS_SCHEMA, FEED, LEDGER_JS, LEDGER, LEDGER_PARTS,
+               COMPARE_JSON, COMPARE_SCHEMA, COMPARE_INDEX, MODELS_INDEX, HOME, MISSIONS_INDEX, NOT_FOUND, ASSETS + "/",
+               CHANGES_JSON, REDIRECTS_JSON, CHANGES_INDEX, SITEMAP, ROBOTS, agent_path("x"), mission_path("x", "1"),
+               pair_path("a", "b"), model_path("x"), run_path("0" * 32), ledger_page_path("2026-01", 1),
+               missions_page_path(2), change_path(1), badge_path("x"), sitemap_part(1))
+SECTIONS = frozenset(path.split("/")[0].removesuffix(".html") for path in EVERY_ROUTE)
+
+
+def reserved(content_slug: str) -> bool:
+    """Whether a content page with this slug would collide with one of podium's own paths."""
+    return content_slug in SECTIONS
 
 
 def permalink(path: str) -> str:

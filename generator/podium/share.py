@@ -12,9 +12,9 @@ from xml.sax.saxutils import escape
 
 from podium import routes
 
-SITEMAP = "sitemap.xml"
+SITEMAP = routes.SITEMAP
 SITEMAP_URLS = 50_000  # the sitemap protocol's limit per file; more pages get a sitemap index
-ROBOTS = "robots.txt"
+ROBOTS = routes.ROBOTS
 
 
 def sitemap(paths: list[str], base_url: str) -> bytes:
@@ -50,12 +50,12 @@ def share_files(page_paths: list[str], base_url: str, search_engines: bool) -> t
     """``sitemap.xml`` and ``robots.txt`` for a site whose pages are ``page_paths``, and build notes."""
     notes = []
     files: dict[str, bytes] = {}
-    listed = sorted(p for p in page_paths if p != "404.html")
+    listed = sorted(p for p in page_paths if p != routes.NOT_FOUND)
     with_sitemap = bool(base_url) and search_engines
     if with_sitemap and len(listed) <= SITEMAP_URLS:
         files[SITEMAP] = sitemap(listed, base_url)
     elif with_sitemap:
-        parts = [f"sitemap-{n}.xml" for n in range(1, (len(listed) - 1) // SITEMAP_URLS + 2)]
+        parts = [routes.sitemap_part(n) for n in range(1, (len(listed) - 1) // SITEMAP_URLS + 2)]
         for n, name in enumerate(parts):
             files[name] = sitemap(listed[n * SITEMAP_URLS:(n + 1) * SITEMAP_URLS], base_url)
         files[SITEMAP] = sitemap_index(parts, base_url)

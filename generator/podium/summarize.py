@@ -100,7 +100,7 @@ class _Urls:
         for record in sorted((r for r in records if r.kind != "not_a_run"), key=lambda r: r.run_id):
             self.agent_names.setdefault(record.agent, record.agent_name)
         self.agent_slugs = routes.unique_slugs(self.agent_names)
-        self.mission_slugs = routes.unique_slugs({m: m for m in seen})
+        self.mission_slugs = routes.mission_slugs({m: m for m in seen})
         self.version_segments = {
             mission: routes.unique_slugs({v: v for v in versions}, make=routes.version_segment)
             for mission, versions in seen.items()

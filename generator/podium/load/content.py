@@ -13,13 +13,13 @@ from pathlib import Path
 
 from markupsafe import Markup
 
+from podium import routes
 from podium.errors import ConfigError
 from podium.load.files import read_file
 from podium.load.yamlfile import YamlError, parse_yaml
 from podium.model import Problem
 from podium.routes import slug as make_slug
 
-RESERVED = {"agents", "missions", "runs", "api", "assets", "404"}
 TEMPLATE_NAME = re.compile(r"^[a-z0-9_-]+\.html$")
 KEYS = {"title", "slug", "order", "template", "description"}
 MAX_BYTES = 1024 * 1024
@@ -72,8 +72,8 @@ def _load(path: Path) -> ContentPage:
     meta, body = _front_matter(text, path)
     title = _field(meta, "title", str, path, path.stem.replace("-", " ").capitalize())
     slug = make_slug(_field(meta, "slug", str, path, title))
-    if slug in RESERVED:
-        raise ConfigError(f"{path}: slug: {slug!r} is reserved for podium's own pages")
+    if routes.reserved(slug):
+        raise ConfigError(f"{path}: slug: {slug!r} is reserved for podium's own pages ({slug}/ is one of its routes)")
     template = _field(meta, "template", str, path, "page.html")
     if not TEMPLATE_NAME.match(template):
         raise ConfigError(f"{path}: front matter: template: expected a file name like page.html, got {template!r}")

@@ -15,7 +15,7 @@ from pathlib import Path
 import jinja2
 
 import podium
-from podium import diff
+from podium import diff, routes
 from podium.errors import ConfigError
 from podium.load.yamlfile import YamlError, parse_yaml
 from podium.model import KIND_LABELS
@@ -83,6 +83,7 @@ def make_environment(chain: list[Path]) -> jinja2.Environment:
     env.filters.update(
         pct=numbers.pct, pct_range=numbers.pct_range, points=numbers.points, rate=numbers.rate, n=numbers.svg_number,
     )
+    env.globals.update(routes=routes)  # every path a template links to by name (routes.LEDGER, ...)
     env.globals.update(kind_labels=KIND_LABELS, left_out=numbers.left_out, ledger_text=numbers.ledger_texts,
                        provisional_note=numbers.provisional_note,
                        provisional_sentence=numbers.provisional_sentence)
