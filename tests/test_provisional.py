@@ -27,9 +27,9 @@ import sitekit as kit
 from click.testing import CliRunner
 from exportkit import ExportDir, env_failure, graded, run_id
 
+from podium import numbers
 from podium.cli import main
 from podium.load.export import load_export
-from podium.render import numbers
 from podium.summarize import summarize
 
 _ids = count(70_000)

@@ -21,11 +21,11 @@ from podium.config import Config, load_config
 from podium.diff import diff_files, gate_line, to_markdown
 from podium.errors import EXIT_PROBLEMS, PodiumError
 from podium.model import Leaderboard, Outline
+from podium.numbers import rank_text
 from podium.progress import Progress
 from podium.render.compare_data import pair_dict
 from podium.render.compare_text import model_table, pair_text
 from podium.render.data import agent_dict, dump_json, ledger_row, model_dict
-from podium.render.numbers import rank_text
 from podium.render.text import history_table, rank_table
 
 CONFIG_HELP = "Settings file (default: ./podium.yaml when it exists)."

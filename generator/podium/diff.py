@@ -45,7 +45,7 @@ from podium.load.shape import (
     pick,
 )
 from podium.model import COUNTED_KINDS, KIND_LABELS, MEDIAN_KINDS, Leaderboard, provisional
-from podium.render.numbers import DASH, pct
+from podium.numbers import DASH, NO_CI, ci_range, pct
 
 SUMMARY_IN_SITE = Path(routes.SUMMARY_JSON)
 LEFT_OUT = tuple(kind for kind in COUNTED_KINDS if kind not in MEDIAN_KINDS)
@@ -362,7 +362,7 @@ VERDICTS = {  # a row's verdict (compare: _verdict) -> how the Markdown reads it
     "new": "new",
     "unchanged": "same median",
     "no_median": "median appeared or vanished",
-    "no_ci": "no CI (fewer than 6 runs)",
+    "no_ci": NO_CI,
     "inside_both_cis": "inside both CIs: not evidence of a change",
     "outside_a_ci": "outside a CI",
 }
@@ -513,10 +513,6 @@ def rank_move(old: int | None, new: int | None) -> str:
     return f"▲{old - new}" if new < old else f"▼{new - old}"
 
 
-def ci_text(ci) -> str:
-    return f"{pct(ci[0])}–{pct(ci[1])}" if ci else DASH
-
-
 def left_out_text(delta: dict[str, int]) -> str:
     return ", ".join(f"{count_delta(n)} {LEFT_OUT_LABEL.get(k, k)}" for k, n in delta.items())
 
@@ -544,7 +540,7 @@ def to_markdown(report: dict, gates: list[dict] | None = None, title: str = "pod
             runs = count_delta(r["new_runs"])
             if r["left_out"]:
                 runs += f" ({left_out_text(r['left_out'])})"
-            cis = DASH if r["is_new"] else f"{ci_text(r['old_ci'])} → {ci_text(r['ci'])}"
+            cis = DASH if r["is_new"] else f"{ci_range(r['old_ci'])} → {ci_range(r['ci'])}"
             mark = " provisional" if r.get("provisional") else ""
             lines.append(f"| {r['rank']}{mark}{' ' + move if move else ''} | {md(r['name'])} | {pct(r['median'])} | "
                          f"{pp_delta(r['delta'])} | {cis} | {VERDICTS[r['verdict']]} | {runs} |")

@@ -17,11 +17,11 @@ from pathlib import Path
 from urllib.parse import quote
 
 from podium import ledger as layout
-from podium import plan_compare, routes
+from podium import numbers, plan_compare, routes
 from podium.load.content import ContentPage
 from podium.model import KIND_ORDER, AgentSummary, Leaderboard, RunRecord
-from podium.render import charts, numbers
-from podium.render.numbers import ledger_texts
+from podium.numbers import ledger_texts
+from podium.render import charts
 
 TONES = 8  # agent colours
 # Bounded pages (site.md "Bounded"): what a page shows never grows with the run history; every

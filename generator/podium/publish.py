@@ -31,10 +31,10 @@ from podium.load.files import NotReadable
 from podium.load.published import CHANGES_SCHEMA, REDIRECTS_SCHEMA, read
 from podium.load.shape import INT, TEXT, TIME_TEXT, URL, Misfit, OneOf, Opt, pick
 from podium.model import Leaderboard, RunRecord, iso_utc
+from podium.numbers import ci_range, median_line, pct, provisional_note
 from podium.plan import Blob, Entry, Page
 from podium.render import data
 from podium.render.badge import LABEL, badge
-from podium.render.numbers import median_line, pct, provisional_note
 
 CHANGES_JSON, REDIRECTS_JSON, CHANGES_INDEX = routes.CHANGES_JSON, routes.REDIRECTS_JSON, routes.CHANGES_INDEX
 FEED, change_path, badge_path = routes.FEED, routes.change_path, routes.badge_path
@@ -123,7 +123,7 @@ def _badges(board: Leaderboard, title: str, base: str, pub: Publishing) -> dict[
             value, tone = f"no median yet · #{agent.rank}{mark}", "none"
         else:
             value, tone = f"median {pct(fig.median)} · #{agent.rank}{mark}", "provisional" if mark else "ranked"
-        ci = f" (95% CI {pct(fig.median_ci[0])}–{pct(fig.median_ci[1])})" if fig.median_ci else ""
+        ci = f" (95% CI {ci_range(fig.median_ci)})" if fig.median_ci else ""
         note = f" ({provisional_note(fig.in_median)}: fewer than 6 runs in the median)" if agent.provisional else ""
         words = (f"{agent.name} on {title}: median {pct(fig.median)}{ci}, rank {agent.rank} of {ranked}{note}; "
                  f"{median_line(fig)}")

@@ -1,7 +1,7 @@
 """What makes search engines behave: ``sitemap.xml`` and ``robots.txt``.
 
 (A page's description, for its meta and the Open Graph / Twitter tags, is its
-headline sentence: render/numbers.py, placed by plan.py.)
+headline sentence: numbers.py, placed by plan.py.)
 ``sitemap.xml`` needs absolute URLs, so it is written only when ``base_url`` is set;
 ``search_engines: false`` writes ``Disallow: /`` (and every page carries a noindex meta).
 """

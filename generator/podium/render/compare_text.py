@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from podium.model import ModelSummary, Pair, PairVersion
-from podium.render.numbers import DASH, median_line, pct, pct_range, points
+from podium.numbers import ci_range, median_line, pct, pct_range, points
 from podium.render.text import rank_cell, table, with_footnote
 
 OVERLAP = "overlapping: not evidence of a difference"
@@ -107,10 +107,6 @@ def superiority_words(a_name: str, b_name: str, value: float) -> Sentence:
             Part(f" {pct(value)} of the time (ties count half)"))
 
 
-def _ci(ci: tuple[float, float] | None) -> str:
-    return f"{pct(ci[0])}–{pct(ci[1])}" if ci else "no CI"
-
-
 def pair_text(pair: Pair, rank_a: str | None = None, rank_b: str | None = None) -> str:
     """``podium compare A B``: the pair in words, a table per shared version, the traps.
 
@@ -139,8 +135,9 @@ def pair_text(pair: Pair, rank_a: str | None = None, rank_b: str | None = None) 
 
 
 def _version_row(pair: Pair, v: PairVersion) -> list[str]:
-    return [v.mission, v.version, pct(v.median_a), _ci(v.median_ci_a), str(v.n_a), pct(v.median_b),
-            _ci(v.median_ci_b), str(v.n_b), f"{pct(v.median_deterministic_a)} / {pct(v.median_deterministic_b)}",
+    return [v.mission, v.version, pct(v.median_a), ci_range(v.median_ci_a, "no CI"), str(v.n_a), pct(v.median_b),
+            ci_range(v.median_ci_b, "no CI"), str(v.n_b),
+            f"{pct(v.median_deterministic_a)} / {pct(v.median_deterministic_b)}",
             f"{pct(v.median_judge_a)} / {pct(v.median_judge_b)}", pct(v.superiority),
             plain(verdict_words(v.verdict, pair.a_name, pair.b_name))]
 
@@ -150,7 +147,7 @@ def model_table(models: tuple[ModelSummary, ...]) -> str:
     rows = []
     for m in models:
         fig = m.figures
-        ci = f"{pct(fig.median_ci[0])}–{pct(fig.median_ci[1])}" if fig.median_ci else DASH
+        ci = ci_range(fig.median_ci)
         rows.append([rank_cell(m.rank, m.provisional), m.model, pct_range(fig.median, fig.median_upper), ci,
                      pct(fig.avg_overall), ", ".join(m.agents), median_line(fig)])
     return with_footnote(table(["rank", "model", "median", "95% CI", "mean", "agents", "runs"], rows), models)

@@ -23,7 +23,7 @@ from podium.model import (
     RunRecord,
     iso_utc,
 )
-from podium.render.numbers import ledger_texts
+from podium.numbers import ledger_texts
 
 LEDGER_COLUMNS = (
     "run_id", "date", "agent", "agent_name", "mission", "version", "older", "kind", "status",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from podium.model import AgentSummary, RunRecord
-from podium.render.numbers import DASH, median_line, pct, pct_range
+from podium.numbers import DASH, ci_range, median_line, pct, pct_range
 
 
 def table(header: list[str], rows: list[list[str]]) -> str:
@@ -30,7 +30,7 @@ def rank_table(agents: tuple[AgentSummary, ...]) -> str:
     rows = []
     for agent in agents:
         fig = agent.figures
-        ci = f"{pct(fig.median_ci[0])}–{pct(fig.median_ci[1])}" if fig.median_ci else DASH
+        ci = ci_range(fig.median_ci)
         rows.append([rank_cell(agent.rank, agent.provisional), agent.name, pct_range(fig.median, fig.median_upper),
                      ci, pct(fig.avg_overall), median_line(fig)])
     return with_footnote(table(["rank", "agent", "median", "95% CI", "mean", "runs"], rows), agents)

@@ -28,6 +28,15 @@ def pct(value: float | None) -> str:
     return DASH if value is None else f"{value * 100:.1f}%"
 
 
+NO_CI = "no CI (fewer than 6 runs)"
+
+
+def ci_range(ci, none: str = DASH) -> str:
+    """A median's 95% confidence interval, the one way every page, table and line writes it: "62.0%–71.0%";
+    ``none`` when there is none (fewer than 6 runs in the median)."""
+    return f"{pct(ci[0])}–{pct(ci[1])}" if ci else none
+
+
 def pct_range(low: float | None, high: float | None) -> str:
     """"43.8%" or "43.8–50.0%" when the upper bound differs."""
     if low is None:
