@@ -12,6 +12,7 @@ import dataclasses
 import json
 import types
 import typing
+from collections.abc import Callable
 from datetime import datetime
 from functools import cache
 
@@ -40,52 +41,103 @@ def encode(value: object) -> object:
 
 def decode(kind, data: object):
     """``data`` as a value of the type ``kind`` (a type hint)."""
+    return _decoder(kind)(data)
+
+
+@cache
+def _decoder(kind) -> Callable[[object], object]:
+    """The function that reads a value of ``kind``: worked out once per type hint (a cached run is
+    thousands of values; walking the hints for each cost most of a rebuild's replay)."""
     origin = typing.get_origin(kind)
     if origin in (typing.Union, types.UnionType):
-        options = typing.get_args(kind)
-        if data is None and type(None) in options:
-            return None
-        errors = []
-        for option in options:
-            if option is type(None):
-                continue
-            try:
-                return decode(option, data)
-            except (ValueError, TypeError) as err:
-                errors.append(str(err))
-        raise ValueError("; ".join(errors) or "no type fits")
+        args = typing.get_args(kind)
+        nullable = type(None) in args
+        options = [option for option in args if option is not type(None)]
+
+        def union(data):
+            if data is None and nullable:
+                return None
+            errors = []
+            for option in options:
+                try:
+                    return _decoder(option)(data)
+                except (ValueError, TypeError) as err:
+                    errors.append(str(err))
+            raise ValueError("; ".join(errors) or "no type fits")
+        return union
     if origin is tuple:
         args = typing.get_args(kind)
-        _need(data, list)
         if len(args) == 2 and args[1] is Ellipsis:
-            return tuple(decode(args[0], v) for v in data)
-        if len(args) != len(data):
-            raise ValueError("tuple of the wrong length")
-        return tuple(decode(a, v) for a, v in zip(args, data))
+            item = _Later(args[0])
+
+            def many(data):
+                _need(data, list)
+                read = item.get()
+                return tuple(read(v) for v in data)
+            return many
+
+        def fixed(data):
+            _need(data, list)
+            if len(args) != len(data):
+                raise ValueError("tuple of the wrong length")
+            return tuple(_decoder(a)(v) for a, v in zip(args, data))
+        return fixed
     if origin is dict:
         key_kind, value_kind = typing.get_args(kind)
-        _need(data, dict)
-        return {decode(key_kind, k): decode(value_kind, v) for k, v in data.items()}
+
+        keys, values = _Later(key_kind), _Later(value_kind)
+
+        def mapping(data):
+            _need(data, dict)
+            key, value = keys.get(), values.get()
+            return {key(k): value(v) for k, v in data.items()}
+        return mapping
     if kind is typing.Any or kind is object:
-        return data
+        return lambda data: data
     if kind is datetime:
-        _need(data, str)
-        return datetime.fromisoformat(data)
+        def moment(data):
+            _need(data, str)
+            return datetime.fromisoformat(data)
+        return moment
     if kind is float:
-        if isinstance(data, bool) or not isinstance(data, (int, float)):
-            raise ValueError("expected a number")
-        return float(data)
+        def number(data):
+            if isinstance(data, bool) or not isinstance(data, (int, float)):
+                raise ValueError("expected a number")
+            return float(data)
+        return number
     if kind in (bool, int, str):
-        if type(data) is not kind:
-            raise ValueError(f"expected {kind.__name__}")
-        return data
+        def plain(data):
+            if type(data) is not kind:
+                raise ValueError(f"expected {kind.__name__}")
+            return data
+        return plain
     if isinstance(kind, type) and dataclasses.is_dataclass(kind):
-        fields = _fields(kind)
-        _need(data, list)
-        if len(data) != len(fields):
-            raise ValueError(f"{kind.__name__}: {len(data)} fields stored, {len(fields)} expected")
-        return kind(**{name: decode(hint, v) for (name, hint), v in zip(fields, data)})
-    raise ValueError(f"cannot read a {kind!r}")
+        fields: list[tuple[str, Callable]] = []  # filled on first use (a type may refer to itself)
+
+        def record(data):
+            if not fields:
+                fields.extend((name, _decoder(hint)) for name, hint in _fields(kind))
+            _need(data, list)
+            if len(data) != len(fields):
+                raise ValueError(f"{kind.__name__}: {len(data)} fields stored, {len(fields)} expected")
+            return kind(**{name: read(v) for (name, read), v in zip(fields, data)})
+        return record
+
+    def unknown(data):
+        raise ValueError(f"cannot read a {kind!r}")
+    return unknown
+
+
+class _Later:
+    """The decoder of a type hint, worked out when first needed."""
+
+    def __init__(self, kind):
+        self.kind, self.read = kind, None
+
+    def get(self) -> Callable[[object], object]:
+        if self.read is None:
+            self.read = _decoder(self.kind)
+        return self.read
 
 
 def _need(data: object, kind: type) -> None:
