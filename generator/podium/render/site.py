@@ -157,6 +157,7 @@ def render_site(manifest: list[Entry], renderer: SiteRenderer) -> Iterator[tuple
             kept[index] = 1
         else:
             keys[index] = key
+
     def pending() -> Iterator[int]:  # the run pages to render
         return (i for i, entry in enumerate(manifest) if not kept[i] and isinstance(entry, RunPage))
 
@@ -201,8 +202,8 @@ def _parallel(manifest: list[Entry], pending: Iterator[int], renderer: SiteRende
     record's reference counts, which copied most of the heap into each worker (3.5 GB at
     100k runs); a spawned one imports everything again (21 MB PSS each, against 10 MB for a
     worker forked from the server, whose imported modules the workers share). Each worker
-    is given the theme chain and the report renderer once, then
-    each run page's page, raw record and the cached rendering of its report, if any (only
+    is given the theme chain and the report renderer once, then each run page's page, raw
+    record and the cached rendering of its report, if any (only
     the parent reads and writes the cache: one SQLite connection, no locks between
     processes); the worker checks a cached report as ReportRenderer.cached does, and the
     parent keeps the new reports as they come back. Results come back in ``pending`` order,
