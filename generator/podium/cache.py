@@ -502,15 +502,21 @@ class BuildCache(NoCache):
         self._use("used_runs", key, ("runs", (key, _json(stamps), _json(hashes), payload)))
         return value
 
-    def _run_row(self, key: str) -> tuple[dict, dict, str] | None:
+    def _row(self, sql: str, key: str) -> tuple[str, ...] | None:
+        """The one row ``sql`` finds for ``key`` when it is all text; None for none, a damaged row or a
+        failing database (then the cache is dropped for this build)."""
         if self.broken:
             return None
         try:
-            row = self.db.execute("SELECT stamps, hashes, value FROM runs WHERE key = ?", (key,)).fetchone()
+            row = self.db.execute(sql, (key,)).fetchone()
         except sqlite3.DatabaseError as err:
             self._failed(err)
             return None
-        if row is None or not all(isinstance(v, str) for v in row):
+        return row if row is not None and all(isinstance(v, str) for v in row) else None
+
+    def _run_row(self, key: str) -> tuple[dict, dict, str] | None:
+        row = self._row("SELECT stamps, hashes, value FROM runs WHERE key = ?", key)
+        if row is None:
             return None
         try:
             stamps, hashes = json.loads(row[0]), json.loads(row[1])
@@ -544,14 +550,8 @@ class BuildCache(NoCache):
     # -------------------------------------------------- reports
 
     def report(self, key: str) -> str | None:
-        if self.broken:
-            return None
-        try:
-            row = self.db.execute("SELECT html FROM reports WHERE key = ?", (key,)).fetchone()
-        except sqlite3.DatabaseError as err:
-            self._failed(err)
-            return None
-        if row is None or not isinstance(row[0], str):
+        row = self._row("SELECT html FROM reports WHERE key = ?", key)
+        if row is None:
             return None
         self._use("used_reports", key)
         return row[0]
@@ -566,16 +566,9 @@ class BuildCache(NoCache):
 
     # -------------------------------------------------- pages
 
-    def _page(self, path: str) -> tuple[str, str, str, str] | None:
+    def _page(self, path: str) -> tuple[str, ...] | None:
         """What the last build kept of ``path``: (its key, the SHA-256 written, its stamp, the key's parts)."""
-        if self.broken:
-            return None
-        try:
-            row = self.db.execute("SELECT key, sha, stat, parts FROM pages WHERE path = ?", (path,)).fetchone()
-        except sqlite3.DatabaseError as err:
-            self._failed(err)
-            return None
-        return row if row is not None and all(isinstance(v, str) for v in row) else None
+        return self._row("SELECT key, sha, stat, parts FROM pages WHERE path = ?", path)
 
     def unchanged(self, path: str, key: Key | None, found, site: Path) -> bool:
         """Whether the last build wrote ``path`` from exactly these inputs and ``site`` still holds that file
