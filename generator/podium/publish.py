@@ -36,8 +36,6 @@ from podium.plan import Blob, Entry, Page
 from podium.render import data
 from podium.render.badge import LABEL, badge
 
-CHANGES_JSON, REDIRECTS_JSON, CHANGES_INDEX = routes.CHANGES_JSON, routes.REDIRECTS_JSON, routes.CHANGES_INDEX
-FEED, change_path, badge_path = routes.FEED, routes.change_path, routes.badge_path
 KEEP_REPORTS = 10  # change reports kept (pages, changes.json, feed)
 FEED_RUNS = 50  # newest runs in the feed
 EPOCH = "1970-01-01T00:00:00Z"
@@ -90,21 +88,21 @@ def prepare(board: Leaderboard, title: str, base_url: str, generated_at: int | N
                 else new.newest or old.newest or EPOCH
             reports.insert(0, {"number": number, "updated": when, "report": report})
         reports = reports[:KEEP_REPORTS]
-        pub.files[CHANGES_JSON] = data.dump_json({"schema": CHANGES_SCHEMA, "reports": reports})
+        pub.files[routes.CHANGES_JSON] = data.dump_json({"schema": CHANGES_SCHEMA, "reports": reports})
         pub.pages = tuple(_change_pages(board, reports))
-        pub.nav = (("Changes", CHANGES_INDEX),)
+        pub.nav = (("Changes", routes.CHANGES_INDEX),)
         redirects = _redirects(board, old, _carried(folder / "redirects.json", pub.warnings))
-        pub.files[REDIRECTS_JSON] = data.dump_json({"schema": REDIRECTS_SCHEMA,
+        pub.files[routes.REDIRECTS_JSON] = data.dump_json({"schema": REDIRECTS_SCHEMA,
                                                     "redirects": [r["entry"] for r in redirects]})
         for r in redirects:
             pub.files[r["from"]] = Page(r["from"], "redirect.html", {
                 "target": routes.relative(r["from"], r["to"]),
                 "canonical": f"{base}/{routes.permalink(r['to'])}" if base else None,
                 "name": r["name"], "site_title": title,
-                "feed": routes.relative(r["from"], FEED) if base else None,
+                "feed": routes.relative(r["from"], routes.FEED) if base else None,
             })
     if base:
-        pub.files[FEED] = Page(FEED, "feed.xml", _feed(board, reports, title, base, generated_at))
+        pub.files[routes.FEED] = Page(routes.FEED, "feed.xml", _feed(board, reports, title, base, generated_at))
     else:
         pub.warnings.append("no base_url in podium.yaml: feed.xml (Atom needs absolute links) was left out")
     return pub
@@ -127,7 +125,7 @@ def _badges(board: Leaderboard, title: str, base: str, pub: Publishing) -> dict[
         note = f" ({provisional_note(fig.in_median)}: fewer than 6 runs in the median)" if agent.provisional else ""
         words = (f"{agent.name} on {title}: median {pct(fig.median)}{ci}, rank {agent.rank} of {ranked}{note}; "
                  f"{median_line(fig)}")
-        path = badge_path(agent.slug)
+        path = routes.badge_path(agent.slug)
         files[path] = Page(path, "badge.svg", {"badge": badge(LABEL, value, words, tone)})
         image = f"{base}/{path}" if base else path
         link = f"{base}/{routes.permalink(agent.url)}" if base else routes.permalink(agent.url)
@@ -158,9 +156,9 @@ def _change_pages(board: Leaderboard, reports: list[dict]) -> list[Page]:
         "agents": {a.agent: a.url for a in board.agents},
         "missions": {f"{m.mission}\n{m.version}": m.url for m in board.missions},
     }
-    history = [{"number": r["number"], "updated": r["updated"], "path": change_path(r["number"]),
+    history = [{"number": r["number"], "updated": r["updated"], "path": routes.change_path(r["number"]),
                 "report": r["report"]} for r in reports]
-    pages = [Page(CHANGES_INDEX, "changes.html", {
+    pages = [Page(routes.CHANGES_INDEX, "changes.html", {
         "page_title": "Changes", "entry": history[0] if history else None, "history": history, "links": links,
         "index": True})]
     for entry in history:
@@ -268,13 +266,13 @@ def _feed(board: Leaderboard, reports: list[dict], title: str, base: str, genera
         entries.append({"kind": "run", "record": record, "id": f"{base}/{routes.permalink(record.url)}",
                         "link": f"{base}/{routes.permalink(record.url)}", "updated": iso_utc(record.when)})
     for r in reports:
-        link = f"{base}/{routes.permalink(change_path(r['number']))}"
+        link = f"{base}/{routes.permalink(routes.change_path(r['number']))}"
         entries.append({"kind": "changes", "number": r["number"], "headline": diff.headline(r["report"]),
                         "id": link, "link": link, "updated": r["updated"]})
     entries.sort(key=lambda e: (e["updated"], e["id"]), reverse=True)
     stamp = iso_utc(datetime.fromtimestamp(generated_at, UTC)) if generated_at is not None else None
     return {
-        "title": title, "id": f"{base}/", "home": f"{base}/", "self_url": f"{base}/{FEED}",
+        "title": title, "id": f"{base}/", "home": f"{base}/", "self_url": f"{base}/{routes.FEED}",
         "updated": max([e["updated"] for e in entries] + ([stamp] if stamp else []), default=EPOCH),
         "entries": entries,
     }

@@ -12,9 +12,7 @@ from xml.sax.saxutils import escape
 
 from podium import routes
 
-SITEMAP = routes.SITEMAP
 SITEMAP_URLS = 50_000  # the sitemap protocol's limit per file; more pages get a sitemap index
-ROBOTS = routes.ROBOTS
 
 
 def sitemap(paths: list[str], base_url: str) -> bytes:
@@ -42,7 +40,7 @@ def robots(base_url: str, search_engines: bool, with_sitemap: bool) -> bytes:
         return b"# search_engines: false in podium.yaml\nUser-agent: *\nDisallow: /\n"
     text = "User-agent: *\nAllow: /\n"
     if with_sitemap:
-        text += f"Sitemap: {base_url.rstrip('/')}/{SITEMAP}\n"
+        text += f"Sitemap: {base_url.rstrip('/')}/{routes.SITEMAP}\n"
     return text.encode("utf-8")
 
 
@@ -53,13 +51,13 @@ def share_files(page_paths: list[str], base_url: str, search_engines: bool) -> t
     listed = sorted(p for p in page_paths if p != routes.NOT_FOUND)
     with_sitemap = bool(base_url) and search_engines
     if with_sitemap and len(listed) <= SITEMAP_URLS:
-        files[SITEMAP] = sitemap(listed, base_url)
+        files[routes.SITEMAP] = sitemap(listed, base_url)
     elif with_sitemap:
         parts = [routes.sitemap_part(n) for n in range(1, (len(listed) - 1) // SITEMAP_URLS + 2)]
         for n, name in enumerate(parts):
             files[name] = sitemap(listed[n * SITEMAP_URLS:(n + 1) * SITEMAP_URLS], base_url)
-        files[SITEMAP] = sitemap_index(parts, base_url)
+        files[routes.SITEMAP] = sitemap_index(parts, base_url)
     elif search_engines:
         notes.append("sitemap.xml left out: it needs absolute URLs; set base_url in podium.yaml")
-    files[ROBOTS] = robots(base_url, search_engines, with_sitemap)
+    files[routes.ROBOTS] = robots(base_url, search_engines, with_sitemap)
     return files, notes
