@@ -486,7 +486,7 @@ def test_ledger_pages_link_their_runs_from_deeper_paths(paged_site, new_page):
     page, watch = new_page()
     month = sorted(p.parent.parent.name for p in (paged_site / "runs").glob("20*/*/index.html"))[-1]
     open_page(page, paged_site, f"runs/{month}/1/index.html")
-    link = page.locator("table.ledger tbody tr a.mono").first
+    link = page.locator("table.ledger tbody tr td:nth-child(2) a").first  # the run id: styled by position
     prefix = link.text_content().strip()
     follow(page, link)
     assert re.search(rf"/runs/{prefix}[0-9a-f]{{24}}/index\.html$", page.url), page.url

@@ -524,3 +524,27 @@ def test_source_date_epoch_beyond_year_9999_is_refused(tmp_path):
     done = _cli_build(export.root, tmp_path / "site", tmp_path / "cwd", SOURCE_DATE_EPOCH="999999999999")
     assert done.returncode == 2
     assert "SOURCE_DATE_EPOCH" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_ledger_page_script_rebuilds_every_runs_link():
+    """The ledger page's data names each ledger page once per part and a row by its number (a link to a
+    row is most of a row's bytes when runs have no page of their own): the script's rule gives back
+    exactly the url the JSON and CSV parts carry, for a run with its own page and for one without."""
+    board = _board_with([f"agent{n % 3}" for n in range(12)])
+    runs = list(board.runs)
+    for index in range(0, len(runs), 2):  # every other run without a page: linked to its ledger row
+        runs[index] = dataclasses.replace(runs[index], url=board.ledger.anchor(index, runs[index].run_id))
+    board = dataclasses.replace(board, runs=tuple(runs))
+    seen = 0
+    for i, part in enumerate(board.ledger.parts):
+        text = data.part_script(board, i).decode("ascii")
+        assert text.startswith("podiumLedger.part(") and text.endswith(");\n")
+        script = json.loads(text[len("podiumLedger.part("):-len(");\n")])
+        column = script["columns"].index("url")
+        assert len(script["pages"]) == len(set(script["pages"]))
+        for index, row in zip(part.runs, script["rows"], strict=True):
+            url = row[column]
+            rebuilt = f"runs/{row[0]}/index.html" if url is None else f"{script['pages'][url]}#run-{row[0]}"
+            assert rebuilt == board.runs[index].url == data.ledger_row(board.runs[index])["url"]
+            seen += url is not None
+    assert seen == 6

@@ -261,20 +261,27 @@ LEDGER_CELLS = ("run", "url", "date", "version", "kind", "status", "overall", "o
 
 def part_script(board: Leaderboard, index: int) -> bytes:
     """One part for the ledger page: its agent and mission (with their pages) once, each version's page and
-    whether it is older, then a row per run: raw numbers to sort by and the exact text the HTML table shows."""
+    whether it is older, the ledger pages its runs are listed on, then a row per run: raw numbers to sort by
+    and the exact text the HTML table shows."""
     part = board.ledger.parts[index]
     records = [board.runs[i] for i in part.runs]
     versions = {r.version: [r.mission_url or "", r.older] for r in reversed(records)}
+    pages: dict[str, int] = {}
+    rows = [ledger_cells(r, pages) for r in records]
     return _script("podiumLedger.part", {
         "script": part.paths["script"], "agent": part.agent_name, "agent_url": records[0].agent_url or "",
-        "mission": part.mission, "versions": versions, "columns": list(LEDGER_CELLS),
-        "rows": [ledger_cells(r) for r in records]})
+        "mission": part.mission, "versions": versions, "pages": list(pages), "columns": list(LEDGER_CELLS),
+        "rows": rows})
 
 
-def ledger_cells(record: RunRecord) -> list:
-    """One ledger row for the page's script (its url None when it is the run's own page)."""
+def ledger_cells(record: RunRecord, pages: dict[str, int]) -> list:
+    """One ledger row for the page's script. Its url: None when it is the run's own page (the script knows
+    that path), else the number of its ledger page in ``pages`` (added when new; the script adds ``#run-<id>``),
+    as a link to the row on a ledger page is most of a row's bytes when runs have no page of their own."""
     cells = ledger_texts(record)
-    url = None if record.url == routes.run_path(record.run_id) else record.url
+    url: int | None = None
+    if record.url != routes.run_path(record.run_id):
+        url = pages.setdefault(record.url.partition("#")[0], len(pages))  # ledger.anchor(): <page>#run-<id>
     return [record.run_id, url, iso_utc(record.when) or "", record.version, record.kind, record.status,
             record.overall, cells["overall"], record.deterministic, cells["deterministic"], record.judge,
             cells["judge"]]

@@ -118,7 +118,7 @@
           var version = data.versions[item.version] || ["", false];
           item.mission_url = version[0];
           item.older = version[1];
-          if (item.url === null) item.url = "runs/" + item.run + "/index.html";
+          item.url = item.url === null ? "runs/" + item.run + "/index.html" : data.pages[item.url] + "#run-" + item.run;
           return item;
         });
         return self.parts[path];
