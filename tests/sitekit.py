@@ -12,6 +12,7 @@ reads every output file back as bytes.
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 import xml.etree.ElementTree as ET
@@ -218,9 +219,16 @@ def build(export_root: Path, out: Path, **config) -> Path:
     return out
 
 
+def read_site_file(path: Path) -> bytes:
+    """A site file's bytes; a gzipped one (``.gz``: the ledger's JSON parts) decompressed, so every check
+    (secrets, escaping, schemas) reads what a user gets after gunzip."""
+    data = path.read_bytes()
+    return gzip.decompress(data) if path.name.endswith(".gz") else data
+
+
 def site_files(out: Path) -> dict[str, bytes]:
-    """Every file of the built site by its site path (``/``-separated)."""
-    return {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+    """Every file of the built site by its site path (``/``-separated), ``.gz`` files decompressed."""
+    return {p.relative_to(out).as_posix(): read_site_file(p) for p in sorted(out.rglob("*")) if p.is_file()}
 
 
 def pages(files: dict[str, bytes]) -> dict[str, str]:
@@ -335,7 +343,7 @@ def ledger_rows(files: dict[str, bytes]) -> list[dict]:
     index = strict_json(files[RUNS_INDEX])
     rows = []
     for part in index["parts"]:
-        data = strict_json(files[part["json"]])
+        data = strict_json(files[part["json_gz"]])
         constants = {"agent": data["agent"], "agent_name": data["agent_name"], "mission": data["mission"]}
         for values in data["rows"]:
             row = dict(zip(data["columns"], values, strict=True))
@@ -364,8 +372,8 @@ def ledger_csv(files: dict[str, bytes]) -> str:
 
 
 def ledger_rows_at(site: Path) -> list[dict]:
-    """:func:`ledger_rows` of a built site directory (reads only the index and its JSON parts)."""
+    """:func:`ledger_rows` of a built site directory (reads only the index and its JSON parts, gunzipped)."""
     index = strict_json((site / RUNS_INDEX).read_bytes())
     files = {RUNS_INDEX: (site / RUNS_INDEX).read_bytes()}
-    files.update({part["json"]: (site / part["json"]).read_bytes() for part in index["parts"]})
+    files.update({part["json_gz"]: read_site_file(site / part["json_gz"]) for part in index["parts"]})
     return ledger_rows(files)

@@ -21,7 +21,7 @@ from urllib.parse import quote
 import pytest
 from click.testing import CliRunner
 from exportkit import ExportDir, graded, report_md, run_id
-from sitekit import ledger_rows_at
+from sitekit import ledger_rows_at, read_site_file
 
 from podium.cli import main
 from podium.render.data import dump_json
@@ -92,7 +92,7 @@ def test_the_site_itself_holds_no_planted_secret(project):
     run_cli("build", "--no-cache")
     for path in (project / "site").rglob("*"):
         if path.is_file():
-            assert leaks(path.read_bytes().decode("utf-8", "replace")) == [], path
+            assert leaks(read_site_file(path).decode("utf-8", "replace")) == [], path
 
 
 COMMANDS = [

@@ -22,7 +22,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 from exportkit import ExportDir, agent_id, crash_fallback, env_failure, graded, grading, run_id
-from sitekit import ledger_csv, ledger_rows
+from sitekit import ledger_csv, ledger_rows, read_site_file
 
 from podium.build import build_site
 from podium.config import load_config
@@ -125,7 +125,7 @@ def site(tmp_path_factory) -> dict[str, bytes]:
     write_export(root / "export")
     built = build(root / "export", root / "site", root / "project")
     assert built.target == (root / "site").resolve()
-    return {str(p.relative_to(built.target)): p.read_bytes() for p in built.target.rglob("*") if p.is_file()}
+    return {str(p.relative_to(built.target)): read_site_file(p) for p in built.target.rglob("*") if p.is_file()}
 
 
 @pytest.fixture(scope="module")
@@ -253,9 +253,9 @@ def test_ledger_has_one_row_per_run_newest_first(ledger):
 
 def test_ledger_json_rows_are_strict_and_one_per_line(site):
     for part in strict_json(site[RUNS_JSON])["parts"]:
-        lines = site[part["json"]].decode("utf-8").split("\n")
+        lines = site[part["json_gz"]].decode("utf-8").split("\n")
         assert lines[0].endswith('"rows": [') and lines[-2].startswith("], ") and lines[-1] == ""
-        strict_json(site[part["json"]])
+        strict_json(site[part["json_gz"]])
         for line in lines[1:-2]:
             row = json.loads(line.rstrip(","))  # one compact row a line
             assert isinstance(row, list) and ", " not in line
@@ -271,7 +271,7 @@ def test_ledger_index_and_parts_validate_against_the_shipped_schema(site):
     index = strict_json(site[RUNS_JSON])
     jsonschema.validate(index, schema)
     for part in index["parts"]:
-        jsonschema.validate(strict_json(site[part["json"]]), schema)
+        jsonschema.validate(strict_json(site[part["json_gz"]]), schema)
 
 
 def test_ledger_ungraded_kinds_have_null_scores(ledger):

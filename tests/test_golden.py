@@ -7,6 +7,7 @@ Regenerate on purpose only: `python -m pytest tests/test_golden.py --update-gold
 """
 
 import difflib
+import gzip
 import json
 import re
 import shutil
@@ -71,8 +72,9 @@ def test_the_demo_site_matches_the_golden_tree(built):
     changed = [path for path in want if got[path] != want[path]]
     if changed:
         path = changed[0]
-        diff = difflib.unified_diff(want[path].decode("utf-8", "replace").splitlines(),
-                                    got[path].decode("utf-8", "replace").splitlines(),
+        def text(data: bytes) -> list[str]:  # a .gz part shown gunzipped
+            return (gzip.decompress(data) if path.endswith(".gz") else data).decode("utf-8", "replace").splitlines()
+        diff = difflib.unified_diff(text(want[path]), text(got[path]),
                                     f"golden/{path}", f"built/{path}", lineterm="", n=2)
         pytest.fail(f"{len(changed)} file(s) differ, first {path}:\n" + "\n".join(list(diff)[:60]))
 

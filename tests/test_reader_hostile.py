@@ -19,6 +19,7 @@ import pytest
 from exportkit import ExportDir, agent_id, graded, report_md, run_id
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from sitekit import read_site_file
 
 from podium.config import load_config
 from podium.errors import ConfigError
@@ -50,7 +51,7 @@ def render(ex: Export) -> dict:
     board = summarize(ex)
     data.ledger_index(board), data.ledger_index_script(board)  # must not raise either, nor any part
     for part in range(len(board.ledger.parts)):
-        data.part_json(board, part), data.part_csv(board, part), data.part_script(board, part)
+        data.part_json_gz(board, part), data.part_csv(board, part), data.part_script(board, part)
     text = data.dump_json(data.summary_dict(board)).decode("utf-8")
     return json.loads(text, parse_constant=_strict_constant)
 
@@ -871,8 +872,8 @@ def test_whole_build_survives_every_hostile_run(export, tmp_path, monkeypatch):
     assert summary["source"]["runs_read"] == len(bodies) + 1
     assert summary["totals"]["runs"] == len(bodies)  # every identified run counted once; 0123abcd listed only
     for path in built.target.rglob("*"):
-        if path.suffix in (".html", ".json", ".csv", ".js", ".svg", ".xml"):
-            text = path.read_bytes().decode("utf-8")  # valid UTF-8: no lone surrogate got through
+        if path.suffix in (".html", ".json", ".csv", ".js", ".svg", ".xml", ".gz"):
+            text = read_site_file(path).decode("utf-8")  # valid UTF-8: no lone surrogate got through
             assert "\ud800" not in text and "\\ud800" not in text, path
 
 
