@@ -11,6 +11,7 @@ import json
 import os
 import shutil
 import sqlite3
+import zlib
 from pathlib import Path
 
 import pytest
@@ -91,8 +92,36 @@ def test_a_page_touched_but_unchanged_is_checked_by_its_bytes(project, monkeypat
     page.write_bytes(page.read_bytes().replace(b"Board", b"Bored"))
     os.utime(page, ns=(1, 1))
     again = project.build()
-    assert again.rendered == 1 and b"Bored" not in page.read_bytes()
+    assert again.rendered == 0 and b"Bored" not in page.read_bytes()  # written back from the cache's copy
     project.assert_same_as_clean()
+
+
+def test_an_output_wiped_is_written_from_the_cache_not_rendered(project, monkeypatch):
+    """CI restores the cache and builds into an empty directory: every file whose inputs are unchanged is
+    written from the cache's copy (bodies), not rendered; the site equals a clean build (issue 16)."""
+    shutil.rmtree(project.tmp / "site")
+    monkeypatch.setattr(podium.render.site, "render_page", lambda *a, **k: pytest.fail("a page was rendered"))
+    again = project.build()
+    assert again.rendered == 0 and again.reused > 0
+    monkeypatch.undo()
+    project.assert_same_as_clean()
+
+
+def test_a_damaged_copy_in_the_cache_is_rendered_again(project):
+    """A body whose bytes no longer match the SHA-256 written (or do not decompress) is never written out."""
+    page = f"runs/{run_id('run-1')}/index.html"
+    with sqlite3.connect(project.cache / "cache.sqlite") as db:
+        sha = db.execute("SELECT sha FROM pages WHERE path = ?", (page,)).fetchone()[0]
+        db.execute("UPDATE bodies SET data = ? WHERE sha = ?", (zlib.compress(b"<p>FORGED</p>"), sha))
+        other = db.execute("SELECT sha FROM pages WHERE path = 'index.html'").fetchone()[0]
+        db.execute("UPDATE bodies SET data = ? WHERE sha = ?", (b"not zlib", other))
+    shutil.rmtree(project.tmp / "site")
+    again = project.build()
+    assert again.rendered == 2  # those two; every other page from the cache
+    assert b"FORGED" not in (project.tmp / "site" / page).read_bytes()
+    project.assert_same_as_clean()
+    with sqlite3.connect(project.cache / "cache.sqlite") as db:  # only the bodies of the site's files are kept
+        assert db.execute("SELECT count(*) FROM bodies WHERE sha NOT IN (SELECT sha FROM pages)").fetchone() == (0,)
 
 
 def test_a_symlink_planted_in_the_old_site_is_never_followed(project, tmp_path):
@@ -282,8 +311,9 @@ def test_parallel_run_pages_equal_serial_ones(project, monkeypatch):
 
 
 def test_workers_render_with_cached_reports(project, monkeypatch):
-    """CI restores the cache but not the site: every run page is rendered again, in worker
-    processes, each given its report from the cache by the parent (never rendered again), and
+    """The site is gone and the cache holds no copy of its pages (bodies; as after a template change,
+    which re-renders every run page while their reports stand): every run page is rendered again, in
+    worker processes, each given its report from the cache by the parent (never rendered again), and
     the parent keeps those reports for the next build."""
     for n in range(10, 40):
         project.add(n)
@@ -299,6 +329,8 @@ def test_workers_render_with_cached_reports(project, monkeypatch):
     monkeypatch.setattr(podium.cache.BuildCache, "keep_report", never)
     for _ in range(2):
         shutil.rmtree(project.tmp / "site")
+        with sqlite3.connect(project.cache / "cache.sqlite") as db:
+            db.execute("DELETE FROM bodies")
         again = project.build(jobs=2)
         assert again.rendered >= 36 and again.reused == 0
     monkeypatch.undo()

@@ -12,6 +12,9 @@ default ``.podium-cache/`` beside the output; ``--no-cache`` turns it off) holds
   (:class:`Key`), the SHA-256 of the bytes written and the file's stamp once in place. A
   file whose key is unchanged is left in the previous site (write.py ``Kept``) while that
   file is unchanged there;
+- ``bodies``: the bytes of each of those files (zlib), by their SHA-256: a file whose key is
+  unchanged but which the output no longer holds (CI restores the cache and builds into an empty
+  directory) is written from here instead of rendered again (:meth:`BuildCache.stored`; issue 16);
 - ``shared``: the digests of the key parts the last build's pages shared (podium, the
   theme, the configured secrets, the context every run page shares);
 - ``last``: the last build's key, its parts and its outline (what it printed): a build
@@ -48,6 +51,7 @@ import os
 import pickle  # only to hash keys (key_of): nothing is ever unpickled
 import sqlite3
 import stat
+import zlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NamedTuple
@@ -58,7 +62,7 @@ from podium.load.files import ABSENT, stamp, unchanged
 from podium.model import Outline, RunRecord
 from podium.write import MARKER, list_site
 
-FORMAT = 5
+FORMAT = 6
 DEFAULT_DIR = ".podium-cache"
 SAVE_EVERY = 500  # parsed runs and reports are committed in batches of this many rows, as they are made
 BRIEF = 12  # hex digits of a part's digest kept to explain a key (never to decide one)
@@ -354,6 +358,14 @@ class NoCache:
     def keep_page(self, path: str, key: Key | None, data: bytes) -> None:
         pass
 
+    def has_stored(self, path: str, key: Key | None) -> bool:
+        """Whether the bytes of ``path`` as the last build wrote them from exactly these inputs are kept."""
+        return False
+
+    def stored(self, path: str, key: Key | None) -> bytes | None:
+        """Those bytes (checked against the SHA-256 written; None when they are not there or damaged)."""
+        return None
+
     def why(self, path: str, key: Key | None, on_disk: bool) -> tuple[str, ...]:
         """Why ``path`` is rendered again (``on_disk``: the previous site has a file there)."""
         return (WHY_NO_CACHE,)
@@ -376,9 +388,10 @@ NO_CACHE = NoCache()  # the default wherever a cache may be given
 _TABLES = ("CREATE TABLE reports (key TEXT PRIMARY KEY, html TEXT);"
            "CREATE TABLE runs (key TEXT PRIMARY KEY, stamps TEXT, hashes TEXT, value TEXT);"
            "CREATE TABLE pages (path TEXT PRIMARY KEY, key TEXT, sha TEXT, stat TEXT, parts TEXT);"
+           "CREATE TABLE bodies (sha TEXT PRIMARY KEY, data BLOB);"
            "CREATE TABLE shared (name TEXT PRIMARY KEY, digest TEXT);"
            "CREATE TABLE last (key TEXT, parts TEXT, outline TEXT);")
-_TABLE_NAMES = ("reports", "runs", "pages", "shared", "last")
+_TABLE_NAMES = ("reports", "runs", "pages", "bodies", "shared", "last")
 APPLICATION_ID = 0x706F6432  # "pod2": SQLite's header field naming the program a database belongs to
 _SQLITE_HEADER = b"SQLite format 3\x00"
 
@@ -585,8 +598,38 @@ class BuildCache(NoCache):
 
     def keep_page(self, path: str, key: Key | None, data: bytes) -> None:
         if key is not None:
+            sha = hashlib.sha256(data).hexdigest()
             self._write("INSERT OR REPLACE INTO temp.fresh_pages VALUES (?, ?, ?, NULL, ?)",
-                        (path, key.digest, hashlib.sha256(data).hexdigest(), key.parts))
+                        (path, key.digest, sha, key.parts))
+            self._write("INSERT OR REPLACE INTO bodies VALUES (?, ?)", (sha, zlib.compress(data, 1)))
+
+    def _stored_sha(self, path: str, key: Key | None) -> str | None:
+        if key is None:
+            return None
+        known = self._page(path)
+        return known[1] if known is not None and known[0] == key.digest else None
+
+    def has_stored(self, path: str, key: Key | None) -> bool:
+        sha = self._stored_sha(path, key)
+        return sha is not None and self._row("SELECT sha FROM bodies WHERE sha = ?", sha) is not None
+
+    def stored(self, path: str, key: Key | None) -> bytes | None:
+        sha = self._stored_sha(path, key)
+        if sha is None or key is None or self.broken:
+            return None
+        try:
+            row = self.db.execute("SELECT data FROM bodies WHERE sha = ?", (sha,)).fetchone()
+            data = zlib.decompress(row[0]) if row is not None and isinstance(row[0], bytes) else None
+        except sqlite3.DatabaseError as err:
+            self._failed(err)
+            return None
+        except zlib.error:
+            return None
+        if data is None or hashlib.sha256(data).hexdigest() != sha:
+            return None  # damaged: rendered again
+        self._write("INSERT OR REPLACE INTO temp.fresh_pages VALUES (?, ?, ?, NULL, ?)",
+                    (path, key.digest, sha, key.parts))
+        return data
 
     def why(self, path: str, key: Key | None, on_disk: bool) -> tuple[str, ...]:
         """Why ``path`` is rendered again: new, or which part of its key changed, or its file (``on_disk``:
@@ -680,6 +723,7 @@ class BuildCache(NoCache):
                 self.db.execute("INSERT INTO pages SELECT * FROM temp.fresh_pages WHERE stat IS NOT NULL")
                 self.db.execute("DELETE FROM shared")
                 self.db.executemany("INSERT INTO shared VALUES (?, ?)", [(n, d) for n, d in shared if d is not None])
+                self.db.execute("DELETE FROM bodies WHERE sha NOT IN (SELECT sha FROM pages)")
                 self.db.execute("DELETE FROM reports WHERE key NOT IN (SELECT key FROM temp.used_reports)")
                 self.db.execute("DELETE FROM runs WHERE key NOT IN (SELECT key FROM temp.used_runs)")
                 self.db.execute("DELETE FROM last")

@@ -147,30 +147,42 @@ def render_site(manifest: list[Entry], renderer: SiteRenderer) -> Iterator[tuple
     run pages maybe rendered in parallel.
 
     Keys and the unchanged pages are found up front (to know which run pages workers must render);
-    only the keys of the files to render are held, and one byte per entry.
+    only the keys of the files not kept are held, and one byte per entry. A file whose inputs are
+    unchanged but which the output no longer holds is written from the cache's copy (STORED).
     """
-    kept = bytearray(len(manifest))
+    kept = bytearray(len(manifest))  # RENDER, KEPT or STORED
     keys: dict[int, Key | None] = {}
     for index, entry in enumerate(manifest):
         key = renderer.key(entry)
         if renderer.unchanged(entry, key):
-            kept[index] = 1
-        else:
-            keys[index] = key
+            kept[index] = KEPT
+            continue
+        keys[index] = key
+        if renderer.cache.has_stored(entry.path, key):
+            kept[index] = STORED
 
     def pending() -> Iterator[int]:  # the run pages to render
-        return (i for i, entry in enumerate(manifest) if not kept[i] and isinstance(entry, RunPage))
+        return (i for i, entry in enumerate(manifest) if kept[i] == RENDER and isinstance(entry, RunPage))
 
     parallel = None
     if renderer.jobs > 1 and sum(1 for _ in pending()) >= PARALLEL_MIN:
         parallel = _parallel(manifest, pending(), renderer)
     for index, entry in enumerate(manifest):
-        if kept[index]:
+        if kept[index] == KEPT:
             renderer.reused += isinstance(entry, (Page, LazyPage))
             yield entry.path, Kept(renderer.old_files[entry.path].size)
             continue
         key = keys.pop(index)
-        if parallel is not None and isinstance(entry, RunPage):
+        data_bytes = renderer.cache.stored(entry.path, key) if kept[index] == STORED else None
+        if data_bytes is not None:
+            renderer.reused += isinstance(entry, (Page, LazyPage))
+            if renderer.explain and isinstance(entry, (Page, LazyPage)):  # written again, if not rendered
+                renderer.explained.append((entry.path, renderer.why(entry, key)))
+            if isinstance(entry, RunPage):
+                renderer.cache.still_uses_report(renderer.reports.key(renderer.runs[entry.index]))
+            yield entry.path, data_bytes
+            continue
+        if parallel is not None and kept[index] == RENDER and isinstance(entry, RunPage):
             data_bytes, report_key, report_html, was_cached = next(parallel)
             if was_cached:
                 renderer.cache.still_uses_report(report_key)
@@ -186,6 +198,7 @@ def render_site(manifest: list[Entry], renderer: SiteRenderer) -> Iterator[tuple
         yield entry.path, data_bytes
 
 
+RENDER, KEPT, STORED = 0, 1, 2  # what render_site does with a file: render it, leave it, write the cache's copy
 PARALLEL_MIN = 64  # fewer run pages to render are not worth starting processes for
 CHUNK = 32  # run pages per task
 AHEAD = 8  # tasks per worker sent ahead of the page being written: the results waiting stay bounded
