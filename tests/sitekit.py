@@ -343,7 +343,8 @@ def ledger_rows(files: dict[str, bytes]) -> list[dict]:
     index = strict_json(files[RUNS_INDEX])
     rows = []
     for part in index["parts"]:
-        data = strict_json(files[part["json_gz"]])
+        raw = files[part["json_gz"]]  # gzipped as written, or already read through read_site_file
+        data = strict_json(gzip.decompress(raw) if raw.startswith(b"\x1f\x8b") else raw)
         constants = {"agent": data["agent"], "agent_name": data["agent_name"], "mission": data["mission"]}
         for values in data["rows"]:
             row = dict(zip(data["columns"], values, strict=True))
