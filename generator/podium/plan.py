@@ -1,7 +1,7 @@
 """The manifest: every output file of the site and what it is rendered from.
 
 Pure: the (public) Leaderboard, the site settings and the theme's static files in,
-a list of :class:`Page`, :class:`DataFile` and :class:`Asset` out; nothing is
+a list of entries (entries.py: :class:`Page`, :class:`DataFile`, :class:`Asset`, …) out; nothing is
 rendered or read here. Page contexts carry summary objects and chart geometry
 only (templates never count); a run page names its run, and the render stage
 adds that run's redacted record and report (render/site.py). The context fields
@@ -18,6 +18,9 @@ from urllib.parse import quote
 
 from podium import ledger as layout
 from podium import numbers, plan_compare, routes
+from podium.entries import Asset, DataFile, Entry, LedgerPage, Page, RunPage
+from podium.entries import Blob as Blob  # build.py takes these two from here
+from podium.entries import LazyPage as LazyPage
 from podium.load.content import ContentPage
 from podium.model import KIND_ORDER, AgentSummary, Leaderboard, RunRecord
 from podium.numbers import ledger_texts
@@ -37,69 +40,6 @@ MISSIONS_PAGE_ELEMENTS = 2200  # …and a page's cards stay within this many
 HOME_CARDS = 12  # agent cards on the home page; the agents ranked below them are table rows…
 HOME_ROWS = 30  # …at most this many (every agent is in summary.json and the ledger)
 HOME_PROBLEMS = 20  # problems listed on the home page (every one is in summary.json)
-
-
-@dataclass(frozen=True)
-class Page:
-    """An HTML page: a template and its context (``run_id``: a run page, completed at render time)."""
-
-    path: str
-    template: str
-    context: dict
-    run_id: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class LazyPage:
-    """A page planned as its path and its number: its Page (template and context) is made when it is
-    rendered, by ``pages``, so the pages that grow with the history (a run's, the ledger's) are never all
-    held (issue 18)."""
-
-    path: str
-    index: int
-    pages: RunPages | LedgerPages
-
-    @property
-    def page(self) -> Page:
-        return self.pages.page(self.index)
-
-
-@dataclass(frozen=True, slots=True)
-class RunPage(LazyPage):
-    """A run's own page (``index``: into Leaderboard.runs)."""
-
-
-@dataclass(frozen=True, slots=True)
-class LedgerPage(LazyPage):
-    """A page of the ledger (``index``: into Leaderboard.ledger.pages)."""
-
-
-@dataclass(frozen=True)
-class DataFile:
-    """A data file of site.md (``kind`` is one of render/site.py's DATA_FILES; ``part``: which ledger part)."""
-
-    path: str
-    kind: str
-    part: int | None = None
-
-
-@dataclass(frozen=True)
-class Blob:
-    """A small file already rendered by a render-stage helper (sitemap.xml, robots.txt)."""
-
-    path: str
-    data: bytes
-
-
-@dataclass(frozen=True)
-class Asset:
-    """A theme's static file, copied as it is."""
-
-    path: str
-    source: Path
-
-
-Entry = Page | LazyPage | DataFile | Blob | Asset
 
 
 @dataclass(frozen=True)

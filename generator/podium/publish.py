@@ -26,13 +26,13 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from podium import diff, routes
+from podium.entries import Blob, Entry, Page
 from podium.errors import BuildError
 from podium.load.files import NotReadable
 from podium.load.published import CHANGES_SCHEMA, REDIRECTS_SCHEMA, read
 from podium.load.shape import INT, TEXT, TIME_TEXT, URL, Misfit, OneOf, Opt, pick
 from podium.model import Leaderboard, RunRecord, iso_utc
 from podium.numbers import ci_range, median_line, pct, provisional_note
-from podium.plan import Blob, Entry, Page
 from podium.render import data
 from podium.render.badge import LABEL, badge
 
