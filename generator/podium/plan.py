@@ -16,15 +16,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import quote
 
+from podium import charts, numbers, plan_compare, routes
 from podium import ledger as layout
-from podium import numbers, plan_compare, routes
 from podium.entries import Asset, DataFile, Entry, LedgerPage, Page, RunPage
 from podium.entries import Blob as Blob  # build.py takes these two from here
 from podium.entries import LazyPage as LazyPage
 from podium.load.content import ContentPage
 from podium.model import KIND_ORDER, AgentSummary, Leaderboard, RunRecord
 from podium.numbers import ledger_texts
-from podium.render import charts
 
 TONES = 8  # agent colours
 # Bounded pages (site.md "Bounded"): what a page shows never grows with the run history; every

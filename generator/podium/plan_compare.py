@@ -2,7 +2,7 @@
 
 Pure, like plan.py (which hooks this in): the Leaderboard in, ``(path, template,
 context)`` triples out. Contexts carry the summary's Pair and ModelSummary objects,
-chart geometry and sentences (render/compare_text.py); templates never count.
+chart geometry and sentences (compare_words.py); templates never count.
 
 Pages: ``compare/index.html`` (a matrix of every pair among the top
 ``compare.MATRIX_AGENTS`` ranked agents), one page per such pair, ``models/index.html``
@@ -14,17 +14,16 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from podium import routes
+from podium import charts, routes
 from podium.compare import MATRIX_AGENTS
-from podium.model import AgentSummary, Leaderboard, ModelSummary, Pair, RunRecord
-from podium.render import charts
-from podium.render.compare_charts import intervals
-from podium.render.compare_text import (
+from podium.compare_charts import intervals
+from podium.compare_words import (
     flag_sentences,
     superiority_words,
     verdict_counts,
     verdict_words,
 )
+from podium.model import AgentSummary, Leaderboard, ModelSummary, Pair, RunRecord
 
 MODEL_RUNS = 20  # newest runs listed on a model page (site.md "Bounded")
 MODEL_CARDS = 10  # model cards on models/index.html; the keys ranked below them are table rows…
