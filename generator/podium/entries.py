@@ -68,7 +68,7 @@ class DataFile:
 
 @dataclass(frozen=True)
 class Blob:
-    """A small file already rendered by a render-stage helper (sitemap.xml, robots.txt)."""
+    """A small file already rendered by a render-stage helper (render/crawlers.py: sitemap.xml, robots.txt)."""
 
     path: str
     data: bytes
