@@ -6,11 +6,8 @@ from __future__ import annotations
 
 import re
 
-from podium.diff import LEFT_OUT, VERDICTS
-from podium.model import KIND_LABELS
-from podium.numbers import DASH, ci_range, pct
-
-LEFT_OUT_LABEL = {kind: KIND_LABELS[kind].lower() for kind in LEFT_OUT}
+from podium.diff import VERDICTS
+from podium.numbers import DASH, ci_range, count_delta, left_out_text, n_runs, pct, pp_delta, rank_move
 
 _MD_SPECIAL = set("\\`*_[]<>#!|~@&$:")
 
@@ -33,37 +30,6 @@ def md(text: object) -> str:
         else:
             out.append(ch)
     return "".join(out)
-
-
-def pp_delta(value: float | None) -> str:
-    """A signed change in percentage points: +3.2 pp, −0.4 pp, ±0.0 pp; "—" for None."""
-    if value is None:
-        return DASH
-    points = round(value * 100, 1)
-    if points == 0:
-        return "±0.0 pp"
-    return f"{'+' if points > 0 else '−'}{abs(points):.1f} pp"
-
-
-def n_runs(n: int) -> str:
-    return f"{n} run{'' if n == 1 else 's'}"
-
-
-def count_delta(value: int) -> str:
-    """+3, −2, 0."""
-    return f"+{value}" if value > 0 else (f"−{-value}" if value < 0 else "0")
-
-
-def rank_move(old: int | None, new: int | None) -> str:
-    if old is None:
-        return "new"
-    if new is None or old == new:
-        return ""
-    return f"▲{old - new}" if new < old else f"▼{new - old}"
-
-
-def left_out_text(delta: dict[str, int]) -> str:
-    return ", ".join(f"{count_delta(n)} {LEFT_OUT_LABEL.get(k, k)}" for k, n in delta.items())
 
 
 def to_markdown(report: dict, gates: list[dict] | None = None, title: str = "podium: what changed") -> str:
