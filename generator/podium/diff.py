@@ -69,6 +69,16 @@ def compare(old: Bundle, new: Bundle) -> dict:
         "new_runs": _cell_runs(old, new),
     }
     report["changed"] = _changed(report)
+    return with_counts(report)
+
+
+def with_counts(report: dict) -> dict:
+    """``report`` with its own counts in ``totals``, made here once and read by its Markdown, its headline
+    and its page: ``agents``, the change in ranked agents, and ``moved``, how many agents moved in rank.
+    A report read back from a changes.json an older podium wrote gets them here too."""
+    t = report["totals"]
+    t.setdefault("agents", report["new"]["agents"] - report["old"]["agents"])
+    t.setdefault("moved", sum(1 for a in report["agents"] if a["old_rank"] is not None and a["old_rank"] != a["rank"]))
     return report
 
 
@@ -198,7 +208,8 @@ _SIDE = {"runs": INT, "agents": INT, "mission_versions": Maybe(INT), "digest": M
 # shape (a key marked Maybe may be missing from a report an older podium wrote).
 REPORT_SHAPE = {
     "schema": OneOf({REPORT_SCHEMA}), "changed": BOOL, "old": _SIDE, "new": _SIDE,
-    "totals": {"runs": INT, "not_a_run": INT, "problems": INT, "left_out": _LEFT_OUT},
+    "totals": {"runs": INT, "not_a_run": INT, "problems": INT, "left_out": _LEFT_OUT, "agents": Maybe(INT),
+               "moved": Maybe(INT)},
     "agents": [{"agent": TEXT, "name": TEXT, "url": Maybe(Opt(URL)), "rank": INT, "old_rank": Opt(INT),
                 "median": Opt(NUMBER), "old_median": Opt(NUMBER), "delta": Opt(NUMBER), "ci": Opt(PAIR),
                 "old_ci": Opt(PAIR), "in_median": Maybe(INT), "old_in_median": Maybe(Opt(INT)), "new_runs": INT,
@@ -238,7 +249,8 @@ class Gate:
 
 
 def check_gates(old: Bundle, new: Bundle, gates: list[Gate]) -> list[dict]:
-    """One result per gate and agent it covers: ``tripped`` and why, in numbers.
+    """One result per gate and agent it covers: ``tripped`` and why, in numbers (``delta``: the median's
+    change; ``drop``: the fall in percentage points that the limit is held against).
 
     A drop is compared in percentage points rounded to 1e-9, so a drop of exactly PP does not trip.
     A named agent that lost its median, or is gone, trips; ``*`` covers agents with a median before
@@ -254,7 +266,8 @@ def check_gates(old: Bundle, new: Bundle, gates: list[Gate]) -> list[dict]:
             after = new.agents.get(before.agent)
             result = {"gate": f"{gate.agent}={gate.points:g}", "agent": before.agent,
                       "name": after.name if after else before.name, "limit": gate.points,
-                      "old_median": before.median, "median": after.median if after else None, "drop": None}
+                      "old_median": before.median, "median": after.median if after else None, "delta": None,
+                      "drop": None}
             if before.median is None:
                 result.update(tripped=False, reason="no_median_before")
             elif after is None:
@@ -262,8 +275,10 @@ def check_gates(old: Bundle, new: Bundle, gates: list[Gate]) -> list[dict]:
             elif after.median is None:
                 result.update(tripped=True, reason="no_median")
             else:
-                drop = round((before.median - after.median) * 100, 9)
-                result.update(drop=drop, tripped=drop > gate.points, reason="dropped" if drop > gate.points else "ok")
+                delta = after.median - before.median
+                drop = round(-delta * 100, 9)
+                result.update(delta=delta, drop=drop, tripped=drop > gate.points,
+                              reason="dropped" if drop > gate.points else "ok")
             results.append(result)
     return results
 

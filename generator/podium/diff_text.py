@@ -34,10 +34,10 @@ def md(text: object) -> str:
 
 def to_markdown(report: dict, gates: list[dict] | None = None, title: str = "podium: what changed") -> str:
     """The report as GitHub-flavoured Markdown (a PR comment, a chat message, a job summary)."""
-    t, old, new = report["totals"], report["old"], report["new"]
+    t, new = report["totals"], report["new"]
     lines = [f"### {title}", ""]
     head = f"**{n_runs(new['runs'])}** ({count_delta(t['runs'])} since the previous summary) · " \
-           f"{new['agents']} agents ({count_delta(new['agents'] - old['agents'])})"
+           f"{new['agents']} agents ({count_delta(t['agents'])})"
     if t["left_out"]:
         head += f" · left out of medians: {left_out_text(t['left_out'])}"
     if t["not_a_run"]:
@@ -95,9 +95,8 @@ def headline(report: dict) -> str:
     """One line for a change report: names, counts and numbers only."""
     t = report["totals"]
     parts = [f"{count_delta(t['runs'])} runs"]
-    moved = sum(1 for a in report["agents"] if a["old_rank"] is not None and a["old_rank"] != a["rank"])
     for n, word in ((len(report["agents_added"]), "added"), (len(report["agents_gone"]), "gone"),
-                    (moved, "moved in rank")):
+                    (t["moved"], "moved in rank")):
         if n:
             parts.append(f"{n} agent{'s' if n != 1 else ''} {word}")
     if report["missions"]["added"]:
@@ -122,6 +121,6 @@ def gate_line(g: dict, *, markdown: bool = False) -> str:
         "no_median_before": "had no median before: nothing to compare",
     }.get(g["reason"])
     if reason is None:
-        reason = f"median {pct(g['old_median'])} → {pct(g['median'])} ({pp_delta(g['median'] - g['old_median'])}; " \
+        reason = f"median {pct(g['old_median'])} → {pct(g['median'])} ({pp_delta(g['delta'])}; " \
                  f"{limit})"
     return f"{mark}{spec}: {name} {reason}"

@@ -199,7 +199,7 @@ def _history(path: Path, warnings: list[str]) -> list[dict]:
     except Misfit:
         warnings.append(f"{path}: ignored, not a {CHANGES_SCHEMA} history; the change history starts again")
         return []
-    reports = [r for r in reports if r["number"] > 0]
+    reports = [{**r, "report": diff.with_counts(r["report"])} for r in reports if r["number"] > 0]
     reports.sort(key=lambda r: -r["number"])
     numbers = [r["number"] for r in reports]
     if len(set(numbers)) != len(numbers) or len(reports) != len(doc["reports"]):
