@@ -21,6 +21,7 @@ from podium import ledger as layout
 from podium.entries import Asset, DataFile, Entry, LedgerPage, Page, RunPage
 from podium.entries import Blob as Blob  # build.py takes these two from here
 from podium.entries import LazyPage as LazyPage
+from podium.figures import models_differ
 from podium.load.content import ContentPage
 from podium.model import KIND_ORDER, AgentSummary, Leaderboard, RunRecord
 from podium.numbers import ledger_texts
@@ -148,17 +149,10 @@ def _agent_page(agent: AgentSummary, index: _Index) -> Page:
         "ledger": ledger_fragment(agent.name),
         "strip": charts.strip(current_runs, agent.figures.median, charts.PAGE_SLOTS),
         "older_strip": charts.strip(older_runs, older.figures.median, charts.CARD_SLOTS) if older else None,
-        "models_differ": _models_differ(agent, older), "description": numbers.agent_headline(agent),
+        "models_differ": models_differ(agent.figures, *([older.figures] if older else [])),
+        "description": numbers.agent_headline(agent),
         "compare": index.compare.for_agent(agent.agent),
     })
-
-
-def _models_differ(agent: AgentSummary, older: AgentSummary | None) -> bool:
-    """True when the harness reported other models than declared, or several of them."""
-    figs = [agent.figures] + ([older.figures] if older else [])
-    reported = {m for f in figs for m in f.models_reported}
-    declared = {m for f in figs for m in f.models_declared}
-    return len(reported) > 1 or len(declared) > 1 or bool(reported and declared and reported != declared)
 
 
 def missions_path(number: int) -> str:
