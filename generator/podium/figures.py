@@ -4,10 +4,14 @@ used by the summary step for agents, mission versions and cells, and by compare.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from typing import TypeVar
+
 from podium import stats
 from podium.model import COUNTED_KINDS, MEDIAN_KINDS, Figures, RunRecord, iso_utc
 
 NOT_ATTEMPTS = frozenset({"infra_failed", "grading", "unknown"})
+T = TypeVar("T")
 
 
 def kind_counts(records: list[RunRecord]) -> dict[str, int]:
@@ -64,3 +68,8 @@ def models_differ(*figs: Figures) -> bool:
     reported = {m for f in figs for m in f.models_reported}
     declared = {m for f in figs for m in f.models_declared}
     return len(reported) > 1 or len(declared) > 1 or bool(reported and declared and reported != declared)
+
+
+def first(items: Sequence[T], limit: int) -> tuple[Sequence[T], int]:
+    """A bounded list as a page shows it: the first ``limit`` items, and how many more there are."""
+    return items[:limit], max(0, len(items) - limit)

@@ -21,7 +21,7 @@ from podium import ledger as layout
 from podium.entries import Asset, DataFile, Entry, LedgerPage, Page, RunPage
 from podium.entries import Blob as Blob  # build.py takes these two from here
 from podium.entries import LazyPage as LazyPage
-from podium.figures import models_differ
+from podium.figures import first, models_differ
 from podium.load.content import ContentPage
 from podium.model import KIND_ORDER, AgentSummary, Leaderboard, RunRecord
 from podium.numbers import ledger_texts
@@ -106,13 +106,12 @@ def _home(board: Leaderboard, index: _Index) -> Page:
          "strip": charts.strip(index.scoped(a.agent, False), a.figures.median)}
         for a in shown
     ]
-    below = board.agents[HOME_CARDS:]
+    ranked, unlisted = first(board.agents[HOME_CARDS:], HOME_ROWS)
+    problems, problems_more = first(board.problems, HOME_PROBLEMS)
     return Page(routes.HOME, "index.html", {
         "page_title": "Agents", "totals": board.totals, "cards": cards,
-        "ranked": list(below[:HOME_ROWS]),
-        "unlisted": len(below) - min(len(below), HOME_ROWS),
-        "problems": board.problems[:HOME_PROBLEMS], "problems_total": len(board.problems),
-        "problems_more": max(0, len(board.problems) - HOME_PROBLEMS),
+        "ranked": list(ranked), "unlisted": unlisted,
+        "problems": problems, "problems_total": len(board.problems), "problems_more": problems_more,
         "missions": board.missions, "description": numbers.agents_headline(board.agents),
     })
 
@@ -139,8 +138,8 @@ def _agent_page(agent: AgentSummary, index: _Index) -> Page:
     newest = version_runs(len(summaries))
     tables = []
     for summary in summaries:
-        runs = index.by_agent_version[(agent.agent, summary.mission, summary.version)]
-        tables.append({"summary": summary, "runs": runs[:newest], "more": max(0, len(runs) - newest),
+        runs, more = first(index.by_agent_version[(agent.agent, summary.mission, summary.version)], newest)
+        tables.append({"summary": summary, "runs": runs, "more": more,
                        "ledger": ledger_fragment(agent.name, (summary.mission, summary.version))})
     current_runs = index.scoped(agent.agent, False)
     older_runs = index.scoped(agent.agent, True)
@@ -165,7 +164,7 @@ def _missions_pages(board: Leaderboard, index: _Index) -> list[Page]:
     chunks = _card_pages(missions)
     paths = [missions_path(n) for n in range(1, len(chunks) + 1)]
     pages = []
-    first = 1
+    start = 1
     for number, chunk in enumerate(chunks, start=1):
         cards = [
             {"mission": m, "plot": charts.agreement(index.by_version[(m.mission, m.version)], index.slugs,
@@ -174,11 +173,11 @@ def _missions_pages(board: Leaderboard, index: _Index) -> list[Page]:
         ]
         pages.append(Page(paths[number - 1], "missions.html", {
             "page_title": "Missions" if number == 1 else f"Missions, page {number}", "cards": cards,
-            "pager": {"number": number, "paths": paths, "first": first, "last": first + len(chunk) - 1,
-                      "total": len(missions)},
+            "pager": {"number": number, "paths": paths, "pages": len(paths), "first": start,
+                      "last": start + len(chunk) - 1, "total": len(missions)},
             "tones": index.tones, "slugs": index.slugs,
             "description": numbers.missions_headline(board.missions)}))
-        first += len(chunk)
+        start += len(chunk)
     return pages
 
 
@@ -200,15 +199,16 @@ def _card_pages(missions: tuple) -> list[tuple]:
 
 def _mission_page(mission, index: _Index) -> Page:
     runs = index.by_version[(mission.mission, mission.version)]
-    compare = index.compare.for_version(mission.mission, mission.version)
+    newest, more = first(runs, MISSION_RUNS)
+    compare, compare_more = first(index.compare.for_version(mission.mission, mission.version), MISSION_PAIRS)
     return Page(mission.url, "mission.html", {
         "page_title": f"{mission.mission} {mission.version}", "mission": mission, "tones": index.tones,
         "slugs": index.slugs,
         "plot": charts.agreement(runs, index.slugs, index.tones, charts.PLOT_POINTS, mission.scored),
-        "runs": runs[:MISSION_RUNS], "more": max(0, len(runs) - MISSION_RUNS),
+        "runs": newest, "more": more,
         "ledger": ledger_fragment(version=(mission.mission, mission.version)),
         "description": numbers.mission_headline(mission),
-        "compare": compare[:MISSION_PAIRS], "compare_more": max(0, len(compare) - MISSION_PAIRS),
+        "compare": compare, "compare_more": compare_more,
     })
 
 
