@@ -1,34 +1,19 @@
 """How comparisons read, in words: verdicts and trap sentences.
 
 One wording for pages (planned by plan_compare.py) and the CLI (render/compare_text.py).
-A sentence is a list of :class:`Part`; a part that holds agent-controlled text (an
+A sentence is a tuple of numbers.Part; a part that holds agent-controlled text (an
 agent name, a model key, a mission) is marked ``name`` so a page wraps it in ``<bdi>``
 (the template escapes every part). Nothing here computes a figure: the numbers come from the Pair.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from podium.model import Pair
-from podium.numbers import pct
+from podium.numbers import Part, Sentence, pct
 
 OVERLAP = "overlapping: not evidence of a difference"
 TOO_FEW = "too few runs: fewer than 6 on a side"
 AHEAD = "ahead"
-
-
-@dataclass(frozen=True)
-class Part:
-    text: str
-    name: bool = False  # agent-controlled text: isolate it (<bdi>) where it lands
-
-
-Sentence = tuple[Part, ...]
-
-
-def plain(sentence: Sentence) -> str:
-    return "".join(part.text for part in sentence)
 
 
 def _n(text: str) -> Part:

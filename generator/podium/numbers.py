@@ -6,6 +6,7 @@ Scores stay in [0, 1] in JSON; people read percentages with one decimal.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from podium.model import (
     KIND_LABELS,
@@ -20,6 +21,25 @@ from podium.model import (
 
 DASH = "—"
 NO_JUDGE = "No judge"
+
+
+@dataclass(frozen=True)
+class Part:
+    """A piece of a sentence that a page and the terminal both write: the page wraps a ``name`` (text an
+    agent controls) in ``<bdi>``, links it when it has a ``url`` and sets a ``strong`` figure in bold; plain
+    text (a meta description, the CLI) is the parts' texts joined (:func:`plain`)."""
+
+    text: str
+    name: bool = False
+    url: str | None = None
+    strong: bool = False
+
+
+Sentence = tuple[Part, ...]
+
+
+def plain(sentence: Sentence) -> str:
+    return "".join(part.text for part in sentence)
 
 
 def pct(value: float | None) -> str:
@@ -147,28 +167,36 @@ def rank_text(rank: int | None, provisional: bool | None, in_median: int) -> str
     return f"#{rank}" + (f" · {provisional_note(in_median)}" if provisional else "")
 
 
-def agents_headline(agents: tuple[AgentSummary, ...] | list[AgentSummary]) -> str:
-    """ "kestrel leads with a median of 87.5% over 12 runs; next is osprey at 80.0%."
+def home_headline(agents: tuple[AgentSummary, ...] | list[AgentSummary]) -> Sentence:
+    """The home page's headline, as parts (the page links the names): "kestrel leads with a median of
+    87.5% over 12 runs; next is osprey at 80.0%."
 
     A provisional rank is said in the clause of the agent it belongs to: "…; next is tern at
     90.0%, a provisional rank on 1 run." (site.md "Ranks on few runs")."""
     if not agents:
-        return "No finished runs yet — nothing to rank."
+        return (Part("No finished runs yet — nothing to rank."),)
     top = agents[0]
     if top.figures.median is None:
-        return "No agent has a run in a median yet."
-    text = f"{top.name} leads with a median of {pct(top.figures.median)} over {n_runs(top.figures.in_median)}"
+        return (Part("No agent has a run in a median yet."),)
+    parts = [Part(top.name, name=True, url=top.url), Part(" leads with a median of "),
+             Part(pct(top.figures.median), strong=True), Part(f" over {n_runs(top.figures.in_median)}")]
     if top.provisional:
-        text += f", a provisional rank (fewer than {PROVISIONAL_BELOW} runs in the median)"
+        parts.append(Part(f", a provisional rank (fewer than {PROVISIONAL_BELOW} runs in the median)"))
     if len(agents) > 1:
         second = agents[1]
         if second.figures.median is None:
-            text += "; no other agent has a run in a median yet"
+            parts.append(Part("; no other agent has a run in a median yet"))
         else:
-            text += f"; next is {second.name} at {pct(second.figures.median)}"
+            parts += [Part("; next is "), Part(second.name, name=True, url=second.url),
+                      Part(f" at {pct(second.figures.median)}")]
             if second.provisional:
-                text += f", a provisional rank on {n_runs(second.figures.in_median)}"
-    return text + "."
+                parts.append(Part(f", a provisional rank on {n_runs(second.figures.in_median)}"))
+    return (*parts, Part("."))
+
+
+def agents_headline(agents: tuple[AgentSummary, ...] | list[AgentSummary]) -> str:
+    """The home headline as plain text (the page's description)."""
+    return plain(home_headline(agents))
 
 
 def agent_headline(agent: AgentSummary) -> str:

@@ -107,12 +107,13 @@ def _home(board: Leaderboard, index: _Index) -> Page:
         for a in shown
     ]
     ranked, unlisted = first(board.agents[HOME_CARDS:], HOME_ROWS)
+    headline = numbers.home_headline(board.agents)
     problems, problems_more = first(board.problems, HOME_PROBLEMS)
     return Page(routes.HOME, "index.html", {
         "page_title": "Agents", "totals": board.totals, "cards": cards,
         "ranked": list(ranked), "unlisted": unlisted,
         "problems": problems, "problems_total": len(board.problems), "problems_more": problems_more,
-        "missions": board.missions, "description": numbers.agents_headline(board.agents),
+        "missions": board.missions, "headline": headline, "description": numbers.plain(headline),
     })
 
 

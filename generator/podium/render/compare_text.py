@@ -5,9 +5,9 @@ The sentences are compare_words.py's, the same wording the pages use.
 
 from __future__ import annotations
 
-from podium.compare_words import flag_sentences, plain, superiority_words, verdict_counts, verdict_words
+from podium.compare_words import flag_sentences, superiority_words, verdict_counts, verdict_words
 from podium.model import ModelSummary, Pair, PairVersion
-from podium.numbers import ci_range, median_line, pct, pct_range, points
+from podium.numbers import ci_range, median_line, pct, pct_range, plain, points
 from podium.render.text import rank_cell, table, with_footnote
 
 
