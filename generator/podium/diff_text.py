@@ -60,14 +60,8 @@ def to_markdown(report: dict, gates: list[dict] | None = None, title: str = "pod
             lines.append(f"| {r['rank']}{mark}{' ' + move if move else ''} | {md(r['name'])} | {pct(r['median'])} | "
                          f"{pp_delta(r['delta'])} | {cis} | {VERDICTS[r['verdict']]} | {runs} |")
         lines.append("")
-    lines += _md_list("Agents added", [
-        f"{md(a['name'])}: rank {a['rank']}{' (provisional)' if a.get('provisional') else ''}, "
-        f"median {pct(a['median'])}, {n_runs(a['runs'])}"
-        for a in report["agents_added"]])
-    lines += _md_list("Agents gone", [
-        f"{md(a['name'])}: was rank {a['rank']}{' (provisional)' if a.get('provisional') else ''}, "
-        f"median {pct(a['median'])}, {n_runs(a['runs'])}"
-        for a in report["agents_gone"]])
+    lines += _md_list("Agents added", [_agent_brief(a, "rank") for a in report["agents_added"]])
+    lines += _md_list("Agents gone", [_agent_brief(a, "was rank") for a in report["agents_gone"]])
     lines += _md_list("Agents renamed (old links redirect)", [
         f"{md(a['old_name'])} → {md(a['name'])}" for a in report["agents_renamed"]])
     m = report["missions"]
@@ -89,6 +83,12 @@ def to_markdown(report: dict, gates: list[dict] | None = None, title: str = "pod
     if gates:
         lines += _md_list("Gates", [gate_line(g, markdown=True) for g in gates])
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def _agent_brief(a: dict, rank: str) -> str:
+    """An agent added or gone: "osprey: rank 2 (provisional), median 81.0%, 4 runs"."""
+    mark = " (provisional)" if a.get("provisional") else ""
+    return f"{md(a['name'])}: {rank} {a['rank']}{mark}, median {pct(a['median'])}, {n_runs(a['runs'])}"
 
 
 def headline(report: dict) -> str:
