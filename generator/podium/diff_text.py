@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 from podium.diff import VERDICTS
-from podium.numbers import DASH, ci_range, count_delta, left_out_text, n_runs, pct, pp_delta, rank_move
+from podium.numbers import DASH, ci_range, count_delta, counted, left_out_text, n_runs, pct, pp_delta, rank_move
 
 _MD_SPECIAL = set("\\`*_[]<>#!|~@&$:")
 
@@ -98,7 +98,7 @@ def headline(report: dict) -> str:
     for n, word in ((len(report["agents_added"]), "added"), (len(report["agents_gone"]), "gone"),
                     (t["moved"], "moved in rank")):
         if n:
-            parts.append(f"{n} agent{'s' if n != 1 else ''} {word}")
+            parts.append(f"{counted(n, 'agent')} {word}")
     if report["missions"]["added"]:
         parts.append(f"{len(report['missions']['added'])} new mission version(s)")
     if t["left_out"]:

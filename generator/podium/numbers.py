@@ -74,9 +74,14 @@ def rate(value: float | None) -> str:
     return DASH if value is None else f"{value * 100:.0f}%"
 
 
+def counted(n: int, noun: str) -> str:
+    """A count and its noun, singular for one: "1 agent", "3 mission versions" (pages: ``|counted``)."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
 def n_runs(n: int) -> str:
     """ "1 run", "12 runs"."""
-    return f"{n} run{'' if n == 1 else 's'}"
+    return counted(n, "run")
 
 
 LEFT_OUT_LABEL = {kind: KIND_LABELS[kind].lower() for kind in LEFT_OUT_KINDS}  # "no judge", "infra failed", …
@@ -213,7 +218,7 @@ def agent_headline(agent: AgentSummary) -> str:
 def missions_headline(missions: tuple[MissionVersionSummary, ...] | list[MissionVersionSummary]) -> str:
     current = sum(1 for m in missions if m.current)
     count = len(missions)
-    return (f"{count} mission version{'' if count == 1 else 's'} ({current} current): each run placed by "
+    return (f"{counted(count, 'mission version')} ({current} current): each run placed by "
             "what the checks gave it and what the judge gave it.")
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from podium.compare_words import flag_sentences, superiority_words, verdict_counts, verdict_words
 from podium.model import ModelSummary, Pair, PairVersion
-from podium.numbers import ci_range, median_line, pct, pct_range, plain, points
+from podium.numbers import ci_range, counted, median_line, pct, pct_range, plain, points
 from podium.render.text import rank_cell, table, with_footnote
 
 
@@ -18,8 +18,7 @@ def pair_text(pair: Pair, rank_a: str | None = None, rank_b: str | None = None) 
     tag_a = f" ({rank_a})" if rank_a else ""
     tag_b = f" ({rank_b})" if rank_b else ""
     lines = [
-        f"{pair.a_name}{tag_a} vs {pair.b_name}{tag_b}: {pair.shared} shared mission "
-        f"version{'' if pair.shared == 1 else 's'}",
+        f"{pair.a_name}{tag_a} vs {pair.b_name}{tag_b}: {counted(pair.shared, 'shared mission version')}",
         "superiority: " + plain(superiority_words(pair.a_name, pair.b_name, pair.superiority))
         + ", mean over the versions",
         f"median difference ({pair.a_name} − {pair.b_name}): {points(pair.median_diff)}, median over the versions",

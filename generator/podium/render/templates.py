@@ -88,7 +88,7 @@ def make_environment(chain: list[Path]) -> jinja2.Environment:
                        provisional_sentence=numbers.provisional_sentence)
     env.filters.update(pp_delta=numbers.pp_delta, count_delta=numbers.count_delta,
                        left_out_text=numbers.left_out_text, ci_range=numbers.ci_range, ci_text=numbers.ci_range,
-                       n_runs=numbers.n_runs, in_median=numbers.in_median)
+                       n_runs=numbers.n_runs, in_median=numbers.in_median, counted=numbers.counted)
     env.globals.update(rank_move=numbers.rank_move, verdicts=diff_text.VERDICTS,
                        change_headline=diff_text.headline)
     return env
