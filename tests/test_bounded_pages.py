@@ -109,8 +109,7 @@ def test_an_agent_page_with_many_versions_lists_fewer_runs_of_each(export, tmp_p
 
 
 def test_a_mission_page_draws_and_lists_its_newest_runs_and_links_the_ledger(export, tmp_path, monkeypatch):
-    from podium import plan
-    from podium.render import charts
+    from podium import charts, plan
 
     monkeypatch.setattr(plan, "MISSION_RUNS", 4)
     monkeypatch.setattr(charts, "PLOT_POINTS", 6)

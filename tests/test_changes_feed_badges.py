@@ -20,7 +20,7 @@ from click.testing import CliRunner
 from exportkit import ExportDir, agent_id, env_failure, graded, grading, run_id
 from sitekit import AGENT_NAMES, hostile_export, pages, parse_html, site_files
 
-from podium import diff, publish
+from podium import bundle, diff, diff_text, publish
 from podium.build import build_site, count_export, public_view
 from podium.cli import main
 from podium.config import Config
@@ -114,7 +114,7 @@ def pair(tmp_path) -> tuple[Path, Path]:
 
 def test_the_report_names_every_kind_of_change(pair):
     old, new = pair
-    report = diff.compare(diff.load_bundle(old), diff.load_bundle(new))
+    report = diff.compare(bundle.load_bundle(old), bundle.load_bundle(new))
     assert report["changed"]
     rows = {r["name"]: r for r in report["agents"]}
     assert [r["name"] for r in report["agents"]] == ["falcon", "kestrel", "osprey", "merlin prime"]
@@ -149,9 +149,9 @@ def test_the_report_names_every_kind_of_change(pair):
 
 def test_no_change_is_said_plainly(pair):
     old, _ = pair
-    report = diff.compare(diff.load_bundle(old), diff.load_bundle(old))
+    report = diff.compare(bundle.load_bundle(old), bundle.load_bundle(old))
     assert not report["changed"]
-    assert "No change since the previous summary." in diff.to_markdown(report)
+    assert "No change since the previous summary." in diff_text.to_markdown(report)
     assert all(r["verdict"] == "unchanged" for r in report["agents"])
 
 
@@ -170,7 +170,7 @@ def test_json_output_is_the_report_plus_gates(pair):
     assert result.exit_code == 0
     data = json.loads(result.stdout)
     assert data["schema"] == "podium.diff/1" and data["gates"] == []
-    assert data == {**diff.compare(diff.load_bundle(old), diff.load_bundle(new)), "gates": []}
+    assert data == {**diff.compare(bundle.load_bundle(old), bundle.load_bundle(new)), "gates": []}
 
 
 @pytest.mark.parametrize("spec, code", [
@@ -247,7 +247,7 @@ def test_missing_files_and_non_sites_are_exit_2(pair, tmp_path):
 
 @pytest.mark.parametrize("make", [old_export, new_export, "hostile"])
 def test_the_new_bundle_taken_from_the_board_is_the_summary_read_back(tmp_path, make):
-    """publish.prepare takes the new side of the change report from the board (diff.bundle_of), never
+    """publish.prepare takes the new side of the change report from the board (bundle.bundle_of), never
     by writing summary.json and reading it again: both give the same bundle, hostile names included."""
     if make == "hostile":
         export = ExportDir(tmp_path / "e")
@@ -255,8 +255,8 @@ def test_the_new_bundle_taken_from_the_board_is_the_summary_read_back(tmp_path, 
     else:
         export = make(tmp_path / "e")
     board = public_view(Config(source="", root=tmp_path), export.root)
-    read_back = diff.bundle_from(json.loads(dump_json(summary_dict(board))), "the new summary")
-    assert diff.bundle_of(board) == read_back
+    read_back = bundle.bundle_from(json.loads(dump_json(summary_dict(board))), "the new summary")
+    assert bundle.bundle_of(board) == read_back
 
 
 def test_one_reader_for_every_published_file(tmp_path):
@@ -280,17 +280,17 @@ def test_one_reader_for_every_published_file(tmp_path):
 
 
 def test_names_cannot_inject_markdown():
-    assert diff.md("[x](https://evil.example)") == "\\[x\\](https\\://evil.example)"
-    assert diff.md("a|b") == "a\\|b"
-    assert diff.md("@team #1 <b>") == "\\@team \\#1 \\<b\\>"
-    assert diff.md("www.evil.example") == "www\\.evil.example"
-    assert diff.md("x\ny") == "x\ufffdy"
+    assert diff_text.md("[x](https://evil.example)") == "\\[x\\](https\\://evil.example)"
+    assert diff_text.md("a|b") == "a\\|b"
+    assert diff_text.md("@team #1 <b>") == "\\@team \\#1 \\<b\\>"
+    assert diff_text.md("www.evil.example") == "www\\.evil.example"
+    assert diff_text.md("x\ny") == "x\ufffdy"
 
 
 def test_a_site_directory_is_read_as_its_summary(tmp_path):
     out = tmp_path / "site"
     build_site(Config(source="", root=tmp_path, out=out), old_export(tmp_path / "e").root)
-    assert diff.load_bundle(out).runs == diff.load_bundle(out / "api/results/summary.json").runs == 17
+    assert bundle.load_bundle(out).runs == bundle.load_bundle(out / "api/results/summary.json").runs == 17
 
 
 # ------------------------------------------------------------------ build --previous

@@ -20,8 +20,9 @@ from podium import budget
 from podium.budget import HOSTS, Host, Meter, OverBudget, fitting_newest, human_size
 from podium.cli import main
 from podium.config import load_config
+from podium.entries import LedgerPage
 from podium.errors import ConfigError
-from podium.plan import LedgerPage, Site, plan_site
+from podium.plan import Site, plan_site
 from podium.progress import Progress
 from podium.render.redact import Redaction
 from podium.render.report import ReportRenderer

@@ -15,8 +15,9 @@ from datetime import UTC, datetime, timedelta
 import pytest
 import sitekit as kit
 
+from podium.entries import Page
 from podium.model import Conditions, Export, Grade, Problem, Run
-from podium.plan import Page, Site, plan_site
+from podium.plan import Site, plan_site
 from podium.render.site import render_page
 from podium.render.templates import builtin_themes, make_environment, theme_chain
 from podium.summarize import summarize

@@ -10,6 +10,7 @@ import os
 import re
 import sys
 from collections import Counter
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import click
@@ -18,7 +19,8 @@ from podium import __version__
 from podium.build import Built, build_site, public_view
 from podium.cache import DEFAULT_DIR as DEFAULT_CACHE
 from podium.config import Config, load_config
-from podium.diff import diff_files, gate_line, to_markdown
+from podium.diff import diff_files
+from podium.diff_text import gate_line, to_markdown
 from podium.errors import EXIT_PROBLEMS, PodiumError
 from podium.model import Leaderboard, Outline
 from podium.numbers import rank_text
@@ -182,19 +184,19 @@ def rank(export: tuple[Path, ...], config_path: Path | None, as_json: bool, by: 
     config = load_config(config_path)
     board = public_view(config, _export_path(export, config))
     if by == "model":
-        if as_json:
-            click.echo(dump_json([model_dict(m) for m in board.by_model]).decode("utf-8"), nl=False)
-        elif not board.by_model:
-            click.echo("no finished runs yet — nothing to rank")
-        else:
-            click.echo(model_table(board.by_model))
-        return
+        _print_ranked(board.by_model, as_json, model_dict, model_table)
+    else:
+        _print_ranked(board.agents, as_json, agent_dict, rank_table)
+
+
+def _print_ranked(ranked: Sequence, as_json: bool, as_dict: Callable[..., dict], as_table: Callable[..., str]) -> None:
+    """``podium rank``'s output, by agent or by model: the JSON list, the table, or why there is none."""
     if as_json:
-        click.echo(dump_json([agent_dict(a) for a in board.agents]).decode("utf-8"), nl=False)
-    elif not board.agents:
+        click.echo(dump_json([as_dict(x) for x in ranked]).decode("utf-8"), nl=False)
+    elif not ranked:
         click.echo("no finished runs yet — nothing to rank")
     else:
-        click.echo(rank_table(board.agents))
+        click.echo(as_table(ranked))
 
 
 @main.command()

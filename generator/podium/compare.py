@@ -1,8 +1,8 @@
 """Head-to-head and by-model figures (spec/compare.md), computed in the one summary step.
 
 Pure functions over RunRecords and the figures ``summarize`` already computed:
-every median, interval and ranking comes from ``summarize.figures``,
-``stats.median`` / ``stats.median_ci`` and ``summarize.rank_key``; this module
+every median, interval and ranking comes from ``figures.figures``,
+``stats.median`` / ``stats.median_ci`` and ``figures.rank_key``; this module
 only adds what compare.md defines on top (superiority, verdicts, the four trap
 flags, model keys).
 """
@@ -16,6 +16,7 @@ from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from podium import routes, stats
+from podium.figures import figures, rank_key
 from podium.model import (
     MEDIAN_KINDS,
     AgentSummary,
@@ -221,14 +222,10 @@ def _timeout_share(sides: list[_Side]) -> Fraction:
 
 
 def by_model(records: Sequence[RunRecord], agent_names: Mapping[str, str],
-             agent_url: Callable[[str], str | None],
-             figures: Callable[[list[RunRecord]], Figures],
-             rank_key: Callable[[str, str, Figures], tuple]) -> tuple[ModelSummary, ...]:
+             agent_url: Callable[[str], str | None]) -> tuple[ModelSummary, ...]:
     """compare.md §2: counted runs on current mission versions grouped by model key, ranked.
 
     ``records`` is the Leaderboard's run list: each summary keeps its runs as indices into it.
-
-    ``figures`` and ``rank_key`` are summarize's own (passed in to keep one definition).
     """
     groups: dict[str, list[RunRecord]] = defaultdict(list)
     indices: dict[str, list[int]] = defaultdict(list)

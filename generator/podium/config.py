@@ -16,6 +16,10 @@ podium.yaml (all keys optional; paths are relative to the file)::
     host: github-pages              # fail the build when the site would not fit this host (budget.py)
     run_pages: {newest: 20}         # run pages only for the newest N runs per agent and mission version
     search_engines: false           # robots.txt Disallow: / and a noindex meta on every page
+
+Direction: config reads podium.yaml with load's safe file and YAML readers, takes the
+export limits' type from load/export.py and the host names from budget.py; none of them
+imports config (load/export.py is handed ``config.limits``), so every arrow points down.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from dataclasses import dataclass, field
 from dataclasses import fields as dc_fields
 from pathlib import Path
 
+from podium.budget import HOSTS
 from podium.errors import ConfigError
 from podium.load.export import Limits
 from podium.load.files import NotReadable, read_regular
@@ -130,8 +135,6 @@ def _validate(data: dict, root: Path, errors: list[str]) -> dict:
 
 
 def _host(value, errors: list[str]) -> str:
-    from podium.budget import HOSTS
-
     if isinstance(value, str) and value in HOSTS:
         return value
     errors.append(f"host: expected one of {', '.join(HOSTS)}, got {value!r}")

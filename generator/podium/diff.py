@@ -1,7 +1,7 @@
-"""What changed between two published summary bundles (``podium diff``, the change report).
+"""What changed between two summary bundles (``podium diff``, the change report), and the gates.
 
-Pure apart from :func:`load_bundle`: two ``summary.json`` documents in, one report
-(a JSON-ready dict) out, then Markdown for a pull-request comment or job summary.
+Pure: two bundles (bundle.py) in, one report (a JSON-ready dict) out; diff_text.py
+writes it as Markdown for a pull-request comment or job summary.
 The report holds names, ids, versions, kinds and numbers only: no free text an
 agent or a judge wrote ever reaches it. The numbers it adds (rank moves, median
 changes, run deltas) are differences of the two bundles' published figures.
@@ -14,209 +14,31 @@ so the move is not evidence of a change.
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from podium import routes
+from podium.bundle import AgentView, Bundle, load_bundle
 from podium.errors import PodiumError
-from podium.load.files import NotReadable
-from podium.load.published import REPORT_SCHEMA, SUMMARY_SCHEMA, read
+from podium.load.published import REPORT_SCHEMA
 from podium.load.shape import (
-    ANY,
     BOOL,
-    CI,
-    COUNT,
     DIGEST,
     INT,
     NUMBER,
     PAIR,
-    SCORE,
     TEXT,
     TIME_TEXT,
     URL,
-    Either,
     Map,
     Maybe,
-    Misfit,
     OneOf,
     Opt,
-    capped,
-    pick,
 )
-from podium.model import COUNTED_KINDS, KIND_LABELS, MEDIAN_KINDS, Leaderboard, provisional
-from podium.numbers import DASH, NO_CI, ci_range, pct
+from podium.model import LEFT_OUT_KINDS, provisional
+from podium.numbers import NO_CI
 
-SUMMARY_IN_SITE = Path(routes.SUMMARY_JSON)
-LEFT_OUT = tuple(kind for kind in COUNTED_KINDS if kind not in MEDIAN_KINDS)
-LEFT_OUT_LABEL = {kind: KIND_LABELS[kind].lower() for kind in LEFT_OUT}
+LEFT_OUT = LEFT_OUT_KINDS  # the kinds a report counts apart: model.py
 ANY_AGENT = "*"
-
-
-class BundleError(PodiumError):
-    """An input is not a readable podium summary; the message names the file and the field (exit 2)."""
-
-
-# ------------------------------------------------------------------ reading
-
-
-@dataclass(frozen=True)
-class AgentView:
-    agent: str
-    name: str
-    slug: str
-    url: str | None
-    rank: int | None
-    median: float | None
-    ci: tuple[float, float] | None
-    runs: int
-    in_median: int
-    counts: dict[str, int]
-    cells: dict[tuple[str, str], int]  # (mission, version) -> runs
-
-
-@dataclass(frozen=True)
-class MissionView:
-    mission: str
-    version: str
-    current: bool
-    url: str | None
-    runs: int
-
-
-@dataclass(frozen=True)
-class Bundle:
-    source: str
-    runs: int
-    not_a_run: int
-    counts: dict[str, int]
-    agents: dict[str, AgentView]  # current scope, in rank order
-    older: dict[str, AgentView]
-    missions: dict[tuple[str, str], MissionView]
-    problems: int
-    digest: str | None
-    newest: str | None  # the newest run time in the bundle (ISO-8601 UTC)
-
-
-def _agent_shape(ranked: bool) -> dict:
-    return {
-        "agent": TEXT, "name": TEXT, "slug": Maybe(TEXT, ""), "url": Maybe(Opt(TEXT), None),
-        **({"rank": COUNT} if ranked else {}),
-        "median": Maybe(Opt(SCORE), None), "median_ci": Maybe(Opt(CI), None),
-        "runs": COUNT, "in_median": COUNT, "counts": Map(COUNT),
-        "missions": Maybe([{"mission": TEXT, "version": TEXT, "runs": COUNT}], []),
-        "last_run": Maybe(Opt(TIME_TEXT), None),
-    }
-
-
-SUMMARY_SHAPE = {  # what podium reads of a summary.json (summary.schema.json describes all of it)
-    "schema": OneOf({SUMMARY_SCHEMA}, "a podium summary"),
-    "totals": {"runs": COUNT, "not_a_run": Maybe(COUNT, 0), "counts": Map(COUNT)},
-    "agents": [_agent_shape(ranked=True)],
-    "agents_older": Maybe([_agent_shape(ranked=False)], []),
-    "missions": [{"mission": TEXT, "version": TEXT, "current": BOOL, "url": Maybe(Opt(TEXT), None), "runs": COUNT}],
-    "problems": Maybe([ANY], []),  # counted only
-    "source": Maybe(Either({"inputs_digest": Maybe(Either(DIGEST, None), None)}, None), None),
-}
-
-
-def summary_path(path: Path) -> Path:
-    """A summary.json path, or a built site directory's ``api/results/summary.json``."""
-    return path / SUMMARY_IN_SITE if path.is_dir() else path
-
-
-def load_bundle(path: Path) -> Bundle:
-    """Read (load/published.py) and check one summary bundle; a BundleError names the file and the field."""
-    file = summary_path(path)
-    where = str(file)
-    try:
-        data = read(file)
-    except FileNotFoundError:
-        hint = " (not a built podium site?)" if path.is_dir() else ""
-        raise BundleError(f"{where}: file not found{hint}") from None
-    except NotReadable as err:
-        raise BundleError(f"{where}: {err}; not a podium summary") from None
-    return bundle_from(data, where)
-
-
-def bundle_from(data: object, where: str) -> Bundle:
-    """A summary read back: checked against SUMMARY_SHAPE (names cleaned and capped), each agent and
-    mission version listed once."""
-    try:
-        top = pick(data, SUMMARY_SHAPE)
-    except Misfit as err:
-        raise BundleError(f"{where}: {err}") from None
-    agents = _unique([_agent_view(a, ranked=True) for a in top["agents"]], "agents", where)
-    older = _unique([_agent_view(a, ranked=False) for a in top["agents_older"]], "agents_older", where)
-    missions: dict[tuple[str, str], MissionView] = {}
-    for i, m in enumerate(top["missions"]):
-        view = MissionView(m["mission"], m["version"], m["current"], m["url"], m["runs"])
-        if (view.mission, view.version) in missions:
-            raise BundleError(f"{where}: missions[{i}]: mission version {view.mission!r} {view.version!r} "
-                              "is listed twice")
-        missions[(view.mission, view.version)] = view
-    last = [a["last_run"] for scope in ("agents", "agents_older") for a in top[scope]]
-    totals = top["totals"]
-    return Bundle(
-        source=where,
-        runs=totals["runs"],
-        not_a_run=totals["not_a_run"],
-        counts=totals["counts"],
-        agents=agents,
-        older=older,
-        missions=missions,
-        problems=len(top["problems"]),
-        digest=(top["source"] or {}).get("inputs_digest"),
-        newest=max((t for t in last if t), default=None),
-    )
-
-
-def _agent_view(a: dict, *, ranked: bool) -> AgentView:
-    cells: dict[tuple[str, str], int] = {}
-    for m in a["missions"]:
-        cells[(m["mission"], m["version"])] = cells.get((m["mission"], m["version"]), 0) + m["runs"]
-    return AgentView(agent=a["agent"], name=a["name"], slug=a["slug"], url=a["url"],
-                     rank=a["rank"] if ranked else None, median=a["median"], ci=a["median_ci"], runs=a["runs"],
-                     in_median=a["in_median"], counts=a["counts"], cells=cells)
-
-
-def _unique(agents: list[AgentView], name: str, where: str) -> dict[str, AgentView]:
-    out: dict[str, AgentView] = {}
-    for i, a in enumerate(agents):
-        if a.agent in out:
-            raise BundleError(f"{where}: {name}[{i}].agent: agent {a.agent!r} is listed twice")
-        out[a.agent] = a
-    return out
-
-
-def bundle_of(board: Leaderboard, where: str = "the new summary") -> Bundle:
-    """The bundle of a board this build counted, taken from it directly: what :func:`bundle_from` reads
-    of the summary.json written for it (names capped as a read-back name is)."""
-    def view(agent, ranked: bool) -> AgentView:
-        fig = agent.figures
-        cells: dict[tuple[str, str], int] = {}
-        for m in agent.missions:
-            key = (capped(m.mission), capped(m.version))
-            cells[key] = cells.get(key, 0) + m.figures.runs
-        return AgentView(agent=capped(agent.agent), name=capped(agent.name), slug=capped(agent.slug),
-                         url=capped(agent.url) if agent.url is not None else None,
-                         rank=agent.rank if ranked else None,
-                         median=float(fig.median) if fig.median is not None else None,
-                         ci=(float(fig.median_ci[0]), float(fig.median_ci[1])) if fig.median_ci else None,
-                         runs=fig.runs,
-                         in_median=fig.in_median, counts=dict(fig.counts), cells=cells)
-
-    agents = {v.agent: v for v in (view(a, True) for a in board.agents)}
-    older = {v.agent: v for v in (view(a, False) for a in board.agents_older)}
-    missions = {(v.mission, v.version): v for v in (
-        MissionView(capped(m.mission), capped(m.version), m.current, capped(m.url) if m.url is not None else None,
-                    m.figures.runs) for m in board.missions)}
-    last = [a.figures.last_run for a in board.agents + board.agents_older]
-    digest = board.inputs_digest
-    return Bundle(source=where, runs=board.totals.runs, not_a_run=board.totals.not_a_run,
-                  counts=dict(board.totals.counts), agents=agents, older=older, missions=missions,
-                  problems=len(board.problems), digest=digest if DIGEST.test(digest) else None,
-                  newest=max((t for t in last if t), default=None))
 
 
 # ------------------------------------------------------------------ comparing
@@ -247,6 +69,16 @@ def compare(old: Bundle, new: Bundle) -> dict:
         "new_runs": _cell_runs(old, new),
     }
     report["changed"] = _changed(report)
+    return with_counts(report)
+
+
+def with_counts(report: dict) -> dict:
+    """``report`` with its own counts in ``totals``, made here once and read by its Markdown, its headline
+    and its page: ``agents``, the change in ranked agents, and ``moved``, how many agents moved in rank.
+    A report read back from a changes.json an older podium wrote gets them here too."""
+    t = report["totals"]
+    t.setdefault("agents", report["new"]["agents"] - report["old"]["agents"])
+    t.setdefault("moved", sum(1 for a in report["agents"] if a["old_rank"] is not None and a["old_rank"] != a["rank"]))
     return report
 
 
@@ -376,7 +208,8 @@ _SIDE = {"runs": INT, "agents": INT, "mission_versions": Maybe(INT), "digest": M
 # shape (a key marked Maybe may be missing from a report an older podium wrote).
 REPORT_SHAPE = {
     "schema": OneOf({REPORT_SCHEMA}), "changed": BOOL, "old": _SIDE, "new": _SIDE,
-    "totals": {"runs": INT, "not_a_run": INT, "problems": INT, "left_out": _LEFT_OUT},
+    "totals": {"runs": INT, "not_a_run": INT, "problems": INT, "left_out": _LEFT_OUT, "agents": Maybe(INT),
+               "moved": Maybe(INT)},
     "agents": [{"agent": TEXT, "name": TEXT, "url": Maybe(Opt(URL)), "rank": INT, "old_rank": Opt(INT),
                 "median": Opt(NUMBER), "old_median": Opt(NUMBER), "delta": Opt(NUMBER), "ci": Opt(PAIR),
                 "old_ci": Opt(PAIR), "in_median": Maybe(INT), "old_in_median": Maybe(Opt(INT)), "new_runs": INT,
@@ -416,7 +249,8 @@ class Gate:
 
 
 def check_gates(old: Bundle, new: Bundle, gates: list[Gate]) -> list[dict]:
-    """One result per gate and agent it covers: ``tripped`` and why, in numbers.
+    """One result per gate and agent it covers: ``tripped`` and why, in numbers (``delta``: the median's
+    change; ``drop``: the fall in percentage points that the limit is held against).
 
     A drop is compared in percentage points rounded to 1e-9, so a drop of exactly PP does not trip.
     A named agent that lost its median, or is gone, trips; ``*`` covers agents with a median before
@@ -432,7 +266,8 @@ def check_gates(old: Bundle, new: Bundle, gates: list[Gate]) -> list[dict]:
             after = new.agents.get(before.agent)
             result = {"gate": f"{gate.agent}={gate.points:g}", "agent": before.agent,
                       "name": after.name if after else before.name, "limit": gate.points,
-                      "old_median": before.median, "median": after.median if after else None, "drop": None}
+                      "old_median": before.median, "median": after.median if after else None, "delta": None,
+                      "drop": None}
             if before.median is None:
                 result.update(tripped=False, reason="no_median_before")
             elif after is None:
@@ -440,8 +275,10 @@ def check_gates(old: Bundle, new: Bundle, gates: list[Gate]) -> list[dict]:
             elif after.median is None:
                 result.update(tripped=True, reason="no_median")
             else:
-                drop = round((before.median - after.median) * 100, 9)
-                result.update(drop=drop, tripped=drop > gate.points, reason="dropped" if drop > gate.points else "ok")
+                delta = after.median - before.median
+                drop = round(-delta * 100, 9)
+                result.update(delta=delta, drop=drop, tripped=drop > gate.points,
+                              reason="dropped" if drop > gate.points else "ok")
             results.append(result)
     return results
 
@@ -459,157 +296,6 @@ def _match(wanted: str, old: Bundle, new: Bundle) -> list[AgentView]:
             a = found[0]
             return [old.agents[a.agent]] if a.agent in old.agents else []  # new agents have nothing to drop from
     raise PodiumError(f"--fail-on-drop {wanted!r}: no such agent in either summary")
-
-
-# ------------------------------------------------------------------ Markdown
-
-_MD_SPECIAL = set("\\`*_[]<>#!|~@&$:")
-
-
-def md(text: object) -> str:
-    """Text for Markdown: punctuation backslash-escaped, control characters shown as U+FFFD.
-
-    No name can open a link, an image, HTML, a table cell or an @-mention.
-    """
-    out = []
-    text = re.sub(r"(?i)(?<=www)\.", "\x00", str(text))  # no www. autolink
-    for ch in text:
-        if ch == "\x00":
-            out.append("\\.")
-            continue
-        if ch in _MD_SPECIAL:
-            out.append("\\" + ch)
-        elif ord(ch) < 0x20 or 0x7f <= ord(ch) < 0xa0 or ch in "\u2028\u2029":
-            out.append("\ufffd")
-        else:
-            out.append(ch)
-    return "".join(out)
-
-
-def pp_delta(value: float | None) -> str:
-    """A signed change in percentage points: +3.2 pp, −0.4 pp, ±0.0 pp; "—" for None."""
-    if value is None:
-        return DASH
-    points = round(value * 100, 1)
-    if points == 0:
-        return "±0.0 pp"
-    return f"{'+' if points > 0 else '−'}{abs(points):.1f} pp"
-
-
-def n_runs(n: int) -> str:
-    return f"{n} run{'' if n == 1 else 's'}"
-
-
-def count_delta(value: int) -> str:
-    """+3, −2, 0."""
-    return f"+{value}" if value > 0 else (f"−{-value}" if value < 0 else "0")
-
-
-def rank_move(old: int | None, new: int | None) -> str:
-    if old is None:
-        return "new"
-    if new is None or old == new:
-        return ""
-    return f"▲{old - new}" if new < old else f"▼{new - old}"
-
-
-def left_out_text(delta: dict[str, int]) -> str:
-    return ", ".join(f"{count_delta(n)} {LEFT_OUT_LABEL.get(k, k)}" for k, n in delta.items())
-
-
-def to_markdown(report: dict, gates: list[dict] | None = None, title: str = "podium: what changed") -> str:
-    """The report as GitHub-flavoured Markdown (a PR comment, a chat message, a job summary)."""
-    t, old, new = report["totals"], report["old"], report["new"]
-    lines = [f"### {title}", ""]
-    head = f"**{n_runs(new['runs'])}** ({count_delta(t['runs'])} since the previous summary) · " \
-           f"{new['agents']} agents ({count_delta(new['agents'] - old['agents'])})"
-    if t["left_out"]:
-        head += f" · left out of medians: {left_out_text(t['left_out'])}"
-    if t["not_a_run"]:
-        head += f" · {count_delta(t['not_a_run'])} cancelled or never started"
-    if t["problems"]:
-        head += f" · problems reading the export: {count_delta(t['problems'])}"
-    lines += [head, ""]
-    if not report["changed"]:
-        lines += ["No change since the previous summary.", ""]
-    if report["agents"]:
-        lines += ["| rank | agent | median | change | 95% CI before → now | reading | new runs |",
-                  "|---:|---|---:|---:|---|---|---|"]
-        for r in report["agents"]:
-            move = rank_move(r["old_rank"], r["rank"])
-            runs = count_delta(r["new_runs"])
-            if r["left_out"]:
-                runs += f" ({left_out_text(r['left_out'])})"
-            cis = DASH if r["is_new"] else f"{ci_range(r['old_ci'])} → {ci_range(r['ci'])}"
-            mark = " provisional" if r.get("provisional") else ""
-            lines.append(f"| {r['rank']}{mark}{' ' + move if move else ''} | {md(r['name'])} | {pct(r['median'])} | "
-                         f"{pp_delta(r['delta'])} | {cis} | {VERDICTS[r['verdict']]} | {runs} |")
-        lines.append("")
-    lines += _md_list("Agents added", [
-        f"{md(a['name'])}: rank {a['rank']}{' (provisional)' if a.get('provisional') else ''}, "
-        f"median {pct(a['median'])}, {n_runs(a['runs'])}"
-        for a in report["agents_added"]])
-    lines += _md_list("Agents gone", [
-        f"{md(a['name'])}: was rank {a['rank']}{' (provisional)' if a.get('provisional') else ''}, "
-        f"median {pct(a['median'])}, {n_runs(a['runs'])}"
-        for a in report["agents_gone"]])
-    lines += _md_list("Agents renamed (old links redirect)", [
-        f"{md(a['old_name'])} → {md(a['name'])}" for a in report["agents_renamed"]])
-    m = report["missions"]
-    lines += _md_list("New mission versions", [
-        f"{md(x['mission'])} {md(x['version'])}{' (current)' if x['current'] else ' (older)'}: {n_runs(x['runs'])}"
-        for x in m["added"]])
-    lines += _md_list("Runs that became older (summarised apart, out of the headline)", [
-        f"{md(x['mission'])} {md(x['version'])}: {n_runs(x['runs'])}"
-        + (f"; current is now {md(x['current'])}" if x["current"] else "") for x in m["became_older"]])
-    lines += _md_list("Mission versions gone", [
-        f"{md(x['mission'])} {md(x['version'])}: had {n_runs(x['runs'])}" for x in m["gone"]])
-    lines += _md_list("New runs by mission version", [
-        f"{md(x['mission'])} {md(x['version'])}{'' if x['current'] else ' (older)'}: "
-        f"{count_delta(x['new_runs'])} ({x['runs']} in all)"
-        for x in m["runs"]])
-    lines += _md_list("New runs by agent and mission version", [
-        f"{md(x['name'])} on {md(x['mission'])} {md(x['version'])}: {count_delta(x['new_runs'])}"
-        for x in report["new_runs"]])
-    if gates:
-        lines += _md_list("Gates", [gate_line(g, markdown=True) for g in gates])
-    return "\n".join(lines).rstrip("\n") + "\n"
-
-
-def headline(report: dict) -> str:
-    """One line for a change report: names, counts and numbers only."""
-    t = report["totals"]
-    parts = [f"{count_delta(t['runs'])} runs"]
-    moved = sum(1 for a in report["agents"] if a["old_rank"] is not None and a["old_rank"] != a["rank"])
-    for n, word in ((len(report["agents_added"]), "added"), (len(report["agents_gone"]), "gone"),
-                    (moved, "moved in rank")):
-        if n:
-            parts.append(f"{n} agent{'s' if n != 1 else ''} {word}")
-    if report["missions"]["added"]:
-        parts.append(f"{len(report['missions']['added'])} new mission version(s)")
-    if t["left_out"]:
-        parts.append(left_out_text(t["left_out"]))
-    return " · ".join(parts)
-
-
-def _md_list(heading: str, items: list[str]) -> list[str]:
-    return [f"**{heading}**", ""] + [f"- {item}" for item in items] + [""] if items else []
-
-
-def gate_line(g: dict, *, markdown: bool = False) -> str:
-    name = md(g["name"]) if markdown else g["name"]
-    spec = md(g["gate"]) if markdown else g["gate"]
-    mark = ("❌ " if g["tripped"] else "✅ ") if markdown else ("FAILED " if g["tripped"] else "ok ")
-    limit = f"more than {g['limit']:g} pp allowed" if g["tripped"] else f"at most {g['limit']:g} pp allowed"
-    reason = {
-        "gone": "is gone from the new summary",
-        "no_median": f"has no median any more (was {pct(g['old_median'])})",
-        "no_median_before": "had no median before: nothing to compare",
-    }.get(g["reason"])
-    if reason is None:
-        reason = f"median {pct(g['old_median'])} → {pct(g['median'])} ({pp_delta(g['median'] - g['old_median'])}; " \
-                 f"{limit})"
-    return f"{mark}{spec}: {name} {reason}"
 
 
 def diff_files(old_path: Path, new_path: Path, gate_specs: list[str] = ()) -> tuple[dict, list[dict]]:

@@ -49,6 +49,7 @@ COUNTED_KINDS = (
     "unknown",
 )
 MEDIAN_KINDS = frozenset({"graded", "partial_judge", "timed_out"})
+LEFT_OUT_KINDS = tuple(kind for kind in COUNTED_KINDS if kind not in MEDIAN_KINDS)  # counted, not in the median
 # site.md "Ranks on few runs": a rank on fewer runs in the median than this has no interval
 # (counting.md §3) and is provisional.
 PROVISIONAL_BELOW = 6

@@ -6,11 +6,11 @@ Scores stay in [0, 1] in JSON; people read percentages with one decimal.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from podium.model import (
-    COUNTED_KINDS,
     KIND_LABELS,
-    MEDIAN_KINDS,
+    LEFT_OUT_KINDS,
     PROVISIONAL_BELOW,
     AgentSummary,
     Figures,
@@ -21,6 +21,25 @@ from podium.model import (
 
 DASH = "—"
 NO_JUDGE = "No judge"
+
+
+@dataclass(frozen=True)
+class Part:
+    """A piece of a sentence that a page and the terminal both write: the page wraps a ``name`` (text an
+    agent controls) in ``<bdi>``, links it when it has a ``url`` and sets a ``strong`` figure in bold; plain
+    text (a meta description, the CLI) is the parts' texts joined (:func:`plain`)."""
+
+    text: str
+    name: bool = False
+    url: str | None = None
+    strong: bool = False
+
+
+Sentence = tuple[Part, ...]
+
+
+def plain(sentence: Sentence) -> str:
+    return "".join(part.text for part in sentence)
 
 
 def pct(value: float | None) -> str:
@@ -55,16 +74,62 @@ def rate(value: float | None) -> str:
     return DASH if value is None else f"{value * 100:.0f}%"
 
 
+def counted(n: int, noun: str) -> str:
+    """A count and its noun, singular for one: "1 agent", "3 mission versions" (pages: ``|counted``)."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
+
+
+def n_runs(n: int) -> str:
+    """ "1 run", "12 runs"."""
+    return counted(n, "run")
+
+
+LEFT_OUT_LABEL = {kind: KIND_LABELS[kind].lower() for kind in LEFT_OUT_KINDS}  # "no judge", "infra failed", …
+
+
 def left_out(fig: Figures) -> list[tuple[str, int, str]]:
     """(kind, count, label) for every kind left out of the median that has runs."""
-    return [(kind, fig.counts[kind], KIND_LABELS[kind].lower()) for kind in COUNTED_KINDS
-            if kind not in MEDIAN_KINDS and fig.counts[kind]]
+    return [(kind, fig.counts[kind], LEFT_OUT_LABEL[kind]) for kind in LEFT_OUT_KINDS if fig.counts[kind]]
+
+
+def left_out_text(delta: dict[str, int]) -> str:
+    """A change in the runs left out of the median, by kind: "+2 no judge, −1 infra failed"."""
+    return ", ".join(f"{count_delta(n)} {LEFT_OUT_LABEL.get(k, k)}" for k, n in delta.items())
+
+
+def in_median(fig: Figures) -> str:
+    """ "12 of 15 runs": the runs in the median of all counted (the median line's head, pages and CLI)."""
+    return f"{fig.in_median} of {n_runs(fig.runs)}"
 
 
 def median_line(fig: Figures) -> str:
     """ "12 of 15 runs in the median · 2 no judge · 1 infra failed" """
-    head = f"{fig.in_median} of {fig.runs} run{'s' if fig.runs != 1 else ''} in the median"
+    head = f"{in_median(fig)} in the median"
     return " · ".join([head] + [f"{count} {label}" for _, count, label in left_out(fig)])
+
+
+def pp_delta(value: float | None) -> str:
+    """A signed change in percentage points: +3.2 pp, −0.4 pp, ±0.0 pp; "—" for None."""
+    if value is None:
+        return DASH
+    change = round(value * 100, 1)
+    if change == 0:
+        return "±0.0 pp"
+    return f"{'+' if change > 0 else '−'}{abs(change):.1f} pp"
+
+
+def count_delta(value: int) -> str:
+    """+3, −2, 0."""
+    return f"+{value}" if value > 0 else (f"−{-value}" if value < 0 else "0")
+
+
+def rank_move(old: int | None, new: int | None) -> str:
+    """ "▲2", "▼1", "new", or "" when the rank did not move."""
+    if old is None:
+        return "new"
+    if new is None or old == new:
+        return ""
+    return f"▲{old - new}" if new < old else f"▼{new - old}"
 
 
 def svg_number(value: float) -> str:
@@ -88,18 +153,14 @@ def ledger_texts(record: RunRecord) -> dict[str, str]:
 # text, built from figures the summary step already computed.
 
 
-def _runs(n: int) -> str:
-    return f"{n} run{'' if n == 1 else 's'}"
-
-
 def provisional_note(in_median: int) -> str:
     """What a provisional rank rests on (site.md "Ranks on few runs"): "provisional, 1 run"."""
-    return "provisional, " + (_runs(in_median) if in_median else "no median")
+    return "provisional, " + (n_runs(in_median) if in_median else "no median")
 
 
 def provisional_sentence(rank: int | None, in_median: int) -> str:
     """The line under a provisional rank's headline figure (agent and model pages)."""
-    held = f"only {_runs(in_median)}" if in_median else "no run"
+    held = f"only {n_runs(in_median)}" if in_median else "no run"
     return (f"Provisional rank: {held} in the median, fewer than the {PROVISIONAL_BELOW} a confidence "
             f"interval needs, so rank #{rank} may move as runs come in.")
 
@@ -111,28 +172,36 @@ def rank_text(rank: int | None, provisional: bool | None, in_median: int) -> str
     return f"#{rank}" + (f" · {provisional_note(in_median)}" if provisional else "")
 
 
-def agents_headline(agents: tuple[AgentSummary, ...] | list[AgentSummary]) -> str:
-    """ "kestrel leads with a median of 87.5% over 12 runs; next is osprey at 80.0%."
+def home_headline(agents: tuple[AgentSummary, ...] | list[AgentSummary]) -> Sentence:
+    """The home page's headline, as parts (the page links the names): "kestrel leads with a median of
+    87.5% over 12 runs; next is osprey at 80.0%."
 
     A provisional rank is said in the clause of the agent it belongs to: "…; next is tern at
     90.0%, a provisional rank on 1 run." (site.md "Ranks on few runs")."""
     if not agents:
-        return "No finished runs yet — nothing to rank."
+        return (Part("No finished runs yet — nothing to rank."),)
     top = agents[0]
     if top.figures.median is None:
-        return "No agent has a run in a median yet."
-    text = f"{top.name} leads with a median of {pct(top.figures.median)} over {_runs(top.figures.in_median)}"
+        return (Part("No agent has a run in a median yet."),)
+    parts = [Part(top.name, name=True, url=top.url), Part(" leads with a median of "),
+             Part(pct(top.figures.median), strong=True), Part(f" over {n_runs(top.figures.in_median)}")]
     if top.provisional:
-        text += f", a provisional rank (fewer than {PROVISIONAL_BELOW} runs in the median)"
+        parts.append(Part(f", a provisional rank (fewer than {PROVISIONAL_BELOW} runs in the median)"))
     if len(agents) > 1:
         second = agents[1]
         if second.figures.median is None:
-            text += "; no other agent has a run in a median yet"
+            parts.append(Part("; no other agent has a run in a median yet"))
         else:
-            text += f"; next is {second.name} at {pct(second.figures.median)}"
+            parts += [Part("; next is "), Part(second.name, name=True, url=second.url),
+                      Part(f" at {pct(second.figures.median)}")]
             if second.provisional:
-                text += f", a provisional rank on {_runs(second.figures.in_median)}"
-    return text + "."
+                parts.append(Part(f", a provisional rank on {n_runs(second.figures.in_median)}"))
+    return (*parts, Part("."))
+
+
+def agents_headline(agents: tuple[AgentSummary, ...] | list[AgentSummary]) -> str:
+    """The home headline as plain text (the page's description)."""
+    return plain(home_headline(agents))
 
 
 def agent_headline(agent: AgentSummary) -> str:
@@ -149,7 +218,7 @@ def agent_headline(agent: AgentSummary) -> str:
 def missions_headline(missions: tuple[MissionVersionSummary, ...] | list[MissionVersionSummary]) -> str:
     current = sum(1 for m in missions if m.current)
     count = len(missions)
-    return (f"{count} mission version{'' if count == 1 else 's'} ({current} current): each run placed by "
+    return (f"{counted(count, 'mission version')} ({current} current): each run placed by "
             "what the checks gave it and what the judge gave it.")
 
 
@@ -161,7 +230,7 @@ def mission_headline(mission: MissionVersionSummary) -> str:
 
 def ledger_headline(total: int, totals: Totals) -> str:
     """ "150 runs, newest first: 147 counted and 3 cancelled or never started." """
-    text = f"{_runs(total)}, newest first: {totals.runs} counted"
+    text = f"{n_runs(total)}, newest first: {totals.runs} counted"
     if totals.not_a_run:
         text += f" and {totals.not_a_run} cancelled or never started"
     return text + "."
@@ -170,7 +239,7 @@ def ledger_headline(total: int, totals: Totals) -> str:
 def ledger_page_headline(label: str, number: int, count: int) -> str:
     """ "Runs of September 2026, page 3: 150 runs, newest first." """
     what = "Undated runs" if label == "Undated" else f"Runs of {label}"
-    return f"{what}, page {number}: {_runs(count)}, newest first."
+    return f"{what}, page {number}: {n_runs(count)}, newest first."
 
 
 def run_headline(record: RunRecord) -> str:

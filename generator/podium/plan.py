@@ -1,7 +1,7 @@
 """The manifest: every output file of the site and what it is rendered from.
 
 Pure: the (public) Leaderboard, the site settings and the theme's static files in,
-a list of :class:`Page`, :class:`DataFile` and :class:`Asset` out; nothing is
+a list of entries (entries.py: :class:`Page`, :class:`DataFile`, :class:`Asset`, …) out; nothing is
 rendered or read here. Page contexts carry summary objects and chart geometry
 only (templates never count); a run page names its run, and the render stage
 adds that run's redacted record and report (render/site.py). The context fields
@@ -16,12 +16,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import quote
 
+from podium import charts, numbers, plan_compare, routes
 from podium import ledger as layout
-from podium import numbers, plan_compare, routes
+from podium.entries import Asset, DataFile, Entry, LedgerPage, Page, RunPage
+from podium.entries import Blob as Blob  # build.py takes these two from here
+from podium.entries import LazyPage as LazyPage
+from podium.figures import first, models_differ
 from podium.load.content import ContentPage
 from podium.model import KIND_ORDER, AgentSummary, Leaderboard, RunRecord
 from podium.numbers import ledger_texts
-from podium.render import charts
 
 TONES = 8  # agent colours
 # Bounded pages (site.md "Bounded"): what a page shows never grows with the run history; every
@@ -40,69 +43,6 @@ HOME_PROBLEMS = 20  # problems listed on the home page (every one is in summary.
 
 
 @dataclass(frozen=True)
-class Page:
-    """An HTML page: a template and its context (``run_id``: a run page, completed at render time)."""
-
-    path: str
-    template: str
-    context: dict
-    run_id: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class LazyPage:
-    """A page planned as its path and its number: its Page (template and context) is made when it is
-    rendered, by ``pages``, so the pages that grow with the history (a run's, the ledger's) are never all
-    held (issue 18)."""
-
-    path: str
-    index: int
-    pages: RunPages | LedgerPages
-
-    @property
-    def page(self) -> Page:
-        return self.pages.page(self.index)
-
-
-@dataclass(frozen=True, slots=True)
-class RunPage(LazyPage):
-    """A run's own page (``index``: into Leaderboard.runs)."""
-
-
-@dataclass(frozen=True, slots=True)
-class LedgerPage(LazyPage):
-    """A page of the ledger (``index``: into Leaderboard.ledger.pages)."""
-
-
-@dataclass(frozen=True)
-class DataFile:
-    """A data file of site.md (``kind`` is one of render/site.py's DATA_FILES; ``part``: which ledger part)."""
-
-    path: str
-    kind: str
-    part: int | None = None
-
-
-@dataclass(frozen=True)
-class Blob:
-    """A small file already rendered by a render-stage helper (sitemap.xml, robots.txt)."""
-
-    path: str
-    data: bytes
-
-
-@dataclass(frozen=True)
-class Asset:
-    """A theme's static file, copied as it is."""
-
-    path: str
-    source: Path
-
-
-Entry = Page | LazyPage | DataFile | Blob | Asset
-
-
-@dataclass(frozen=True)
 class Site:
     """What the plan needs besides the Leaderboard."""
 
@@ -110,7 +50,7 @@ class Site:
     base_url: str
     pages: tuple[ContentPage, ...]
     generated_at: int | None
-    search_engines: bool = True  # False: every page carries a noindex meta (share.py writes robots.txt)
+    search_engines: bool = True  # False: every page carries a noindex meta (share.py: robots.txt)
     extra_pages: tuple[Page, ...] = ()  # pages planned elsewhere (publish.py: change reports)
     extra_nav: tuple[tuple[str, str], ...] = ()  # (title, path) after the built-in sections
 
@@ -166,14 +106,14 @@ def _home(board: Leaderboard, index: _Index) -> Page:
          "strip": charts.strip(index.scoped(a.agent, False), a.figures.median)}
         for a in shown
     ]
-    below = board.agents[HOME_CARDS:]
+    ranked, unlisted = first(board.agents[HOME_CARDS:], HOME_ROWS)
+    headline = numbers.home_headline(board.agents)
+    problems, problems_more = first(board.problems, HOME_PROBLEMS)
     return Page(routes.HOME, "index.html", {
         "page_title": "Agents", "totals": board.totals, "cards": cards,
-        "ranked": list(below[:HOME_ROWS]),
-        "unlisted": len(below) - min(len(below), HOME_ROWS),
-        "problems": board.problems[:HOME_PROBLEMS], "problems_total": len(board.problems),
-        "problems_more": max(0, len(board.problems) - HOME_PROBLEMS),
-        "missions": board.missions, "description": numbers.agents_headline(board.agents),
+        "ranked": list(ranked), "unlisted": unlisted,
+        "problems": problems, "problems_total": len(board.problems), "problems_more": problems_more,
+        "missions": board.missions, "headline": headline, "description": numbers.plain(headline),
     })
 
 
@@ -199,8 +139,8 @@ def _agent_page(agent: AgentSummary, index: _Index) -> Page:
     newest = version_runs(len(summaries))
     tables = []
     for summary in summaries:
-        runs = index.by_agent_version[(agent.agent, summary.mission, summary.version)]
-        tables.append({"summary": summary, "runs": runs[:newest], "more": max(0, len(runs) - newest),
+        runs, more = first(index.by_agent_version[(agent.agent, summary.mission, summary.version)], newest)
+        tables.append({"summary": summary, "runs": runs, "more": more,
                        "ledger": ledger_fragment(agent.name, (summary.mission, summary.version))})
     current_runs = index.scoped(agent.agent, False)
     older_runs = index.scoped(agent.agent, True)
@@ -209,17 +149,10 @@ def _agent_page(agent: AgentSummary, index: _Index) -> Page:
         "ledger": ledger_fragment(agent.name),
         "strip": charts.strip(current_runs, agent.figures.median, charts.PAGE_SLOTS),
         "older_strip": charts.strip(older_runs, older.figures.median, charts.CARD_SLOTS) if older else None,
-        "models_differ": _models_differ(agent, older), "description": numbers.agent_headline(agent),
+        "models_differ": models_differ(agent.figures, *([older.figures] if older else [])),
+        "description": numbers.agent_headline(agent),
         "compare": index.compare.for_agent(agent.agent),
     })
-
-
-def _models_differ(agent: AgentSummary, older: AgentSummary | None) -> bool:
-    """True when the harness reported other models than declared, or several of them."""
-    figs = [agent.figures] + ([older.figures] if older else [])
-    reported = {m for f in figs for m in f.models_reported}
-    declared = {m for f in figs for m in f.models_declared}
-    return len(reported) > 1 or len(declared) > 1 or bool(reported and declared and reported != declared)
 
 
 def missions_path(number: int) -> str:
@@ -232,7 +165,7 @@ def _missions_pages(board: Leaderboard, index: _Index) -> list[Page]:
     chunks = _card_pages(missions)
     paths = [missions_path(n) for n in range(1, len(chunks) + 1)]
     pages = []
-    first = 1
+    start = 1
     for number, chunk in enumerate(chunks, start=1):
         cards = [
             {"mission": m, "plot": charts.agreement(index.by_version[(m.mission, m.version)], index.slugs,
@@ -241,11 +174,11 @@ def _missions_pages(board: Leaderboard, index: _Index) -> list[Page]:
         ]
         pages.append(Page(paths[number - 1], "missions.html", {
             "page_title": "Missions" if number == 1 else f"Missions, page {number}", "cards": cards,
-            "pager": {"number": number, "paths": paths, "first": first, "last": first + len(chunk) - 1,
-                      "total": len(missions)},
+            "pager": {"number": number, "paths": paths, "pages": len(paths), "first": start,
+                      "last": start + len(chunk) - 1, "total": len(missions)},
             "tones": index.tones, "slugs": index.slugs,
             "description": numbers.missions_headline(board.missions)}))
-        first += len(chunk)
+        start += len(chunk)
     return pages
 
 
@@ -267,15 +200,16 @@ def _card_pages(missions: tuple) -> list[tuple]:
 
 def _mission_page(mission, index: _Index) -> Page:
     runs = index.by_version[(mission.mission, mission.version)]
-    compare = index.compare.for_version(mission.mission, mission.version)
+    newest, more = first(runs, MISSION_RUNS)
+    compare, compare_more = first(index.compare.for_version(mission.mission, mission.version), MISSION_PAIRS)
     return Page(mission.url, "mission.html", {
         "page_title": f"{mission.mission} {mission.version}", "mission": mission, "tones": index.tones,
         "slugs": index.slugs,
         "plot": charts.agreement(runs, index.slugs, index.tones, charts.PLOT_POINTS, mission.scored),
-        "runs": runs[:MISSION_RUNS], "more": max(0, len(runs) - MISSION_RUNS),
+        "runs": newest, "more": more,
         "ledger": ledger_fragment(version=(mission.mission, mission.version)),
         "description": numbers.mission_headline(mission),
-        "compare": compare[:MISSION_PAIRS], "compare_more": max(0, len(compare) - MISSION_PAIRS),
+        "compare": compare, "compare_more": compare_more,
     })
 
 

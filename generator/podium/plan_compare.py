@@ -2,7 +2,7 @@
 
 Pure, like plan.py (which hooks this in): the Leaderboard in, ``(path, template,
 context)`` triples out. Contexts carry the summary's Pair and ModelSummary objects,
-chart geometry and sentences (render/compare_text.py); templates never count.
+chart geometry and sentences (compare_words.py); templates never count.
 
 Pages: ``compare/index.html`` (a matrix of every pair among the top
 ``compare.MATRIX_AGENTS`` ranked agents), one page per such pair, ``models/index.html``
@@ -14,21 +14,22 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from podium import routes
+from podium import charts, routes
 from podium.compare import MATRIX_AGENTS
-from podium.model import AgentSummary, Leaderboard, ModelSummary, Pair, RunRecord
-from podium.render import charts
-from podium.render.compare_charts import intervals
-from podium.render.compare_text import (
+from podium.compare_charts import intervals
+from podium.compare_words import (
     flag_sentences,
     superiority_words,
     verdict_counts,
     verdict_words,
 )
+from podium.figures import first
+from podium.model import AgentSummary, Leaderboard, ModelSummary, Pair, RunRecord
 
 MODEL_RUNS = 20  # newest runs listed on a model page (site.md "Bounded")
 MODEL_CARDS = 10  # model cards on models/index.html; the keys ranked below them are table rows…
 MODEL_ROWS = 30  # …at most this many (every key is in compare.json)
+LEFT_OUT_NAMED = 10  # agents below the matrix named on the compare page
 
 Planned = tuple[str, str, dict]
 
@@ -78,7 +79,9 @@ def pages(board: Leaderboard) -> list[Planned]:
 
 
 def _compare_index(board: Leaderboard) -> Planned:
-    top = board.agents[:MATRIX_AGENTS]
+    top, left_out_total = first(board.agents, MATRIX_AGENTS)
+    left_out = board.agents[MATRIX_AGENTS:]
+    named, unnamed = first(left_out, LEFT_OUT_NAMED)
     pairs = {(p.a, p.b): p for p in board.pairs}
     rows = []
     for i, a in enumerate(top[:-1]):
@@ -87,7 +90,8 @@ def _compare_index(board: Leaderboard) -> Planned:
     lead = pairs.get((top[0].agent, top[1].agent)) if len(top) > 1 else None
     return (routes.COMPARE_INDEX, "compare.html", {
         "page_title": "Compare", "agents": top, "columns": top[1:], "rows": rows,
-        "left_out": board.agents[MATRIX_AGENTS:], "pairs_total": len(board.pairs), "limit": MATRIX_AGENTS,
+        "left_out": left_out, "left_out_total": left_out_total, "left_out_named": named,
+        "left_out_unnamed": unnamed, "agents_total": len(top), "pairs_total": len(board.pairs), "limit": MATRIX_AGENTS,
         "lead": lead and _pair_words(lead),
     })
 
@@ -114,15 +118,15 @@ def _pair_page(pair: Pair, agents: dict[str, AgentSummary]) -> Planned:
 def _models_index(board: Leaderboard, by_key: dict[str, list[RunRecord]]) -> Planned:
     cards = [{"model": m, "strip": charts.strip(by_key[m.model], m.figures.median)}
              for m in board.by_model[:MODEL_CARDS]]
-    below = board.by_model[MODEL_CARDS:]
+    ranked, unlisted = first(board.by_model[MODEL_CARDS:], MODEL_ROWS)
     return (routes.MODELS_INDEX, "models.html", {
-        "page_title": "Models", "cards": cards, "ranked": list(below[:MODEL_ROWS]),
-        "unlisted": len(below) - min(len(below), MODEL_ROWS)})
+        "page_title": "Models", "cards": cards, "ranked": list(ranked), "unlisted": unlisted})
 
 
 def _model_page(model: ModelSummary, runs: list[RunRecord]) -> Planned:
+    newest, more = first(runs, MODEL_RUNS)
     return (model.url, "model.html", {
         "page_title": model.model, "model": model,
         "strip": charts.strip(runs, model.figures.median, charts.PAGE_SLOTS),
-        "runs": runs[:MODEL_RUNS], "more": max(0, len(runs) - MODEL_RUNS),
+        "runs": newest, "more": more,
     })

@@ -26,13 +26,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from podium import diff, routes
+from podium.bundle import Bundle, bundle_of, load_bundle, summary_path
+from podium.diff_text import headline
+from podium.entries import Blob, Entry, Page
 from podium.errors import BuildError
 from podium.load.files import NotReadable
 from podium.load.published import CHANGES_SCHEMA, REDIRECTS_SCHEMA, read
 from podium.load.shape import INT, TEXT, TIME_TEXT, URL, Misfit, OneOf, Opt, pick
 from podium.model import Leaderboard, RunRecord, iso_utc
 from podium.numbers import ci_range, median_line, pct, provisional_note
-from podium.plan import Blob, Entry, Page
 from podium.render import data
 from podium.render.badge import LABEL, badge
 
@@ -77,9 +79,9 @@ def prepare(board: Leaderboard, title: str, base_url: str, generated_at: int | N
     pub.files.update(_badges(board, title, base, pub))
     reports: list[dict] = []
     if previous is not None:
-        old = diff.load_bundle(previous)  # a BundleError (exit 2) names the file and the field
-        new = diff.bundle_of(board)
-        folder = diff.summary_path(previous).parent
+        old = load_bundle(previous)  # a BundleError (exit 2) names the file and the field
+        new = bundle_of(board)
+        folder = summary_path(previous).parent
         reports = _history(folder / "changes.json", pub.warnings)
         report = diff.compare(old, new)
         if report["changed"]:
@@ -197,7 +199,7 @@ def _history(path: Path, warnings: list[str]) -> list[dict]:
     except Misfit:
         warnings.append(f"{path}: ignored, not a {CHANGES_SCHEMA} history; the change history starts again")
         return []
-    reports = [r for r in reports if r["number"] > 0]
+    reports = [{**r, "report": diff.with_counts(r["report"])} for r in reports if r["number"] > 0]
     reports.sort(key=lambda r: -r["number"])
     numbers = [r["number"] for r in reports]
     if len(set(numbers)) != len(numbers) or len(reports) != len(doc["reports"]):
@@ -227,7 +229,7 @@ def _carried(path: Path, warnings: list[str]) -> list[dict]:
         return []
 
 
-def _redirects(board: Leaderboard, old: diff.Bundle, carried: list[dict]) -> list[dict]:
+def _redirects(board: Leaderboard, old: Bundle, carried: list[dict]) -> list[dict]:
     """Old paths of agents and mission versions that are still here under another path."""
     agents = {a.agent: a for a in board.agents}
     missions = {(m.mission, m.version): m for m in board.missions}
@@ -267,7 +269,7 @@ def _feed(board: Leaderboard, reports: list[dict], title: str, base: str, genera
                         "link": f"{base}/{routes.permalink(record.url)}", "updated": iso_utc(record.when)})
     for r in reports:
         link = f"{base}/{routes.permalink(routes.change_path(r['number']))}"
-        entries.append({"kind": "changes", "number": r["number"], "headline": diff.headline(r["report"]),
+        entries.append({"kind": "changes", "number": r["number"], "headline": headline(r["report"]),
                         "id": link, "link": link, "updated": r["updated"]})
     entries.sort(key=lambda e: (e["updated"], e["id"]), reverse=True)
     stamp = iso_utc(datetime.fromtimestamp(generated_at, UTC)) if generated_at is not None else None

@@ -1,6 +1,6 @@
-"""What makes search engines behave: ``sitemap.xml`` and ``robots.txt``.
+"""What makes search engines behave: which of ``sitemap.xml`` and ``robots.txt`` a site gets, listing what.
 
-(A page's description, for its meta and the Open Graph / Twitter tags, is its
+The bytes are made by render/crawlers.py. (A page's description, for its meta and the Open Graph / Twitter tags, is its
 headline sentence: numbers.py, placed by plan.py.)
 ``sitemap.xml`` needs absolute URLs, so it is written only when ``base_url`` is set;
 ``search_engines: false`` writes ``Disallow: /`` (and every page carries a noindex meta).
@@ -8,40 +8,10 @@ headline sentence: numbers.py, placed by plan.py.)
 
 from __future__ import annotations
 
-from xml.sax.saxutils import escape
-
 from podium import routes
+from podium.render.crawlers import robots, sitemap, sitemap_index
 
 SITEMAP_URLS = 50_000  # the sitemap protocol's limit per file; more pages get a sitemap index
-
-
-def sitemap(paths: list[str], base_url: str) -> bytes:
-    """An XML sitemap of ``paths`` (site paths of pages) as absolute permalinks."""
-    base = base_url.rstrip("/")
-    lines = ['<?xml version="1.0" encoding="UTF-8"?>',
-             '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">']
-    for path in paths:
-        lines.append(f"<url><loc>{escape(f'{base}/{routes.permalink(path)}')}</loc></url>")
-    lines.append("</urlset>")
-    return ("\n".join(lines) + "\n").encode("utf-8")
-
-
-def sitemap_index(names: list[str], base_url: str) -> bytes:
-    base = base_url.rstrip("/")
-    lines = ['<?xml version="1.0" encoding="UTF-8"?>',
-             '<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">']
-    lines += [f"<sitemap><loc>{escape(f'{base}/{name}')}</loc></sitemap>" for name in names]
-    lines.append("</sitemapindex>")
-    return ("\n".join(lines) + "\n").encode("utf-8")
-
-
-def robots(base_url: str, search_engines: bool, with_sitemap: bool) -> bytes:
-    if not search_engines:
-        return b"# search_engines: false in podium.yaml\nUser-agent: *\nDisallow: /\n"
-    text = "User-agent: *\nAllow: /\n"
-    if with_sitemap:
-        text += f"Sitemap: {base_url.rstrip('/')}/{routes.SITEMAP}\n"
-    return text.encode("utf-8")
 
 
 def share_files(page_paths: list[str], base_url: str, search_engines: bool) -> tuple[dict[str, bytes], list[str]]:

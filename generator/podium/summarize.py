@@ -13,10 +13,9 @@ from collections import defaultdict
 from dataclasses import replace
 
 from podium import compare, ledger, routes, stats
+from podium.figures import figures, kind_counts, rank_key
 from podium.kinds import SCORED_KINDS, record_of
 from podium.model import (
-    COUNTED_KINDS,
-    MEDIAN_KINDS,
     AgentMission,
     AgentSummary,
     Export,
@@ -28,12 +27,9 @@ from podium.model import (
     RunGroups,
     RunRecord,
     Totals,
-    iso_utc,
     provisional,
 )
 from podium.versions import current_versions, version_key
-
-NOT_ATTEMPTS = frozenset({"infra_failed", "grading", "unknown"})
 
 
 def summarize(export: Export, configured_current: dict[str, str] | None = None,
@@ -61,12 +57,12 @@ def summarize(export: Export, configured_current: dict[str, str] | None = None,
     missions = _missions(records, groups, current, urls, cells)
     agents, agents_older = _agents(records, groups, current, urls, cells)
     pairs = compare.pairs(agents, cell_runs, cells, current, urls.mission)
-    by_model = compare.by_model(records, urls.agent_names, urls.agent, figures, rank_key)
+    by_model = compare.by_model(records, urls.agent_names, urls.agent)
     return Leaderboard(
         totals=Totals(
             runs=len(counted_records),
             not_a_run=len(records) - len(counted_records),
-            counts=_counts(counted_records),
+            counts=kind_counts(counted_records),
         ),
         agents=agents,
         agents_older=agents_older,
@@ -136,54 +132,6 @@ def _placed(record: RunRecord, current: dict[str, str], urls: _Urls) -> RunRecor
 def _newest_first(record: RunRecord) -> tuple:
     when = record.when.timestamp() if record.when else -math.inf
     return (-when, record.run_id)
-
-
-def _counts(records: list[RunRecord]) -> dict[str, int]:
-    counts = dict.fromkeys(COUNTED_KINDS, 0)
-    for record in records:
-        counts[record.kind] += 1
-    return counts
-
-
-def figures(records: list[RunRecord]) -> Figures:
-    """Every figure of counting.md §3 over one set of counted runs."""
-    counts = _counts(records)
-    population = [r for r in records if r.kind in MEDIAN_KINDS]
-    lows = [r.overall for r in population]
-    attempts = [r for r in records if r.kind not in NOT_ATTEMPTS]
-    runs = len(records)
-    return Figures(
-        runs=runs,
-        in_median=len(population),
-        median=stats.median(lows),
-        median_upper=stats.median([r.overall_upper for r in population]),
-        median_ci=stats.median_ci(lows),
-        avg_overall=stats.mean(lows),
-        best_overall=max(lows) if lows else None,
-        counts=counts,
-        judge_degraded=counts["no_judge"],
-        completion_rate=_rate(sum(r.end == "done" for r in attempts), len(attempts)),
-        partial_rate=_rate(sum(r.end in ("timeout", "operator") for r in attempts), len(attempts)),
-        judge_models=_sorted_set(r.judge_model for r in records if r.judge_ran),
-        models_reported=_sorted_set(m for r in records for m in r.models_reported),
-        models_declared=_sorted_set(r.model_declared for r in records),
-        last_run=iso_utc(max((r.when for r in records if r.when), default=None)),
-    )
-
-
-def _rate(part: int, whole: int) -> float | None:
-    return part / whole if whole else None
-
-
-def _sorted_set(values) -> tuple[str, ...]:
-    return tuple(sorted({v for v in values if v}))
-
-
-def rank_key(name: str, agent: str, fig: Figures) -> tuple:
-    """counting.md §5: median desc, avg_overall desc, in_median desc, name; no median last."""
-    if fig.median is None:
-        return (1, 0.0, 0.0, 0, name.casefold(), name, agent)
-    return (0, -fig.median, -fig.avg_overall, -fig.in_median, name.casefold(), name, agent)
 
 
 Cells = dict[tuple[str, str, str], Figures]  # (agent, mission, version) -> figures, computed once

@@ -15,7 +15,7 @@ from pathlib import Path
 import jinja2
 
 import podium
-from podium import diff, numbers, routes
+from podium import diff_text, numbers, routes
 from podium.errors import ConfigError
 from podium.load.yamlfile import YamlError, parse_yaml
 from podium.model import KIND_LABELS
@@ -86,9 +86,11 @@ def make_environment(chain: list[Path]) -> jinja2.Environment:
     env.globals.update(kind_labels=KIND_LABELS, left_out=numbers.left_out, ledger_text=numbers.ledger_texts,
                        provisional_note=numbers.provisional_note,
                        provisional_sentence=numbers.provisional_sentence)
-    env.filters.update(pp_delta=diff.pp_delta, count_delta=diff.count_delta, left_out_text=diff.left_out_text,
-                       ci_range=numbers.ci_range, ci_text=numbers.ci_range)
-    env.globals.update(rank_move=diff.rank_move, verdicts=diff.VERDICTS, change_headline=diff.headline)
+    env.filters.update(pp_delta=numbers.pp_delta, count_delta=numbers.count_delta,
+                       left_out_text=numbers.left_out_text, ci_range=numbers.ci_range, ci_text=numbers.ci_range,
+                       n_runs=numbers.n_runs, in_median=numbers.in_median, counted=numbers.counted)
+    env.globals.update(rank_move=numbers.rank_move, verdicts=diff_text.VERDICTS,
+                       change_headline=diff_text.headline)
     return env
 
 

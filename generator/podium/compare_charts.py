@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from podium.model import PairVersion
-from podium.numbers import NO_CI, ci_range, pct, svg_number
+from podium.numbers import NO_CI, ci_range, n_runs, pct, svg_number
 
 LABEL = 120.0  # room for the two names on the left
 X0, X1 = LABEL + 8.0, 406.0  # 0% and 100%
@@ -74,7 +74,7 @@ def _row(side: str, name: str, y: float, median: float, ci: tuple[float, float] 
 
 def _describe(name: str, median: float, ci: tuple[float, float] | None, n: int) -> str:
     interval = f"95% CI {ci_range(ci)}" if ci else NO_CI
-    return f"{name}: median {pct(median)}, {interval}, {n} run{'' if n == 1 else 's'} in the median"
+    return f"{name}: median {pct(median)}, {interval}, {n_runs(n)} in the median"
 
 
 def intervals(v: PairVersion, a_name: str, b_name: str) -> Intervals:
