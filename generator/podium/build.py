@@ -11,13 +11,14 @@ from pathlib import Path
 from podium import budget, share
 from podium.cache import NO_CACHE, NoCache, open_cache, tree_fingerprint
 from podium.config import CONFIG_NAME, Config, source_date_epoch
+from podium.entries import Blob, LazyPage, Page
 from podium.kinds import record_of
 from podium.load.content import load_pages
 from podium.load.export import WholeRuns, load_exports, scan
 from podium.load.files import NotReadable, read_regular
 from podium.load.published import MAX_BYTES
 from podium.model import Leaderboard, Outline, Run, RunRecord
-from podium.plan import Blob, LazyPage, Page, Site, plan_site
+from podium.plan import Site, plan_site
 from podium.publish import prepare as prepare_publishing
 from podium.render.markdown import render_content
 from podium.render.redact import Answers, Redaction, exposed_values

@@ -18,59 +18,15 @@ from __future__ import annotations
 import math
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 from podium import routes
-from podium.model import COUNTED_KINDS, RunRecord, iso_utc
+from podium.model import COUNTED_KINDS, Ledger, LedgerMonth, LedgerPage, LedgerPart, RunRecord, iso_utc
 
 PAGE_ROWS = 150  # runs listed per ledger page (a page stays under 3,000 elements)
 PART_ROWS = 1000  # runs per data part (a part stays far under 4 MiB in every format)
 FRONT_ROWS = 100  # the newest runs on the ledger's front page
 BROWSER_LIMIT = 20_000  # a filter without an agent or a mission loads more runs than this only when asked
 UNDATED = "undated"
-
-
-@dataclass(frozen=True, slots=True)
-class LedgerPage:
-    bucket: str  # "2026-09" or "undated"
-    number: int  # 1 = the month's oldest runs
-    runs: tuple[int, ...]  # indices into Leaderboard.runs, newest first
-    path: str
-
-
-@dataclass(frozen=True, slots=True)
-class LedgerMonth:
-    bucket: str
-    label: str  # "September 2026", "Undated"
-    runs: int
-    pages: int
-    newest: str  # its newest page's path
-    oldest: str
-
-
-@dataclass(frozen=True, slots=True)
-class LedgerPart:
-    agent: str
-    agent_name: str
-    mission: str
-    number: int  # 1 = the group's oldest runs
-    runs: tuple[int, ...]  # indices into Leaderboard.runs, newest first
-    kinds: dict[str, int]  # runs of each kind in it (a kind filter skips parts without one)
-    first: str | None  # its oldest and newest dates
-    last: str | None
-    paths: dict[str, str]  # "json_gz", "csv", "script" -> path
-
-
-@dataclass(frozen=True, slots=True)
-class Ledger:
-    pages: tuple[LedgerPage, ...]  # newest month first, each month's newest page first
-    months: tuple[LedgerMonth, ...]  # newest first (undated last)
-    parts: tuple[LedgerPart, ...]  # by agent name, mission, number
-    page_of: tuple[int, ...]  # Leaderboard.runs index -> index into pages
-
-    def anchor(self, index: int, run_id: str) -> str:
-        """Where run number ``index`` is listed: its row on its ledger page."""
-        return f"{self.pages[self.page_of[index]].path}#run-{run_id}"
 
 
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",

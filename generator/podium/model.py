@@ -12,10 +12,6 @@ import operator
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from podium.ledger import Ledger
 
 RUN_ID = re.compile(r"^[0-9a-f]{32}$")  # a full run id
 RUN_DIR = re.compile(r"^(?:[0-9a-f]{8}|[0-9a-f]{32})$")  # a run directory's name: 8 or 32 hex
@@ -463,7 +459,54 @@ def _quick_to_pickle(cls: type) -> None:
     cls.__getstate__, cls.__setstate__ = getstate, setstate
 
 
+# The ledger's layout (made by ledger.py).
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerPage:
+    bucket: str  # "2026-09" or "undated"
+    number: int  # 1 = the month's oldest runs
+    runs: tuple[int, ...]  # indices into Leaderboard.runs, newest first
+    path: str
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerMonth:
+    bucket: str
+    label: str  # "September 2026", "Undated"
+    runs: int
+    pages: int
+    newest: str  # its newest page's path
+    oldest: str
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerPart:
+    agent: str
+    agent_name: str
+    mission: str
+    number: int  # 1 = the group's oldest runs
+    runs: tuple[int, ...]  # indices into Leaderboard.runs, newest first
+    kinds: dict[str, int]  # runs of each kind in it (a kind filter skips parts without one)
+    first: str | None  # its oldest and newest dates
+    last: str | None
+    paths: dict[str, str]  # "json_gz", "csv", "script" -> path
+
+
+@dataclass(frozen=True, slots=True)
+class Ledger:
+    pages: tuple[LedgerPage, ...]  # newest month first, each month's newest page first
+    months: tuple[LedgerMonth, ...]  # newest first (undated last)
+    parts: tuple[LedgerPart, ...]  # by agent name, mission, number
+    page_of: tuple[int, ...]  # Leaderboard.runs index -> index into pages
+
+    def anchor(self, index: int, run_id: str) -> str:
+        """Where run number ``index`` is listed: its row on its ledger page."""
+        return f"{self.pages[self.page_of[index]].path}#run-{run_id}"
+
+
 for _cls in [v for v in list(globals().values()) if dataclasses.is_dataclass(v) and isinstance(v, type)]:
     if "__slots__" in vars(_cls):
         _quick_to_pickle(_cls)
 del _cls
+

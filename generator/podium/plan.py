@@ -19,8 +19,6 @@ from urllib.parse import quote
 from podium import charts, numbers, plan_compare, routes
 from podium import ledger as layout
 from podium.entries import Asset, DataFile, Entry, LedgerPage, Page, RunPage
-from podium.entries import Blob as Blob  # build.py takes these two from here
-from podium.entries import LazyPage as LazyPage
 from podium.figures import first, models_differ
 from podium.load.content import ContentPage
 from podium.model import KIND_ORDER, AgentSummary, Leaderboard, RunRecord

@@ -23,12 +23,12 @@ import hashlib
 import itertools
 import json
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any, Protocol
 
 from podium import codec
-from podium.cache import NO_CACHE, NoCache
 from podium.errors import BuildError, PodiumError
 from podium.load.fields import Fields
 from podium.load.files import MiB, open_file, read_file, stamp
@@ -121,7 +121,24 @@ class _Reader:
         return "sha256:" + self.total.hexdigest()
 
 
-def load_exports(roots: Sequence[Path], limits: Limits = Limits(), cache: NoCache = NO_CACHE, keep=None) -> Export:
+class ParsedStore(Protocol):
+    """Where parsed run directories are kept between builds: cache.py's ``NoCache`` and ``BuildCache`` (the
+    build hands one in; this stage never imports the cache, which sits above it)."""
+
+    def parsed(self, directory: Path, salt: str, files: Sequence[str], limit: int, read: Callable,
+               stored: Callable, replay: Callable) -> Any: ...
+
+
+class _NoStore:
+    def parsed(self, directory: Path, salt: str, files: Sequence[str], limit: int, read: Callable,
+               stored: Callable, replay: Callable) -> Any:
+        return read()
+
+
+NO_STORE = _NoStore()  # nothing kept: every directory read afresh
+
+
+def load_exports(roots: Sequence[Path], limits: Limits = Limits(), cache: ParsedStore = NO_STORE, keep=None) -> Export:
     """Several exports as one (``podium build A B``): a run found in more than one is counted once,
     from the LAST export that holds it (a run exported while grading, then again once graded,
     counts as graded); each such duplicate is a note. With several exports every problem's path
@@ -170,7 +187,7 @@ def _labels(roots: Sequence[Path]) -> list[str]:
 
 
 def load_export(root: Path, limits: Limits = Limits(), *, source: int = 0, label: str = "",
-                cache: NoCache = NO_CACHE, keep=None) -> Export:
+                cache: ParsedStore = NO_STORE, keep=None) -> Export:
     """Everything podium needs from the export at ``root`` (``label``: prefixed to problem paths).
 
     Streams: a run directory is read, identified, attributed and handed to ``keep`` one at a time, so
@@ -336,7 +353,7 @@ class _Stored:
 RUN_FILES = ("result.json", "report.md", "report.html")
 
 
-def _read_dir_cached(reader: _Reader, name: str, cache: NoCache) -> _Dir:
+def _read_dir_cached(reader: _Reader, name: str, cache: ParsedStore) -> _Dir:
     """A run directory, as parsed last time when its files are unchanged (cache.py ``parsed``: the same
     stamps, else the same bytes), else read afresh. The problems and the digest entries the directory
     produced are replayed with it."""
