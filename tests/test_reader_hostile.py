@@ -22,8 +22,8 @@ from hypothesis import strategies as st
 from sitekit import read_site_file
 
 from podium.config import load_config
-from podium.errors import ConfigError
-from podium.load.export import Limits, load_export
+from podium.errors import BuildError, ConfigError
+from podium.load.export import Limits, load_export, whole_run
 from podium.model import Export, Problem
 from podium.render import data
 from podium.summarize import summarize
@@ -915,3 +915,21 @@ def test_noncharacters_in_free_text_are_marked_too(export):
     ex = one_run(export, graded(RID, judge_detail="judge \uffff said \ufdd0 ok"))
     assert_problem(ex, RESULT, "grade.judge_detail", "shown as \ufffd (U+FFFF, U+FDD0)")
     assert ex.runs[0].grade.judge_detail == "judge \ufffd said \ufffd ok"
+
+
+def test_a_run_read_again_for_its_page_after_the_export_changed_is_a_clear_error(tmp_path):
+    """A run page re-reads its result.json; if the export changed since the runs were counted, the build
+    stops with an error naming the file (exit 3: build again), never a traceback about a missing grade."""
+    export = ExportDir(tmp_path / "export")
+    rid = run_id(1)
+    export.run(graded(rid, det=1.0, judge=0.5), rid=rid)
+    export.sidecars()
+    record = next(r for r in summarize(load_export(export.root)).runs if r.run_id == rid)
+    result = export.root / record.directory / "result.json"
+    assert whole_run((export.root,), record, Limits()).grade is not None
+    result.write_bytes(result.read_bytes() + b" ")
+    with pytest.raises(BuildError, match=rf"{record.directory}/result.json changed while the site was being built"):
+        whole_run((export.root,), record, Limits())
+    result.unlink()
+    with pytest.raises(BuildError, match=rf"{record.directory}/result.json was removed or became unreadable"):
+        whole_run((export.root,), record, Limits())

@@ -510,6 +510,9 @@ def whole_run(roots: Sequence[Path], record: RunRecord, limits: Limits) -> Run:
                 raise BuildError(f"{rel} changed while the site was being built; build again")
             value, _ = parse_json(data, rel)
             result = read_result(value, Fields(rel, [])) if value is not None else None
+    if result is None and (record.overall is not None or record.deterministic is not None):
+        # it was read and scored when the runs were counted: removed, or made unreadable, since
+        raise BuildError(f"{rel} was removed or became unreadable while the site was being built; build again")
     return Run(
         run_id=record.run_id,
         directory=record.directory,
