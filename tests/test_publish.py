@@ -16,12 +16,12 @@ from exportkit import ExportDir, graded, run_id
 from sitekit import ledger_rows
 from test_site_links import is_ledger_view
 
-from podium import budget
-from podium.budget import HOSTS, Host, Meter, OverBudget, fitting_newest, human_size
+from podium import hosts
 from podium.cli import main
 from podium.config import load_config
 from podium.entries import LedgerPage
 from podium.errors import ConfigError
+from podium.hosts import HOSTS, Host, Meter, OverBudget, fitting_newest, human_size
 from podium.plan import Site, plan_site
 from podium.progress import Progress
 from podium.render.redact import Redaction
@@ -247,9 +247,9 @@ def test_search_engines_false_disallows_and_noindexes_every_page(export_root, tm
 
 
 def test_sitemap_index_past_fifty_thousand_urls():
-    from podium import share
+    from podium import search_engines
 
-    files, _ = share.share_files([f"runs/{n:032x}/index.html" for n in range(50_001)], "https://x.example", True)
+    files, _ = search_engines.crawler_files([f"runs/{n:032x}/index.html" for n in range(50_001)], "https://x.example", True)
     assert sorted(files) == ["robots.txt", "sitemap-1.xml", "sitemap-2.xml", "sitemap.xml"]
     index = ET.fromstring(files["sitemap.xml"])
     assert [s.find(f"{SITEMAP_NS}loc").text for s in index] == ["https://x.example/sitemap-1.xml",
@@ -323,14 +323,14 @@ def test_100k_runs_fit_github_pages_with_every_run_in_the_data():
 
     runs = 100_000
     export = synthetic_export(runs)
-    board = budget.select_run_pages(summarize(export), 20)
+    board = hosts.select_run_pages(summarize(export), 20)
     redaction = Redaction((), export.runs)
     public = public_board(board, redaction)
     env = make_environment(theme_chain("default", [builtin_themes()]))
     manifest = plan_site(public, Site("scale", "https://x.example/", (), None))
     whole = InMemoryRuns({run.run_id: run for run in export.runs})
     renderer = SiteRenderer(env, public, board.runs, whole, redaction, ReportRenderer(Path("."), 1, redaction), None)
-    meter = Meter(HOSTS["github-pages"], groups=budget.group_sizes(board))
+    meter = Meter(HOSTS["github-pages"], groups=hosts.group_sizes(board))
     outputs = dict(meter.watch(render_site(manifest, renderer)))
     total = sum(len(data) for data in outputs.values())
     print(f"{meter.files} files, {total} bytes; {meter.run_pages} run pages of {meter.run_page_bytes} bytes")
@@ -341,7 +341,7 @@ def test_100k_runs_fit_github_pages_with_every_run_in_the_data():
     assert len(ledger) == runs and len({r["run_id"] for r in ledger}) == runs
     paged = sum(len(item.page.context["rows"]) for item in manifest if isinstance(item, LedgerPage))
     assert paged == runs
-    assert meter.run_pages == sum(min(n, 20) for n in budget.group_sizes(board)) < runs
+    assert meter.run_pages == sum(min(n, 20) for n in hosts.group_sizes(board)) < runs
 
 
 class InMemoryRuns:

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from podium import budget, share
+from podium import hosts, search_engines
 from podium.cache import NO_CACHE, NoCache, open_cache, tree_fingerprint
 from podium.config import CONFIG_NAME, Config, source_date_epoch
 from podium.entries import Blob, LazyPage, Page
@@ -43,7 +43,7 @@ class Built:
     files: int
     size: int
     notes: tuple[str, ...] = ()  # about the site, not the export (e.g. sitemap.xml left out)
-    meter: budget.Meter | None = None  # sizes by section, the largest files, the host budget used
+    meter: hosts.Meter | None = None  # sizes by section, the largest files, the host budget used
     warnings: tuple[str, ...] = ()  # about --previous (a damaged change history, no base_url for the feed)
     rendered: int = 0  # pages rendered by this build
     reused: int = 0  # pages taken back from the previous site (unchanged inputs, cache.py)
@@ -82,7 +82,7 @@ class Counted:
 def count(config: Config, export: Path | Sequence[Path], cache: NoCache = NO_CACHE) -> Counted:
     """Read, count once, and make the public view (with ``run_pages`` applied, as the site links runs)."""
     board, answers = _read(config, export, cache)
-    board = budget.select_run_pages(board, config.run_pages)
+    board = hosts.select_run_pages(board, config.run_pages)
     redaction = Redaction(config.redact, answers.by_mission)
     return Counted(board, public_board(board, redaction), redaction)
 
@@ -117,7 +117,7 @@ def build_site(config: Config, export: Path | Sequence[Path], *, strict: bool = 
 
     ``previous``: the last publish (summary.json or site directory), for the change report and redirects.
     ``progress(done, total, path)`` is called after each file is rendered; the host
-    budget (``host:``) is enforced as files stream to the writer (budget.py).
+    budget (``host:``) is enforced as files stream to the writer (hosts.py).
     ``cache_dir``: the build cache (cache.py), or None for none (the CLI's default: ``.podium-cache`` beside
     the output directory).
     ``jobs``: worker processes for run pages (render/site.py).
@@ -196,7 +196,7 @@ def _build(config: Config, export: Path | Sequence[Path], env, chain: list[Path]
     manifest = extras.apply(plan_site(public, site, static_files(chain)))
     listed = [e.path for e in manifest if isinstance(e, LazyPage)
               or (isinstance(e, Page) and e.path.endswith(".html") and e.template != "redirect.html")]
-    extra, notes = share.share_files(listed, config.base_url, config.search_engines)
+    extra, notes = search_engines.crawler_files(listed, config.base_url, config.search_engines)
     manifest += [Blob(path, data) for path, data in extra.items()]
     keys = cache.keys(chain, redaction.configured)
     reports = ReportRenderer(_paths(export), config.limits.report_bytes, redaction, cache, keys)
@@ -205,7 +205,7 @@ def _build(config: Config, export: Path | Sequence[Path], env, chain: list[Path]
     renderer = SiteRenderer(env, public, board.runs, whole, redaction, reports, generated_at, cache=cache, keys=keys,
                             old_site=config.out if old else None, old_files=old.files if old else None, jobs=jobs,
                             chain=chain, explain=explain)
-    meter = budget.Meter(budget.HOSTS[config.host], groups=budget.group_sizes(board),
+    meter = hosts.Meter(hosts.HOSTS[config.host], groups=hosts.group_sizes(board),
                          progress=(lambda done, path: progress(done, len(manifest), path)) if progress else None)
     files = _Tally(meter.watch(guard_secrets(render_site(manifest, renderer), redaction.literals)))
     inputs = _paths(export) + [p for p in (content_dir(config), config.theme_dir) if p is not None]

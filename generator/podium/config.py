@@ -13,12 +13,12 @@ podium.yaml (all keys optional; paths are relative to the file)::
       jwt-none-bypass: {current: "1.3.0"}
     redact: ["literal secret"]      # extra strings removed from every page
     limits: {result_bytes: 67108864, report_bytes: 2097152, sidecar_bytes: 2147483648}
-    host: github-pages              # fail the build when the site would not fit this host (budget.py)
+    host: github-pages              # fail the build when the site would not fit this host (hosts.py)
     run_pages: {newest: 20}         # run pages only for the newest N runs per agent and mission version
     search_engines: false           # robots.txt Disallow: / and a noindex meta on every page
 
 Direction: config reads podium.yaml with load's safe file and YAML readers, takes the
-export limits' type from load/export.py and the host names from budget.py; none of them
+export limits' type from load/export.py and the host names from hosts.py; none of them
 imports config (load/export.py is handed ``config.limits``), so every arrow points down.
 """
 
@@ -29,8 +29,8 @@ from dataclasses import dataclass, field
 from dataclasses import fields as dc_fields
 from pathlib import Path
 
-from podium.budget import HOSTS
 from podium.errors import ConfigError
+from podium.hosts import HOSTS
 from podium.load.export import Limits
 from podium.load.files import NotReadable, read_regular
 from podium.load.yamlfile import YamlError, parse_yaml
@@ -54,7 +54,7 @@ class Config:
     missions: dict[str, str] = field(default_factory=dict)
     redact: tuple[str, ...] = ()
     limits: Limits = Limits()
-    host: str = "none"  # a key of budget.HOSTS
+    host: str = "none"  # a key of hosts.HOSTS
     run_pages: int | None = None  # None: a page for every run; N: the newest N per agent and mission version
     search_engines: bool = True
 

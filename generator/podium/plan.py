@@ -48,7 +48,7 @@ class Site:
     base_url: str
     pages: tuple[ContentPage, ...]
     generated_at: int | None
-    search_engines: bool = True  # False: every page carries a noindex meta (share.py: robots.txt)
+    search_engines: bool = True  # False: every page carries a noindex meta (search_engines.py: robots.txt)
     extra_pages: tuple[Page, ...] = ()  # pages planned elsewhere (publish.py: change reports)
     extra_nav: tuple[tuple[str, str], ...] = ()  # (title, path) after the built-in sections
 
@@ -73,7 +73,7 @@ def plan_site(board: Leaderboard, site: Site, static: dict[str, Path] | None = N
     ledger_pages = LedgerPages(board, site, nav)
     outputs += [LedgerPage(p.path, i, ledger_pages) for i, p in enumerate(board.ledger.pages if board.ledger else ())]
     run_pages = RunPages(board, site, nav)
-    outputs += [RunPage(r.url, i, run_pages) for i, r in enumerate(board.runs) if "#" not in r.url]  # budget.py
+    outputs += [RunPage(r.url, i, run_pages) for i, r in enumerate(board.runs) if "#" not in r.url]  # hosts.py
     outputs += [Asset(f"{routes.ASSETS}/{rel}", source) for rel, source in sorted((static or {}).items())]
     return outputs
 

@@ -1,6 +1,6 @@
 """The files for crawlers, as bytes: ``sitemap.xml`` (or a sitemap index and its parts) and ``robots.txt``.
 
-Which of them a site gets, and which pages a sitemap lists, is share.py's decision.
+Which of them a site gets, and which pages a sitemap lists, is search_engines.py's decision.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from podium.render.crawlers import robots, sitemap, sitemap_index
 SITEMAP_URLS = 50_000  # the sitemap protocol's limit per file; more pages get a sitemap index
 
 
-def share_files(page_paths: list[str], base_url: str, search_engines: bool) -> tuple[dict[str, bytes], list[str]]:
+def crawler_files(page_paths: list[str], base_url: str, search_engines: bool) -> tuple[dict[str, bytes], list[str]]:
     """``sitemap.xml`` and ``robots.txt`` for a site whose pages are ``page_paths``, and build notes."""
     notes = []
     files: dict[str, bytes] = {}
