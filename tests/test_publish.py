@@ -323,7 +323,7 @@ def test_100k_runs_fit_github_pages_with_every_run_in_the_data():
 
     runs = 100_000
     export = synthetic_export(runs)
-    board = hosts.select_run_pages(summarize(export), 20)
+    board = summarize(export, run_pages=20)
     redaction = Redaction((), export.runs)
     public = public_board(board, redaction)
     env = make_environment(theme_chain("default", [builtin_themes()]))

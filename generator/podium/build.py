@@ -65,7 +65,7 @@ def _read(config: Config, export: Path | Sequence[Path], cache: NoCache) -> tupl
         return record_of(run, exposed=exposed_values(run))
 
     board = summarize(load_exports(_paths(export), config.limits, cache, keep), config.missions,
-                      config.source or CONFIG_NAME)
+                      config.source or CONFIG_NAME, config.run_pages)
     return board, answers
 
 
@@ -80,9 +80,8 @@ class Counted:
 
 
 def count(config: Config, export: Path | Sequence[Path], cache: NoCache = NO_CACHE) -> Counted:
-    """Read, count once, and make the public view (with ``run_pages`` applied, as the site links runs)."""
+    """Read, count once (with ``run_pages`` applied, as the site links runs), and make the public view."""
     board, answers = _read(config, export, cache)
-    board = hosts.select_run_pages(board, config.run_pages)
     redaction = Redaction(config.redact, answers.by_mission)
     return Counted(board, public_board(board, redaction), redaction)
 

@@ -8,12 +8,12 @@ stops the build with an :class:`OverBudget` naming the limit and the numbers
 ``run_pages: {newest: N}`` keeps run pages only for the newest N runs of each
 agent on each mission version. Every run stays in the numbers, summary.json,
 runs.json/csv and the ledger; a run without a page links to its ledger row
-(``runs/<YYYY-MM>/<n>/index.html#run-<id>``) everywhere a run link appears.
+(``runs/<YYYY-MM>/<n>/index.html#run-<id>``) everywhere a run link appears; the summary applies
+it as it places each record (summarize.py), so a history is never copied for it.
 """
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
@@ -65,20 +65,6 @@ def human_size(size: int) -> str:
         if size >= scale:
             return f"{size / scale:.1f} {unit}"
     return f"{size} bytes"
-
-
-def select_run_pages(board: Leaderboard, newest: int | None) -> Leaderboard:
-    """``board`` with run links pointing at ledger rows for runs past the newest ``newest`` of their group.
-
-    The groups are the summary's own (agent, mission, version; counted runs, newest
-    first); a cancelled or never-started run is in no group and keeps its page."""
-    if newest is None:
-        return board
-    records = list(board.runs)
-    for indices in board.groups.by_agent_version.values():
-        for index in indices[newest:]:
-            records[index] = dataclasses.replace(records[index], url=board.ledger.anchor(index, records[index].run_id))
-    return dataclasses.replace(board, runs=tuple(records))
 
 
 def group_sizes(board: Leaderboard) -> list[int]:

@@ -33,8 +33,12 @@ from podium.versions import current_versions, version_key
 
 
 def summarize(export: Export, configured_current: dict[str, str] | None = None,
-              config_name: str = "podium.yaml") -> Leaderboard:
-    """Count every run of ``export`` exactly once (its runs: compact records, or whole runs to make them of)."""
+              config_name: str = "podium.yaml", run_pages: int | None = None) -> Leaderboard:
+    """Count every run of ``export`` exactly once (its runs: compact records, or whole runs to make them of).
+
+    ``run_pages`` (``run_pages: {newest: N}``): only the newest N counted runs of each agent on each mission
+    version keep a page of their own; every other run links to its row on its ledger page (its record's url).
+    A cancelled or never-started run is in no group and keeps its page."""
     configured_current = configured_current or {}
     records = [run if isinstance(run, RunRecord) else record_of(run) for run in export.runs]
     problems, notes = list(export.problems), export.notes
@@ -51,6 +55,11 @@ def summarize(export: Export, configured_current: dict[str, str] | None = None,
         records[index] = _placed(record, current, urls)
     records.sort(key=_newest_first)
     groups = _groups(records)
+    layout = ledger.layout(records)
+    if run_pages is not None:  # in place, each record replaced once: a history is never held twice
+        for indices in groups.by_agent_version.values():
+            for index in indices[run_pages:]:
+                records[index] = replace(records[index], url=layout.anchor(index, records[index].run_id))
     counted_records = [r for r in records if r.kind != "not_a_run"]
     cell_runs = {key: [records[i] for i in group] for key, group in groups.by_agent_version.items()}
     cells = {key: figures(own) for key, own in cell_runs.items()}
@@ -75,7 +84,7 @@ def summarize(export: Export, configured_current: dict[str, str] | None = None,
         groups=groups,
         pairs=pairs,
         by_model=by_model,
-        ledger=ledger.layout(records),
+        ledger=layout,
     )
 
 
