@@ -358,12 +358,12 @@ class NoCache:
     def keep_page(self, path: str, key: Key | None, data: bytes) -> None:
         pass
 
-    def has_stored(self, path: str, key: Key | None) -> bool:
-        """Whether the bytes of ``path`` as the last build wrote them from exactly these inputs are kept."""
-        return False
+    def stored_sha(self, path: str, key: Key | None) -> str | None:
+        """The SHA-256 of ``path`` as the last build wrote it from exactly these inputs, when its bytes are kept."""
+        return None
 
-    def stored(self, path: str, key: Key | None) -> bytes | None:
-        """Those bytes (checked against the SHA-256 written; None when they are not there or damaged)."""
+    def stored(self, path: str, key: Key, sha: str) -> bytes | None:
+        """Those bytes (checked against ``sha``; None when they are not there or damaged)."""
         return None
 
     def why(self, path: str, key: Key | None, on_disk: bool) -> tuple[str, ...]:
@@ -603,19 +603,16 @@ class BuildCache(NoCache):
                         (path, key.digest, sha, key.parts))
             self._write("INSERT OR REPLACE INTO bodies VALUES (?, ?)", (sha, zlib.compress(data, 1)))
 
-    def _stored_sha(self, path: str, key: Key | None) -> str | None:
+    def stored_sha(self, path: str, key: Key | None) -> str | None:
         if key is None:
             return None
         known = self._page(path)
-        return known[1] if known is not None and known[0] == key.digest else None
+        if known is None or known[0] != key.digest:
+            return None
+        return known[1] if self._row("SELECT sha FROM bodies WHERE sha = ?", known[1]) is not None else None
 
-    def has_stored(self, path: str, key: Key | None) -> bool:
-        sha = self._stored_sha(path, key)
-        return sha is not None and self._row("SELECT sha FROM bodies WHERE sha = ?", sha) is not None
-
-    def stored(self, path: str, key: Key | None) -> bytes | None:
-        sha = self._stored_sha(path, key)
-        if sha is None or key is None or self.broken:
+    def stored(self, path: str, key: Key, sha: str) -> bytes | None:
+        if self.broken:
             return None
         try:
             row = self.db.execute("SELECT data FROM bodies WHERE sha = ?", (sha,)).fetchone()

@@ -152,14 +152,16 @@ def render_site(manifest: list[Entry], renderer: SiteRenderer) -> Iterator[tuple
     """
     kept = bytearray(len(manifest))  # RENDER, KEPT or STORED
     keys: dict[int, Key | None] = {}
+    shas: dict[int, str] = {}  # STORED: the SHA-256 of the cache's copy
     for index, entry in enumerate(manifest):
         key = renderer.key(entry)
         if renderer.unchanged(entry, key):
             kept[index] = KEPT
             continue
         keys[index] = key
-        if renderer.cache.has_stored(entry.path, key):
-            kept[index] = STORED
+        sha = renderer.cache.stored_sha(entry.path, key)
+        if sha is not None:
+            kept[index], shas[index] = STORED, sha
 
     def pending() -> Iterator[int]:  # the run pages to render
         return (i for i, entry in enumerate(manifest) if kept[i] == RENDER and isinstance(entry, RunPage))
@@ -173,7 +175,9 @@ def render_site(manifest: list[Entry], renderer: SiteRenderer) -> Iterator[tuple
             yield entry.path, Kept(renderer.old_files[entry.path].size)
             continue
         key = keys.pop(index)
-        data_bytes = renderer.cache.stored(entry.path, key) if kept[index] == STORED else None
+        data_bytes = None
+        if kept[index] == STORED and key is not None:
+            data_bytes = renderer.cache.stored(entry.path, key, shas.pop(index))
         if data_bytes is not None:
             renderer.reused += isinstance(entry, (Page, LazyPage))
             if renderer.explain and isinstance(entry, (Page, LazyPage)):  # written again, if not rendered
