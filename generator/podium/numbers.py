@@ -199,11 +199,6 @@ def home_headline(agents: tuple[AgentSummary, ...] | list[AgentSummary]) -> Sent
     return (*parts, Part("."))
 
 
-def agents_headline(agents: tuple[AgentSummary, ...] | list[AgentSummary]) -> str:
-    """The home headline as plain text (the page's description)."""
-    return plain(home_headline(agents))
-
-
 def agent_headline(agent: AgentSummary) -> str:
     """ "kestrel, rank #1: median 87.5%, 12 of 15 runs in the median · 2 no judge."
 
