@@ -132,11 +132,11 @@ def test_headline_says_the_next_one_is_provisional(tmp_path):
     add(export, "tern", [0.625], ["model-x"])
     export.sidecars()
     board = summarize(load_export(export.root))
-    assert numbers.agents_headline(board.agents) == (
+    assert numbers.plain(numbers.home_headline(board.agents)) == (
         "kite leads with a median of 75.0% over 6 runs; next is tern at 62.5%, a provisional rank on 1 run.")
     out = kit.build(export.root, tmp_path / "site")
     home = (out / "index.html").read_text(encoding="utf-8")
-    assert by_class(home, "headline") == [numbers.agents_headline(board.agents)]
+    assert by_class(home, "headline") == [numbers.plain(numbers.home_headline(board.agents))]
 
 
 def test_headline_with_no_provisional_rank_is_unchanged(tmp_path):
@@ -145,7 +145,7 @@ def test_headline_with_no_provisional_rank_is_unchanged(tmp_path):
     add(export, "tern", [0.625] * 7, ["model-x"])
     export.sidecars()
     board = summarize(load_export(export.root))
-    assert numbers.agents_headline(board.agents) == (
+    assert numbers.plain(numbers.home_headline(board.agents)) == (
         "kite leads with a median of 75.0% over 6 runs; next is tern at 62.5%.")
     assert not any(a.provisional for a in board.agents)
 
