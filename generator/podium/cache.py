@@ -447,7 +447,8 @@ class BuildCache(NoCache):
         self.db = self._open()
         self.last_shared = {name: digest for name, digest in self.db.execute("SELECT name, digest FROM shared")
                             if isinstance(name, str) and isinstance(digest, str)}
-        self.unsaved = 0  # rows written since the last commit
+        self.queued: dict[str, list[tuple]] = {}  # rows to write, by statement (written every SAVE_EVERY)
+        self.unsaved = 0  # rows queued since the last commit
         self.current: Keys | None = None  # this build's keys
         self.whole: tuple[str, dict[str, str]] | None = None  # this build's key and its parts
         self.build_why: tuple[str, ...] = ()
@@ -500,11 +501,12 @@ class BuildCache(NoCache):
         (payload, {file: SHA-256 of the bytes read}) to keep. ``salt``: what else the parse depends on (the
         size limits); the directory's path and it are the row's key."""
         key = f"{directory}\0{salt}"
-        stamps = {file: stamp(directory / file) for file in files}  # before reading: a change meanwhile shows
+        stamps = {file: stamp(f"{directory}/{file}") for file in files}  # before reading: a change meanwhile shows
         hit = self._run_row(key)
         if hit is not None:
             then, hashes, payload = hit
-            if all(unchanged(directory / f, then.get(f, ""), hashes.get(f), limit, now=stamps[f]) for f in files):
+            if all(unchanged(f"{directory}/{f}", then.get(f, ""), hashes.get(f), limit, now=stamps[f])
+                   for f in files):
                 value = replay(payload)
                 if value is not None:
                     self._use("used_runs", key, None if then == stamps else
@@ -549,14 +551,24 @@ class BuildCache(NoCache):
             self._write(f"INSERT OR REPLACE INTO {table} VALUES ({', '.join('?' * len(values))})", values)
 
     def _write(self, sql: str, values: tuple) -> None:
+        """Queue a row; every SAVE_EVERY rows, write the queue (one executemany per statement) and commit.
+        A lookup may miss a row still queued: it is then made again (a report rendered twice), never wrong."""
+        if self.broken:
+            return
+        self.queued.setdefault(sql, []).append(values)
+        self.unsaved += 1
+        if self.unsaved >= SAVE_EVERY:
+            self._save()
+
+    def _save(self) -> None:
+        """Write the queued rows and commit."""
+        queued, self.queued, self.unsaved = self.queued, {}, 0
         if self.broken:
             return
         try:
-            self.db.execute(sql, values)
-            self.unsaved += 1
-            if self.unsaved >= SAVE_EVERY:
-                self.db.commit()
-                self.unsaved = 0
+            for sql, rows in queued.items():
+                self.db.executemany(sql, rows)
+            self.db.commit()
         except sqlite3.DatabaseError as err:
             self._failed(err)
 
@@ -704,6 +716,7 @@ class BuildCache(NoCache):
     def commit(self, site: Path, outline: Outline | None = None) -> None:
         """After the new site is in place at ``site``: remember its pages (only them) and the build's key and
         outline (so an unchanged rebuild stops early); drop the parsed runs and reports it did not use."""
+        self._save()
         if self.broken:
             return
         shared = self.current.shared.items() if self.current else ()
@@ -731,11 +744,7 @@ class BuildCache(NoCache):
             self._failed(err)
 
     def close(self) -> None:
-        if not self.broken:  # the parsed runs and reports written since the last batch (the build may have failed)
-            try:
-                self.db.commit()
-            except sqlite3.DatabaseError:
-                pass
+        self._save()  # the parsed runs and reports queued since the last batch (the build may have failed)
         self.db.close()
         if self.broken:  # ours (its header said so when it was opened): made anew by the next build
             self.path.unlink(missing_ok=True)

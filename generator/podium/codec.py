@@ -54,6 +54,13 @@ def _decoder(kind) -> Callable[[object], object]:
         nullable = type(None) in args
         options = [option for option in args if option is not type(None)]
 
+        if nullable and len(options) == 1:  # X | None, the usual case: no error list to make
+            option = _Later(options[0])
+
+            def optional(data):
+                return None if data is None else option.get()(data)
+            return optional
+
         def union(data):
             if data is None and nullable:
                 return None
@@ -112,15 +119,19 @@ def _decoder(kind) -> Callable[[object], object]:
             return data
         return plain
     if isinstance(kind, type) and dataclasses.is_dataclass(kind):
-        fields: list[tuple[str, Callable]] = []  # filled on first use (a type may refer to itself)
+        readers: list[Callable] = []  # filled on first use (a type may refer to itself)
+        names = [name for name, _ in _fields(kind)]
+        by_position = not any(f.kw_only for f in dataclasses.fields(kind) if f.init)
 
         def record(data):
-            if not fields:
-                fields.extend((name, _decoder(hint)) for name, hint in _fields(kind))
-            _need(data, list)
-            if len(data) != len(fields):
-                raise ValueError(f"{kind.__name__}: {len(data)} fields stored, {len(fields)} expected")
-            return kind(**{name: read(v) for (name, read), v in zip(fields, data)})
+            if not readers:
+                readers.extend(_decoder(hint) for _, hint in _fields(kind))
+            if type(data) is not list:
+                raise ValueError("expected list")
+            if len(data) != len(readers):
+                raise ValueError(f"{kind.__name__}: {len(data)} fields stored, {len(readers)} expected")
+            values = [read(v) for read, v in zip(readers, data)]
+            return kind(*values) if by_position else kind(**dict(zip(names, values)))
         return record
 
     def unknown(data):

@@ -120,7 +120,7 @@ class NotReadable(Exception):
     """A file outside the export (a previous publish) that podium will not read; ``str()`` says why."""
 
 
-def read_regular(path: Path, limit: int, *, follow: bool = False) -> bytes:
+def read_regular(path: Path | str, limit: int, *, follow: bool = False) -> bytes:
     """The bytes of the regular file ``path``, at most ``limit`` of them: never through a symlink at
     ``path`` itself (unless ``follow``), never a FIFO, device or directory (opened non-blocking, checked
     on the open descriptor), never more than ``limit`` bytes read. FileNotFoundError when it does not
@@ -189,7 +189,7 @@ def stamp_of(info: os.stat_result) -> Stamp:
     return Stamp(info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
 
 
-def stamp(path: Path) -> str:
+def stamp(path: Path | str) -> str:
     """``path``'s stamp as text, never through a symlink: a regular file's :class:`Stamp`; ``-`` when
     there is nothing there; for anything else its type, ctime and inode (a symlink is not its target)."""
     try:
@@ -203,7 +203,7 @@ def stamp(path: Path) -> str:
     return f"{stat.S_IFMT(info.st_mode):o}:{info.st_ctime_ns}:{info.st_ino}"
 
 
-def unchanged(path: Path, then: str, sha256: str | None, limit: int, now: str | None = None) -> bool:
+def unchanged(path: Path | str, then: str, sha256: str | None, limit: int, now: str | None = None) -> bool:
     """Whether ``path`` is still the file that had the stamp ``then`` and the SHA-256 ``sha256``: the
     same stamp; else (touched, copied, restored) a regular file of at most ``limit`` bytes with exactly
     those bytes, read under :func:`read_regular`'s rules. ``now``: its stamp, when the caller has it.
