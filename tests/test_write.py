@@ -6,6 +6,7 @@ import hashlib
 import os
 import shutil
 import stat
+import threading
 from pathlib import Path
 
 import pytest
@@ -121,20 +122,38 @@ def test_failed_build_leaves_the_old_site_untouched(area, error, raised):
 def test_failing_file_write_leaves_the_old_site_untouched(area, monkeypatch):
     put(SITE_ONE, area / "site", area)
     before = snapshot(area / "site")
-    real = Path.write_bytes
+    real = write._Writer._write
     calls = []
 
-    def flaky(self, data):
-        calls.append(self)
+    def flaky(self, rel, data):  # on the writer's thread: the error reaches the build's
+        calls.append(rel)
         if len(calls) == 2:
             raise OSError(5, "Input/output error")
-        return real(self, data)
+        return real(self, rel, data)
 
-    monkeypatch.setattr(Path, "write_bytes", flaky)
+    monkeypatch.setattr(write._Writer, "_write", flaky)
     with pytest.raises(BuildError, match="Input/output error"):
         put(SITE_TWO, area / "site", area)
     monkeypatch.undo()
-    assert len(calls) == 2
+    assert len(calls) == 2  # nothing written after the error
+    assert snapshot(area / "site") == before
+    assert litter(area) == []
+
+
+def test_a_failing_render_stops_the_writer_before_the_staging_is_removed(area):
+    """An error while files are still queued: the writer thread has stopped (nothing written after) and no
+    staging directory is left behind."""
+    put(SITE_ONE, area / "site", area)
+    before = snapshot(area / "site")
+
+    def files():
+        for number in range(200):
+            yield f"page-{number}.html", b"x" * 300_000  # more than the writer queues
+        raise RuntimeError("a template failed")
+
+    with pytest.raises(RuntimeError, match="a template failed"):
+        write.write_site(files(), area / "site", inputs=[], homes=[area])
+    assert not any(t.name == "podium-writer" for t in threading.enumerate())
     assert snapshot(area / "site") == before
     assert litter(area) == []
 

@@ -23,10 +23,12 @@ from __future__ import annotations
 
 import errno
 import os
+import queue
 import re
 import shutil
 import stat
 import tempfile
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -194,15 +196,78 @@ class _Paths:
         return check_relative(path)
 
 
+class _Writer:
+    """Writes files into the staging directory on a thread of its own, in the order given, so the build
+    renders the next file while the disk makes this one: making a directory, opening, writing and closing
+    a file release the GIL, and done in line they were a third of a cold build's wall time at 10k runs.
+
+    At most ``limit`` bytes wait to be written. The first error stops the writing; :meth:`close` (or the
+    next :meth:`put`) raises it. :meth:`close` always waits for the thread, so nothing writes into the
+    staging directory once it returns (the caller may then delete it)."""
+
+    def __init__(self, root: Path, limit: int = 32 << 20):
+        self.root = str(root)
+        self.limit = limit
+        self.waiting = 0  # bytes queued, not yet written
+        self.room = threading.Condition()
+        self.queue: queue.SimpleQueue = queue.SimpleQueue()
+        self.error: BaseException | None = None
+        self.stop = False
+        self.made: set[str] = {""}  # directories made under root
+        self.thread = threading.Thread(target=self._run, name="podium-writer", daemon=True)
+        self.thread.start()
+
+    def put(self, rel: str, data: bytes) -> None:
+        with self.room:
+            while self.waiting and self.waiting + len(data) > self.limit and self.error is None:
+                self.room.wait()
+            if self.error is not None:
+                raise self.error
+            self.waiting += len(data)
+        self.queue.put((rel, data))
+
+    def close(self, *, discard: bool = False) -> None:
+        """Wait until every file is written (``discard``: skip those not written yet); raise the first error."""
+        self.stop = discard
+        self.queue.put(None)
+        self.thread.join()
+        if self.error is not None and not discard:
+            raise self.error
+
+    def _run(self) -> None:
+        while (item := self.queue.get()) is not None:
+            rel, data = item
+            if self.error is None and not self.stop:
+                try:
+                    self._write(rel, data)
+                except BaseException as err:  # handed to the build's thread
+                    self.error = err
+            with self.room:
+                self.waiting -= len(data)
+                self.room.notify()
+
+    def _write(self, rel: str, data: bytes) -> None:
+        folder = rel.rpartition("/")[0]
+        if folder not in self.made:
+            os.makedirs(f"{self.root}/{folder}", exist_ok=True)
+            self.made.add(folder)
+        with open(f"{self.root}/{rel}", "xb") as handle:
+            handle.write(data)
+
+
 def _write_tree(files: Iterable[tuple[str, bytes | Kept]], staging: Path) -> None:
     paths = _Paths()
-    for path, data in files:
-        if isinstance(data, Kept):  # only an update has files to keep
-            raise BuildError(f"{path}: no previous site to keep it from")
-        dest = staging / paths.check(path)
-        dest.parent.mkdir(parents=True, exist_ok=True)
-        dest.write_bytes(data)
-    (staging / MARKER).write_bytes(MARKER_TEXT)
+    writer = _Writer(staging)
+    try:
+        for path, data in files:
+            if isinstance(data, Kept):  # only an update has files to keep
+                raise BuildError(f"{path}: no previous site to keep it from")
+            writer.put(paths.check(path), data)
+        writer.put(MARKER, MARKER_TEXT)
+    except BaseException:
+        writer.close(discard=True)
+        raise
+    writer.close()
 
 
 def _stage_flat(files: Iterable[tuple[str, bytes | Kept]], staging: Path,
@@ -211,22 +276,26 @@ def _stage_flat(files: Iterable[tuple[str, bytes | Kept]], staging: Path,
     paths = _Paths()
     staged: list[tuple[str, Path]] = []
     kept: set[str] = set()
-    for number, (path, data) in enumerate(files):
-        paths.check(path)
-        if isinstance(data, Kept):
-            if path not in previous.files:
-                raise BuildError(f"{path}: not in the previous site, so it cannot be kept")
-            kept.add(path)
+    writer = _Writer(staging)
+    try:
+        for number, (path, data) in enumerate(files):
+            paths.check(path)
+            if isinstance(data, Kept):
+                if path not in previous.files:
+                    raise BuildError(f"{path}: not in the previous site, so it cannot be kept")
+                kept.add(path)
+            else:
+                writer.put(f"new-{number}", data)
+                staged.append((path, staging / f"new-{number}"))
+        if MARKER not in previous.files:
+            writer.put("new-marker", MARKER_TEXT)
+            staged.append((MARKER, staging / "new-marker"))
         else:
-            source = staging / f"new-{number}"
-            source.write_bytes(data)
-            staged.append((path, source))
-    if MARKER not in previous.files:
-        marker = staging / "new-marker"
-        marker.write_bytes(MARKER_TEXT)
-        staged.append((MARKER, marker))
-    else:
-        kept.add(MARKER)
+            kept.add(MARKER)
+    except BaseException:
+        writer.close(discard=True)
+        raise
+    writer.close()
     return staged, kept
 
 
