@@ -56,15 +56,16 @@ def count_export(config: Config, export: Path | Sequence[Path], cache: NoCache =
     return _read(config, export, cache)[0]
 
 
-def _read(config: Config, export: Path | Sequence[Path], cache: NoCache) -> tuple[Leaderboard, Answers]:
-    """Each run read, kept as its compact record (kinds.record_of); each mission's answers collected."""
+def _read(config: Config, export: Path | Sequence[Path], cache: NoCache, jobs: int = 1) -> tuple[Leaderboard, Answers]:
+    """Each run read, kept as its compact record (kinds.record_of); each mission's answers collected
+    (``jobs``: worker processes that may read run directories ahead, load/export.py)."""
     answers = Answers()
 
     def keep(run: Run) -> RunRecord:
         answers.add(run)
         return record_of(run, exposed=exposed_values(run))
 
-    board = summarize(load_exports(_paths(export), config.limits, cache, keep), config.missions,
+    board = summarize(load_exports(_paths(export), config.limits, cache, keep, jobs), config.missions,
                       config.source or CONFIG_NAME, config.run_pages)
     return board, answers
 
@@ -79,9 +80,9 @@ class Counted:
     redaction: Redaction
 
 
-def count(config: Config, export: Path | Sequence[Path], cache: NoCache = NO_CACHE) -> Counted:
+def count(config: Config, export: Path | Sequence[Path], cache: NoCache = NO_CACHE, jobs: int = 1) -> Counted:
     """Read, count once (with ``run_pages`` applied, as the site links runs), and make the public view."""
-    board, answers = _read(config, export, cache)
+    board, answers = _read(config, export, cache, jobs)
     redaction = Redaction(config.redact, answers.by_mission)
     return Counted(board, public_board(board, redaction), redaction)
 
@@ -119,7 +120,8 @@ def build_site(config: Config, export: Path | Sequence[Path], *, strict: bool = 
     budget (``host:``) is enforced as files stream to the writer (hosts.py).
     ``cache_dir``: the build cache (cache.py), or None for none (the CLI's default: ``.podium-cache`` beside
     the output directory).
-    ``jobs``: worker processes for run pages (render/site.py).
+    ``jobs``: worker processes for run pages (render/site.py) and, in a cold build, for reading run
+    directories (load/export.py).
     ``explain``: list each page rendered again and why (``Built.why``, ``Built.build_why``).
 
     Python's cycle collector is paused for the build: a build makes no reference cycles
@@ -186,7 +188,7 @@ def _unchanged(config: Config, outline: Outline, pages: int, strict: bool) -> Bu
 def _build(config: Config, export: Path | Sequence[Path], env, chain: list[Path], pages, cache: NoCache,
            generated_at: int | None, strict: bool, previous: Path | None, progress, jobs: int,
            explain: bool) -> Built:
-    counted = count(config, export, cache)
+    counted = count(config, export, cache, jobs)
     board, public, redaction = counted.raw, counted.public, counted.redaction
     if strict and board.problems:
         return Built(public, _outline(public), None, 0, 0, build_why=cache.build_why if explain else ())

@@ -340,8 +340,12 @@ class NoCache:
 
     def parsed(self, directory: Path, salt: str, files: Sequence[str], limit: int, read: Callable,
                stored: Callable, replay: Callable):
-        """A run directory parsed: ``read()`` (see BuildCache.parsed)."""
-        return read()
+        """A run directory parsed: ``read(None)`` (see BuildCache.parsed)."""
+        return read(None)
+
+    def cold(self) -> bool:
+        """Whether no parsed run directory is kept (every one will be read afresh)."""
+        return True
 
     def report(self, key: str) -> str | None:
         return None
@@ -497,7 +501,8 @@ class BuildCache(NoCache):
                stored: Callable, replay: Callable):
         """``directory`` (a run directory) as parsed last time, when each of ``files`` is unchanged (the same
         stamp, else the same bytes, at most ``limit`` of them: load/files.py ``unchanged``): ``replay(payload)``
-        gives it back (None: a damaged row, read again). Else ``read()`` afresh, and ``stored(value)`` gives
+        gives it back (None: a damaged row, read again). Else ``read(stamps)`` afresh (the stamps taken before,
+        which the row will hold), and ``stored(value)`` gives
         (payload, {file: SHA-256 of the bytes read}) to keep. ``salt``: what else the parse depends on (the
         size limits); the directory's path and it are the row's key."""
         key = f"{directory}\0{salt}"
@@ -512,10 +517,19 @@ class BuildCache(NoCache):
                     self._use("used_runs", key, None if then == stamps else
                               ("runs", (key, _json(stamps), _json(hashes), payload)))
                     return value
-        value = read()
+        value = read(stamps)
         payload, hashes = stored(value)
         self._use("used_runs", key, ("runs", (key, _json(stamps), _json(hashes), payload)))
         return value
+
+    def cold(self) -> bool:
+        if self.broken:
+            return True
+        try:
+            return self.db.execute("SELECT 1 FROM runs LIMIT 1").fetchone() is None
+        except sqlite3.DatabaseError as err:
+            self._failed(err)
+            return True
 
     def _row(self, sql: str, key: str) -> tuple[str, ...] | None:
         """The one row ``sql`` finds for ``key`` when it is all text; None for none, a damaged row or a

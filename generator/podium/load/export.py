@@ -28,7 +28,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
-from podium import codec
+from podium import codec, workers
 from podium.errors import BuildError, PodiumError
 from podium.load.fields import Fields
 from podium.load.files import MiB, open_file, read_file, stamp
@@ -128,28 +128,37 @@ class ParsedStore(Protocol):
     def parsed(self, directory: Path, salt: str, files: Sequence[str], limit: int, read: Callable,
                stored: Callable, replay: Callable) -> Any: ...
 
+    def cold(self) -> bool:
+        """Whether it holds no parsed directory (every one will be read afresh)."""
+        ...
+
 
 class _NoStore:
     def parsed(self, directory: Path, salt: str, files: Sequence[str], limit: int, read: Callable,
                stored: Callable, replay: Callable) -> Any:
-        return read()
+        return read(None)
+
+    def cold(self) -> bool:
+        return True
 
 
 NO_STORE = _NoStore()  # nothing kept: every directory read afresh
 
 
-def load_exports(roots: Sequence[Path], limits: Limits = Limits(), cache: ParsedStore = NO_STORE, keep=None) -> Export:
+def load_exports(roots: Sequence[Path], limits: Limits = Limits(), cache: ParsedStore = NO_STORE, keep=None,
+                 jobs: int = 1) -> Export:
     """Several exports as one (``podium build A B``): a run found in more than one is counted once,
     from the LAST export that holds it (a run exported while grading, then again once graded,
     counts as graded); each such duplicate is a note. With several exports every problem's path
     starts with its export's directory name (made unique), so no local path is published.
 
     ``keep(run)`` maps each run, as it is read, to what the Export holds (default: the run itself;
-    the build keeps compact records, kinds.record_of)."""
+    the build keeps compact records, kinds.record_of). ``jobs``: worker processes that may read
+    directories ahead (:class:`_ReadAhead`)."""
     if len(roots) == 1:
-        return load_export(roots[0], limits, cache=cache, keep=keep)
+        return load_export(roots[0], limits, cache=cache, keep=keep, jobs=jobs)
     labels = _labels(roots)
-    parts = [load_export(root, limits, source=i, label=labels[i], cache=cache, keep=keep)
+    parts = [load_export(root, limits, source=i, label=labels[i], cache=cache, keep=keep, jobs=jobs)
              for i, root in enumerate(roots)]
     runs: dict[str, object] = {}
     notes: list[str] = []
@@ -187,13 +196,14 @@ def _labels(roots: Sequence[Path]) -> list[str]:
 
 
 def load_export(root: Path, limits: Limits = Limits(), *, source: int = 0, label: str = "",
-                cache: ParsedStore = NO_STORE, keep=None) -> Export:
+                cache: ParsedStore = NO_STORE, keep=None, jobs: int = 1) -> Export:
     """Everything podium needs from the export at ``root`` (``label``: prefixed to problem paths).
 
     Streams: a run directory is read, identified, attributed and handed to ``keep`` one at a time, so
     only what ``keep`` returns is held (a directory whose id needs the other directories' waits for
     them). ``cache`` (cache.py) keeps each directory as parsed, so a rebuild reads only the
-    directories whose files changed (see :func:`_read_dir_cached`)."""
+    directories whose files changed (see :func:`_read_dir_cached`). When it holds none (a cold build),
+    ``jobs`` worker processes read the directories ahead (:class:`_ReadAhead`)."""
     if not root.is_dir():
         raise PodiumError(f"{root}: export directory not found (pass EXPORT or set export: in podium.yaml)")
     reader = _Reader(root.resolve(), limits)
@@ -202,12 +212,18 @@ def load_export(root: Path, limits: Limits = Limits(), *, source: int = 0, label
     agent_names = _sidecar(reader, "agents.json", read_agent_rows, read_agent_list)
     runs = _Runs(reader, rows, agent_names, source, keep)
     waiting: list[_Dir] = []
-    for name in names:
-        item = _read_dir_cached(reader, name, cache)
-        if _own_id(item, reader):
-            runs.add(item)
-        else:
-            waiting.append(item)
+    ahead = _ReadAhead(reader.root, limits, names, jobs) if jobs > 1 and len(names) >= AHEAD_MIN and cache.cold() \
+        else None
+    try:
+        for name in names:
+            item = _read_dir_cached(reader, name, cache, ahead)
+            if _own_id(item, reader):
+                runs.add(item)
+            else:
+                waiting.append(item)
+    finally:
+        if ahead is not None:
+            ahead.close()
     for item in _identify(waiting, rows, runs.ids, reader):
         runs.add(item)
     listed = len(set(rows) - runs.ids)
@@ -353,15 +369,17 @@ class _Stored:
 RUN_FILES = ("result.json", "report.md", "report.html")
 
 
-def _read_dir_cached(reader: _Reader, name: str, cache: ParsedStore) -> _Dir:
+def _read_dir_cached(reader: _Reader, name: str, cache: ParsedStore, ahead: _ReadAhead | None = None) -> _Dir:
     """A run directory, as parsed last time when its files are unchanged (cache.py ``parsed``: the same
-    stamps, else the same bytes), else read afresh. The problems and the digest entries the directory
-    produced are replayed with it."""
+    stamps, else the same bytes), else read afresh (by a worker ahead of time, when there are some).
+    The problems and the digest entries the directory produced are replayed with it."""
     reader.start_dir()
     before = len(reader.problems)
 
-    def read() -> _Dir:
-        item = _read_dir(reader, name)
+    def read(stamps: dict[str, str] | None) -> _Dir:
+        item = ahead.take(reader, name, stamps) if ahead is not None else None
+        if item is None:
+            item = _read_dir(reader, name)
         reader.end_dir(reader.hashes)
         return item
 
@@ -381,6 +399,58 @@ def _read_dir_cached(reader: _Reader, name: str, cache: ParsedStore) -> _Dir:
     limits = reader.limits
     return cache.parsed(reader.root / name, str(limits), RUN_FILES, max(limits.result_bytes, limits.report_bytes),
                         read, stored, replay)
+
+
+AHEAD_MIN = 1000  # fewer directories are read by the build's own thread: not worth starting processes for
+AHEAD_CHUNK = 40  # directories per task
+AHEAD_TASKS = 4  # tasks per worker sent ahead of the directory being counted
+
+
+class _ReadAhead:
+    """The run directories of a cold build read by worker processes (workers.py) ahead of the build's
+    thread, which takes each, in name order, as if it had read it itself (the same reader, so the same
+    problems and digests). A worker takes a directory's stamps before it reads it; when the store took
+    other stamps since (it changed meanwhile), the build reads it again, so a stored row never holds
+    stamps older than its bytes."""
+
+    def __init__(self, root: Path, limits: Limits, names: list[str], jobs: int):
+        tasks = ((root, limits, names[i:i + AHEAD_CHUNK]) for i in range(0, len(names), AHEAD_CHUNK))
+        self.pool = workers.pool(jobs)
+        self.done = workers.in_order(self.pool, _read_dirs, tasks, jobs * AHEAD_TASKS)
+        self.chunk: list[tuple] = []
+
+    def take(self, reader: _Reader, name: str, stamps: dict[str, str] | None) -> _Dir | None:
+        """``name`` as read by a worker, its problems and digests added to ``reader``; None when it was
+        not read ahead, or when ``stamps`` (the store's, None for none) are not the ones it was read under."""
+        while True:
+            while self.chunk:
+                found, before, item, problems, hashes, file_hashes = self.chunk.pop()
+                if found == name:
+                    if stamps is not None and stamps != before:
+                        return None
+                    reader.problems += problems
+                    reader.hashes, reader.file_hashes = hashes, file_hashes
+                    return item
+            chunk = next(self.done, None)
+            if chunk is None:
+                return None
+            self.chunk = chunk[::-1]
+
+    def close(self) -> None:
+        self.done.close()
+        self.pool.terminate()
+
+
+def _read_dirs(root: Path, limits: Limits, names: list[str]) -> list[tuple]:
+    """In a worker: each directory as :func:`_read_dir` reads it, with its stamps from before and what it
+    added to its reader."""
+    out = []
+    for name in names:
+        stamps = {file: stamp(f"{root}/{name}/{file}") for file in RUN_FILES}  # as cache.py takes them
+        reader = _Reader(root, limits)
+        item = _read_dir(reader, name)
+        out.append((name, stamps, item, reader.problems, reader.hashes, reader.file_hashes))
+    return out
 
 
 def _own_id(item: _Dir, reader: _Reader) -> bool:

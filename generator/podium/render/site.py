@@ -9,8 +9,6 @@ if a configured secret made it into any file.
 from __future__ import annotations
 
 import copy
-import multiprocessing
-from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 from itertools import islice
@@ -19,6 +17,7 @@ from pathlib import Path
 import jinja2
 from markupsafe import Markup
 
+from podium import workers
 from podium.cache import NO_CACHE, NO_KEYS, Key, Keys, NoCache
 from podium.entries import Asset, Blob, DataFile, Entry, LazyPage, LedgerPage, Page, RunPage
 from podium.errors import BuildError
@@ -211,15 +210,9 @@ _WORKER: tuple | None = None  # a worker process's theme and reports
 
 def _parallel(manifest: list[Entry], pending: Iterator[int], renderer: SiteRenderer) -> Iterator:
     """For each of ``pending`` (indexes of run pages in the manifest), in order: its (bytes, report key,
-    fresh report html, report was cached), from a pool of worker processes.
+    fresh report html, report was cached), from a pool of worker processes (workers.py).
 
-    The workers are forked from a small server process that has only imported podium
-    (multiprocessing's "forkserver"), never from the build: a worker forked from the build
-    shares its whole heap only until it touches it, and rendering a run page touches its
-    record's reference counts, which copied most of the heap into each worker (3.5 GB at
-    100k runs); a spawned one imports everything again (21 MB PSS each, against 10 MB for a
-    worker forked from the server, whose imported modules the workers share). Each worker
-    is given the theme chain and the report renderer once, then each run page's page, raw
+    Each worker is given the theme chain and the report renderer once, then each run page's page, raw
     record and the cached rendering of its report, if any (only
     the parent reads and writes the cache: one SQLite connection, no locks between
     processes); the worker checks a cached report as ReportRenderer.cached does, and the
@@ -236,29 +229,10 @@ def _parallel(manifest: list[Entry], pending: Iterator[int], renderer: SiteRende
         key = renderer.reports.key(record)
         return entry.page, record, renderer.cache.report(key) if key else None
 
-    context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["podium.render.site"])
-    pool = context.Pool(renderer.jobs, _start_worker, (renderer.chain, reports, renderer.whole))
+    pool = workers.pool(renderer.jobs, _start_worker, (renderer.chain, reports, renderer.whole))
     chunks = iter(lambda: list(islice(pending, CHUNK)), [])
-    window: deque = deque()
-
-    def send() -> None:
-        chunk = next(chunks, None)
-        if chunk is not None:
-            window.append(pool.apply_async(_render_chunk, ([task(manifest[i]) for i in chunk],)))
-
-    def results() -> Iterator:
-        try:
-            for _ in range(renderer.jobs * AHEAD):
-                send()
-            while window:
-                done = window.popleft().get()
-                send()
-                yield from done
-        finally:
-            pool.terminate()
-
-    return results()
+    tasks = (([task(manifest[i]) for i in chunk],) for chunk in chunks)  # made as they are sent
+    return (page for done in workers.in_order(pool, _render_chunk, tasks, renderer.jobs * AHEAD) for page in done)
 
 
 def _start_worker(chain: list[Path], reports: ReportRenderer, whole) -> None:
