@@ -12,8 +12,12 @@ sum counts a page shared by forked workers once per process, so for a pool it er
 it is kept in the JSON (peak_rss_bytes) with the kernel's ru_maxrss of the largest single
 process (which catches a peak shorter than one poll).
 
-CPU time is user + system time of the command and all of its reaped descendants (wait4
-rusage). Wall time is from spawn to exit, woken by a pidfd, so it is not rounded to a poll.
+CPU time is user + system time of the whole tree: the larger of the command's wait4 rusage
+(itself and the descendants it reaped) and the sum, over every process seen in the tree, of
+its own user + system time as last sampled (/proc/<pid>/stat, each poll). The second is
+needed for podium's workers: they are children of multiprocessing's fork server, which the
+build never reaps, so their time never reaches the rusage (before 2026-12-01, second
+session, the CPU columns of builds with workers counted the build process alone). Wall time is from spawn to exit, woken by a pidfd, so it is not rounded to a poll.
 """
 
 from __future__ import annotations
@@ -28,6 +32,7 @@ from pathlib import Path
 POLL_S = 0.02
 TREE_EVERY = 10
 PAGE = os.sysconf("SC_PAGE_SIZE")
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 
 @dataclass
@@ -79,6 +84,17 @@ def process_tree(root: int) -> list[int]:
     return tree
 
 
+def cpu_ticks(pid: int) -> tuple[tuple[int, int], int] | None:
+    """((pid, start time), user + system clock ticks) of one process, itself only; None when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            stat = fh.read()
+        fields = stat[stat.rindex(b")") + 2:].split()  # fields 3 on: utime is 14, stime 15, starttime 22
+        return (pid, int(fields[19])), int(fields[11]) + int(fields[12])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 def rss_bytes(pid: int) -> int:
     try:
         with open(f"/proc/{pid}/statm", "rb") as fh:
@@ -107,7 +123,7 @@ def run_measured(cmd: list[str], *, cwd: Path | None = None, env: dict | None = 
         proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
                                 stdout=log_fh, stderr=subprocess.STDOUT)
         try:
-            peak, peak_pss, status, usage = wait_sampling(proc.pid)
+            peak, peak_pss, status, usage, sampled_cpu = wait_sampling(proc.pid)
         except BaseException:                 # interrupted: leave no build running
             proc.kill()
             proc.wait()
@@ -120,7 +136,7 @@ def run_measured(cmd: list[str], *, cwd: Path | None = None, env: dict | None = 
         tail = log.read_text(errors="replace")[-2000:] if log else ""
         raise CommandFailed(f"{' '.join(map(str, cmd))} exited {proc.returncode}\n{tail}")
     max_single = usage.ru_maxrss * 1024
-    result = Measurement(wall_s=wall, cpu_s=usage.ru_utime + usage.ru_stime,
+    result = Measurement(wall_s=wall, cpu_s=max(usage.ru_utime + usage.ru_stime, sampled_cpu),
                          peak_rss_bytes=max(peak, max_single), peak_pss_bytes=peak_pss,
                          max_single_rss_bytes=max_single)
     if out is not None:
@@ -140,18 +156,22 @@ def pss_bytes(pid: int) -> int:
 
 
 def wait_sampling(pid: int):
-    """Sample the tree's RSS and PSS until pid exits; (peak RSS, peak PSS, wait status, rusage)."""
+    """Sample the tree's RSS, PSS and CPU until pid exits; (peak RSS, peak PSS, wait status, rusage,
+    CPU seconds summed over every process seen, each as last sampled)."""
     pidfd = os.pidfd_open(pid)
     poller = select.poll()
     poller.register(pidfd, select.POLLIN)
     peak, peak_pss, tick, tree = 0, 0, 0, [pid]
+    cpu: dict[tuple[int, int], int] = {}  # (pid, start time) -> its clock ticks, last sampled
     try:
         while True:
             done, status, usage = os.wait4(pid, os.WNOHANG)
             if done:
-                return peak, peak_pss, status, usage
+                return peak, peak_pss, status, usage, sum(cpu.values()) / CLOCK_TICKS
             if tick < 25 or tick % TREE_EVERY == 0:
                 tree = process_tree(pid)
+            for process, ticks in filter(None, map(cpu_ticks, tree)):
+                cpu[process] = max(cpu.get(process, 0), ticks)
             peak = max(peak, sum(rss_bytes(p) for p in tree))
             peak_pss, tick = max(peak_pss, sum(pss_bytes(p) for p in tree)), tick + 1
             poller.poll(POLL_S * 1000)        # returns at once when the process exits
