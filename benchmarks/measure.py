@@ -17,7 +17,8 @@ CPU time is user + system time of the whole tree: the larger of the command's wa
 its own user + system time as last sampled (/proc/<pid>/stat, each poll). The second is
 needed for podium's workers: they are children of multiprocessing's fork server, which the
 build never reaps, so their time never reaches the rusage (before 2026-12-01, second
-session, the CPU columns of builds with workers counted the build process alone). Wall time is from spawn to exit, woken by a pidfd, so it is not rounded to a poll.
+session, the CPU columns of builds with workers counted the build process alone). Wall time
+is from spawn to exit, woken by a pidfd, so it is not rounded to a poll.
 """
 
 from __future__ import annotations

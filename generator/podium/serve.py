@@ -401,24 +401,27 @@ def serve(config_path: Path | None, export: tuple[Path, ...], *, host: str, port
         if own_dir is not None:
             shutil.rmtree(own_dir, ignore_errors=True)
         raise
-    name, bound = server.server_address[:2]
-    url = f"http://{'[' + name + ']' if ':' in name else name}:{bound}/"
-    if host not in LOOPBACK:
-        say(f"podium serve: warning: listening on {host}, reachable from other machines")
-    say(f"podium serve: serving {url} (Ctrl-C to stop)")
-    if ready is not None:
-        ready(url)
     stop = threading.Event()
     thread = threading.Thread(target=server.serve_forever, name="podium-http", daemon=True)
-    thread.start()
-    previous = signal.signal(signal.SIGTERM, lambda *_: stop.set()) if _main_thread() else None
-    try:
+    previous = None
+    try:  # from here on, an interrupt at any point still stops the server and removes own_dir
+        if _main_thread():
+            previous = signal.signal(signal.SIGTERM, lambda *_: stop.set())
+        thread.start()
+        name, bound = server.server_address[:2]
+        url = f"http://{'[' + name + ']' if ':' in name else name}:{bound}/"
+        if host not in LOOPBACK:
+            say(f"podium serve: warning: listening on {host}, reachable from other machines")
+        say(f"podium serve: serving {url} (Ctrl-C to stop)")
+        if ready is not None:
+            ready(url)
         session.watch(stop)
     except KeyboardInterrupt:
         pass
     finally:
         stop.set()
-        server.shutdown()
+        if thread.ident is not None:  # shutdown() waits for serve_forever, which must have started
+            server.shutdown()
         server.server_close()
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
