@@ -5,12 +5,15 @@ after a worker read it is read again rather than stored under stamps older than 
 from __future__ import annotations
 
 import os
+import threading
 from pathlib import Path
 
 import pytest
 from exportkit import ExportDir, crash_fallback, graded, report_md, run_id
 
+from podium import workers
 from podium.cache import open_cache
+from podium.errors import BuildError
 from podium.load import export as reader
 from podium.load.export import load_export
 
@@ -105,5 +108,26 @@ class _InProcess:
         for task in tasks:
             yield function(*task)
 
-    def terminate(self):
+    @staticmethod
+    def stop(pool):
         pass
+
+
+def _die(code: int) -> None:
+    os._exit(code)  # as the kernel's OOM killer would end it: no exception, no result
+
+
+def test_a_worker_that_dies_stops_the_build_instead_of_hanging():
+    results: list = []
+
+    def run() -> None:
+        try:
+            list(workers.in_order(workers.pool(2), _die, [(3,), (3,)], 2))
+        except BuildError as err:
+            results.append(str(err))
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    thread.join(timeout=60)
+    assert not thread.is_alive(), "the build waited forever for a dead worker's result"
+    assert results and "worker process of the build died" in results[0]

@@ -8,6 +8,10 @@ record's reference counts, which copied most of the heap into each worker (3.5 G
 100k runs); a spawned one imports everything again (21 MB PSS each, against 10 MB for a
 worker forked from the server, whose imported modules the workers share). The server
 imports the renderer (and with it the reader), whichever stage starts it first.
+
+The pool is a ``ProcessPoolExecutor``: a worker that dies (killed, out of memory) breaks it,
+and the build stops with an error naming that, where ``multiprocessing.Pool`` would replace
+the worker and wait for the lost task's result forever.
 """
 
 from __future__ import annotations
@@ -15,36 +19,51 @@ from __future__ import annotations
 import multiprocessing
 from collections import deque
 from collections.abc import Callable, Generator, Iterable
-from multiprocessing.pool import Pool
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+
+from podium.errors import BuildError
 
 PRELOAD = ["podium.render.site"]  # what the server imports once, for every worker it forks
 
 
-def pool(jobs: int, initializer: Callable | None = None, initargs: tuple = ()) -> Pool:
+def pool(jobs: int, initializer: Callable | None = None, initargs: tuple = ()) -> ProcessPoolExecutor:
     context = multiprocessing.get_context("forkserver")
     context.set_forkserver_preload(PRELOAD)
-    return context.Pool(jobs, initializer, initargs)
+    return ProcessPoolExecutor(jobs, mp_context=context, initializer=initializer, initargs=initargs)
 
 
-def in_order(workers: Pool, function: Callable, tasks: Iterable[tuple], ahead: int) -> Generator:
+def in_order(workers: ProcessPoolExecutor, function: Callable, tasks: Iterable[tuple], ahead: int) -> Generator:
     """``function(*task)`` for each task, computed by ``workers``, yielded in the order of ``tasks``.
     Tasks are taken from ``tasks`` by the calling thread, at most ``ahead`` of the result being yielded,
-    so the results waiting stay bounded whatever the history holds. The pool is terminated when the
-    iterator ends or is closed."""
+    so the results waiting stay bounded whatever the history holds. The pool is stopped when the
+    iterator ends or is closed; a worker that died is a BuildError."""
     tasks = iter(tasks)
     window: deque = deque()
 
     def send() -> None:
         task = next(tasks, None)
         if task is not None:
-            window.append(workers.apply_async(function, task))
+            window.append(workers.submit(function, *task))
 
     try:
         for _ in range(ahead):
             send()
         while window:
-            done = window.popleft().get()
+            try:
+                done = window.popleft().result()
+            except BrokenProcessPool:
+                raise BuildError("a worker process of the build died (killed, or out of memory?); "
+                                 "the previous site is untouched (try --jobs 1)") from None
             send()
             yield done
     finally:
-        workers.terminate()
+        stop(workers)
+
+
+def stop(workers: ProcessPoolExecutor) -> None:
+    """End the pool now: queued tasks are dropped and running ones killed (a failed build does not wait for
+    the pages it will not write)."""
+    for process in list((getattr(workers, "_processes", None) or {}).values()):
+        process.terminate()  # ProcessPoolExecutor has no public way to stop a running task before 3.14
+    workers.shutdown(wait=True, cancel_futures=True)

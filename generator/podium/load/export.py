@@ -438,7 +438,7 @@ class _ReadAhead:
 
     def close(self) -> None:
         self.done.close()
-        self.pool.terminate()
+        workers.stop(self.pool)
 
 
 def _read_dirs(root: Path, limits: Limits, names: list[str]) -> list[tuple]:
