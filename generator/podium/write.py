@@ -201,9 +201,10 @@ class _Writer:
     renders the next file while the disk makes this one: making a directory, opening, writing and closing
     a file release the GIL, and done in line they were a third of a cold build's wall time at 10k runs.
 
-    At most ``limit`` bytes wait to be written. The first error stops the writing; :meth:`close` (or the
-    next :meth:`put`) raises it. :meth:`close` always waits for the thread, so nothing writes into the
-    staging directory once it returns (the caller may then delete it)."""
+    At most ``limit`` bytes wait to be written. The first error stops the writing; leaving the ``with``
+    block (or the next :meth:`put`) raises it. Leaving it always waits for the thread, so nothing writes
+    into the staging directory afterwards (the caller may then delete it); leaving it on an exception
+    drops the files not written yet."""
 
     def __init__(self, root: Path, limit: int = 32 << 20):
         self.root = str(root)
@@ -226,12 +227,14 @@ class _Writer:
             self.waiting += len(data)
         self.queue.put((rel, data))
 
-    def close(self, *, discard: bool = False) -> None:
-        """Wait until every file is written (``discard``: skip those not written yet); raise the first error."""
-        self.stop = discard
+    def __enter__(self) -> _Writer:
+        return self
+
+    def __exit__(self, kind, value, traceback) -> None:
+        self.stop = kind is not None  # the build failed: the rest is not written
         self.queue.put(None)
         self.thread.join()
-        if self.error is not None and not discard:
+        if self.error is not None and kind is None:
             raise self.error
 
     def _run(self) -> None:
@@ -257,17 +260,12 @@ class _Writer:
 
 def _write_tree(files: Iterable[tuple[str, bytes | Kept]], staging: Path) -> None:
     paths = _Paths()
-    writer = _Writer(staging)
-    try:
+    with _Writer(staging) as writer:
         for path, data in files:
             if isinstance(data, Kept):  # only an update has files to keep
                 raise BuildError(f"{path}: no previous site to keep it from")
             writer.put(paths.check(path), data)
         writer.put(MARKER, MARKER_TEXT)
-    except BaseException:
-        writer.close(discard=True)
-        raise
-    writer.close()
 
 
 def _stage_flat(files: Iterable[tuple[str, bytes | Kept]], staging: Path,
@@ -276,8 +274,7 @@ def _stage_flat(files: Iterable[tuple[str, bytes | Kept]], staging: Path,
     paths = _Paths()
     staged: list[tuple[str, Path]] = []
     kept: set[str] = set()
-    writer = _Writer(staging)
-    try:
+    with _Writer(staging) as writer:
         for number, (path, data) in enumerate(files):
             paths.check(path)
             if isinstance(data, Kept):
@@ -292,10 +289,6 @@ def _stage_flat(files: Iterable[tuple[str, bytes | Kept]], staging: Path,
             staged.append((MARKER, staging / "new-marker"))
         else:
             kept.add(MARKER)
-    except BaseException:
-        writer.close(discard=True)
-        raise
-    writer.close()
     return staged, kept
 
 

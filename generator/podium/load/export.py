@@ -437,8 +437,8 @@ class _ReadAhead:
             self.chunk = chunk[::-1]
 
     def close(self) -> None:
-        self.done.close()
-        workers.stop(self.pool)
+        self.done.close()  # stops the pool, if it ever started taking results
+        workers.stop(self.pool)  # and if not
 
 
 def _read_dirs(root: Path, limits: Limits, names: list[str]) -> list[tuple]:
