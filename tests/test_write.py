@@ -93,6 +93,13 @@ def test_pairs_as_they_are_rendered_are_written(area):
     assert files_of(area / "site") == {**SITE_ONE, MARKER: MARKER_TEXT}
 
 
+def test_the_writer_makes_a_directory_again_after_forgetting_it(area, monkeypatch):
+    monkeypatch.setattr(write, "MADE_KEPT", 2)  # forgets after two directories, as it does after 4096
+    files = {f"runs/{n % 5}/{n}.html": str(n).encode() for n in range(20)}  # back and forth between five
+    put(files, area / "site", area)
+    assert files_of(area / "site") == {**files, MARKER: MARKER_TEXT}
+
+
 def _failing(after: int, error: BaseException):
     """Rendered pairs that fail on the file after ``after`` good ones, like a template raising on page 7."""
     for n in range(after):

@@ -196,17 +196,21 @@ class _Paths:
         return check_relative(path)
 
 
+MADE_KEPT = 4096  # directories the writer remembers having made (a forgotten one is made again: exist_ok)
+
+
 class _Writer:
     """Writes files into the staging directory on a thread of its own, in the order given, so the build
     renders the next file while the disk makes this one: making a directory, opening, writing and closing
     a file release the GIL, and done in line they were a third of a cold build's wall time at 10k runs.
 
-    At most ``limit`` bytes wait to be written. The first error stops the writing; leaving the ``with``
+    At most ``limit`` bytes wait to be written (8 MB: about 800 pages, enough to keep the disk busy; at
+    32 MB the queue alone raised a cold build's peak memory by ~7 MB). The first error stops the writing; leaving the ``with``
     block (or the next :meth:`put`) raises it. Leaving it always waits for the thread, so nothing writes
     into the staging directory afterwards (the caller may then delete it); leaving it on an exception
     drops the files not written yet."""
 
-    def __init__(self, root: Path, limit: int = 32 << 20):
+    def __init__(self, root: Path, limit: int = 8 << 20):
         self.root = str(root)
         self.limit = limit
         self.waiting = 0  # bytes queued, not yet written
@@ -214,7 +218,8 @@ class _Writer:
         self.queue: queue.SimpleQueue = queue.SimpleQueue()
         self.error: BaseException | None = None
         self.stop = False
-        self.made: set[str] = {""}  # directories made under root
+        self.made: set[str] = {""}  # directories made under root lately (forgotten every MADE_KEPT: each run
+        # page has a directory of its own, and a set of them all would grow with the history)
         self.thread = threading.Thread(target=self._run, name="podium-writer", daemon=True)
         self.thread.start()
 
@@ -253,6 +258,8 @@ class _Writer:
         folder = rel.rpartition("/")[0]
         if folder not in self.made:
             os.makedirs(f"{self.root}/{folder}", exist_ok=True)
+            if len(self.made) >= MADE_KEPT:
+                self.made = {""}
             self.made.add(folder)
         with open(f"{self.root}/{rel}", "xb") as handle:
             handle.write(data)
