@@ -204,11 +204,11 @@ class _Writer:
     renders the next file while the disk makes this one: making a directory, opening, writing and closing
     a file release the GIL, and done in line they were a third of a cold build's wall time at 10k runs.
 
-    At most ``limit`` bytes wait to be written (8 MB: about 800 pages, enough to keep the disk busy; at
-    32 MB the queue alone raised a cold build's peak memory by ~7 MB). The first error stops the writing; leaving the ``with``
-    block (or the next :meth:`put`) raises it. Leaving it always waits for the thread, so nothing writes
-    into the staging directory afterwards (the caller may then delete it); leaving it on an exception
-    drops the files not written yet."""
+    At most ``limit`` bytes wait to be written (8 MB: about 800 pages, enough to keep the disk busy;
+    at 32 MB the queue alone raised a cold build's peak memory by ~7 MB). The first error stops the
+    writing; leaving the ``with`` block (or the next :meth:`put`) raises it. Leaving it always waits for
+    the thread, so nothing writes into the staging directory afterwards (the caller may then delete
+    it); leaving it on an exception drops the files not written yet."""
 
     def __init__(self, root: Path, limit: int = 8 << 20):
         self.root = str(root)
