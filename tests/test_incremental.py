@@ -496,3 +496,58 @@ def test_no_cache_stamps_pickles_and_keys_nothing(project, monkeypatch):
     assert built.rendered > 0 and built.reused == 0
     monkeypatch.undo()
     project.assert_same_as_clean()
+
+
+def test_a_run_records_digest_changes_with_every_field_and_only_with_them():
+    """cache.record_digest stands for a run record in every page key: a change to any one field changes
+    it (so the pages listing the run are rendered again), and an equal record made afresh has the same."""
+    import dataclasses
+    from datetime import UTC, datetime, timedelta, timezone
+
+    from podium.model import RunRecord
+
+    when = datetime(2026, 10, 1, 12, 0, tzinfo=UTC)
+    base = RunRecord(
+        run_id="a" * 32, directory="aaaaaaaa", source=0, agent="ag", agent_name="Agent", mission="m",
+        version="1.0.0", kind="graded", end="done", status="Completed", overall=0.5, overall_upper=0.5,
+        deterministic=0.4, judge=0.6, judge_upper=None, no_judge_ran=False, judge_status="ok",
+        judge_model="j", model_declared="x", models_reported=("x", "y"), started=when, completed=when,
+        when=when, report_digest="r" * 64, digest="d" * 64, exposed=("s",), older=False, url="runs/a/",
+        agent_url="agents/ag/", mission_url="missions/m/1.0.0/")
+    changed = {"source": 1, "overall": 0.25, "overall_upper": -0.0, "judge_upper": 0.0, "no_judge_ran": True,
+               "older": True, "models_reported": ("x",), "exposed": (), "started": None,
+               "completed": when.astimezone(timezone(timedelta(hours=2))), "when": when + timedelta(microseconds=1),
+               "agent_url": None, "end": None}
+    digest = podium.cache.record_digest(base)
+    fresh = RunRecord(**{f.name: (getattr(base, f.name) + "x")[:-1] if isinstance(getattr(base, f.name), str)
+                         else getattr(base, f.name) for f in dataclasses.fields(RunRecord)})
+    assert podium.cache.record_digest(fresh) == digest
+    for field in dataclasses.fields(RunRecord):
+        value = getattr(base, field.name)
+        other = changed.get(field.name, value + "'" if isinstance(value, str) else None)
+        assert podium.cache.record_digest(dataclasses.replace(base, **{field.name: other})) != digest, field.name
+
+
+@pytest.mark.parametrize("ordered", [False, True])
+def test_rows_read_in_windows_are_the_rows_and_take_one_query_per_window(ordered):
+    """cache._Window: whatever order keys are asked in, each answer is the table's row (or None); asked in
+    the expected order (the table's, or the one given), 1,234 lookups take three queries, not 1,234."""
+    import random
+
+    db = sqlite3.connect(":memory:")
+    db.execute("CREATE TABLE t (key TEXT PRIMARY KEY, a TEXT, b TEXT)")
+    present = [f"/export/{n:08x}\0salt" for n in range(0, 2468, 2)]
+    db.executemany("INSERT INTO t VALUES (?, ?, ?)", [(k, k.upper(), "b") for k in present])
+    asked = sorted(present + [f"/export/{n:08x}\0salt" for n in range(1, 40, 2)])  # some with no row
+    if ordered:
+        random.Random(5).shuffle(asked)
+    queries: list[str] = []
+    db.set_trace_callback(queries.append)
+    window = podium.cache._Window("t", "key", "a, b", asked if ordered else None)
+    for key in asked:
+        assert window.row(db, key) == ((key.upper(), "b") if key in present else None)
+    assert len(queries) == -(-len(asked) // podium.cache.WINDOW)
+    queries.clear()
+    for key in random.Random(7).sample(asked, 50):  # out of order: still right, one query each at most
+        assert window.row(db, key) == ((key.upper(), "b") if key in present else None)
+    assert len(queries) <= 50

@@ -44,15 +44,18 @@ stamped, nothing is kept.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import io
+import itertools
 import json
+import operator
 import os
 import pickle  # only to hash keys (key_of): nothing is ever unpickled
 import sqlite3
 import stat
 import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
@@ -64,6 +67,7 @@ from podium.write import MARKER, list_site
 
 FORMAT = 6
 DEFAULT_DIR = ".podium-cache"
+WINDOW = 500  # rows read in one query when a build looks them up in order (_Window)
 SAVE_EVERY = 500  # parsed runs and reports are committed in batches of this many rows, as they are made
 BRIEF = 12  # hex digits of a part's digest kept to explain a key (never to decide one)
 
@@ -107,6 +111,17 @@ def key_of(*parts: object, memo: dict | None = None) -> str | None:
     return hashlib.sha256(buffer.getvalue()).hexdigest()
 
 
+_RECORD_FIELDS = operator.attrgetter(*(field.name for field in dataclasses.fields(RunRecord)))
+
+
+def record_digest(record: RunRecord) -> str:
+    """A run record's digest: the repr of its fields in order (text, numbers, None, booleans, datetimes and
+    tuples of text, each of which its repr spells unambiguously), twice as fast as pickling the record.
+    Equal reprs mean equal records; a field type whose repr could hide a difference would break that,
+    which tests/test_incremental.py checks field by field."""
+    return hashlib.sha256(repr(_RECORD_FIELDS(record)).encode("utf-8", "surrogatepass")).hexdigest()
+
+
 def _record(digest: str) -> str:
     """A run record inside a key, by its digest: pickled as a call, never the bytes of a plain string."""
     return digest
@@ -122,9 +137,7 @@ class _Pickler(pickle.Pickler):
             return NotImplemented
         known = self.digests.get(id(obj))
         if known is None or known[1] is not obj:
-            known = self.digests[id(obj)] = (key_of(obj), obj)  # the record kept alive: its id stays its own
-        if known[0] is None:
-            raise pickle.PicklingError("a run record that cannot be pickled")
+            known = self.digests[id(obj)] = (record_digest(obj), obj)  # kept alive: its id stays its own
         return (_record, (known[0],))
 
 
@@ -356,6 +369,9 @@ class NoCache:
     def still_uses_report(self, key: str | None) -> None:
         pass
 
+    def expect_pages(self, paths: Iterable[str]) -> None:
+        """The order in which this build will ask about its files (a cache reads their rows ahead)."""
+
     def unchanged(self, path: str, key: Key | None, found, site: Path) -> bool:
         return False
 
@@ -439,6 +455,47 @@ def _older_podium_cache(path: Path) -> bool:
 
 
 
+class _Window:
+    """The rows of one table that a build looks up one after another, read WINDOW keys at a time: one query
+    for 500 lookups instead of one each (at 30k runs, 0.9 s → 0.24 s for the parsed runs). With ``order``
+    (the keys in the order they will be asked for), the next WINDOW of them; without, the next WINDOW keys
+    of the table from the one asked for (run directories are asked for in name order, the table's order).
+    A key asked for out of order is read on its own. The rows read are only a first answer: every one
+    is checked by its stamps, hashes or key as before, so a row read early is never trusted more."""
+
+    def __init__(self, table: str, key: str, columns: str, order: Iterable[str] | None = None):
+        self.table, self.key, self.columns = table, key, columns
+        self.order = iter(order) if order is not None else None
+        self.rows: dict[str, tuple] = {}
+        self.asked: set[str] | tuple[str, str | None] = set()  # the keys the rows answer for (a range: low, high)
+
+    def row(self, db: sqlite3.Connection, key: str) -> tuple | None:
+        if not self._answers(key):
+            self._read(db, key)
+        if self._answers(key):
+            return self.rows.get(key)
+        found = db.execute(f"SELECT {self.columns} FROM {self.table} WHERE {self.key} = ?", (key,)).fetchone()
+        return tuple(found) if found is not None else None
+
+    def _answers(self, key: str) -> bool:
+        if isinstance(self.asked, set):
+            return key in self.asked
+        low, high = self.asked
+        return low <= key and (high is None or key <= high)
+
+    def _read(self, db: sqlite3.Connection, key: str) -> None:
+        select = f"SELECT {self.key}, {self.columns} FROM {self.table}"
+        if self.order is None:
+            rows = db.execute(f"{select} WHERE {self.key} >= ? ORDER BY {self.key} LIMIT {WINDOW}", (key,)).fetchall()
+            self.asked = (key, rows[-1][0] if len(rows) == WINDOW else None)
+        else:
+            keys = list(itertools.islice(self.order, WINDOW))
+            rows = db.execute(f"{select} WHERE {self.key} IN ({', '.join('?' * len(keys))})", keys).fetchall() \
+                if keys else []
+            self.asked = set(keys)
+        self.rows = {row[0]: tuple(row[1:]) for row in rows}
+
+
 class BuildCache(NoCache):
     """The SQLite cache of one build (see the module docstring). Every row is data (text and JSON);
     a row that does not read back is a miss; a database that fails is dropped for this build, with a note,
@@ -457,6 +514,8 @@ class BuildCache(NoCache):
         self.whole: tuple[str, dict[str, str]] | None = None  # this build's key and its parts
         self.build_why: tuple[str, ...] = ()
         self.broken = False
+        self.runs_window = _Window("runs", "key", "stamps, hashes, value")  # run directories come in name order
+        self.pages_window = _Window("pages", "path", "key, sha, stat, parts")
 
     def _open(self) -> sqlite3.Connection:
         existed = _check_file(self.path)
@@ -544,7 +603,7 @@ class BuildCache(NoCache):
         return row if row is not None and all(isinstance(v, str) for v in row) else None
 
     def _run_row(self, key: str) -> tuple[dict, dict, str] | None:
-        row = self._row("SELECT stamps, hashes, value FROM runs WHERE key = ?", key)
+        row = self._in_window(self.runs_window, key)
         if row is None:
             return None
         try:
@@ -605,9 +664,24 @@ class BuildCache(NoCache):
 
     # -------------------------------------------------- pages
 
+    def expect_pages(self, paths: Iterable[str]) -> None:
+        """The order in which this build will ask about its files (render/site.py: the manifest's)."""
+        self.pages_window = _Window("pages", "path", "key, sha, stat, parts", paths)
+
     def _page(self, path: str) -> tuple[str, ...] | None:
         """What the last build kept of ``path``: (its key, the SHA-256 written, its stamp, the key's parts)."""
-        return self._row("SELECT key, sha, stat, parts FROM pages WHERE path = ?", path)
+        return self._in_window(self.pages_window, path)
+
+    def _in_window(self, window: _Window, key: str) -> tuple[str, ...] | None:
+        """The row of ``key`` as :meth:`_row` gives it, read with its neighbours (:class:`_Window`)."""
+        if self.broken:
+            return None
+        try:
+            row = window.row(self.db, key)
+        except sqlite3.DatabaseError as err:
+            self._failed(err)
+            return None
+        return row if row is not None and all(isinstance(v, str) for v in row) else None
 
     def unchanged(self, path: str, key: Key | None, found, site: Path) -> bool:
         """Whether the last build wrote ``path`` from exactly these inputs and ``site`` still holds that file

@@ -152,6 +152,7 @@ def render_site(manifest: list[Entry], renderer: SiteRenderer) -> Iterator[tuple
     kept = bytearray(len(manifest))  # RENDER, KEPT or STORED
     keys: dict[int, Key | None] = {}
     shas: dict[int, str] = {}  # STORED: the SHA-256 of the cache's copy
+    renderer.cache.expect_pages(entry.path for entry in manifest)
     for index, entry in enumerate(manifest):
         key = renderer.key(entry)
         if renderer.unchanged(entry, key):
