@@ -690,7 +690,7 @@ class BuildCache(NoCache):
         known = self._page(path) if key is not None else None
         if known is None or known[0] != key.digest:
             return False
-        if not unchanged(site / path, known[2], known[1], found.size, now=str(found)):
+        if not unchanged(f"{site}/{path}", known[2], known[1], found.size, now=str(found)):
             return False  # touched, copied or restored, and its bytes are no longer the ones written
         self._write("INSERT OR REPLACE INTO temp.fresh_pages VALUES (?, ?, ?, ?, ?)",
                     (path, key.digest, known[1], str(found), key.parts))

@@ -322,7 +322,12 @@ class _Update:
         except BaseException:
             self._roll_back()
             raise
-        needed = {p.as_posix() for rel in wanted for p in Path(rel).parents}
+        needed: set[str] = set()  # every directory holding a wanted file (text, not a Path per file)
+        for rel in wanted:
+            end = rel.rfind("/")
+            while end > 0 and rel[:end] not in needed:  # a directory met before has its parents in already
+                needed.add(rel[:end])
+                end = rel.rfind("/", 0, end)
         for rel in sorted(previous.dirs - needed, key=lambda d: -d.count("/")):
             try:
                 os.rmdir(self.target / rel)  # emptied by this update: a new site would not have it

@@ -181,7 +181,9 @@ def exposed_values(run) -> tuple[str, ...]:
     names = [*run.models_reported, run.model_declared, run.grade.judge_status if run.grade else None,
              conditions.judge_model if conditions else None, conditions.model if conditions else None]
     text = "\n".join(n for n in names if n)
-    return tuple(v for v in run.secrets if any(form in text for form in literal_forms((v,)))) if text else ()
+    # every form of a value is at least as long as the value: a longer one cannot occur in the names
+    return tuple(v for v in run.secrets
+                 if len(v) <= len(text) and any(form in text for form in literal_forms((v,)))) if text else ()
 
 
 class Redactor:
