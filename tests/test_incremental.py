@@ -148,6 +148,71 @@ def test_a_run_added(project):
     project.assert_same_as_clean()
 
 
+def _counted_afresh(monkeypatch) -> list[str]:
+    """The runs a build attributes and keeps afresh (the rest it takes back from the cache's kept rows)."""
+    counted: list[str] = []
+    real = podium.load.export._attribute
+    monkeypatch.setattr(podium.load.export, "_attribute", lambda item, *a: counted.append(item.run_id) or real(item, *a))
+    return counted
+
+
+def test_a_run_added_counts_only_the_new_run_afresh(project, monkeypatch):
+    """Issue 18: a rebuild takes each unchanged run's compact record back from the cache (build.py
+    ``_Keep``) instead of decoding, attributing and keeping the run again."""
+    rid = project.add(99)
+    project.export.sidecars()
+    counted = _counted_afresh(monkeypatch)
+    project.build()
+    assert counted == [rid]
+    monkeypatch.undo()
+    project.assert_same_as_clean()
+
+
+def test_a_renamed_agent_counts_its_runs_afresh_and_only_them(project, monkeypatch):
+    project.export.agents = {aid: ("Kestrel Two" if name == "kestrel" else name)
+                             for aid, name in project.export.agents.items()}
+    project.export.sidecars(runs=False)
+    counted = _counted_afresh(monkeypatch)
+    project.build()
+    assert sorted(counted) == sorted(run_id(f"run-{n}") for n in range(1, 6, 2))  # kestrel's runs
+    assert "Kestrel Two" in (project.tmp / "site" / "runs" / run_id("run-1") / "index.html").read_text()
+    monkeypatch.undo()
+    project.assert_same_as_clean()
+
+
+def test_a_changed_run_list_row_counts_that_run_afresh(project, monkeypatch):
+    rid = run_id("run-4")
+    for row in project.export.rows:
+        if row["run_id"] == rid:
+            row["mission_version"] = "2.0.0"
+            row["outcome"], row["terminal_trigger"] = "cancelled", "cancelled"
+    project.export.sidecars(agents=False)
+    counted = _counted_afresh(monkeypatch)
+    project.build()
+    assert counted == [rid]
+    assert [r["kind"] for r in ledger_rows_at(project.tmp / "site") if r["run_id"] == rid] == ["not_a_run"]
+    monkeypatch.undo()
+    project.assert_same_as_clean()
+
+
+@pytest.mark.parametrize("damage", ["garbage", "wrong inputs", "bad record"])
+def test_a_damaged_kept_row_is_counted_afresh(project, monkeypatch, damage):
+    with sqlite3.connect(project.cache / "cache.sqlite") as db:
+        rows = db.execute("SELECT key, value FROM kept").fetchall()
+        assert len(rows) == 6
+        key, value = rows[0]
+        inputs, problems, kept = value.split("\n")
+        value = {"garbage": "x", "wrong inputs": f"{'0' * 64}\n{problems}\n{kept}",
+                 "bad record": f"{inputs}\n{problems}\n[1, 2]"}[damage]
+        db.execute("UPDATE kept SET value = ? WHERE key = ?", (value, key))
+    (project.export.root / "runs.json").touch()  # the build does not stop at the whole-build key
+    counted = _counted_afresh(monkeypatch)
+    again = project.build()
+    assert len(counted) == 1 and again.rendered == 0
+    monkeypatch.undo()
+    project.assert_same_as_clean()
+
+
 def test_a_report_changed(project):
     rid = run_id("run-3")
     report = project.export.root / rid[:8] / "report.md"

@@ -8,11 +8,11 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from podium import hosts, search_engines
+from podium import codec, hosts, search_engines
 from podium.cache import NO_CACHE, NoCache, open_cache, tree_fingerprint
 from podium.config import CONFIG_NAME, Config, source_date_epoch
 from podium.entries import Blob, LazyPage, Page
-from podium.kinds import record_of
+from podium.kinds import record_of, shared_record
 from podium.load.content import load_pages
 from podium.load.export import WholeRuns, load_exports, scan
 from podium.load.files import NotReadable, read_regular
@@ -59,15 +59,36 @@ def count_export(config: Config, export: Path | Sequence[Path], cache: NoCache =
 def _read(config: Config, export: Path | Sequence[Path], cache: NoCache, jobs: int = 1) -> tuple[Leaderboard, Answers]:
     """Each run read, kept as its compact record (kinds.record_of); each mission's answers collected
     (``jobs``: worker processes that may read run directories ahead, load/export.py)."""
-    answers = Answers()
-
-    def keep(run: Run) -> RunRecord:
-        answers.add(run)
-        return record_of(run, exposed=exposed_values(run))
-
+    keep = _Keep()
     board = summarize(load_exports(_paths(export), config.limits, cache, keep, jobs), config.missions,
                       config.source or CONFIG_NAME, config.run_pages)
-    return board, answers
+    return board, keep.answers
+
+
+class _Keep:
+    """What the build keeps of each run as it is read (load/export.py ``Keeper``): its compact record, and
+    its answers added to its mission's. The cache stores both as data, and a rebuild takes them back for
+    a run whose inputs did not change."""
+
+    STORED = tuple[RunRecord, tuple[str, ...]]
+
+    def __init__(self) -> None:
+        self.answers = Answers()
+
+    def __call__(self, run: Run) -> RunRecord:
+        self.answers.add(run)
+        return record_of(run, exposed=exposed_values(run))
+
+    def dumps(self, run: Run, record: RunRecord) -> str:
+        return codec.dumps((record, run.answers))
+
+    def loads(self, text: str) -> RunRecord | None:
+        try:
+            record, answers = codec.loads(self.STORED, text)
+        except (ValueError, TypeError, KeyError):
+            return None
+        self.answers.add_values(record.mission, answers)
+        return shared_record(record)
 
 
 @dataclass(frozen=True)

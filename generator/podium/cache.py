@@ -8,6 +8,9 @@ default ``.podium-cache/`` beside the output; ``--no-cache`` turns it off) holds
 - ``runs``: each run directory as the reader parsed it (load/export.py), by its path and the
   size limits, with the stamp and SHA-256 of each of its files: reused while every file is
   unchanged (:meth:`BuildCache.parsed`);
+- ``kept``: by the same key, what the build kept of that directory's run (its compact record and
+  answers, build.py ``_Keep``) and the digest of everything it was made from (load/export.py
+  ``_Runs``): a rebuild takes it back while those inputs are the same;
 - ``pages``: for each output file of the last build, its key and the key's parts
   (:class:`Key`), the SHA-256 of the bytes written and the file's stamp once in place. A
   file whose key is unchanged is left in the previous site (write.py ``Kept``) while that
@@ -65,7 +68,7 @@ from podium.load.files import ABSENT, stamp, unchanged
 from podium.model import Outline, RunRecord
 from podium.write import MARKER, list_site
 
-FORMAT = 6
+FORMAT = 7
 DEFAULT_DIR = ".podium-cache"
 WINDOW = 500  # rows read in one query when a build looks them up in order (_Window)
 SAVE_EVERY = 500  # parsed runs and reports are committed in batches of this many rows, as they are made
@@ -356,6 +359,12 @@ class NoCache:
         """A run directory parsed: ``read(None)`` (see BuildCache.parsed)."""
         return read(None)
 
+    def kept(self, directory: Path, salt: str) -> str | None:
+        return None
+
+    def keep_kept(self, directory: Path, salt: str, text: str) -> None:
+        pass
+
     def cold(self) -> bool:
         """Whether no parsed run directory is kept (every one will be read afresh)."""
         return True
@@ -407,11 +416,12 @@ NO_CACHE = NoCache()  # the default wherever a cache may be given
 
 _TABLES = ("CREATE TABLE reports (key TEXT PRIMARY KEY, html TEXT);"
            "CREATE TABLE runs (key TEXT PRIMARY KEY, stamps TEXT, hashes TEXT, value TEXT);"
+           "CREATE TABLE kept (key TEXT PRIMARY KEY, value TEXT);"
            "CREATE TABLE pages (path TEXT PRIMARY KEY, key TEXT, sha TEXT, stat TEXT, parts TEXT);"
            "CREATE TABLE bodies (sha TEXT PRIMARY KEY, data BLOB);"
            "CREATE TABLE shared (name TEXT PRIMARY KEY, digest TEXT);"
            "CREATE TABLE last (key TEXT, parts TEXT, outline TEXT);")
-_TABLE_NAMES = ("reports", "runs", "pages", "bodies", "shared", "last")
+_TABLE_NAMES = ("reports", "runs", "kept", "pages", "bodies", "shared", "last")
 APPLICATION_ID = 0x706F6432  # "pod2": SQLite's header field naming the program a database belongs to
 _SQLITE_HEADER = b"SQLite format 3\x00"
 
@@ -515,6 +525,7 @@ class BuildCache(NoCache):
         self.build_why: tuple[str, ...] = ()
         self.broken = False
         self.runs_window = _Window("runs", "key", "stamps, hashes, value")  # run directories come in name order
+        self.kept_window = _Window("kept", "key", "value")
         self.pages_window = _Window("pages", "path", "key, sha, stat, parts")
 
     def _open(self) -> sqlite3.Connection:
@@ -580,6 +591,15 @@ class BuildCache(NoCache):
         payload, hashes = stored(value)
         self._use("used_runs", key, ("runs", (key, _json(stamps), _json(hashes), payload)))
         return value
+
+    def kept(self, directory: Path, salt: str) -> str | None:
+        """What the build kept of the run in ``directory`` last time (load/export.py ``_Runs``), as text."""
+        row = self._in_window(self.kept_window, f"{directory}\0{salt}")
+        return row[0] if row is not None else None
+
+    def keep_kept(self, directory: Path, salt: str, text: str) -> None:
+        """Store that (kept while the directory's parsed row is: :meth:`commit`)."""
+        self._write("INSERT OR REPLACE INTO kept VALUES (?, ?)", (f"{directory}\0{salt}", text))
 
     def cold(self) -> bool:
         if self.broken:
@@ -824,6 +844,7 @@ class BuildCache(NoCache):
                 self.db.execute("DELETE FROM bodies WHERE sha NOT IN (SELECT sha FROM pages)")
                 self.db.execute("DELETE FROM reports WHERE key NOT IN (SELECT key FROM temp.used_reports)")
                 self.db.execute("DELETE FROM runs WHERE key NOT IN (SELECT key FROM temp.used_runs)")
+                self.db.execute("DELETE FROM kept WHERE key NOT IN (SELECT key FROM temp.used_runs)")
                 self.db.execute("DELETE FROM last")
                 if self.whole is not None and outline is not None and not missing:
                     self.db.execute("INSERT INTO last VALUES (?, ?, ?)",

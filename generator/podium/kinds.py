@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import sys
+from dataclasses import replace
 
 from podium.model import (
     GRADING_FAILED,
@@ -127,6 +128,19 @@ def record_of(run: Run, exposed: tuple[str, ...] = ()) -> RunRecord:
         exposed=exposed,
     )
 
+
+
+def shared_record(record: RunRecord) -> RunRecord:
+    """A record read back from the build cache, its repeated names and times shared as :func:`record_of`
+    shares them (a history's records decoded as they are would each hold their own copies)."""
+    when = record.when
+    when = record.completed if when == record.completed else record.started if when == record.started else when
+    intern = sys.intern
+    return replace(record, agent=intern(record.agent), agent_name=intern(record.agent_name),
+                   mission=intern(record.mission), version=intern(record.version), kind=intern(record.kind),
+                   end=_shared(record.end), status=intern(record.status), judge_status=_shared(record.judge_status),
+                   judge_model=_shared(record.judge_model), model_declared=_shared(record.model_declared),
+                   models_reported=_shared_tuple(tuple(intern(m) for m in record.models_reported)), when=when)
 
 
 _TUPLES: dict[tuple, tuple] = {}

@@ -60,6 +60,41 @@ class _Dir:
     report_digest: str | None = None
     result_digest: str | None = None
     run_id: str = ""
+    stored: str | None = None  # the SHA-256 of the directory as the store keeps it (None: not stored)
+
+    @property
+    def result_id(self) -> str | None:
+        return self.result.run_id if self.result is not None else None
+
+    @property
+    def shape(self) -> str | None:
+        return self.result.shape if self.result is not None else None
+
+    def whole(self, reader: _Reader) -> _Dir:
+        return self
+
+
+@dataclass
+class _Replayed:
+    """A run directory the store kept, as a rebuild first takes it: its id and shape, and the directory
+    itself still as stored text (``body``), decoded only when it is counted afresh (:meth:`whole`)."""
+
+    name: str
+    result_id: str | None
+    shape: str | None
+    body: str
+    stored: str  # the SHA-256 of ``body``
+    run_id: str = ""
+
+    def whole(self, reader: _Reader) -> _Dir:
+        """The directory decoded; a body that does not read back is read again from disk (into a reader
+        of its own: the store's problems and digest entries for it are in ``reader`` already)."""
+        try:
+            item = codec.loads(_Dir, self.body)
+        except (ValueError, TypeError, KeyError):
+            item = _read_dir(_Reader(reader.root, reader.limits), self.name)
+        item.run_id = self.run_id
+        return item
 
 
 class _Reader:
@@ -128,6 +163,12 @@ class ParsedStore(Protocol):
     def parsed(self, directory: Path, salt: str, files: Sequence[str], limit: int, read: Callable,
                stored: Callable, replay: Callable) -> Any: ...
 
+    def kept(self, directory: Path, salt: str) -> str | None:
+        """What ``keep`` made of the directory's run last time (:class:`_Runs`), as stored text."""
+        ...
+
+    def keep_kept(self, directory: Path, salt: str, text: str) -> None: ...
+
     def cold(self) -> bool:
         """Whether it holds no parsed directory (every one will be read afresh)."""
         ...
@@ -137,6 +178,12 @@ class _NoStore:
     def parsed(self, directory: Path, salt: str, files: Sequence[str], limit: int, read: Callable,
                stored: Callable, replay: Callable) -> Any:
         return read(None)
+
+    def kept(self, directory: Path, salt: str) -> str | None:
+        return None
+
+    def keep_kept(self, directory: Path, salt: str, text: str) -> None:
+        pass
 
     def cold(self) -> bool:
         return True
@@ -153,8 +200,8 @@ def load_exports(roots: Sequence[Path], limits: Limits = Limits(), cache: Parsed
     starts with its export's directory name (made unique), so no local path is published.
 
     ``keep(run)`` maps each run, as it is read, to what the Export holds (default: the run itself;
-    the build keeps compact records, kinds.record_of). ``jobs``: worker processes that may read
-    directories ahead (:class:`_ReadAhead`)."""
+    the build keeps compact records, kinds.record_of; what a :class:`Keeper` makes is also stored).
+    ``jobs``: worker processes that may read directories ahead (:class:`_ReadAhead`)."""
     if len(roots) == 1:
         return load_export(roots[0], limits, cache=cache, keep=keep, jobs=jobs)
     labels = _labels(roots)
@@ -210,7 +257,7 @@ def load_export(root: Path, limits: Limits = Limits(), *, source: int = 0, label
     names = _run_dir_names(reader)
     rows = _sidecar(reader, "runs.json", read_run_rows, read_run_list)
     agent_names = _sidecar(reader, "agents.json", read_agent_rows, read_agent_list)
-    runs = _Runs(reader, rows, agent_names, source, keep)
+    runs = _Runs(reader, rows, agent_names, source, keep, cache)
     waiting: list[_Dir] = []
     ahead = _ReadAhead(reader.root, limits, names, jobs) if jobs > 1 and len(names) >= AHEAD_MIN and cache.cold() \
         else None
@@ -220,7 +267,7 @@ def load_export(root: Path, limits: Limits = Limits(), *, source: int = 0, label
             if _own_id(item, reader):
                 runs.add(item)
             else:
-                waiting.append(item)
+                waiting.append(item.whole(reader))
     finally:
         if ahead is not None:
             ahead.close()
@@ -268,17 +315,43 @@ def _sidecar(reader: _Reader, rel: str, read_rows, read_whole) -> dict:
     return {} if outcome.get("broken") else rows
 
 
+class Keeper(Protocol):
+    """A ``keep`` whose results the store keeps (build.py's): a rebuild takes an unchanged run's back
+    instead of decoding, attributing and keeping the run again."""
+
+    def __call__(self, run: Run) -> Any: ...
+
+    def dumps(self, run: Run, kept: Any) -> str:
+        """What ``self(run)`` made, as text (data only: codec.py)."""
+        ...
+
+    def loads(self, text: str) -> Any | None:
+        """That text made a kept value again, with whatever ``self(run)`` also did; None when it does not
+        read back."""
+        ...
+
+
 class _Runs:
     """The runs of one export as they are identified: one per run id (the full-id directory wins, then the
-    one named after its id, then the first name), each attributed and kept as ``keep`` makes it."""
+    one named after its id, then the first name), each attributed and kept as ``keep`` makes it.
 
-    def __init__(self, reader: _Reader, rows: dict[str, ListRow], agent_names: dict[str, str], source: int, keep):
+    With a store and a :class:`Keeper`, what ``keep`` made of each directory's run is stored with the
+    problems its attribution found, under the digest of everything that made it (the directory as
+    stored, its id, its runs.json row, its agent's name, its export: :meth:`_inputs`); a rebuild whose
+    directory and inputs are unchanged takes that back (a 100-run rebuild at 30k runs decodes and
+    counts only what changed)."""
+
+    def __init__(self, reader: _Reader, rows: dict[str, ListRow], agent_names: dict[str, str], source: int, keep,
+                 store: ParsedStore = NO_STORE):
         self.reader, self.rows, self.agent_names, self.source, self.keep = reader, rows, agent_names, source, keep
+        self.store = store if all(hasattr(keep, name) for name in ("dumps", "loads")) else NO_STORE
+        self.salt = str(reader.limits)
+        self.all_agents = hashlib.sha256(repr(sorted(agent_names.items())).encode()).hexdigest()
         self.kept: dict[str, tuple[tuple, object | None]] = {}  # run id -> (its directory's rank, what keep made)
         self.ids: set[str] = set()  # every id a directory was given
         self.losers: list[tuple[str, str, str]] = []  # (run id, winner's directory, loser's directory)
 
-    def add(self, item: _Dir) -> None:
+    def add(self, item: _Dir | _Replayed) -> None:
         run_id = item.run_id
         self.ids.add(run_id)
         rank = (item.name != run_id, not run_id.startswith(item.name), item.name)
@@ -289,10 +362,41 @@ class _Runs:
                 return
             self.losers.append((run_id, item.name, held[0][2]))
             del self.kept[run_id]
-        run = _attribute(item, self.rows.get(run_id), self.agent_names, self.reader, self.source)
-        if run is not None and self.keep is not None:
-            run = self.keep(run)
-        self.kept[run_id] = (rank, run)  # None: unreadable and unidentifiable (a problem only), still read
+        row = self.rows.get(run_id)
+        inputs = self._inputs(item, row) if item.stored is not None and self.store is not NO_STORE else None
+        kept = self._replay(item, inputs) if inputs is not None else None
+        if kept is None:
+            before = len(self.reader.problems)
+            run = _attribute(item.whole(self.reader), row, self.agent_names, self.reader, self.source)
+            kept = run
+            if run is not None and self.keep is not None:
+                kept = self.keep(run)
+                if inputs is not None:
+                    problems = codec.dumps(tuple(self.reader.problems[before:]))
+                    self.store.keep_kept(self.reader.root / item.name, self.salt,
+                                         f"{inputs}\n{problems}\n{self.keep.dumps(run, kept)}")
+        self.kept[run_id] = (rank, kept)  # None: unreadable and unidentifiable (a problem only), still read
+
+    def _inputs(self, item, row: ListRow | None) -> str:
+        """The digest of everything :func:`_attribute` and ``keep`` make a directory's run from."""
+        agent = self.agent_names.get(row.agent_id) if row is not None and row.agent_id else self.all_agents
+        return hashlib.sha256(repr((item.stored, item.run_id, row, agent, self.source)).encode(
+            "utf-8", "surrogatepass")).hexdigest()
+
+    def _replay(self, item, inputs: str):
+        """What ``keep`` made of this run last time, when it was made from the same ``inputs``; else None."""
+        text = self.store.kept(self.reader.root / item.name, self.salt)
+        if text is None or not text.startswith(inputs + "\n"):
+            return None
+        problems, _, kept = text[len(inputs) + 1:].partition("\n")
+        try:
+            found = codec.loads(tuple[Problem, ...], problems)
+        except (ValueError, TypeError, KeyError):
+            return None
+        kept = self.keep.loads(kept)
+        if kept is not None:
+            self.reader.problems += found
+        return kept
 
     def notes(self) -> list[str]:
         """Stale copies as notes, other duplicates as problems (sorted by run id, as they were met)."""
@@ -358,10 +462,13 @@ def _light(item: _Dir) -> _Dir:
 
 
 @dataclass(frozen=True)
-class _Stored:
-    """One directory as the build cache keeps it (codec.py: data only)."""
+class _Head:
+    """One directory as the build cache keeps it (codec.py: data only), but the directory itself, which is
+    stored after it as text of its own (:class:`_Replayed`): its result's id and shape, the problems and
+    digest entries reading it produced."""
 
-    item: _Dir
+    result_id: str | None
+    shape: str | None
     problems: tuple[Problem, ...]
     digests: tuple[tuple[str, str], ...]
 
@@ -369,10 +476,12 @@ class _Stored:
 RUN_FILES = ("result.json", "report.md", "report.html")
 
 
-def _read_dir_cached(reader: _Reader, name: str, cache: ParsedStore, ahead: _ReadAhead | None = None) -> _Dir:
+def _read_dir_cached(reader: _Reader, name: str, cache: ParsedStore,
+                     ahead: _ReadAhead | None = None) -> _Dir | _Replayed:
     """A run directory, as parsed last time when its files are unchanged (cache.py ``parsed``: the same
     stamps, else the same bytes), else read afresh (by a worker ahead of time, when there are some).
-    The problems and the digest entries the directory produced are replayed with it."""
+    The problems and the digest entries the directory produced are replayed with it; the directory
+    itself stays stored text until it is needed (:class:`_Replayed`)."""
     reader.start_dir()
     before = len(reader.problems)
 
@@ -384,17 +493,21 @@ def _read_dir_cached(reader: _Reader, name: str, cache: ParsedStore, ahead: _Rea
         return item
 
     def stored(item: _Dir) -> tuple[str, dict[str, str]]:
-        payload = codec.dumps(_Stored(_light(item), tuple(reader.problems[before:]), tuple(reader.hashes)))
-        return payload, {rel.rpartition("/")[2]: digest for rel, digest in reader.file_hashes.items()}
+        body = codec.dumps(_light(item))  # codec's JSON is ASCII on one line: the head ends at the first newline
+        item.stored = hashlib.sha256(body.encode()).hexdigest()
+        head = _Head(item.result_id, item.shape, tuple(reader.problems[before:]), tuple(reader.hashes))
+        return f"{codec.dumps(head)}\n{body}", {rel.rpartition("/")[2]: digest
+                                                for rel, digest in reader.file_hashes.items()}
 
-    def replay(payload: str) -> _Dir | None:
+    def replay(payload: str) -> _Replayed | None:
+        head_text, _, body = payload.partition("\n")
         try:
-            found = codec.loads(_Stored, payload)
+            head = codec.loads(_Head, head_text)
         except (ValueError, TypeError, KeyError):
             return None  # a damaged row: the directory is read again
-        reader.problems += found.problems
-        reader.end_dir(found.digests)
-        return found.item
+        reader.problems += head.problems
+        reader.end_dir(head.digests)
+        return _Replayed(name, head.result_id, head.shape, body, hashlib.sha256(body.encode()).hexdigest())
 
     limits = reader.limits
     return cache.parsed(reader.root / name, str(limits), RUN_FILES, max(limits.result_bytes, limits.report_bytes),
@@ -453,12 +566,12 @@ def _read_dirs(root: Path, limits: Limits, names: list[str]) -> list[tuple]:
     return out
 
 
-def _own_id(item: _Dir, reader: _Reader) -> bool:
+def _own_id(item: _Dir | _Replayed, reader: _Reader) -> bool:
     """Give a directory the id it holds itself (result.json's, or its own 32-hex name); False when it
     needs the others' (an 8-hex directory without an id inside)."""
-    result_id = item.result.run_id if item.result is not None else None
+    result_id = item.result_id
     if result_id is not None and not result_id.startswith(item.name):
-        field = "grade.run_id" if item.result.shape == "graded" else "run_id"
+        field = "grade.run_id" if item.shape == "graded" else "run_id"
         reader.problems.append(Problem(
             f"{item.name}/result.json", field, f"run id {result_id} does not match the directory name"))
     item.run_id = result_id or (item.name if len(item.name) == 32 else "")

@@ -310,8 +310,11 @@ class Answers:
         self.by_mission: dict[str, set[str]] = defaultdict(set)
 
     def add(self, run) -> None:
-        if run.answers:
-            self.by_mission[run.mission].update(run.answers)
+        self.add_values(run.mission, run.answers)
+
+    def add_values(self, mission: str, answers: Iterable[str]) -> None:
+        if answers:
+            self.by_mission[mission].update(answers)
 
     @classmethod
     def of(cls, runs: Iterable) -> Answers:
