@@ -354,15 +354,15 @@ class NoCache:
         """The keys of this build's files (``chain``: the theme's directories; ``secrets``: the configured ones)."""
         return NO_KEYS
 
-    def parsed(self, directory: Path, salt: str, files: Sequence[str], limit: int, read: Callable,
+    def parsed(self, directory: str, salt: str, files: Sequence[str], limit: int, read: Callable,
                stored: Callable, replay: Callable):
         """A run directory parsed: ``read(None)`` (see BuildCache.parsed)."""
         return read(None)
 
-    def kept(self, directory: Path, salt: str) -> str | None:
+    def kept(self, directory: str, salt: str) -> str | None:
         return None
 
-    def keep_kept(self, directory: Path, salt: str, text: str) -> None:
+    def keep_kept(self, directory: str, salt: str, text: str) -> None:
         pass
 
     def cold(self) -> bool:
@@ -567,7 +567,7 @@ class BuildCache(NoCache):
 
     # -------------------------------------------------- parsed run directories
 
-    def parsed(self, directory: Path, salt: str, files: Sequence[str], limit: int, read: Callable,
+    def parsed(self, directory: str, salt: str, files: Sequence[str], limit: int, read: Callable,
                stored: Callable, replay: Callable):
         """``directory`` (a run directory) as parsed last time, when each of ``files`` is unchanged (the same
         stamp, else the same bytes, at most ``limit`` of them: load/files.py ``unchanged``): ``replay(payload)``
@@ -592,12 +592,12 @@ class BuildCache(NoCache):
         self._use("used_runs", key, ("runs", (key, _json(stamps), _json(hashes), payload)))
         return value
 
-    def kept(self, directory: Path, salt: str) -> str | None:
+    def kept(self, directory: str, salt: str) -> str | None:
         """What the build kept of the run in ``directory`` last time (load/export.py ``_Runs``), as text."""
         row = self._in_window(self.kept_window, f"{directory}\0{salt}")
         return row[0] if row is not None else None
 
-    def keep_kept(self, directory: Path, salt: str, text: str) -> None:
+    def keep_kept(self, directory: str, salt: str, text: str) -> None:
         """Store that (kept while the directory's parsed row is: :meth:`commit`)."""
         self._write("INSERT OR REPLACE INTO kept VALUES (?, ?)", (f"{directory}\0{salt}", text))
 

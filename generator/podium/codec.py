@@ -83,11 +83,13 @@ def _decoder(kind) -> Callable[[object], object]:
                 return tuple(read(v) for v in data)
             return many
 
+        items = [_Later(a) for a in args]
+
         def fixed(data):
             _need(data, list)
             if len(args) != len(data):
                 raise ValueError("tuple of the wrong length")
-            return tuple(_decoder(a)(v) for a, v in zip(args, data))
+            return tuple(item.get()(v) for item, v in zip(items, data))
         return fixed
     if origin is dict:
         key_kind, value_kind = typing.get_args(kind)

@@ -160,14 +160,14 @@ class ParsedStore(Protocol):
     """Where parsed run directories are kept between builds: cache.py's ``NoCache`` and ``BuildCache`` (the
     build hands one in; this stage never imports the cache, which sits above it)."""
 
-    def parsed(self, directory: Path, salt: str, files: Sequence[str], limit: int, read: Callable,
+    def parsed(self, directory: str, salt: str, files: Sequence[str], limit: int, read: Callable,
                stored: Callable, replay: Callable) -> Any: ...
 
-    def kept(self, directory: Path, salt: str) -> str | None:
+    def kept(self, directory: str, salt: str) -> str | None:
         """What ``keep`` made of the directory's run last time (:class:`_Runs`), as stored text."""
         ...
 
-    def keep_kept(self, directory: Path, salt: str, text: str) -> None: ...
+    def keep_kept(self, directory: str, salt: str, text: str) -> None: ...
 
     def cold(self) -> bool:
         """Whether it holds no parsed directory (every one will be read afresh)."""
@@ -175,14 +175,14 @@ class ParsedStore(Protocol):
 
 
 class _NoStore:
-    def parsed(self, directory: Path, salt: str, files: Sequence[str], limit: int, read: Callable,
+    def parsed(self, directory: str, salt: str, files: Sequence[str], limit: int, read: Callable,
                stored: Callable, replay: Callable) -> Any:
         return read(None)
 
-    def kept(self, directory: Path, salt: str) -> str | None:
+    def kept(self, directory: str, salt: str) -> str | None:
         return None
 
-    def keep_kept(self, directory: Path, salt: str, text: str) -> None:
+    def keep_kept(self, directory: str, salt: str, text: str) -> None:
         pass
 
     def cold(self) -> bool:
@@ -373,7 +373,7 @@ class _Runs:
                 kept = self.keep(run)
                 if inputs is not None:
                     problems = codec.dumps(tuple(self.reader.problems[before:]))
-                    self.store.keep_kept(self.reader.root / item.name, self.salt,
+                    self.store.keep_kept(f"{self.reader.root}/{item.name}", self.salt,
                                          f"{inputs}\n{problems}\n{self.keep.dumps(run, kept)}")
         self.kept[run_id] = (rank, kept)  # None: unreadable and unidentifiable (a problem only), still read
 
@@ -385,7 +385,7 @@ class _Runs:
 
     def _replay(self, item, inputs: str):
         """What ``keep`` made of this run last time, when it was made from the same ``inputs``; else None."""
-        text = self.store.kept(self.reader.root / item.name, self.salt)
+        text = self.store.kept(f"{self.reader.root}/{item.name}", self.salt)
         if text is None or not text.startswith(inputs + "\n"):
             return None
         problems, _, kept = text[len(inputs) + 1:].partition("\n")
@@ -510,7 +510,8 @@ def _read_dir_cached(reader: _Reader, name: str, cache: ParsedStore,
         return _Replayed(name, head.result_id, head.shape, body, hashlib.sha256(body.encode()).hexdigest())
 
     limits = reader.limits
-    return cache.parsed(reader.root / name, str(limits), RUN_FILES, max(limits.result_bytes, limits.report_bytes),
+    return cache.parsed(f"{reader.root}/{name}", str(limits),  # text: a Path per directory cost more than its lstat
+                        RUN_FILES, max(limits.result_bytes, limits.report_bytes),
                         read, stored, replay)
 
 
