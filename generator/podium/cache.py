@@ -125,6 +125,15 @@ def record_digest(record: RunRecord) -> str:
     return hashlib.sha256(repr(_RECORD_FIELDS(record)).encode("utf-8", "surrogatepass")).hexdigest()
 
 
+def _digest_once(memo: dict, record: RunRecord) -> str:
+    """``record``'s digest, made once per build (``memo``: by the record's id; a run page's key names it
+    directly, any other key holds it where the record would be pickled)."""
+    known = memo.get(id(record))
+    if known is None or known[1] is not record:
+        known = memo[id(record)] = (record_digest(record), record)  # kept alive: its id stays its own
+    return known[0]
+
+
 def _record(digest: str) -> str:
     """A run record inside a key, by its digest: pickled as a call, never the bytes of a plain string."""
     return digest
@@ -138,10 +147,7 @@ class _Pickler(pickle.Pickler):
     def reducer_override(self, obj):
         if type(obj) is not RunRecord:
             return NotImplemented
-        known = self.digests.get(id(obj))
-        if known is None or known[1] is not obj:
-            known = self.digests[id(obj)] = (record_digest(obj), obj)  # kept alive: its id stays its own
-        return (_record, (known[0],))
+        return (_record, (_digest_once(self.digests, obj),))
 
 
 # ------------------------------------------------------------------ keys
@@ -229,7 +235,7 @@ class Keys:
         if self.shared["chrome"] is None:
             return None
         return self._with(("podium", "theme", "secrets", "chrome"), {
-            "record": key_of(record, memo=self.memo), "result": _text(record.digest), "report": _text(*report),
+            "record": _digest_once(self.memo, record), "result": _text(record.digest), "report": _text(*report),
             "redaction": _text(redaction.fingerprint(record))})
 
     def ledger_page(self, chrome: dict, path: str, parts: tuple) -> Key | None:
