@@ -616,3 +616,41 @@ def test_rows_read_in_windows_are_the_rows_and_take_one_query_per_window(ordered
     for key in random.Random(7).sample(asked, 50):  # out of order: still right, one query each at most
         assert window.row(db, key) == ((key.upper(), "b") if key in present else None)
     assert len(queries) <= 50
+
+
+def test_a_rebuild_stamps_each_unchanged_run_file_once(project, monkeypatch):
+    """The stat pass (load/export.py scan) stamps every run file; the reader after it stamps again only the
+    directories whose stamps are not the ones their stored parse holds (here: the new run's)."""
+    rid = project.add(99)
+    project.export.sidecars()
+    stamped: list[str] = []
+    real = podium.cache.stamp
+    monkeypatch.setattr(podium.cache, "stamp", lambda path: stamped.append(str(path)) or real(path))
+    project.build()
+    export = str(project.export.root.resolve())
+    assert sorted(p for p in stamped if p.startswith(export)) == sorted(
+        f"{export}/{rid[:8]}/{file}" for file in podium.load.export.RUN_FILES)
+    monkeypatch.undo()
+    project.assert_same_as_clean()
+
+
+def test_stat_pass_digests_that_do_not_match_only_cost_stamps(project):
+    """A digest from the stat pass that is not the directory's (the export changed since, or the listing
+    did) never stands for its stamps: the export read is the same with the right, wrong or mismatched digests."""
+    from array import array
+
+    from podium.load.export import Scanned, load_export, scan
+
+    cache = podium.cache.open_cache(project.cache)
+    try:
+        def read(seen):
+            return load_export(project.export.root, cache=cache, seen=seen)
+
+        right = Scanned()
+        scan([project.export.root], right)
+        expected = read(None)
+        assert read(right.roots[0]) == expected
+        assert read(array("Q", [0] * len(right.roots[0]))) == expected
+        assert read(array("Q", right.roots[0][1:])) == expected
+    finally:
+        cache.close()

@@ -14,7 +14,7 @@ from podium.config import CONFIG_NAME, Config, source_date_epoch
 from podium.entries import Blob, LazyPage, Page
 from podium.kinds import record_of, shared_record
 from podium.load.content import load_pages
-from podium.load.export import WholeRuns, load_exports, scan
+from podium.load.export import Scanned, WholeRuns, load_exports, scan
 from podium.load.files import NotReadable, read_regular
 from podium.load.published import MAX_BYTES
 from podium.model import Leaderboard, Outline, Run, RunRecord
@@ -56,11 +56,13 @@ def count_export(config: Config, export: Path | Sequence[Path], cache: NoCache =
     return _read(config, export, cache)[0]
 
 
-def _read(config: Config, export: Path | Sequence[Path], cache: NoCache, jobs: int = 1) -> tuple[Leaderboard, Answers]:
+def _read(config: Config, export: Path | Sequence[Path], cache: NoCache, jobs: int = 1,
+          scanned: Scanned | None = None) -> tuple[Leaderboard, Answers]:
     """Each run read, kept as its compact record (kinds.record_of); each mission's answers collected
-    (``jobs``: worker processes that may read run directories ahead, load/export.py)."""
+    (``jobs``: worker processes that may read run directories ahead; ``scanned``: what the stat pass saw,
+    load/export.py)."""
     keep = _Keep()
-    board = summarize(load_exports(_paths(export), config.limits, cache, keep, jobs), config.missions,
+    board = summarize(load_exports(_paths(export), config.limits, cache, keep, jobs, scanned), config.missions,
                       config.source or CONFIG_NAME, config.run_pages)
     return board, keep.answers
 
@@ -101,9 +103,10 @@ class Counted:
     redaction: Redaction
 
 
-def count(config: Config, export: Path | Sequence[Path], cache: NoCache = NO_CACHE, jobs: int = 1) -> Counted:
+def count(config: Config, export: Path | Sequence[Path], cache: NoCache = NO_CACHE, jobs: int = 1,
+          scanned: Scanned | None = None) -> Counted:
     """Read, count once (with ``run_pages`` applied, as the site links runs), and make the public view."""
-    board, answers = _read(config, export, cache, jobs)
+    board, answers = _read(config, export, cache, jobs, scanned)
     redaction = Redaction(config.redact, answers.by_mission)
     return Counted(board, public_board(board, redaction), redaction)
 
@@ -159,12 +162,14 @@ def build_site(config: Config, export: Path | Sequence[Path], *, strict: bool = 
         env = make_environment(chain)
         pages = render_content(load_pages(content_dir(config)))
         cache = open_cache(cache_dir)
+        scanned = Scanned()  # what the stat pass saw, so the reader does not stamp every run file again
         try:
-            last = cache.unchanged_build(lambda: _inputs(config, export, chain, generated_at, previous), config.out)
+            last = cache.unchanged_build(lambda: _inputs(config, export, chain, generated_at, previous, scanned),
+                                         config.out)
             if last is not None:
                 return _unchanged(config, *last, strict)
             return _build(config, export, env, chain, pages, cache, generated_at, strict, previous, progress, jobs,
-                          explain)
+                          explain, scanned)
         finally:
             cache.close()
     finally:
@@ -173,14 +178,14 @@ def build_site(config: Config, export: Path | Sequence[Path], *, strict: bool = 
 
 
 def _inputs(config: Config, export: Path | Sequence[Path], chain: list[Path], generated_at: int | None,
-            previous: Path | None) -> dict[str, object]:
+            previous: Path | None, scanned: Scanned) -> dict[str, object]:
     """Every input of the build but podium itself (the cache adds it), the parts of its key: the theme, the
     content pages, the settings, the clock, the previous publish and the exports (by the stamp of every
     run file: load.export.scan)."""
     content = content_dir(config)
     return {"theme": tree_fingerprint(chain), "content": tree_fingerprint([content] if content else []),
             "settings": config, "clock": generated_at, "previous": _previous_fingerprint(previous),
-            "exports": scan(_paths(export))}
+            "exports": scan(_paths(export), scanned)}
 
 
 def _previous_fingerprint(previous: Path | None) -> str | None:
@@ -208,8 +213,8 @@ def _unchanged(config: Config, outline: Outline, pages: int, strict: bool) -> Bu
 
 def _build(config: Config, export: Path | Sequence[Path], env, chain: list[Path], pages, cache: NoCache,
            generated_at: int | None, strict: bool, previous: Path | None, progress, jobs: int,
-           explain: bool) -> Built:
-    counted = count(config, export, cache, jobs)
+           explain: bool, scanned: Scanned) -> Built:
+    counted = count(config, export, cache, jobs, scanned)
     board, public, redaction = counted.raw, counted.public, counted.redaction
     if strict and board.problems:
         return Built(public, _outline(public), None, 0, 0, build_why=cache.build_why if explain else ())

@@ -361,7 +361,7 @@ class NoCache:
         return NO_KEYS
 
     def parsed(self, directory: str, salt: str, files: Sequence[str], limit: int, read: Callable,
-               stored: Callable, replay: Callable):
+               stored: Callable, replay: Callable, seen: Callable | None = None):
         """A run directory parsed: ``read(None)`` (see BuildCache.parsed)."""
         return read(None)
 
@@ -574,16 +574,21 @@ class BuildCache(NoCache):
     # -------------------------------------------------- parsed run directories
 
     def parsed(self, directory: str, salt: str, files: Sequence[str], limit: int, read: Callable,
-               stored: Callable, replay: Callable):
+               stored: Callable, replay: Callable, seen: Callable | None = None):
         """``directory`` (a run directory) as parsed last time, when each of ``files`` is unchanged (the same
         stamp, else the same bytes, at most ``limit`` of them: load/files.py ``unchanged``): ``replay(payload)``
         gives it back (None: a damaged row, read again). Else ``read(stamps)`` afresh (the stamps taken before,
         which the row will hold), and ``stored(value)`` gives
         (payload, {file: SHA-256 of the bytes read}) to keep. ``salt``: what else the parse depends on (the
-        size limits); the directory's path and it are the row's key."""
+        size limits); the directory's path and it are the row's key. ``seen(stamps)``: whether the build's stat
+        pass saw the files with exactly these stamps (load/export.py ``Scanned``); a row whose stamps it saw
+        is taken without stamping the files again."""
         key = f"{directory}\0{salt}"
-        stamps = {file: stamp(f"{directory}/{file}") for file in files}  # before reading: a change meanwhile shows
         hit = self._run_row(key)
+        if hit is not None and seen is not None and seen(hit[0]):
+            stamps = hit[0]  # as the stat pass found them a moment ago
+        else:  # before reading: a change meanwhile shows
+            stamps = {file: stamp(f"{directory}/{file}") for file in files}
         if hit is not None:
             then, hashes, payload = hit
             if all(unchanged(f"{directory}/{f}", then.get(f, ""), hashes.get(f), limit, now=stamps[f])

@@ -23,6 +23,7 @@ import hashlib
 import itertools
 import json
 import os
+from array import array
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -161,7 +162,7 @@ class ParsedStore(Protocol):
     build hands one in; this stage never imports the cache, which sits above it)."""
 
     def parsed(self, directory: str, salt: str, files: Sequence[str], limit: int, read: Callable,
-               stored: Callable, replay: Callable) -> Any: ...
+               stored: Callable, replay: Callable, seen: Callable | None = None) -> Any: ...
 
     def kept(self, directory: str, salt: str) -> str | None:
         """What ``keep`` made of the directory's run last time (:class:`_Runs`), as stored text."""
@@ -176,7 +177,7 @@ class ParsedStore(Protocol):
 
 class _NoStore:
     def parsed(self, directory: str, salt: str, files: Sequence[str], limit: int, read: Callable,
-               stored: Callable, replay: Callable) -> Any:
+               stored: Callable, replay: Callable, seen: Callable | None = None) -> Any:
         return read(None)
 
     def kept(self, directory: str, salt: str) -> str | None:
@@ -193,7 +194,7 @@ NO_STORE = _NoStore()  # nothing kept: every directory read afresh
 
 
 def load_exports(roots: Sequence[Path], limits: Limits = Limits(), cache: ParsedStore = NO_STORE, keep=None,
-                 jobs: int = 1) -> Export:
+                 jobs: int = 1, scanned: Scanned | None = None) -> Export:
     """Several exports as one (``podium build A B``): a run found in more than one is counted once,
     from the LAST export that holds it (a run exported while grading, then again once graded,
     counts as graded); each such duplicate is a note. With several exports every problem's path
@@ -201,11 +202,13 @@ def load_exports(roots: Sequence[Path], limits: Limits = Limits(), cache: Parsed
 
     ``keep(run)`` maps each run, as it is read, to what the Export holds (default: the run itself;
     the build keeps compact records, kinds.record_of; what a :class:`Keeper` makes is also stored).
-    ``jobs``: worker processes that may read directories ahead (:class:`_ReadAhead`)."""
+    ``jobs``: worker processes that may read directories ahead (:class:`_ReadAhead`). ``scanned``: what
+    the stat pass saw of these exports (:func:`scan`), when it ran."""
+    seen = scanned.roots if scanned is not None and len(scanned.roots) == len(roots) else [None] * len(roots)
     if len(roots) == 1:
-        return load_export(roots[0], limits, cache=cache, keep=keep, jobs=jobs)
+        return load_export(roots[0], limits, cache=cache, keep=keep, jobs=jobs, seen=seen[0])
     labels = _labels(roots)
-    parts = [load_export(root, limits, source=i, label=labels[i], cache=cache, keep=keep, jobs=jobs)
+    parts = [load_export(root, limits, source=i, label=labels[i], cache=cache, keep=keep, jobs=jobs, seen=seen[i])
              for i, root in enumerate(roots)]
     runs: dict[str, object] = {}
     notes: list[str] = []
@@ -243,14 +246,15 @@ def _labels(roots: Sequence[Path]) -> list[str]:
 
 
 def load_export(root: Path, limits: Limits = Limits(), *, source: int = 0, label: str = "",
-                cache: ParsedStore = NO_STORE, keep=None, jobs: int = 1) -> Export:
+                cache: ParsedStore = NO_STORE, keep=None, jobs: int = 1, seen: array | None = None) -> Export:
     """Everything podium needs from the export at ``root`` (``label``: prefixed to problem paths).
 
     Streams: a run directory is read, identified, attributed and handed to ``keep`` one at a time, so
     only what ``keep`` returns is held (a directory whose id needs the other directories' waits for
     them). ``cache`` (cache.py) keeps each directory as parsed, so a rebuild reads only the
     directories whose files changed (see :func:`_read_dir_cached`). When it holds none (a cold build),
-    ``jobs`` worker processes read the directories ahead (:class:`_ReadAhead`)."""
+    ``jobs`` worker processes read the directories ahead (:class:`_ReadAhead`). ``seen``: the stat pass's
+    digest of each run directory (:class:`Scanned`), when it ran."""
     if not root.is_dir():
         raise PodiumError(f"{root}: export directory not found (pass EXPORT or set export: in podium.yaml)")
     reader = _Reader(root.resolve(), limits)
@@ -261,9 +265,11 @@ def load_export(root: Path, limits: Limits = Limits(), *, source: int = 0, label
     waiting: list[_Dir] = []
     ahead = _ReadAhead(reader.root, limits, names, jobs) if jobs > 1 and len(names) >= AHEAD_MIN and cache.cold() \
         else None
+    if seen is not None and len(seen) != len(names):
+        seen = None  # directories came or went since the stat pass: every one is stamped again
     try:
-        for name in names:
-            item = _read_dir_cached(reader, name, cache, ahead)
+        for index, name in enumerate(names):
+            item = _read_dir_cached(reader, name, cache, ahead, seen[index] if seen is not None else None)
             if _own_id(item, reader):
                 runs.add(item)
             else:
@@ -476,12 +482,13 @@ class _Head:
 RUN_FILES = ("result.json", "report.md", "report.html")
 
 
-def _read_dir_cached(reader: _Reader, name: str, cache: ParsedStore,
-                     ahead: _ReadAhead | None = None) -> _Dir | _Replayed:
+def _read_dir_cached(reader: _Reader, name: str, cache: ParsedStore, ahead: _ReadAhead | None = None,
+                     seen: int | None = None) -> _Dir | _Replayed:
     """A run directory, as parsed last time when its files are unchanged (cache.py ``parsed``: the same
     stamps, else the same bytes), else read afresh (by a worker ahead of time, when there are some).
     The problems and the digest entries the directory produced are replayed with it; the directory
-    itself stays stored text until it is needed (:class:`_Replayed`)."""
+    itself stays stored text until it is needed (:class:`_Replayed`). ``seen``: the stat pass's digest
+    of the directory's stamps: a stored parse with those stamps is taken without stamping its files again."""
     reader.start_dir()
     before = len(reader.problems)
 
@@ -509,10 +516,13 @@ def _read_dir_cached(reader: _Reader, name: str, cache: ParsedStore,
         reader.end_dir(head.digests)
         return _Replayed(name, head.result_id, head.shape, body, hashlib.sha256(body.encode()).hexdigest())
 
+    def as_seen(stamps: dict[str, str]) -> bool:
+        return stamps_digest(name, [stamps.get(file, "") for file in RUN_FILES]) == seen
+
     limits = reader.limits
     return cache.parsed(f"{reader.root}/{name}", str(limits),  # text: a Path per directory cost more than its lstat
                         RUN_FILES, max(limits.result_bytes, limits.report_bytes),
-                        read, stored, replay)
+                        read, stored, replay, as_seen if seen is not None else None)
 
 
 AHEAD_MIN = 1000  # fewer directories are read by the build's own thread: not worth starting processes for
@@ -723,10 +733,29 @@ def whole_run(roots: Sequence[Path], record: RunRecord, limits: Limits) -> Run:
     )
 
 
-def scan(roots: Sequence[Path]) -> str:
+class Scanned:
+    """What the stat pass (:func:`scan`) saw of each run directory, for the reader that follows it: per
+    export, in name order, an 8-byte digest of each run directory's name and file stamps (an array: 8
+    bytes a run, never the stamps themselves). A stored parse whose stamps have the digest the stat pass
+    saw is taken without stamping its three files a second time (cache.py ``parsed``). The build then
+    counts the export as its stat pass found it: a file changed after that is the next build's change
+    (its stat pass sees it; the whole-build key this build stores is of the stamps it saw), and a run page
+    rendered from such a file stops the build (whole_run checks the bytes)."""
+
+    def __init__(self) -> None:
+        self.roots: list[array] = []
+
+
+def stamps_digest(name: str, stamps: Sequence[str]) -> int:
+    return int.from_bytes(hashlib.blake2b("\0".join((name, *stamps)).encode("utf-8", "surrogatepass"),
+                                          digest_size=8).digest(), "big")
+
+
+def scan(roots: Sequence[Path], scanned: Scanned | None = None) -> str:
     """A digest of what the exports hold as the file system tells it, without reading a file: every
     entry's name and, for run directories and sidecars, each file's stamp (load/files.py). Equal
-    digests: nothing was added, removed, replaced or touched (a build whose inputs all agree stops here)."""
+    digests: nothing was added, removed, replaced or touched (a build whose inputs all agree stops here).
+    ``scanned`` collects each run directory's stamps' digest for the reader (:class:`Scanned`)."""
     digest = hashlib.sha256()
     for root in roots:
         digest.update(f"{root.resolve()}\0".encode())
@@ -735,11 +764,16 @@ def scan(roots: Sequence[Path]) -> str:
         except OSError as err:
             digest.update(f"unreadable: {err}".encode())
             continue
+        seen = array("Q")
+        if scanned is not None:
+            scanned.roots.append(seen)
         for entry in entries:  # paths as text: a Path made per file cost three times the stat itself
             digest.update(entry.name.encode("utf-8", "surrogatepass") + b"\0")
             if RUN_DIR.match(entry.name) and entry.is_dir(follow_symlinks=False):
-                for file in RUN_FILES:
-                    digest.update(stamp(f"{entry.path}/{file}").encode() + b"|")
+                stamps = [stamp(f"{entry.path}/{file}") for file in RUN_FILES]
+                for text in stamps:
+                    digest.update(text.encode() + b"|")
+                seen.append(stamps_digest(entry.name, stamps))
             else:
                 digest.update(stamp(entry.path).encode() + b"|")
     return digest.hexdigest()
