@@ -101,9 +101,9 @@ def key_of(*parts: object, memo: dict | None = None) -> str | None:
 
     The pickler runs without its memo ("fast" mode), so equal values give equal bytes
     whether or not they share objects (a freshly parsed run and one from the cache).
-    With ``memo`` (a dict kept for one build), a run record met again (its page, a
-    ledger page, its agent's and its mission's tables) is pickled once and stands in
-    every later key as its own digest."""
+    With ``memo`` (a dict kept for one build), a run record (on its page, a ledger
+    page, its agent's and its mission's tables) stands in every key as its digest
+    (:func:`record_digest`), made once."""
     buffer = io.BytesIO()
     pickler = _Pickler(buffer, memo) if memo is not None else pickle.Pickler(buffer, protocol=5)
     pickler.fast = True
