@@ -64,6 +64,7 @@ from typing import NamedTuple
 
 import podium
 from podium import codec
+from podium.load.export import NoStore
 from podium.load.files import ABSENT, stamp, unchanged
 from podium.model import Outline, RunRecord
 from podium.write import MARKER, list_site
@@ -349,9 +350,9 @@ def _reasons(changed: set[str], words: dict[str, str]) -> tuple[str, ...]:
 # ------------------------------------------------------------------ the cache
 
 
-class NoCache:
+class NoCache(NoStore):
     """``--no-cache``, or a cache that may not be used: every lookup misses, no key is made, no file is
-    stamped, nothing is kept."""
+    stamped, nothing is kept (no parsed run either: load/export.py ``NoStore``)."""
 
     note: str | None = None
     build_why: tuple[str, ...] = (WHY_NO_CACHE,)  # why the build did not stop early (--explain)
@@ -359,21 +360,6 @@ class NoCache:
     def keys(self, chain: list[Path], secrets: Sequence[str]) -> Keys:
         """The keys of this build's files (``chain``: the theme's directories; ``secrets``: the configured ones)."""
         return NO_KEYS
-
-    def parsed(self, directory: str, salt: str, files: Sequence[str], limit: int, read: Callable,
-               stored: Callable, replay: Callable, seen: Callable | None = None):
-        """A run directory parsed: ``read(None)`` (see BuildCache.parsed)."""
-        return read(None)
-
-    def kept(self, directory: str, salt: str) -> str | None:
-        return None
-
-    def keep_kept(self, directory: str, salt: str, text: str) -> None:
-        pass
-
-    def cold(self) -> bool:
-        """Whether no parsed run directory is kept (every one will be read afresh)."""
-        return True
 
     def report(self, key: str) -> str | None:
         return None

@@ -175,9 +175,13 @@ class ParsedStore(Protocol):
         ...
 
 
-class _NoStore:
+class NoStore:
+    """A :class:`ParsedStore` that keeps nothing: every directory is read afresh (cache.py's ``NoCache`` is
+    one)."""
+
     def parsed(self, directory: str, salt: str, files: Sequence[str], limit: int, read: Callable,
                stored: Callable, replay: Callable, seen: Callable | None = None) -> Any:
+        """A run directory parsed: ``read(None)`` (see cache.py ``BuildCache.parsed``)."""
         return read(None)
 
     def kept(self, directory: str, salt: str) -> str | None:
@@ -187,10 +191,11 @@ class _NoStore:
         pass
 
     def cold(self) -> bool:
+        """Whether no parsed run directory is kept (every one will be read afresh)."""
         return True
 
 
-NO_STORE = _NoStore()  # nothing kept: every directory read afresh
+NO_STORE = NoStore()  # nothing kept: every directory read afresh
 
 
 def load_exports(roots: Sequence[Path], limits: Limits = Limits(), cache: ParsedStore = NO_STORE, keep=None,
