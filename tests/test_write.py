@@ -100,6 +100,19 @@ def test_the_writer_makes_a_directory_again_after_forgetting_it(area, monkeypatc
     assert files_of(area / "site") == {**files, MARKER: MARKER_TEXT}
 
 
+def test_the_writer_makes_a_run_pages_folder_with_one_mkdir_even_after_forgetting(area, monkeypatch):
+    monkeypatch.setattr(write, "WRITERS", 1)  # one thread: the counts below are exact
+    monkeypatch.setattr(write, "MADE_KEPT", 4)
+    calls: list[str] = []
+    real = os.makedirs
+    monkeypatch.setattr(write.os, "makedirs", lambda path, **kw: calls.append(path) or real(path, **kw))
+    files = {f"runs/{n}/index.html": b"x" for n in range(20)}
+    put(files, area / "site", area)
+    assert files_of(area / "site") == {**files, MARKER: MARKER_TEXT}
+    folders = [c for c in calls if "/runs/" in c]  # (os.makedirs calls itself for runs/ the first time)
+    assert len(folders) == 10  # after each forgetting, runs/ is known again at once: the next folder is one mkdir
+
+
 def _failing(after: int, error: BaseException):
     """Rendered pairs that fail on the file after ``after`` good ones, like a template raising on page 7."""
     for n in range(after):

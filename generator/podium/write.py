@@ -265,6 +265,8 @@ class _Writer:
     def _write(self, rel: str, data: bytes) -> None:
         folder = rel.rpartition("/")[0]
         if folder not in self.made:
+            if len(self.made) >= MADE_KEPT:
+                self.made = {""}
             if folder.rpartition("/")[0] in self.made:  # its parent is there: one mkdir (a run page's folder)
                 try:
                     os.mkdir(f"{self.root}/{folder}")
@@ -272,8 +274,10 @@ class _Writer:
                     pass
             else:
                 os.makedirs(f"{self.root}/{folder}", exist_ok=True)
-            if len(self.made) >= MADE_KEPT:
-                self.made = {""}
+                end = folder.rfind("/")
+                while end > 0:  # its parents are there too
+                    self.made.add(folder[:end])
+                    end = folder.rfind("/", 0, end)
             self.made.add(folder)
         with open(f"{self.root}/{rel}", "xb") as handle:
             handle.write(data)
