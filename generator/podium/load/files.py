@@ -179,7 +179,13 @@ class Stamp(NamedTuple):
     inode: int
 
     def __str__(self) -> str:
-        return f"{self.size}:{self.mtime_ns}:{self.ctime_ns}:{self.inode}"
+        return _stamp_text(*self)
+
+
+def _stamp_text(size: int, mtime_ns: int, ctime_ns: int, inode: int) -> str:
+    """A regular file's stamp as text: the one spelling, whether it comes from a :class:`Stamp` (a site's
+    listing) or straight from ``lstat`` (:func:`stamp`, without making the tuple)."""
+    return f"{size}:{mtime_ns}:{ctime_ns}:{inode}"
 
 
 ABSENT = "-"
@@ -199,7 +205,7 @@ def stamp(path: Path | str) -> str:
     except OSError as err:
         return f"?{err.errno}"
     if stat.S_ISREG(info.st_mode):
-        return f"{info.st_size}:{info.st_mtime_ns}:{info.st_ctime_ns}:{info.st_ino}"  # str(stamp_of(info)), faster
+        return _stamp_text(info.st_size, info.st_mtime_ns, info.st_ctime_ns, info.st_ino)
     return f"{stat.S_IFMT(info.st_mode):o}:{info.st_ctime_ns}:{info.st_ino}"
 
 
