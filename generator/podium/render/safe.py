@@ -8,7 +8,9 @@ file and get no callable that could (themes/README.md lists each page's context)
   page shows (judge_detail, rubric, checks) and its secrets (submitted values,
   answers); model names (harness-reported, so agent-controlled) are redacted with
   the run's own values and its mission's answers, and in the figures with every
-  mission's answers.
+  mission's answers. Comparisons are made public here too (:func:`_public_pair`):
+  pair pages, compare.json and ``podium compare`` all read the pairs of this board,
+  so a model name a run page redacts is redacted on each of them.
 - :func:`run_view` is one run for its own page: judge_detail, rubric texts and
   reasons, check errors and model names redacted with that run's values, its
   mission's answers, the configured literals and every secret shape.
@@ -20,7 +22,17 @@ import hashlib
 from dataclasses import replace
 
 from podium import routes
-from podium.model import JUDGE_STATUSES, Conditions, Figures, Grade, Leaderboard, Problem, Run, RunRecord
+from podium.model import (
+    JUDGE_STATUSES,
+    Conditions,
+    Figures,
+    Grade,
+    Leaderboard,
+    Pair,
+    Problem,
+    Run,
+    RunRecord,
+)
 from podium.render.redact import Redaction
 
 KNOWN_STATUSES = frozenset(JUDGE_STATUSES) | {"grading-failed", "skipped"}
@@ -66,9 +78,29 @@ def public_board(board: Leaderboard, redaction: Redaction) -> Leaderboard:
         problems=tuple(_public_problem(p, redaction, by_directory) for p in board.problems),
         notes=tuple(redaction.anywhere(note) for note in board.notes),
         by_model=tuple(model(m) for m in board.by_model),
-        pairs=tuple(replace(p, models_a=tuple(model_key(k) for k in p.models_a),
-                            models_b=tuple(model_key(k) for k in p.models_b)) for p in board.pairs),
+        pairs=tuple(_public_pair(p, model_key, lambda name: redaction.anywhere(names.get(name, name)))
+                    for p in board.pairs),
     )
+
+
+# The text fields of a pair and of its versions that are not names a harness or a judge wrote: ids, slugs,
+# paths, mission names and versions (identities, published as they are everywhere), verdicts. Every other
+# text field is a model name and goes through _public_pair (tests/test_compare_secrets.py holds this list
+# against the dataclasses, so a new field must be placed on one side).
+PAIR_IDENTITY_FIELDS = frozenset({"a", "b", "a_name", "b_name", "url", "verdicts"})
+PAIR_VERSION_IDENTITY_FIELDS = frozenset({"mission", "version", "url", "verdict"})
+
+
+def _public_pair(pair: Pair, model_key, judge_model) -> Pair:
+    """A pair as the public may see it: its model keys (``models_a``/``_b``: run_model names, so model keys'
+    rules) and each version's judge models redacted as the runs' own are; the flags are computed on the
+    names as recorded (two judge models that redact alike still differ) and name versions and agent ids only.
+    The lists keep their length, so a redacted pair still shows how many models a side ran."""
+    versions = tuple(_changed(v, judge_models_a=tuple(judge_model(m) for m in v.judge_models_a),
+                              judge_models_b=tuple(judge_model(m) for m in v.judge_models_b))
+                     for v in pair.versions)
+    return _changed(pair, models_a=tuple(model_key(k) for k in pair.models_a),
+                    models_b=tuple(model_key(k) for k in pair.models_b), versions=versions)
 
 
 def _public_problem(problem: Problem, redaction: Redaction, by_directory: dict[str, RunRecord]) -> Problem:
