@@ -394,6 +394,34 @@ def test_csv_cell_neutralises_every_formula_start():
     assert (data.csv_cell(True), data.csv_cell(["a", "b"])) == ("true", "a b")
 
 
+SEMICOLON_NAMES = ["x;=1+1", "a; +SUM(A1)", 'q;"=HYPERLINK(1)"', "t;\t=cmd", "=a;@b;-c", "fine; ok"]
+
+
+def test_csv_cell_neutralises_a_formula_after_a_semicolon():
+    """Issue 29 item 10: a spreadsheet that splits on ";" starts a cell after each one."""
+    assert data.csv_cell("x;=1+1") == "x;'=1+1"
+    assert data.csv_cell("a; +SUM(A1)") == "a;' +SUM(A1)"  # past spaces…
+    assert data.csv_cell('q;"=HYPERLINK(1)"') == "q;'\"=HYPERLINK(1)\""  # …and quotes
+    assert data.csv_cell("=a;@b;-c") == "'=a;'@b;'-c"  # each one, and the cell's own start
+    assert data.csv_cell("fine; ok") == "fine; ok"
+    assert data.csv_line(["x;'=1+1", "plain"]) == "\"x;'=1+1\",plain\r\n"  # and the cell is quoted
+
+
+def test_csv_split_on_semicolons_starts_no_formula():
+    """The whole CSV read as a ";"-separated file: no cell starts a formula, and read as CSV each name
+    comes back with only the "'"s added."""
+    board = _board_with(SEMICOLON_NAMES)
+    text = _all_csv(board)
+    for line in text.split("\r\n"):
+        for cell in line.split(";")[1:]:
+            assert not cell.lstrip(" \t\"").startswith(("=", "+", "-", "@")), (line, cell)
+            assert not cell.startswith(("\t", "\r")), (line, cell)
+    rows = list(csv.DictReader(io.StringIO(text, newline="")))
+    assert sorted(r["agent_name"].replace(";'", ";").removeprefix("'") for r in rows) == sorted(SEMICOLON_NAMES)
+    for line in text.split("\r\n")[1:-1]:
+        assert line.count('"') >= 2  # every row's names hold a ";": quoted
+
+
 def _board_with(names: list[str]):
     runs = tuple(
         Run(run_id=run_id(n), directory=run_id(n)[:8], shape="grading", agent=f"a{n}",

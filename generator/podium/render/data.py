@@ -6,10 +6,9 @@ one trailing newline) so two builds of the same input are byte-identical.
 
 from __future__ import annotations
 
-import csv
 import gzip
-import io
 import json
+import re
 from datetime import UTC, datetime
 from importlib import resources
 
@@ -32,6 +31,11 @@ LEDGER_COLUMNS = (
     "judge_model", "model_declared", "models_reported", "started_at", "completed_at", "url",
 )
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+# A spreadsheet that splits on ";" (the list separator of most of continental Europe) starts a cell after
+# each ";" of a text: one whose next character, past spaces and quotes, would start a formula gets the
+# same leading "'" a cell does.
+_FORMULA_AFTER_SEMICOLON = re.compile(r";(?=[\s\"]*[=+\-@\t\r])")
+_CSV_QUOTED = re.compile(r'[,";\r\n]')  # RFC 4180's, and ";" so a reader that splits on both keeps the cell
 
 
 def dump_json(value: object, *, indent: int | None = 2) -> bytes:
@@ -162,7 +166,8 @@ def ledger_row(record: RunRecord) -> dict:
 
 def csv_cell(value: object) -> str:
     """A CSV cell: empty for no value (data tools then read the column as numbers; ``judge_status``
-    says why a judge score is missing), formulas neutralised in text cells."""
+    says why a judge score is missing), formulas neutralised in text cells: at its start and after
+    each ``;`` (csv_line quotes such a cell too)."""
     if value is None:
         return ""
     if isinstance(value, bool):
@@ -172,7 +177,14 @@ def csv_cell(value: object) -> str:
     if isinstance(value, list):
         value = " ".join(value)
     text = str(value)
+    if ";" in text:
+        text = _FORMULA_AFTER_SEMICOLON.sub(";'", text)
     return "'" + text if text.startswith(_FORMULA_START) else text
+
+
+def csv_line(cells: list[str]) -> str:
+    """One CSV record (RFC 4180, CRLF): a cell holding a comma, quote, line break or ``;`` is quoted."""
+    return ",".join('"' + c.replace('"', '""') + '"' if _CSV_QUOTED.search(c) else c for c in cells) + "\r\n"
 
 
 def summary_schema() -> bytes:
@@ -229,13 +241,11 @@ def part_json_gz(board: Leaderboard, index: int) -> bytes:
 
 def part_csv(board: Leaderboard, index: int) -> bytes:
     """One part as CSV: every column on every row (parts concatenate), an empty cell for no value."""
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\r\n")
-    writer.writerow(LEDGER_COLUMNS)
+    lines = [csv_line(list(LEDGER_COLUMNS))]
     for i in board.ledger.parts[index].runs:
         row = ledger_row(board.runs[i])
-        writer.writerow(csv_cell(row[c]) for c in LEDGER_COLUMNS)
-    return out.getvalue().encode("utf-8")
+        lines.append(csv_line([csv_cell(row[c]) for c in LEDGER_COLUMNS]))
+    return "".join(lines).encode("utf-8")
 
 
 def runs_schema() -> bytes:
