@@ -407,13 +407,16 @@ def test_ledger_filters_by_kind_search_agent_and_mission(site, runs_json, new_pa
     watch.assert_clean()
 
 
-def test_ledger_prefilters_from_the_url(site, runs_json, new_page):
+def test_ledger_prefilters_from_the_url(site, runs_json, summary, new_page):
+    """?agent= by the agent's name, as links read before views were keyed by slug (one agent has it)."""
     name = max((r["agent_name"] for r in runs_json), key=lambda n: (" " in n, n))  # prefer a name with a space
     expected = sum(r["agent_name"] == name for r in runs_json)
     page, watch = new_page()
     open_page(page, site, "runs/index.html", "?agent=" + quote(name))
     count = _wait_count(page)
-    assert page.eval_on_selector("select[name=agent]", "s => s.value") == name
+    slug = {a["name"]: a["slug"] for a in summary["agents"]}[name]
+    assert slug != name  # the name was really turned into the agent's slug
+    assert page.eval_on_selector("select[name=agent]", "s => s.value") == slug
     assert count == f"{expected} of {len(runs_json)} runs"
     agents = _column(page, AGENT_COL)
     assert len(agents) == expected and set(agents) == {name}, sorted(set(agents))
@@ -877,7 +880,7 @@ def _hash_params(page) -> dict[str, str]:
     return dict(page.evaluate("() => [...new URLSearchParams(location.hash.slice(1)).entries()]"))
 
 
-def test_ledger_view_lives_in_the_fragment(site, runs_json, new_page):
+def test_ledger_view_lives_in_the_fragment(site, runs_json, summary, new_page):
     total = len(runs_json)
     kinds: dict[tuple[str, str], int] = {}
     for r in runs_json:
@@ -885,13 +888,14 @@ def test_ledger_view_lives_in_the_fragment(site, runs_json, new_page):
     # an agent with a space in its name, and a kind it has more than one run of but not only that kind
     (name, kind), expected = max(((k, n) for k, n in kinds.items() if k[1] != "graded"),
                                  key=lambda item: (" " in item[0][0], item[1]))
+    slug = {a["name"]: a["slug"] for a in summary["agents"]}[name]  # the view's key (issue 29: names repeat)
     page, watch = new_page()
 
     # opening a link with a fragment shows exactly the runs it names
-    open_page(page, site, "runs/index.html", "#agent=" + quote(name) + "&kind=" + kind)
+    open_page(page, site, "runs/index.html", "#agent=" + quote(slug) + "&kind=" + kind)
     count = _wait_count(page)
     assert count == f"{expected} of {total} runs"
-    assert page.eval_on_selector("select[name=agent]", "s => s.value") == name
+    assert page.eval_on_selector("select[name=agent]", "s => s.value") == slug
     assert page.eval_on_selector("select[name=kind]", "s => s.value") == kind
     assert set(_column(page, AGENT_COL)) == {name}
     assert len(_column(page, AGENT_COL)) == expected
@@ -899,12 +903,12 @@ def test_ledger_view_lives_in_the_fragment(site, runs_json, new_page):
     # filtering rewrites the fragment (without adding history entries)
     history = page.evaluate("() => history.length")
     _rerender(page, lambda: page.select_option("select[name=kind]", ""))
-    assert _hash_params(page) == {"agent": name}
+    assert _hash_params(page) == {"agent": slug}
     _rerender(page, lambda: page.fill("input[name=q]", "completed"))
-    assert _hash_params(page) == {"agent": name, "q": "completed"}
+    assert _hash_params(page) == {"agent": slug, "q": "completed"}
     _rerender(page, lambda: page.locator("#ledger th[data-sort=overall] > button").click())
     params = _hash_params(page)
-    assert params == {"agent": name, "q": "completed", "sort": "overall", "dir": "asc"}, params
+    assert params == {"agent": slug, "q": "completed", "sort": "overall", "dir": "asc"}, params
     assert page.evaluate("() => history.length") == history, "filtering added history entries"
     shown = _column(page, OVERALL_COL)
 
@@ -933,7 +937,7 @@ def test_agent_and_mission_pages_link_to_their_filtered_ledger(site, summary, ru
     open_page(page, site, agent["url"])
     follow(page, page.locator("a", has_text=re.compile(r"^Every run of .* in the ledger$")))
     count = _wait_count(page)
-    assert _hash_params(page) == {"agent": agent["name"]}
+    assert _hash_params(page) == {"agent": agent["slug"]}
     assert count == f"{sum(r['agent_name'] == agent['name'] for r in runs_json)} of {total} runs"
 
     mission = summary["missions"][0]
@@ -945,6 +949,48 @@ def test_agent_and_mission_pages_link_to_their_filtered_ledger(site, summary, ru
     expected = sum(r["mission"] == mission["mission"] and r["version"] == mission["version"] for r in runs_json)
     assert count == f"{expected} of {total} runs"
     assert set(_column(page, MISSION_COL)) <= {label, label + " older version"}
+    watch.assert_clean()
+
+
+@pytest.fixture(scope="module")
+def twins_site(tmp_path_factory) -> Path:
+    """Two agents named kestrel (tests/test_ledger_agents.py's export)."""
+    from test_ledger_agents import twins
+
+    import sitekit
+
+    root = tmp_path_factory.mktemp("twins")
+    return sitekit.build(twins(root / "export").root, root / "site")
+
+
+def test_two_agents_of_one_name_open_two_ledger_views(twins_site, new_page):
+    """Issue 29 item 9: each twin's page links to a view of its own runs only (by slug), the ledger's agent
+    choice tells them apart, and a link by a name (made before slugs) still works where one agent has it."""
+    site = twins_site
+    summary = json.loads((site / "api/results/summary.json").read_text(encoding="utf-8"))
+    rows = ledger_rows_at(site)
+    twins = [a for a in summary["agents"] if a["name"] == "kestrel"]
+    assert len(twins) == 2
+    page, watch = new_page()
+    for agent in twins:
+        open_page(page, site, agent["url"])
+        follow(page, page.locator("a", has_text=re.compile(r"^Every run of .* in the ledger$")))
+        count = _wait_count(page)
+        assert _hash_params(page) == {"agent": agent["slug"]}
+        assert page.eval_on_selector("select[name=agent]", "s => s.value") == agent["slug"]
+        own = [r for r in rows if r["agent"] == agent["agent"]]
+        assert count == f"{len(own)} of {len(rows)} runs", agent["slug"]
+        shown = sorted(page.eval_on_selector_all("#ledger tbody tr td:nth-child(2) a", "as => as.map(a => a.textContent)"))
+        assert shown == sorted(r["run_id"][:8] for r in own)
+    labels = page.eval_on_selector_all("select[name=agent] option", "os => os.map(o => o.textContent)")
+    assert {"all", "osprey", *(f"kestrel ({a['slug']})" for a in twins)} < set(labels)  # and the cancelled kestrel
+    assert len(labels) == 5 and len(set(labels)) == 5
+    # "kestrel" is a slug too (the cancelled kestrel's: the two with pages are suffixed): a slug wins over names
+    open_page(page, site, "runs/index.html", "#agent=kestrel")
+    assert _wait_count(page) == f"1 of {len(rows)} runs"
+    assert page.eval_on_selector("select[name=agent]", "s => s.value") == "kestrel"
+    open_page(page, site, "runs/index.html", "#agent=osprey&kind=graded")  # a name one agent has still works
+    assert _wait_count(page) == f"1 of {len(rows)} runs"
     watch.assert_clean()
 
 

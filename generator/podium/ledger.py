@@ -15,9 +15,10 @@ that a run that did not change stays where it was when runs are added (histories
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from podium import routes
 from podium.model import COUNTED_KINDS, Ledger, LedgerMonth, LedgerPage, LedgerPart, RunRecord, iso_utc
@@ -37,8 +38,9 @@ def bucket_of(record: RunRecord) -> str:
     return f"{record.when.year:04d}-{record.when.month:02d}" if record.when is not None else UNDATED
 
 
-def layout(runs: Sequence[RunRecord]) -> Ledger:
-    """Pages and parts for ``runs`` (the board's, newest first)."""
+def layout(runs: Sequence[RunRecord], agent_slugs: Mapping[str, str] | None = None) -> Ledger:
+    """Pages and parts for ``runs`` (the board's, newest first). ``agent_slugs``: agent id -> the slug of its
+    page (summarize's); each part is keyed by its agent's slug, which the ledger page filters by."""
     months: dict[str, list[int]] = defaultdict(list)
     for index, record in enumerate(runs):
         months[bucket_of(record)].append(index)
@@ -56,7 +58,7 @@ def layout(runs: Sequence[RunRecord]) -> Ledger:
             pages.append(LedgerPage(bucket, number, own, routes.ledger_page_path(bucket, number)))
         summaries.append(LedgerMonth(bucket, month_label(bucket), len(indices), count,
                                      routes.ledger_page_path(bucket, count), routes.ledger_page_path(bucket, 1)))
-    return Ledger(tuple(pages), tuple(summaries), _parts(runs), tuple(page_of))
+    return Ledger(tuple(pages), tuple(summaries), _parts(runs, agent_slugs or {}), tuple(page_of))
 
 
 def month_label(bucket: str) -> str:
@@ -66,13 +68,30 @@ def month_label(bucket: str) -> str:
     return f"{MONTHS[int(month) - 1]} {year}"
 
 
-def _parts(runs: Sequence[RunRecord]) -> tuple[LedgerPart, ...]:
+def ledger_agent_slugs(names: Mapping[str, str], pages: Mapping[str, str]) -> dict[str, str]:
+    """agent id -> its slug in the ledger: its page's where it has a page (so an agent page's link names the
+    view of its own runs), else (an agent whose runs were all cancelled) a slug of its name that no other
+    agent has, suffixed from its id when taken. Two agents of one name never share a view (issue 29)."""
+    out = {agent: pages[agent] for agent in names if agent in pages}
+    taken = set(out.values())
+    rest = routes.unique_slugs({agent: name for agent, name in names.items() if agent not in pages})
+    for agent, base in sorted(rest.items()):
+        slug, size = base, 6
+        while slug in taken:
+            slug = f"{base}-{hashlib.sha256(agent.encode('utf-8', 'surrogatepass')).hexdigest()[:size]}"
+            size += 2
+        taken.add(slug)
+        out[agent] = slug
+    return out
+
+
+def _parts(runs: Sequence[RunRecord], pages: Mapping[str, str]) -> tuple[LedgerPart, ...]:
     groups: dict[tuple[str, str], list[int]] = defaultdict(list)
     names: dict[str, str] = {}
     for index, record in enumerate(runs):
         groups[(record.agent, record.mission)].append(index)
         names.setdefault(record.agent, record.agent_name)
-    agent_slugs = routes.unique_slugs(names)
+    agent_slugs = ledger_agent_slugs(names, pages)
     mission_slugs = routes.unique_slugs({mission: mission for _, mission in groups})
     parts = []
     for (agent, mission), indices in sorted(groups.items(), key=lambda g: (names[g[0][0]], g[0][0], g[0][1])):
@@ -85,7 +104,8 @@ def _parts(runs: Sequence[RunRecord]) -> tuple[LedgerPart, ...]:
                 kinds[runs[index].kind] += 1
             dated = [runs[i].when for i in own if runs[i].when is not None]
             parts.append(LedgerPart(
-                agent=agent, agent_name=names[agent], mission=mission, number=number, runs=own,
+                agent=agent, agent_name=names[agent], agent_slug=agent_slugs[agent], mission=mission, number=number,
+                runs=own,
                 kinds={k: n for k, n in kinds.items() if n},
                 first=iso_utc(min(dated)) if dated else None, last=iso_utc(max(dated)) if dated else None,
                 paths=routes.ledger_part_paths(agent_slugs[agent], mission_slugs[mission], number)))

@@ -484,6 +484,7 @@ class LedgerMonth:
 class LedgerPart:
     agent: str
     agent_name: str
+    agent_slug: str  # its agent's page slug (unique): what the ledger page's view filters by
     mission: str
     number: int  # 1 = the group's oldest runs
     runs: tuple[int, ...]  # indices into Leaderboard.runs, newest first

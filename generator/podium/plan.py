@@ -10,7 +10,7 @@ each template may use are documented in themes/README.md.
 
 from __future__ import annotations
 
-from collections import defaultdict
+from collections import Counter, defaultdict
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -115,11 +115,12 @@ def _home(board: Leaderboard, index: _Index) -> Page:
     })
 
 
-def ledger_fragment(agent_name: str | None = None, version: tuple[str, str] | None = None) -> str:
-    """The ledger filtered by fragment: ``runs/index.html#agent=<name>&mission=<mission> <version>``."""
+def ledger_fragment(agent_slug: str | None = None, version: tuple[str, str] | None = None) -> str:
+    """The ledger filtered by fragment: ``runs/index.html#agent=<slug>&mission=<mission> <version>``. By the
+    agent's slug, unique where names are not: two agents of one name each link to their own runs."""
     parts = []
-    if agent_name is not None:
-        parts.append("agent=" + quote(agent_name, safe="/"))
+    if agent_slug is not None:
+        parts.append("agent=" + quote(agent_slug, safe="/"))
     if version is not None:
         parts.append("mission=" + quote(f"{version[0]} {version[1]}", safe="/"))
     return routes.LEDGER + ("#" + "&".join(parts) if parts else "")
@@ -139,12 +140,12 @@ def _agent_page(agent: AgentSummary, index: _Index) -> Page:
     for summary in summaries:
         runs, more = first(index.by_agent_version[(agent.agent, summary.mission, summary.version)], newest)
         tables.append({"summary": summary, "runs": runs, "more": more,
-                       "ledger": ledger_fragment(agent.name, (summary.mission, summary.version))})
+                       "ledger": ledger_fragment(agent.slug, (summary.mission, summary.version))})
     current_runs = index.scoped(agent.agent, False)
     older_runs = index.scoped(agent.agent, True)
     return Page(agent.url, "agent.html", {
         "page_title": agent.name, "agent": agent, "older": older, "tables": tables, "newest": newest,
-        "ledger": ledger_fragment(agent.name),
+        "ledger": ledger_fragment(agent.slug),
         "strip": charts.strip(current_runs, agent.figures.median, charts.PAGE_SLOTS),
         "older_strip": charts.strip(older_runs, older.figures.median, charts.CARD_SLOTS) if older else None,
         "models_differ": models_differ(agent.figures, *([older.figures] if older else [])),
@@ -219,10 +220,19 @@ def _ledger_front(board: Leaderboard) -> Page:
     return Page(routes.LEDGER, "runs.html", {
         "page_title": "All runs", "rows": [{"record": r, "text": ledger_texts(r)} for r in newest],
         "total": len(board.runs), "totals": board.totals, "months": ledger.months if ledger else (),
-        "agent_names": sorted({p.agent_name for p in parts}), "mission_names": sorted({p.mission for p in parts}),
+        "agent_options": agent_options(parts), "mission_names": sorted({p.mission for p in parts}),
         "kinds": list(reversed(KIND_ORDER)), "index_script": routes.LEDGER_JS, "browser_limit": layout.BROWSER_LIMIT,
         "description": numbers.ledger_headline(len(board.runs), board.totals),
     })
+
+
+def agent_options(parts) -> list[dict]:
+    """The ledger page's agent choices, by name: each an agent's ``slug`` (the view's key) and its ``label``,
+    the name, followed by the slug where another agent has the same name (so the two can be told apart)."""
+    names = {p.agent_slug: p.agent_name for p in parts}
+    repeated = {name for name, n in Counter(names.values()).items() if n > 1}
+    return [{"slug": slug, "label": f"{name} ({slug})" if name in repeated else name}
+            for slug, name in sorted(names.items(), key=lambda item: (item[1], item[0]))]
 
 
 class _Chrome:

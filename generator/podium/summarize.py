@@ -55,7 +55,7 @@ def summarize(export: Export, configured_current: dict[str, str] | None = None,
         records[index] = _placed(record, current, urls)
     records.sort(key=_newest_first)
     groups = _groups(records)
-    layout = ledger.layout(records)
+    layout = ledger.layout(records, urls.agent_slugs)
     if run_pages is not None:  # in place, each record replaced once: a history is never held twice
         for indices in groups.by_agent_version.values():
             for index in indices[run_pages:]:

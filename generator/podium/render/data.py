@@ -268,8 +268,9 @@ def ledger_index_script(board: Leaderboard) -> bytes:
     parts = board.ledger.parts if board.ledger else ()
     return _script("podiumLedger.index", {
         "runs": len(board.runs),
-        "columns": ["agent", "mission", "runs", "kinds", "first", "last", "script"],
-        "parts": [[p.agent_name, p.mission, len(p.runs), p.kinds, p.first, p.last, p.paths["script"]] for p in parts],
+        "columns": ["agent", "slug", "mission", "runs", "kinds", "first", "last", "script"],
+        "parts": [[p.agent_name, p.agent_slug, p.mission, len(p.runs), p.kinds, p.first, p.last, p.paths["script"]]
+                  for p in parts],
     })
 
 
@@ -287,7 +288,8 @@ def part_script(board: Leaderboard, index: int) -> bytes:
     pages: dict[str, int] = {}
     rows = [ledger_cells(r, pages) for r in records]
     return _script("podiumLedger.part", {
-        "script": part.paths["script"], "agent": part.agent_name, "agent_url": records[0].agent_url or "",
+        "script": part.paths["script"], "agent": part.agent_name, "slug": part.agent_slug,
+        "agent_url": records[0].agent_url or "",
         "mission": part.mission, "versions": versions, "pages": list(pages), "columns": list(LEDGER_CELLS),
         "rows": rows})
 
