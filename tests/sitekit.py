@@ -339,19 +339,21 @@ RUNS_INDEX = "api/results/runs.json"
 
 def ledger_rows(files: dict[str, bytes]) -> list[dict]:
     """The whole ledger as runs.json used to hold it (one dict per run, newest first), put together from
-    the index and its JSON parts: the layout a script reading the data follows (README, issue 18)."""
+    the index and its JSON Lines parts: the layout a script reading the data follows (README, issue 18;
+    one object per run and line since podium.runs/4, issue 29)."""
     index = strict_json(files[RUNS_INDEX])
     rows = []
     for part in index["parts"]:
-        raw = files[part["json_gz"]]  # gzipped as written, or already read through read_site_file
-        data = strict_json(gzip.decompress(raw) if raw.startswith(b"\x1f\x8b") else raw)
-        constants = {"agent": data["agent"], "agent_name": data["agent_name"], "mission": data["mission"]}
-        for values in data["rows"]:
-            row = dict(zip(data["columns"], values, strict=True))
-            rows.append({**constants, **row})
+        raw = files[part["jsonl_gz"]]  # gzipped as written, or already read through read_site_file
+        text = (gzip.decompress(raw) if raw.startswith(b"\x1f\x8b") else raw).decode("utf-8")
+        assert text.endswith("\n") and len(text.splitlines()) == part["runs"], part["jsonl_gz"]
+        for line in text.splitlines():
+            row = strict_json(line, sorted_keys=False)
+            assert list(row) == index["columns"], part["jsonl_gz"]  # every column, in order
+            assert (row["agent"], row["agent_name"], row["mission"]) == (part["agent"], part["agent_name"],
+                                                                          part["mission"])
+            rows.append(row)
     assert len(rows) == index["runs"]
-    order = {name: i for i, name in enumerate(index["columns"])}
-    rows = [dict(sorted(row.items(), key=lambda item: order[item[0]])) for row in rows]
     return sorted(rows, key=lambda r: (r["date"] is None, _negated(r["date"] or ""), r["run_id"]))
 
 
@@ -376,5 +378,5 @@ def ledger_rows_at(site: Path) -> list[dict]:
     """:func:`ledger_rows` of a built site directory (reads only the index and its JSON parts, gunzipped)."""
     index = strict_json((site / RUNS_INDEX).read_bytes())
     files = {RUNS_INDEX: (site / RUNS_INDEX).read_bytes()}
-    files.update({part["json_gz"]: read_site_file(site / part["json_gz"]) for part in index["parts"]})
+    files.update({part["jsonl_gz"]: read_site_file(site / part["jsonl_gz"]) for part in index["parts"]})
     return ledger_rows(files)

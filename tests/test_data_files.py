@@ -113,6 +113,12 @@ def _sorted_pairs(pairs):
     return dict(pairs)
 
 
+def _unique_pairs(pairs):
+    keys = [k for k, _ in pairs]
+    assert len(set(keys)) == len(keys), f"duplicate keys: {keys}"
+    return dict(pairs)
+
+
 def strict_json(raw: bytes):
     """Parse like a strict consumer: UTF-8, no NaN/Infinity, sorted unique keys, one trailing newline."""
     assert raw.endswith(b"\n") and not raw.endswith(b"\n\n")
@@ -166,9 +172,9 @@ def test_each_schema_name_is_said_once_in_code_and_matches_its_shipped_schema():
     assert summary_schema["$id"] == summary_schema["properties"]["schema"]["const"] == published.SUMMARY_SCHEMA
     assert compare_schema["$id"] == compare_schema["properties"]["schema"]["const"] == published.COMPARE_SCHEMA
     assert runs_schema["$defs"]["index"]["properties"]["schema"]["const"] == published.RUNS_SCHEMA
-    assert runs_schema["$defs"]["part"]["properties"]["schema"]["const"] == published.PART_SCHEMA
+    assert runs_schema["$id"].endswith("runs-" + published.RUNS_SCHEMA.rpartition("/")[2] + ".json")
     code = "".join(path.read_text() for path in shipped.rglob("*.py") if path.name != "published.py")
-    for name in (published.SUMMARY_SCHEMA, published.COMPARE_SCHEMA, published.RUNS_SCHEMA, published.PART_SCHEMA,
+    for name in (published.SUMMARY_SCHEMA, published.COMPARE_SCHEMA, published.RUNS_SCHEMA,
                  published.REPORT_SCHEMA, published.CHANGES_SCHEMA, published.REDIRECTS_SCHEMA):
         assert f'"{name}"' not in code, name
 
@@ -252,13 +258,14 @@ def test_ledger_has_one_row_per_run_newest_first(ledger):
 
 
 def test_ledger_json_rows_are_strict_and_one_per_line(site):
-    for part in strict_json(site[RUNS_JSON])["parts"]:
-        lines = site[part["json_gz"]].decode("utf-8").split("\n")
-        assert lines[0].endswith('"rows": [') and lines[-2].startswith("], ") and lines[-1] == ""
-        strict_json(site[part["json_gz"]])
-        for line in lines[1:-2]:
-            row = json.loads(line.rstrip(","))  # one compact row a line
-            assert isinstance(row, list) and ", " not in line
+    """JSON Lines: one compact object a line, one line a run, every column in the index's order."""
+    index = strict_json(site[RUNS_JSON])
+    for part in index["parts"]:
+        lines = site[part["jsonl_gz"]].decode("utf-8").split("\n")
+        assert lines[-1] == "" and len(lines) - 1 == part["runs"]
+        for line in lines[:-1]:
+            row = json.loads(line, object_pairs_hook=_unique_pairs, parse_constant=_strict)
+            assert list(row) == index["columns"] and '", "' not in line and '": ' not in line
 
 
 def test_ledger_rows_have_every_column(ledger):
@@ -271,7 +278,8 @@ def test_ledger_index_and_parts_validate_against_the_shipped_schema(site):
     index = strict_json(site[RUNS_JSON])
     jsonschema.validate(index, schema)
     for part in index["parts"]:
-        jsonschema.validate(strict_json(site[part["json_gz"]]), schema)
+        for line in site[part["jsonl_gz"]].decode("utf-8").splitlines():
+            jsonschema.validate(json.loads(line), schema)
 
 
 def test_ledger_ungraded_kinds_have_null_scores(ledger):
@@ -450,7 +458,8 @@ def test_csv_round_trips_newlines_commas_and_quotes():
 def test_ledger_json_round_trips_hostile_names():
     names = ["two\nlines", "</script><script>", "\u2028", 'q"uote']
     board = _board_with(names)
-    rows = [strict_json(data.part_json(board, i)) for i in range(len(board.ledger.parts))]
+    rows = [json.loads(line) for i in range(len(board.ledger.parts))
+            for line in data.part_jsonl(board, i).decode("utf-8").splitlines()]
     assert sorted(r["agent_name"] for r in rows) == sorted(names)
 
 

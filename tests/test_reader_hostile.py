@@ -51,7 +51,7 @@ def render(ex: Export) -> dict:
     board = summarize(ex)
     data.ledger_index(board), data.ledger_index_script(board)  # must not raise either, nor any part
     for part in range(len(board.ledger.parts)):
-        data.part_json_gz(board, part), data.part_csv(board, part), data.part_script(board, part)
+        data.part_jsonl_gz(board, part), data.part_csv(board, part), data.part_script(board, part)
     text = data.dump_json(data.summary_dict(board)).decode("utf-8")
     return json.loads(text, parse_constant=_strict_constant)
 

@@ -7,7 +7,7 @@ that a run that did not change stays where it was when runs are added (histories
   (``undated`` for none), each month cut into pages of ``PAGE_ROWS`` counted from its oldest run,
   each page listing its runs newest first. New runs fill the newest page of their month; an older
   month's pages change only when one of its own runs does.
-- **Parts** (``api/results/ledger/<agent>/<mission>/<n>.json.gz``, ``.csv``, ``.js``): runs grouped by
+- **Parts** (``api/results/ledger/<agent>/<mission>/<n>.jsonl.gz``, ``.csv``, ``.js``): runs grouped by
   agent and mission, each group cut into parts of ``PART_ROWS`` counted from its oldest run. A
   browser filter by agent or by mission loads only that agent's or that mission's parts; new runs
   fill the newest part of their group.

@@ -491,7 +491,7 @@ class LedgerPart:
     kinds: dict[str, int]  # runs of each kind in it (a kind filter skips parts without one)
     first: str | None  # its oldest and newest dates
     last: str | None
-    paths: dict[str, str]  # "json_gz", "csv", "script" -> path
+    paths: dict[str, str]  # "jsonl_gz", "csv", "script" -> path
 
 
 @dataclass(frozen=True, slots=True)

@@ -59,7 +59,7 @@ def plan_site(board: Leaderboard, site: Site, static: dict[str, Path] | None = N
     nav = _nav(site)
     outputs: list[Entry] = [DataFile(path, kind) for kind, path in routes.DATA_FILES.items()]
     for number, part in enumerate(board.ledger.parts if board.ledger else ()):
-        outputs += [DataFile(part.paths[kind], f"part_{kind}", number) for kind in ("json_gz", "csv", "script")]
+        outputs += [DataFile(part.paths[kind], f"part_{kind}", number) for kind in ("jsonl_gz", "csv", "script")]
     pages = [_home(board, index), *_missions_pages(board, index)]
     pages += [_agent_page(a, index) for a in board.agents]
     pages += [_mission_page(m, index) for m in board.missions]

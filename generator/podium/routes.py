@@ -134,7 +134,7 @@ def ledger_page_path(bucket: str, number: int) -> str:
 def ledger_part_paths(agent_slug: str, mission_slug: str, number: int) -> dict[str, str]:
     """One data part of the ledger (an agent's runs on a mission, ``number`` counted from the oldest), per format."""
     base = f"{LEDGER_PARTS}/{agent_slug}/{mission_slug}/{number}"
-    return {"json_gz": f"{base}.json.gz", "csv": f"{base}.csv", "script": f"{base}.js"}
+    return {"jsonl_gz": f"{base}.jsonl.gz", "csv": f"{base}.csv", "script": f"{base}.js"}
 
 
 def missions_page_path(number: int) -> str:

@@ -185,7 +185,7 @@ class Handler(BaseHTTPRequestHandler):
              ".css": "text/css; charset=utf-8", ".json": "application/json", ".csv": "text/csv; charset=utf-8",
              ".svg": "image/svg+xml", ".xml": "application/xml", ".txt": "text/plain; charset=utf-8",
              ".woff2": "font/woff2", ".ico": "image/x-icon", ".png": "image/png",
-             ".gz": "application/gzip"}  # the ledger's JSON parts (.json.gz), as static hosts serve them
+             ".gz": "application/gzip"}  # the ledger's JSON Lines parts (.jsonl.gz), as static hosts serve them
 
     def log_message(self, format, *args):  # noqa: A002 - the stdlib's name
         pass  # quiet: the build lines are what matter

@@ -20,8 +20,7 @@ from podium.load.jsonfile import parse_json
 
 SUMMARY_SCHEMA = "podium.summary/1"  # api/results/summary.json (summary.schema.json)
 COMPARE_SCHEMA = "podium.compare/1"  # api/results/compare.json (compare.schema.json)
-RUNS_SCHEMA = "podium.runs/3"  # api/results/runs.json, the ledger's index (runs.schema.json)
-PART_SCHEMA = "podium.runs-part/1"  # a ledger part's JSON (runs.schema.json)
+RUNS_SCHEMA = "podium.runs/4"  # api/results/runs.json, the ledger's index, and its parts' rows (runs.schema.json)
 REPORT_SCHEMA = "podium.diff/1"  # a change report (podium diff --json, changes.json's reports)
 CHANGES_SCHEMA = "podium.changes/1"  # api/results/changes.json
 REDIRECTS_SCHEMA = "podium.redirects/1"  # api/results/redirects.json

@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 from importlib import resources
 
 from podium import __version__, routes
-from podium.load.published import PART_SCHEMA, RUNS_SCHEMA, SUMMARY_SCHEMA
+from podium.load.published import RUNS_SCHEMA, SUMMARY_SCHEMA
 from podium.model import (
     AgentSummary,
     Figures,
@@ -194,10 +194,6 @@ def summary_schema() -> bytes:
 
 # ---------------------------------------------------------------- the ledger, in parts (ledger.py)
 
-PART_CONSTANTS = ("agent", "agent_name", "mission")  # one value per part: said once in a JSON part
-PART_COLUMNS = tuple(c for c in LEDGER_COLUMNS if c not in PART_CONSTANTS)
-
-
 def ledger_index(board: Leaderboard, generated_at: int | None = None) -> bytes:
     """``runs.json``: the ledger's index, every part in every format (the whole ledger is their union)."""
     ledger = board.ledger
@@ -215,28 +211,27 @@ def ledger_index(board: Leaderboard, generated_at: int | None = None) -> bytes:
     return dump_json(out)
 
 
-def part_json(board: Leaderboard, index: int) -> bytes:
-    """One part as JSON: its agent and mission once, then a row per run (newest first) in ``columns`` order."""
-    part = board.ledger.parts[index]
-    rows = []
-    for i in part.runs:
-        row = ledger_row(board.runs[i])
-        rows.append(dump_json([row[c] for c in PART_COLUMNS], indent=None).decode("utf-8").rstrip("\n"))
-    def value(v: object) -> str:
-        return dump_json(v, indent=None).decode("utf-8").rstrip("\n")
-
-    head = {"agent": part.agent, "agent_name": part.agent_name, "columns": list(PART_COLUMNS),
-            "mission": part.mission, "part": part.number}  # keys in order, as dump_json sorts them
-    text = "{" + ", ".join(f"{value(k)}: {value(v)}" for k, v in head.items())
-    text += ', "rows": [\n' + ",\n".join(rows) + f'\n], "schema": {value(PART_SCHEMA)}}}\n'
-    return text.encode("utf-8")
+# Characters str.splitlines() ends a line at that json.dumps leaves as they are (it escapes every other one):
+# escaped too, so each run is one line to every reader, whichever way it splits lines.
+_LINE_BREAKS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
 
 
-def part_json_gz(board: Leaderboard, index: int) -> bytes:
-    """One part as gzipped JSON (``.json.gz``): a fifth of the bytes, the one format of the three a site at
-    1M runs must shrink to fit a 1 GB host (the CSV stays plain for spreadsheets; the page needs its script).
-    No file name or time in the gzip header, so the same part is the same bytes."""
-    return gzip.compress(part_json(board, index), compresslevel=9, mtime=0)
+def part_jsonl(board: Leaderboard, index: int) -> bytes:
+    """One part as JSON Lines: one JSON object per run (newest first), every column of the ledger in
+    ``columns`` order, its part's agent and mission included, so each line is a table row on its own:
+    ``pandas.read_json(..., lines=True)``, DuckDB's ``read_json_auto``, ``jq`` and ``json.loads`` per line
+    read one row per run, and parts concatenate (podium.runs/4; /3 wrote one document of array rows,
+    which data tools read as one row per part)."""
+    lines = [json.dumps(ledger_row(board.runs[i]), ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+             for i in board.ledger.parts[index].runs]
+    return ("\n".join(lines) + "\n").translate(_LINE_BREAKS).encode("utf-8")
+
+
+def part_jsonl_gz(board: Leaderboard, index: int) -> bytes:
+    """One part as gzipped JSON Lines (``.jsonl.gz``): a fifth of the bytes, the one format of the three a
+    site at 1M runs must shrink to fit a 1 GB host (the CSV stays plain for spreadsheets; the page needs its
+    script). No file name or time in the gzip header, so the same part is the same bytes."""
+    return gzip.compress(part_jsonl(board, index), compresslevel=9, mtime=0)
 
 
 def part_csv(board: Leaderboard, index: int) -> bytes:
@@ -249,7 +244,7 @@ def part_csv(board: Leaderboard, index: int) -> bytes:
 
 
 def runs_schema() -> bytes:
-    """The JSON Schema of runs.json and of its JSON parts, shipped with the site."""
+    """The JSON Schema of runs.json and of each row of its JSON Lines parts, shipped with the site."""
     return resources.files("podium").joinpath("runs.schema.json").read_bytes()
 
 

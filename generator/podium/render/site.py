@@ -36,7 +36,7 @@ DATA_FILES = {  # a DataFile's kind -> its bytes from the public board (and the 
     "runs_json": lambda board, generated_at, part: data.ledger_index(board, generated_at),
     "runs_schema": lambda board, generated_at, part: data.runs_schema(),
     "ledger_js": lambda board, generated_at, part: data.ledger_index_script(board),
-    "part_json_gz": lambda board, generated_at, part: data.part_json_gz(board, part),
+    "part_jsonl_gz": lambda board, generated_at, part: data.part_jsonl_gz(board, part),
     "part_csv": lambda board, generated_at, part: data.part_csv(board, part),
     "part_script": lambda board, generated_at, part: data.part_script(board, part),
     "compare": lambda board, generated_at, part: compare_data.compare_json(board),
