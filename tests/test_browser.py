@@ -955,9 +955,8 @@ def test_agent_and_mission_pages_link_to_their_filtered_ledger(site, summary, ru
 @pytest.fixture(scope="module")
 def twins_site(tmp_path_factory) -> Path:
     """Two agents named kestrel (tests/test_ledger_agents.py's export)."""
-    from test_ledger_agents import twins
-
     import sitekit
+    from test_ledger_agents import twins
 
     root = tmp_path_factory.mktemp("twins")
     return sitekit.build(twins(root / "export").root, root / "site")

@@ -20,6 +20,7 @@ from podium.load.published import MAX_BYTES
 from podium.model import Leaderboard, Outline, Run, RunRecord
 from podium.plan import Site, plan_site
 from podium.publish import prepare as prepare_publishing
+from podium.render import gzipped
 from podium.render.markdown import render_content
 from podium.render.redact import Answers, Redaction, exposed_values
 from podium.render.report import ReportRenderer
@@ -180,12 +181,12 @@ def build_site(config: Config, export: Path | Sequence[Path], *, strict: bool = 
 def _inputs(config: Config, export: Path | Sequence[Path], chain: list[Path], generated_at: int | None,
             previous: Path | None, scanned: Scanned) -> dict[str, object]:
     """Every input of the build but podium itself (the cache adds it), the parts of its key: the theme, the
-    content pages, the settings, the clock, the previous publish and the exports (by the stamp of every
-    run file: load.export.scan)."""
+    content pages, the settings, the clock, the previous publish, the exports (by the stamp of every
+    run file: load.export.scan) and the compressor of the gzipped parts (render/gzipped.py)."""
     content = content_dir(config)
     return {"theme": tree_fingerprint(chain), "content": tree_fingerprint([content] if content else []),
             "settings": config, "clock": generated_at, "previous": _previous_fingerprint(previous),
-            "exports": scan(_paths(export), scanned)}
+            "exports": scan(_paths(export), scanned), "compressor": gzipped.fingerprint()}
 
 
 def _previous_fingerprint(previous: Path | None) -> str | None:

@@ -248,16 +248,21 @@ class Keys:
         return self._with(("podium", "theme", "secrets", "chrome"), {
             "path": _text(path), "runs": key_of(parts, memo=self.memo)})
 
-    def data_file(self, path: str, kind: str, inputs: Callable[[], tuple], *, once: bool = False) -> Key | None:
+    def data_file(self, path: str, kind: str, inputs: Callable[[], tuple], *, once: bool = False,
+                  compressor: str | None = None) -> Key | None:
         """A data file: its path, kind and ``inputs()`` (called only when a key is made; ``once``: the same
-        inputs for every such file of the build, digested once)."""
+        inputs for every such file of the build, digested once); a gzipped one also the ``compressor`` that
+        makes its bytes (render/gzipped.py: another zlib makes other bytes)."""
         if once:
             if "board" not in self._once:
                 self._once["board"] = (None, key_of(*inputs(), memo=self.memo))
             data = self._once["board"][1]
         else:
             data = key_of(*inputs(), memo=self.memo)
-        return self._with(("podium", "secrets"), {"data": None if data is None else _text(path, kind, data)})
+        own = {"data": None if data is None else _text(path, kind, data)}
+        if compressor is not None:
+            own["compressor"] = _text(compressor)
+        return self._with(("podium", "secrets"), own)
 
     def file(self, path: str, read: Callable[[], bytes]) -> Key | None:
         """A file copied as it is (a theme's asset) or made whole elsewhere (sitemap.xml): its bytes."""
@@ -288,7 +293,7 @@ class _NoKeys(Keys):
     def ledger_page(self, chrome, path, parts):
         return None
 
-    def data_file(self, path, kind, inputs, *, once=False):
+    def data_file(self, path, kind, inputs, *, once=False, compressor=None):
         return None
 
     def file(self, path, read):
@@ -317,6 +322,7 @@ WHY = {
     "content": "what it shows changed",
     "data": "its data changed",
     "source": "its source changed",
+    "compressor": "the gzip compressor changed (another zlib build)",
 }
 IMPLIED = {"record": {"result", "report"}, "redaction": {"result"}}  # parts that change with these
 WHY_NEW = "new page"
@@ -333,6 +339,7 @@ BUILD_WHY = {
     "clock": "the build time changed (SOURCE_DATE_EPOCH)",
     "previous": "the previous publish changed (--previous)",
     "exports": "the export changed",
+    "compressor": "the gzip compressor changed (another zlib build)",
 }
 
 

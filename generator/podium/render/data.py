@@ -6,7 +6,6 @@ one trailing newline) so two builds of the same input are byte-identical.
 
 from __future__ import annotations
 
-import gzip
 import json
 import re
 from datetime import UTC, datetime
@@ -24,6 +23,7 @@ from podium.model import (
     iso_utc,
 )
 from podium.numbers import ledger_texts
+from podium.render.gzipped import gzip_bytes
 
 LEDGER_COLUMNS = (
     "run_id", "date", "agent", "agent_name", "mission", "version", "older", "kind", "status",
@@ -230,8 +230,9 @@ def part_jsonl(board: Leaderboard, index: int) -> bytes:
 def part_jsonl_gz(board: Leaderboard, index: int) -> bytes:
     """One part as gzipped JSON Lines (``.jsonl.gz``): a fifth of the bytes, the one format of the three a
     site at 1M runs must shrink to fit a 1 GB host (the CSV stays plain for spreadsheets; the page needs its
-    script). No file name or time in the gzip header, so the same part is the same bytes."""
-    return gzip.compress(part_jsonl(board, index), compresslevel=9, mtime=0)
+    script). No file name, time or platform in the gzip header, so the same part is the same bytes wherever
+    the same compressor makes them (render/gzipped.py: the cache keys these parts on it)."""
+    return gzip_bytes(part_jsonl(board, index))
 
 
 def part_csv(board: Leaderboard, index: int) -> bytes:

@@ -23,7 +23,7 @@ from podium.entries import Asset, Blob, DataFile, Entry, LazyPage, LedgerPage, P
 from podium.errors import BuildError
 from podium.load.files import Stamp
 from podium.model import Leaderboard, Run, RunRecord
-from podium.render import compare_data, data
+from podium.render import compare_data, data, gzipped
 from podium.render.redact import Redaction
 from podium.render.report import ReportRenderer
 from podium.render.safe import run_view
@@ -42,6 +42,7 @@ DATA_FILES = {  # a DataFile's kind -> its bytes from the public board (and the 
     "compare": lambda board, generated_at, part: compare_data.compare_json(board),
     "compare_schema": lambda board, generated_at, part: compare_data.compare_schema(),
 }
+GZIPPED = frozenset({"part_jsonl_gz"})  # data files whose bytes depend on the compressor (render/gzipped.py)
 
 
 class SiteRenderer:
@@ -98,14 +99,16 @@ class SiteRenderer:
     def key(self, entry: Entry) -> Key | None:
         """The file's cache key (cache.Keys), from everything it is made from. A page: its template and
         context (a run page: its raw record, its report and its redaction instead of the public record);
-        a ledger part: its runs; any other data file: the summary without the runs (which no other data
-        file lists); a file copied or made elsewhere: its bytes. None without a cache."""
+        a ledger part: its runs (a gzipped one: and the compressor); any other data file: the summary without
+        the runs (which no other data file lists); a file copied or made elsewhere: its bytes. None without a
+        cache."""
         keys = self.keys
         if isinstance(entry, DataFile):
             if entry.part is not None:
                 part = self.board.ledger.parts[entry.part]
                 return keys.data_file(entry.path, entry.kind, lambda: (
-                    replace(part, runs=len(part.runs)), [self.board.runs[i] for i in part.runs]))
+                    replace(part, runs=len(part.runs)), [self.board.runs[i] for i in part.runs]),
+                    compressor=gzipped.fingerprint() if entry.kind in GZIPPED else None)
             return keys.data_file(entry.path, entry.kind, lambda: (_without_runs(self.board), self.generated_at),
                                   once=True)
         if isinstance(entry, Blob):
