@@ -151,8 +151,10 @@ def test_json_outputs_equal_the_published_files_byte_for_byte(project):
     summary = json.loads((results / "summary.json").read_text(encoding="utf-8"))
     assert run_cli("rank", "--json").stdout_bytes == dump_json(summary["agents"])
     assert run_cli("rank", "--by", "model", "--json").stdout_bytes == dump_json(summary["by_model"])
-    pairs = json.loads((results / "compare.json").read_text(encoding="utf-8"))["pairs"]
-    pair = next(p for p in pairs if {p["a_name"], p["b_name"]} == {"osprey", "kestrel"})
+    pairs = json.loads((results / "compare.json").read_text(encoding="utf-8"))["pairs"]  # those with a page
+    summary_of_pair = next(p for p in pairs if {p["a_name"], p["b_name"]} == {"osprey", "kestrel"})
+    pair = json.loads((project / "site" / summary_of_pair["detail"]).read_text(encoding="utf-8"))  # in full
+    assert pair.pop("schema") == "podium.compare-pair/1"
     assert run_cli("compare", "kestrel", "osprey", "--json").stdout_bytes == dump_json(pair)
     rows = ledger_rows_at(project / "site")
     kestrel = [r for r in reversed(rows) if r["agent_name"] == "kestrel" and r["kind"] != "not_a_run"]

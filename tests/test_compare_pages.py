@@ -83,9 +83,13 @@ def compare_json(built) -> dict:
 
 
 def pair_entry(built, a, b) -> dict:
+    """A pair with a page in full: its file, which the index names (its ``detail``), without the schema."""
     found = [p for p in compare_json(built)["pairs"] if (p["a_name"], p["b_name"]) == (a, b)]
     assert len(found) == 1
-    return found[0]
+    entry = kit.strict_json(built["files"][found[0]["detail"]])
+    assert entry.pop("schema") == "podium.compare-pair/1"
+    assert {k: v for k, v in entry.items() if k != "versions"} == {k: v for k, v in found[0].items() if k != "detail"}
+    return entry
 
 
 # ------------------------------------------------------------------ the data files
@@ -94,20 +98,29 @@ def test_compare_json_validates_against_the_shipped_schema(built):
     schema = kit.strict_json(built["files"][COMPARE_SCHEMA])
     assert built["files"][COMPARE_SCHEMA] == (MAIN / "generator" / "podium" / "compare.schema.json").read_bytes()
     jsonschema.Draft202012Validator.check_schema(schema)
+    validator = jsonschema.Draft202012Validator(schema)
     data = compare_json(built)
-    jsonschema.Draft202012Validator(schema).validate(data)
-    assert data["schema"] == "podium.compare/1"
+    validator.validate(data)
+    assert data["schema"] == "podium.compare/2"
     assert [(p["a_name"], p["b_name"]) for p in data["pairs"]] == [
         ("osprey", "harrier"), ("osprey", "kestrel"), ("harrier", "kestrel")]
+    parts = [path for path in built["files"] if path.startswith("api/results/compare/")]
+    assert sorted(parts) == sorted([a["part"] for a in data["agents"]] + [p["detail"] for p in data["pairs"]])
+    for path in parts:
+        validator.validate(kit.strict_json(built["files"][path]))
 
 
 def test_compare_schema_rejects_a_broken_entry(built):
     validator = jsonschema.Draft202012Validator(kit.strict_json(built["files"][COMPARE_SCHEMA]))
-    data = compare_json(built)
-    data["pairs"][0]["versions"][0]["verdict"] = "ahead"
+    detail = compare_json(built)["pairs"][0]["detail"]
+    data = kit.strict_json(built["files"][detail])
+    data["versions"][0]["verdict"] = "ahead"
     assert not validator.is_valid(data)
     data = compare_json(built)
     del data["pairs"][0]["flags"]["timeout_gap"]
+    assert not validator.is_valid(data)
+    data = compare_json(built)
+    data["pairs"][0]["versions"] = []  # the index holds no versions
     assert not validator.is_valid(data)
 
 
@@ -357,8 +370,10 @@ def test_the_matrix_names_how_many_agents_are_left_out(tmp_path):
     pair_pages = [p for p in files if p.startswith("compare/") and p.count("/") == 3]
     assert len(pair_pages) == 30 * 29 // 2
     data = kit.strict_json(files[COMPARE])
-    assert len(data["pairs"]) == 32 * 31 // 2  # every pair is in the data
-    assert sum(p["url"] is None for p in data["pairs"]) == 32 * 31 // 2 - 30 * 29 // 2
+    assert len(data["pairs"]) == 30 * 29 // 2  # the index: the pairs with a page
+    everyone = {(p["a"], p["b"]): p for a in data["agents"] for p in kit.strict_json(files[a["part"]])["pairs"]}
+    assert len(everyone) == 32 * 31 // 2  # every pair is in the data: in its agents' parts
+    assert sum(p["url"] is None and p["detail"] is None for p in everyone.values()) == 32 * 31 // 2 - 30 * 29 // 2
 
 
 # ------------------------------------------------------------------ CLI

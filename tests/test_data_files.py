@@ -170,12 +170,15 @@ def test_each_schema_name_is_said_once_in_code_and_matches_its_shipped_schema():
     compare_schema = json.loads((shipped / "compare.schema.json").read_bytes())
     runs_schema = json.loads((shipped / "runs.schema.json").read_bytes())
     assert summary_schema["$id"] == summary_schema["properties"]["schema"]["const"] == published.SUMMARY_SCHEMA
-    assert compare_schema["$id"] == compare_schema["properties"]["schema"]["const"] == published.COMPARE_SCHEMA
+    assert compare_schema["$id"] == compare_schema["$defs"]["Index"]["properties"]["schema"]["const"] \
+        == published.COMPARE_SCHEMA
+    assert compare_schema["$defs"]["AgentPart"]["properties"]["schema"]["const"] == published.COMPARE_AGENT_SCHEMA
+    assert compare_schema["$defs"]["PairFile"]["properties"]["schema"]["const"] == published.COMPARE_PAIR_SCHEMA
     assert runs_schema["$defs"]["index"]["properties"]["schema"]["const"] == published.RUNS_SCHEMA
     assert runs_schema["$id"].endswith("runs-" + published.RUNS_SCHEMA.rpartition("/")[2] + ".json")
     code = "".join(path.read_text() for path in shipped.rglob("*.py") if path.name != "published.py")
-    for name in (published.SUMMARY_SCHEMA, published.COMPARE_SCHEMA, published.RUNS_SCHEMA,
-                 published.REPORT_SCHEMA, published.CHANGES_SCHEMA, published.REDIRECTS_SCHEMA):
+    for name in (published.SUMMARY_SCHEMA, published.COMPARE_SCHEMA, published.COMPARE_AGENT_SCHEMA,
+                 published.COMPARE_PAIR_SCHEMA, published.RUNS_SCHEMA, published.REPORT_SCHEMA, published.CHANGES_SCHEMA, published.REDIRECTS_SCHEMA):
         assert f'"{name}"' not in code, name
 
 

@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from podium import codec, hosts, search_engines
+from podium import codec, compare, hosts, search_engines
 from podium.cache import NO_CACHE, NoCache, open_cache, tree_fingerprint
 from podium.config import CONFIG_NAME, Config, source_date_epoch
 from podium.entries import Blob, LazyPage, Page
@@ -17,14 +17,14 @@ from podium.load.content import load_pages
 from podium.load.export import Scanned, WholeRuns, load_exports, scan
 from podium.load.files import NotReadable, read_regular
 from podium.load.published import MAX_BYTES
-from podium.model import Leaderboard, Outline, Run, RunRecord
+from podium.model import Leaderboard, Outline, Pair, Run, RunRecord
 from podium.plan import Site, plan_site
 from podium.publish import prepare as prepare_publishing
 from podium.render import gzipped
 from podium.render.markdown import render_content
 from podium.render.redact import Answers, Redaction, exposed_values
 from podium.render.report import ReportRenderer
-from podium.render.safe import public_board
+from podium.render.safe import public_board_and_pairs
 from podium.render.site import SiteRenderer, guard_secrets, render_site
 from podium.render.templates import (
     builtin_themes,
@@ -97,11 +97,19 @@ class _Keep:
 @dataclass(frozen=True)
 class Counted:
     """The summary twice: ``raw`` (run pages are made from it in the render stage, which redacts each one)
-    and ``public``, the redacted board every page, data file and printed line reads."""
+    and ``public``, the redacted board every page, data file and printed line reads; ``public_pair`` makes
+    a pair of ``raw`` public as ``public``'s are (render/safe.py)."""
 
     raw: Leaderboard
     public: Leaderboard
     redaction: Redaction
+    public_pair: Callable[[Pair], Pair]
+
+    def pair(self, a: str, b: str) -> Pair | None:
+        """The public pair of agents ``a`` and ``b`` (ids, either order) with every shared version, or None
+        when they share none: the board keeps versions only for the pairs with a page (compare.py)."""
+        found = [p for p in self.raw.pairs if {p.a, p.b} == {a, b}]
+        return self.public_pair(compare.full_pair(self.raw, found[0])) if found else None
 
 
 def count(config: Config, export: Path | Sequence[Path], cache: NoCache = NO_CACHE, jobs: int = 1,
@@ -109,12 +117,23 @@ def count(config: Config, export: Path | Sequence[Path], cache: NoCache = NO_CAC
     """Read, count once (with ``run_pages`` applied, as the site links runs), and make the public view."""
     board, answers = _read(config, export, cache, jobs, scanned)
     redaction = Redaction(config.redact, answers.by_mission)
-    return Counted(board, public_board(board, redaction), redaction)
+    public, public_pair = public_board_and_pairs(board, redaction)
+    return Counted(board, public, redaction, public_pair)
 
 
 def public_view(config: Config, export: Path | Sequence[Path]) -> Leaderboard:
     """The one way in for every command that prints: the board exactly as the site publishes it."""
     return count(config, export).public
+
+
+PairOf = Callable[[str, str], Pair | None]  # two agent ids (either order) -> their public pair in full
+
+
+def public_comparisons(config: Config, export: Path | Sequence[Path]) -> tuple[Leaderboard, PairOf]:
+    """``public_view``, and the public pair of any two agents in full (``podium compare``: the board keeps the
+    versions of the pairs with a page only); the raw board stays here."""
+    counted = count(config, export)
+    return counted.public, counted.pair
 
 
 def _paths(export: Path | Sequence[Path]) -> list[Path]:

@@ -16,7 +16,7 @@ from pathlib import Path
 import click
 
 from podium import __version__
-from podium.build import Built, build_site, public_view
+from podium.build import Built, build_site, public_comparisons, public_view
 from podium.cache import DEFAULT_DIR as DEFAULT_CACHE
 from podium.config import Config, load_config
 from podium.diff import diff_files
@@ -234,20 +234,19 @@ def history(agent: str, export: tuple[Path, ...], config_path: Path | None, as_j
 @click.argument("agent_b")
 @EXPORT_ARG
 @CONFIG_OPT
-@click.option("--json", "as_json", is_flag=True, help="Print the pair's entry of compare.json.")
+@click.option("--json", "as_json", is_flag=True, help="Print the pair's entry, with every shared version.")
 def compare(agent_a: str, agent_b: str, export: tuple[Path, ...], config_path: Path | None, as_json: bool) -> None:
     """Compare two agents head to head on the mission versions they share (each: name, id or slug; any order)."""
     config = load_config(config_path)
-    board = public_view(config, _export_path(export, config))
+    board, pair_of = public_comparisons(config, _export_path(export, config))
     first, second = _find_agent(board, agent_a), _find_agent(board, agent_b)
     if first == second:
         raise PodiumError(f"{agent_a!r} and {agent_b!r} are the same agent; name two")
-    found = [p for p in board.pairs if {p.a, p.b} == {first, second}]
-    if not found:
+    pair = pair_of(first, second)
+    if pair is None:
         names = {a.agent: a.name for a in board.agents}
         raise PodiumError(f"no comparison of {names[first]!r} and {names[second]!r}: they share no current mission "
                           "version on which both have runs in the median")
-    pair = found[0]
     if as_json:
         click.echo(dump_json(pair_dict(pair)).decode("utf-8"), nl=False)
     else:

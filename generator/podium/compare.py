@@ -21,6 +21,7 @@ from podium.model import (
     MEDIAN_KINDS,
     AgentSummary,
     Figures,
+    Leaderboard,
     MissionAgent,
     ModelSummary,
     Pair,
@@ -116,14 +117,9 @@ def _side(records: Sequence[RunRecord], fig: Figures) -> _Side | None:
     )
 
 
-def pairs(agents: Sequence[AgentSummary], groups: Mapping[tuple[str, str, str], Sequence[RunRecord]],
-          cells: Mapping[tuple[str, str, str], Figures], current: Mapping[str, str],
-          mission_url: Callable[[str, str], str | None]) -> tuple[Pair, ...]:
-    """Every pair of ranked agents sharing a current mission version (compare.md §1).
-
-    ``agents`` ranked (summary order), ``groups``/``cells``: counted runs and their
-    figures per (agent, mission, version), as summarize computed them once.
-    """
+def _sides(groups: Mapping[tuple[str, str, str], Sequence[RunRecord]], cells: Mapping[tuple[str, str, str], Figures],
+           current: Mapping[str, str]) -> dict[str, dict[tuple[str, str], _Side]]:
+    """agent -> (mission, version) -> its side there, on every current version where it has a median population."""
     sides: dict[str, dict[tuple[str, str], _Side]] = defaultdict(dict)
     for (agent, mission, version), records in groups.items():
         if current.get(mission) != version:
@@ -131,6 +127,26 @@ def pairs(agents: Sequence[AgentSummary], groups: Mapping[tuple[str, str, str], 
         side = _side(records, cells[(agent, mission, version)])
         if side is not None:
             sides[agent][(mission, version)] = side
+    return sides
+
+
+def _shared(mine: dict, theirs: dict) -> list[tuple[str, str]]:
+    return sorted(mine.keys() & theirs.keys(), key=lambda mv: (mv[0], version_key(mv[1])))
+
+
+def pairs(agents: Sequence[AgentSummary], groups: Mapping[tuple[str, str, str], Sequence[RunRecord]],
+          cells: Mapping[tuple[str, str, str], Figures], current: Mapping[str, str],
+          mission_url: Callable[[str, str], str | None]) -> tuple[Pair, ...]:
+    """Every pair of ranked agents sharing a current mission version (compare.md §1).
+
+    ``agents`` ranked (summary order), ``groups``/``cells``: counted runs and their
+    figures per (agent, mission, version), as summarize computed them once.
+
+    Only a pair with a page (among the top MATRIX_AGENTS) keeps its versions, which its page and its data
+    file show: the others keep every figure over their versions, and :func:`full_pair` makes their
+    versions when asked (``podium compare``). There are agents² pairs, each with its shared versions.
+    """
+    sides = _sides(groups, cells, current)
     out = []
     for i, a in enumerate(agents):
         mine = sides.get(a.agent)
@@ -141,15 +157,40 @@ def pairs(agents: Sequence[AgentSummary], groups: Mapping[tuple[str, str, str], 
             theirs = sides.get(b.agent)
             if not theirs:
                 continue
-            shared = sorted(mine.keys() & theirs.keys(), key=lambda mv: (mv[0], version_key(mv[1])))
+            shared = _shared(mine, theirs)
             if shared:
                 page = routes.pair_path(a.slug, b.slug) if j < MATRIX_AGENTS else None
-                out.append(_pair(a, b, shared, mine, theirs, mission_url, page))
+                out.append(_pair(a, b, shared, mine, theirs, mission_url, page, keep_versions=page is not None))
     return tuple(out)
 
 
+def pairs_by_agent(pairs: Sequence[Pair]) -> dict[str, list[int]]:
+    """agent id -> the indices in ``pairs`` of the pairs it is in, in their order (an agent's part of the data)."""
+    out: dict[str, list[int]] = {}
+    for index, pair in enumerate(pairs):
+        out.setdefault(pair.a, []).append(index)
+        out.setdefault(pair.b, []).append(index)
+    return out
+
+
+def full_pair(board: Leaderboard, pair: Pair) -> Pair:
+    """``pair`` (one of ``board.pairs``) with its versions, made again from the board's runs for its two agents
+    exactly as :func:`pairs` made it (the same groups, figures and current versions)."""
+    if len(pair.versions) == pair.shared:
+        return pair
+    groups = {key: [board.runs[i] for i in indices]
+              for key, indices in board.groups.by_agent_version.items() if key[0] in (pair.a, pair.b)}
+    current = {m.mission: m.version for m in board.missions if m.current}
+    urls = {(m.mission, m.version): m.url for m in board.missions}
+    sides = _sides(groups, {key: figures(records) for key, records in groups.items()}, current)
+    agents = {a.agent: a for a in board.agents}
+    mine, theirs = sides[pair.a], sides[pair.b]
+    return _pair(agents[pair.a], agents[pair.b], _shared(mine, theirs), mine, theirs,
+                 lambda mission, version: urls.get((mission, version)), pair.url, keep_versions=True)
+
+
 def _pair(a: AgentSummary, b: AgentSummary, shared: list[tuple[str, str]], mine: dict, theirs: dict,
-          mission_url: Callable[[str, str], str | None], page: str | None) -> Pair:
+          mission_url: Callable[[str, str], str | None], page: str | None, *, keep_versions: bool) -> Pair:
     versions = []
     for mission, version in shared:
         x, y = mine[(mission, version)], theirs[(mission, version)]
@@ -206,7 +247,7 @@ def _pair(a: AgentSummary, b: AgentSummary, shared: list[tuple[str, str]], mine:
         no_judge_share_b=float(no_judge_b),
         timeout_share_a=float(timeout_a),
         timeout_share_b=float(timeout_b),
-        versions=tuple(versions),
+        versions=tuple(versions) if keep_versions else (),
     )
 
 

@@ -59,11 +59,13 @@ class LedgerPage(LazyPage):
 
 @dataclass(frozen=True)
 class DataFile:
-    """A data file of site.md (``kind`` is one of render/site.py's DATA_FILES; ``part``: which ledger part)."""
+    """A data file of site.md (``kind`` is one of render/site.py's DATA_FILES; ``part``: which ledger part,
+    or which agent or pair of the board a part of the comparisons is; ``pairs``: an agent's, by index)."""
 
     path: str
     kind: str
     part: int | None = None
+    pairs: tuple[int, ...] = ()
 
 
 @dataclass(frozen=True)

@@ -421,6 +421,8 @@ class Pair:
     no_judge_share_b: float
     timeout_share_a: float  # timed_out / median population, shared versions
     timeout_share_b: float
+    # Every shared version's figures for a pair with a page (url), else () and compare.full_pair makes them:
+    # a board holds agents² pairs, and only the pages and their data files show versions (issue 29).
     versions: tuple[PairVersion, ...]
 
 

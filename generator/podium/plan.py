@@ -60,6 +60,7 @@ def plan_site(board: Leaderboard, site: Site, static: dict[str, Path] | None = N
     outputs: list[Entry] = [DataFile(path, kind) for kind, path in routes.DATA_FILES.items()]
     for number, part in enumerate(board.ledger.parts if board.ledger else ()):
         outputs += [DataFile(part.paths[kind], f"part_{kind}", number) for kind in ("jsonl_gz", "csv", "script")]
+    outputs += plan_compare.data_files(board)
     pages = [_home(board, index), *_missions_pages(board, index)]
     pages += [_agent_page(a, index) for a in board.agents]
     pages += [_mission_page(m, index) for m in board.missions]

@@ -6,8 +6,8 @@ chart geometry and sentences (compare_words.py); templates never count.
 
 Pages: ``compare/index.html`` (a matrix of every pair among the top
 ``compare.MATRIX_AGENTS`` ranked agents), one page per such pair, ``models/index.html``
-and one page per model key. Pairs below the matrix are in compare.json and
-``podium compare`` only.
+and one page per model key. Pairs below the matrix are in their agents' parts of the comparison data
+(:func:`data_files`: figures over their versions) and, in full, in ``podium compare`` only.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from podium import charts, routes
-from podium.compare import MATRIX_AGENTS
+from podium.compare import MATRIX_AGENTS, pairs_by_agent
 from podium.compare_charts import intervals
 from podium.compare_words import (
     flag_sentences,
@@ -23,6 +23,7 @@ from podium.compare_words import (
     verdict_counts,
     verdict_words,
 )
+from podium.entries import DataFile
 from podium.figures import first
 from podium.model import AgentSummary, Leaderboard, ModelSummary, Pair, RunRecord
 
@@ -66,6 +67,17 @@ class Links:
 
     def for_version(self, mission: str, version: str) -> list[dict]:
         return self._version.get((mission, version), [])
+
+
+def data_files(board: Leaderboard) -> list[DataFile]:
+    """compare.json's parts (render/compare_data.py): one per agent with a pair, one per pair with a page."""
+    pairs_of = pairs_by_agent(board.pairs)
+    out = [DataFile(routes.compare_agent_data_path(a.slug), "compare_agent", i, tuple(pairs_of[a.agent]))
+           for i, a in enumerate(board.agents) if a.agent in pairs_of]
+    slugs = {a.agent: a.slug for a in board.agents}
+    out += [DataFile(routes.compare_pair_data_path(slugs[p.a], slugs[p.b]), "compare_pair", i)
+            for i, p in enumerate(board.pairs) if p.url is not None]
+    return out
 
 
 def pages(board: Leaderboard) -> list[Planned]:

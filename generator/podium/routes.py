@@ -30,6 +30,7 @@ LEDGER = "runs/index.html"
 LEDGER_PARTS = "api/results/ledger"
 COMPARE_JSON = "api/results/compare.json"
 COMPARE_SCHEMA = "api/results/compare.schema.json"
+COMPARE_PARTS = "api/results/compare"  # compare.json's parts: one per agent, one per pair with a page
 DATA_FILES = {"summary": SUMMARY_JSON, "schema": SUMMARY_SCHEMA, "runs_json": RUNS_JSON, "runs_schema": RUNS_SCHEMA,
               "ledger_js": LEDGER_JS, "compare": COMPARE_JSON, "compare_schema": COMPARE_SCHEMA}
 COMPARE_INDEX = "compare/index.html"
@@ -111,6 +112,17 @@ def pair_path(slug_1: str, slug_2: str) -> str:
     """A head-to-head page: the two agent slugs in sorted order, so the permalink survives a change of rank."""
     first, second = sorted((slug_1, slug_2))
     return f"compare/{first}/{second}/index.html"
+
+
+def compare_agent_data_path(agent_slug: str) -> str:
+    """An agent's part of the comparison data: every pair it is in (render/compare_data.py)."""
+    return f"{COMPARE_PARTS}/{agent_slug}.json"
+
+
+def compare_pair_data_path(slug_1: str, slug_2: str) -> str:
+    """A pair with a page, with every shared version: beside its page's path (the slugs in sorted order)."""
+    first, second = sorted((slug_1, slug_2))
+    return f"{COMPARE_PARTS}/{first}/{second}.json"
 
 
 def model_path(model_slug: str) -> str:

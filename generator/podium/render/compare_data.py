@@ -1,15 +1,34 @@
-"""``api/results/compare.json`` (compare.md §3): every pair, as the summary step computed it.
+"""The comparison data (compare.md §3, in parts since issue 29): an index, a part per agent, a file per pair page.
 
-Pure: Leaderboard in, dicts and bytes out; the bytes go through ``data.dump_json``
-(sorted keys, no NaN), so two builds of the same input are byte-identical.
+compare.json held every pair with every shared version: agents² × versions, 56 MiB at 150 agents × 40
+missions and 717 MB at 300, past what a host serves as one file. The layout (``podium.compare/2``):
+
+- ``api/results/compare.json``, the index: every ranked agent (rank order) with its number of pairs and
+  its part's path, and the pairs the site shows (each pair with a page: the top 30's), each as a
+  *summary*: the pair's entry without ``versions``, with ``detail``, the path of its file in full;
+- ``api/results/compare/<slug>.json``, one per agent with a pair: every pair the agent is in, as
+  summaries (index order: by a's rank, then b's);
+- ``api/results/compare/<slug>/<slug>.json``, one per pair with a page (the slugs sorted, as the page's
+  path): the pair's entry in full, with every shared version, what its page shows.
+
+A pair without a page has no versions on the site; ``podium compare A B --json`` computes any pair in
+full (compare.full_pair). Each file grows with one dimension only: the index with the agents (about 150
+bytes each) and its 435 pairs at most, an agent's part with its rivals (about 800 bytes each: 300 rivals
+on 40 shared versions, every flag raised, fit in 0.3 MiB), a pair's file with its shared versions (about
+500 bytes each).
+
+Pure: Leaderboard in, dicts and bytes out; the bytes go through ``data.dump_json`` (sorted keys, no
+NaN), so two builds of the same input are byte-identical.
 """
 
 from __future__ import annotations
 
 from importlib import resources
 
-from podium.load.published import COMPARE_SCHEMA
-from podium.model import Leaderboard, Pair, PairVersion
+from podium import routes
+from podium.compare import pairs_by_agent
+from podium.load.published import COMPARE_AGENT_SCHEMA, COMPARE_PAIR_SCHEMA, COMPARE_SCHEMA
+from podium.model import AgentSummary, Leaderboard, Pair, PairVersion
 from podium.render.data import dump_json
 
 
@@ -41,8 +60,15 @@ def version_dict(v: PairVersion) -> dict:
 
 
 def pair_dict(pair: Pair) -> dict:
-    """One pair entry of compare.json (also what ``podium compare A B --json`` prints)."""
-    return {
+    """One pair's entry in full (a pair file holds it, beside its ``schema``; ``podium compare A B --json``
+    prints it): every field of compare.md §1 and the extra ones, with ``versions`` (``pair`` must hold them)."""
+    return {**pair_summary(pair, detail=False), "versions": [version_dict(v) for v in pair.versions]}
+
+
+def pair_summary(pair: Pair, *, detail: bool = True) -> dict:
+    """One pair as the index and the agent parts list it: its entry without ``versions``; ``detail`` names the
+    file with them (a pair with a page), else null (``podium compare`` makes them)."""
+    out = {
         "a": pair.a,
         "b": pair.b,
         "a_name": pair.a_name,
@@ -64,18 +90,62 @@ def pair_dict(pair: Pair) -> dict:
         "no_judge_share_b": pair.no_judge_share_b,
         "timeout_share_a": pair.timeout_share_a,
         "timeout_share_b": pair.timeout_share_b,
-        "versions": [version_dict(v) for v in pair.versions],
     }
+    if detail:
+        out["detail"] = pair_data_path(pair)
+    return out
 
 
-def compare_json(board: Leaderboard) -> bytes:
-    """compare.json, one pair per line (it grows with the square of the agents); keys sorted."""
-    rows = [dump_json(pair_dict(p), indent=None).decode("utf-8").rstrip("\n") for p in board.pairs]
-    body = ",\n".join(rows)
-    head = dump_json(COMPARE_SCHEMA, indent=None).decode("utf-8").rstrip("\n")
-    return ('{"pairs": [' + ("\n" + body + "\n" if rows else "") + '], "schema": ' + head + "}\n").encode("utf-8")
+def pair_data_path(pair: Pair) -> str | None:
+    """The file of a pair with a page (its page's path names the two slugs), else None."""
+    if pair.url is None:
+        return None
+    first, second = pair.url.split("/")[1:3]  # routes.pair_path: compare/<slug>/<slug>/index.html
+    return routes.compare_pair_data_path(first, second)
+
+
+def _lines(head: dict, key: str, rows: list[dict]) -> bytes:
+    """One JSON object: ``head``'s keys and ``key``, a list of ``rows`` one a line (keys sorted, as dump_json
+    writes them), so a file of many pairs or versions reads and diffs line by line."""
+    def value(v: object) -> str:
+        return dump_json(v, indent=None).decode("utf-8").rstrip("\n")
+
+    items = []
+    for name in sorted([*head, key]):
+        if name == key:
+            listed = "\n" + ",\n".join(value(row) for row in rows) + "\n" if rows else ""
+            items.append(value(key) + ":[" + listed + "]")
+        else:
+            items.append(value(name) + ":" + value(head[name]))
+    return ("{" + ",".join(items) + "}\n").encode("utf-8")
+
+
+def compare_index(board: Leaderboard) -> bytes:
+    """``compare.json``: every ranked agent with its part, and the pairs with a page, one line each."""
+    pairs_of = pairs_by_agent(board.pairs)
+    agents = [{"agent": a.agent, "name": a.name, "slug": a.slug, "rank": a.rank,
+               "pairs": len(pairs_of.get(a.agent, ())),
+               "part": routes.compare_agent_data_path(a.slug) if a.agent in pairs_of else None}
+              for a in board.agents]
+    shown = [pair_summary(p) for p in board.pairs if p.url is not None]
+    head = {"schema": COMPARE_SCHEMA, "agents": agents}
+    return _lines(head, "pairs", shown)
+
+
+def compare_agent_part(board: Leaderboard, agent: AgentSummary, pairs: list[int]) -> bytes:
+    """``compare/<slug>.json``: every pair ``agent`` is in (``pairs``: their indices in ``board.pairs``)."""
+    head = {"schema": COMPARE_AGENT_SCHEMA, "agent": agent.agent, "name": agent.name, "slug": agent.slug,
+            "rank": agent.rank}
+    return _lines(head, "pairs", [pair_summary(board.pairs[i]) for i in pairs])
+
+
+def compare_pair_file(pair: Pair) -> bytes:
+    """``compare/<slug>/<slug>.json``: a pair with a page, in full (its versions one a line)."""
+    entry = pair_dict(pair)
+    versions = entry.pop("versions")
+    return _lines({"schema": COMPARE_PAIR_SCHEMA, **entry}, "versions", versions)
 
 
 def compare_schema() -> bytes:
-    """The JSON Schema of compare.json, shipped with the site."""
+    """The JSON Schema of compare.json and its parts, shipped with the site."""
     return resources.files("podium").joinpath("compare.schema.json").read_bytes()

@@ -19,6 +19,7 @@ file and get no callable that could (themes/README.md lists each page's context)
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import replace
 
 from podium import routes
@@ -39,6 +40,12 @@ KNOWN_STATUSES = frozenset(JUDGE_STATUSES) | {"grading-failed", "skipped"}
 
 
 def public_board(board: Leaderboard, redaction: Redaction) -> Leaderboard:
+    return public_board_and_pairs(board, redaction)[0]
+
+
+def public_board_and_pairs(board: Leaderboard, redaction: Redaction) -> tuple[Leaderboard, Callable[[Pair], Pair]]:
+    """The public board, and how one of its pairs made in full later (compare.full_pair, for ``podium
+    compare``) is made public: with the names every run of the board needs redacted, as the board's own."""
     names: dict[str, str] = {}  # raw name -> as published (the most redacted form any run needs)
     seen: dict[tuple[str, str], str] = {}  # (mission, name) -> redacted: names repeat on every run of a history
     runs = tuple(_public_record(r, redaction, names, seen) for r in board.runs)
@@ -69,6 +76,12 @@ def public_board(board: Leaderboard, redaction: Redaction) -> Leaderboard:
         return replace(summary, figures=figures(summary.figures),
                        missions=tuple(replace(m, figures=figures(m.figures)) for m in summary.missions))
 
+    def judge_model(name: str) -> str:
+        return redaction.anywhere(names.get(name) or name)
+
+    def public_pair(pair: Pair) -> Pair:
+        return _public_pair(pair, model_key, judge_model)
+
     return replace(
         board,
         runs=runs,
@@ -78,9 +91,8 @@ def public_board(board: Leaderboard, redaction: Redaction) -> Leaderboard:
         problems=tuple(_public_problem(p, redaction, by_directory) for p in board.problems),
         notes=tuple(redaction.anywhere(note) for note in board.notes),
         by_model=tuple(model(m) for m in board.by_model),
-        pairs=tuple(_public_pair(p, model_key, lambda name: redaction.anywhere(names.get(name, name)))
-                    for p in board.pairs),
-    )
+        pairs=tuple(public_pair(p) for p in board.pairs),
+    ), public_pair
 
 
 # The text fields of a pair and of its versions that are not names a harness or a judge wrote: ids, slugs,

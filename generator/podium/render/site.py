@@ -30,18 +30,22 @@ from podium.render.safe import run_view
 from podium.render.templates import make_environment
 from podium.write import Kept
 
-DATA_FILES = {  # a DataFile's kind -> its bytes from the public board (and the ledger part it names)
-    "summary": lambda board, generated_at, part: data.dump_json(data.summary_dict(board, generated_at)),
-    "schema": lambda board, generated_at, part: data.summary_schema(),
-    "runs_json": lambda board, generated_at, part: data.ledger_index(board, generated_at),
-    "runs_schema": lambda board, generated_at, part: data.runs_schema(),
-    "ledger_js": lambda board, generated_at, part: data.ledger_index_script(board),
-    "part_jsonl_gz": lambda board, generated_at, part: data.part_jsonl_gz(board, part),
-    "part_csv": lambda board, generated_at, part: data.part_csv(board, part),
-    "part_script": lambda board, generated_at, part: data.part_script(board, part),
-    "compare": lambda board, generated_at, part: compare_data.compare_json(board),
-    "compare_schema": lambda board, generated_at, part: compare_data.compare_schema(),
+DATA_FILES = {  # a DataFile's kind -> its bytes from the public board (and the ledger part or pairs it names)
+    "summary": lambda board, generated_at, entry: data.dump_json(data.summary_dict(board, generated_at)),
+    "schema": lambda board, generated_at, entry: data.summary_schema(),
+    "runs_json": lambda board, generated_at, entry: data.ledger_index(board, generated_at),
+    "runs_schema": lambda board, generated_at, entry: data.runs_schema(),
+    "ledger_js": lambda board, generated_at, entry: data.ledger_index_script(board),
+    "part_jsonl_gz": lambda board, generated_at, entry: data.part_jsonl_gz(board, entry.part),
+    "part_csv": lambda board, generated_at, entry: data.part_csv(board, entry.part),
+    "part_script": lambda board, generated_at, entry: data.part_script(board, entry.part),
+    "compare": lambda board, generated_at, entry: compare_data.compare_index(board),
+    "compare_schema": lambda board, generated_at, entry: compare_data.compare_schema(),
+    "compare_agent": lambda board, generated_at, entry: compare_data.compare_agent_part(
+        board, board.agents[entry.part], list(entry.pairs)),
+    "compare_pair": lambda board, generated_at, entry: compare_data.compare_pair_file(board.pairs[entry.part]),
 }
+LEDGER_PARTS = frozenset({"part_jsonl_gz", "part_csv", "part_script"})  # a DataFile's part: a ledger part
 GZIPPED = frozenset({"part_jsonl_gz"})  # data files whose bytes depend on the compressor (render/gzipped.py)
 
 
@@ -86,7 +90,7 @@ class SiteRenderer:
         if isinstance(entry, Page):
             return render_page(entry, self.env)
         if isinstance(entry, DataFile):
-            return DATA_FILES[entry.kind](self.board, self.generated_at, entry.part)
+            return DATA_FILES[entry.kind](self.board, self.generated_at, entry)
         if isinstance(entry, Blob):
             return entry.data
         return entry.source.read_bytes()
@@ -99,13 +103,21 @@ class SiteRenderer:
     def key(self, entry: Entry) -> Key | None:
         """The file's cache key (cache.Keys), from everything it is made from. A page: its template and
         context (a run page: its raw record, its report and its redaction instead of the public record);
-        a ledger part: its runs (a gzipped one: and the compressor); any other data file: the summary without
-        the runs (which no other data file lists); a file copied or made elsewhere: its bytes. None without a
-        cache."""
+        a ledger part: its runs (a gzipped one: and the compressor); a part of the comparisons: its pairs; any
+        other data file: the summary without the runs (which no other data file lists); a file copied or made
+        elsewhere: its bytes. None without a cache."""
         keys = self.keys
         if isinstance(entry, DataFile):
-            if entry.part is not None:
-                part = self.board.ledger.parts[entry.part]
+            number = entry.part
+            if number is not None and entry.kind == "compare_agent":  # what it writes of the agent, and its pairs
+                agent = self.board.agents[number]
+                return keys.data_file(entry.path, entry.kind, lambda: (
+                    (agent.agent, agent.name, agent.slug, agent.rank), [self.board.pairs[i] for i in entry.pairs]))
+            if number is not None and entry.kind == "compare_pair":
+                pair = self.board.pairs[number]
+                return keys.data_file(entry.path, entry.kind, lambda: (pair,))
+            if number is not None and entry.kind in LEDGER_PARTS:
+                part = self.board.ledger.parts[number]
                 return keys.data_file(entry.path, entry.kind, lambda: (
                     replace(part, runs=len(part.runs)), [self.board.runs[i] for i in part.runs]),
                     compressor=gzipped.fingerprint() if entry.kind in GZIPPED else None)
