@@ -7,8 +7,10 @@
      drawn PAGE rows at a time. All text goes in via textContent. The filters, the sort and the
      page live in the URL fragment (runs/index.html#agent=kestrel&kind=timed_out, plus
      sort=overall&dir=asc and page=2 when not the default), restored on load and kept up to date
-     with history.replaceState, so a view is a link. `mission` matches a mission name or
-     "name version"; ?agent=… in the query is still read when there is no fragment. */
+     with history.replaceState, so a view is a link. `agent` is the agent's slug (unique: two agents
+     of one name are two views), or a name that exactly one agent has (links made before slugs);
+     `mission` matches a mission name or "name version"; ?agent=… in the query is still read when
+     there is no fragment. */
 (function () {
   "use strict";
 
@@ -113,7 +115,7 @@
       loading.parts[path] = {};
       loading.parts[path].promise = loadScript(this.prefix + path, loading.parts[path]).then(function (data) {
         self.parts[path] = data.rows.map(function (row) {
-          var item = { agent: data.agent, agent_url: data.agent_url, mission: data.mission };
+          var item = { agent: data.agent, slug: data.slug, agent_url: data.agent_url, mission: data.mission };
           data.columns.forEach(function (name, i) { item[name] = row[i]; });
           var version = data.versions[item.version] || ["", false];
           item.mission_url = version[0];
@@ -131,7 +133,7 @@
   Ledger.prototype.needed = function (f) {
     var mission = f.mission;
     return this.index.filter(function (p) {
-      if (f.agent && p.agent !== f.agent) return false;
+      if (f.agent && p.slug !== f.agent) return false;
       if (mission && p.mission !== mission && mission.indexOf(p.mission + " ") !== 0) return false;
       if (f.kind && !p.kinds[f.kind]) return false;
       return true;
@@ -146,7 +148,7 @@
 
   Ledger.prototype.matches = function (row, f) {
     if (f.kind && row.kind !== f.kind) return false;
-    if (f.agent && row.agent !== f.agent) return false;
+    if (f.agent && row.slug !== f.agent) return false;
     if (f.mission && row.mission !== f.mission && row.mission + " " + row.version !== f.mission) return false;
     if (!f.q) return true;
     var hay = [row.run, row.agent, row.mission, row.version, row.status, row.kind].join(" ").toLowerCase();
@@ -198,9 +200,14 @@
     var changed = false;
     FILTERS.forEach(function (name) {
       var control = self.form.elements[name], value = params.get(name) || "";
-      if (value && control.tagName === "SELECT" && name === "mission" &&
-          !Array.prototype.some.call(control.options, function (o) { return o.value === value; })) {
-        control.appendChild(el("option", null, value));  // a "name version" from a mission page's link
+      var options = control.tagName === "SELECT" ? Array.prototype.slice.call(control.options) : null;
+      if (value && options && !options.some(function (o) { return o.value === value; })) {
+        if (name === "agent") {  // a link by the agent's name (made before slugs), when one agent has it
+          var named = options.filter(function (o) { return o.textContent === value; });
+          if (named.length === 1) value = named[0].value;
+        } else if (name === "mission") {
+          control.appendChild(el("option", null, value));  // a "name version" from a mission page's link
+        }
       }
       control.value = value;
       if (control.value) changed = true;
