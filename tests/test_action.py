@@ -254,6 +254,19 @@ def test_first_publish_on_the_demo_export_with_the_cache(tmp_path):
     assert re.search(r"podium: wrote [\d.]+ MB in \d+ files \(GitHub Pages: [\d.]+% of its 1\.0 GB\) to ", text)
 
 
+def test_the_host_input_overrides_podium_yaml(tmp_path):
+    """`host` reaches `podium build --host`, which wins over podium.yaml's `host:`."""
+    runner = Runner(tmp_path)
+    runner.export_from(SAMPLES if SAMPLES.is_dir() else DEMO)
+    (runner.workspace / "podium.yaml").write_text("host: github-pages\n", encoding="utf-8")
+    done = runner.plan_and_build(PODIUM_CONFIG="podium.yaml", PODIUM_HOST="cloudflare-free", PODIUM_CACHE="off")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "--config podium.yaml --host cloudflare-free --no-cache" in done.stdout
+    assert "(Cloudflare Pages (free plan): " in runner.summary_text() and "GitHub Pages" not in runner.summary_text()
+    without = runner.plan_and_build(PODIUM_CONFIG="podium.yaml", PODIUM_CACHE="off")
+    assert without.returncode == 0 and "(GitHub Pages: " in without.stdout
+
+
 def test_an_untrusted_run_builds_without_the_cache(tmp_path):
     runner = Runner(tmp_path)
     runner.export_from(DEMO)
