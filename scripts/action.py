@@ -27,7 +27,6 @@ import re
 import secrets
 import subprocess
 import sys
-import tomllib
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -115,6 +114,8 @@ def venv_python(root: Path) -> Path:
 
 def source_version(action_path: Path) -> str:
     """podium's version as the action's pyproject.toml names it."""
+    import tomllib  # here, not at the top: main() first says plainly when this Python is older than 3.11
+
     try:
         with open(action_path / "pyproject.toml", "rb") as f:
             project = tomllib.load(f)["project"]
@@ -130,9 +131,6 @@ def install(env: Mapping[str, str]) -> dict[str, str]:
     directory, the same commit as the action: never a package found by name on an index, so
     nobody who registers the name `podium` there gets to run in the workflow. The build then
     runs that virtualenv's Python, whatever else is installed on the runner."""
-    if sys.version_info < MIN_PYTHON:
-        raise ActionError(f"podium needs Python {'.'.join(map(str, MIN_PYTHON))} or newer; this is "
-                          f"{sys.version.split()[0]} ({sys.executable}): add actions/setup-python before the action")
     action_path = Path(_required(env, "GITHUB_ACTION_PATH")).resolve()
     version = source_version(action_path)
     root = Path(_required(env, "RUNNER_TEMP")) / "podium-venv"
@@ -409,6 +407,9 @@ def main(argv: list[str], env: Mapping[str, str]) -> int:
         print("usage: action.py install|plan|build (the podium action's steps; see action.yml)", file=sys.stderr)
         return EXIT_BAD_INPUT
     try:
+        if sys.version_info < MIN_PYTHON:
+            raise ActionError(f"podium needs Python {'.'.join(map(str, MIN_PYTHON))} or newer; this is "
+                              f"{sys.version.split()[0]} ({sys.executable}): add actions/setup-python first")
         if argv[0] == "install":
             set_outputs(env, install(env))
         elif argv[0] == "plan":

@@ -402,6 +402,12 @@ def test_outputs_cannot_smuggle_another_output(tmp_path):
     assert read_outputs(out) == {"site-dir": "a\nsite-dir<<EOF\nevil\nEOF", "b": "two\nlines"}
 
 
+def test_an_old_python_is_told_to_set_up_a_newer_one(monkeypatch, capsys):
+    monkeypatch.setattr(action, "MIN_PYTHON", (99, 0))
+    assert action.main(["plan"], {}) == 2
+    assert "podium needs Python 99.0 or newer; this is " in capsys.readouterr().err
+
+
 def test_no_subcommand_is_a_usage_error(tmp_path):
     done = subprocess.run([sys.executable, str(SCRIPT)], capture_output=True, text=True)
     assert done.returncode == 2 and "usage: action.py install|plan|build" in done.stderr
