@@ -1,9 +1,13 @@
-"""The CI recipes of docs/ci/ (issue 8): the GitHub Actions workflow is valid YAML with the
-documented steps; the generic publish.sh is run against a local directory as the host."""
+"""The CI recipes of docs/ci/ (issues 8 and 28): the GitHub Actions workflows pass zizmor (offline, its
+default persona) and GitHub's workflow schema, pin every action to a release's commit, grant each job only
+what it needs and install nothing by a bare name; the generic publish.sh is run against a local directory
+as the host. The action itself (action.yml, scripts/action.py) is tested in tests/test_action.py."""
 
 from __future__ import annotations
 
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -16,41 +20,227 @@ from exportkit import ExportDir, graded, run_id
 
 REPO = Path(__file__).resolve().parents[1]
 WORKFLOW = REPO / "docs" / "ci" / "github-pages.yml"
+WORKFLOW_PIP = REPO / "docs" / "ci" / "github-pages-pip.yml"
+WORKFLOWS = [WORKFLOW, WORKFLOW_PIP]
+ACTION = REPO / "action.yml"
 PUBLISH = REPO / "docs" / "ci" / "publish.sh"
+PLACEHOLDER = "0" * 40
+
+# The release each action is pinned to and its commit, read from the action's own repository
+# (`git rev-parse vX.Y.Z^{commit}`); the recipes and action.yml must say exactly these.
+PINS = {
+    "actions/checkout": ("v7.0.1", "3d3c42e5aac5ba805825da76410c181273ba90b1"),
+    "actions/setup-python": ("v7.0.0", "5fda3b95a4ea91299a34e894583c3862153e4b97"),
+    "actions/cache/restore": ("v5.0.5", "27d5ce7f107fe9357f9df03efb73ab90386fccae"),
+    "actions/cache/save": ("v5.0.5", "27d5ce7f107fe9357f9df03efb73ab90386fccae"),
+    "actions/upload-pages-artifact": ("v5.0.0", "fc324d3547104276b827a68afc52ff2a11cc49c9"),
+    "actions/deploy-pages": ("v5.0.0", "cd2ce8fcbc39b97be8ca5fce6e763baed58fa128"),
+}
+USES_LINE = re.compile(r"^\s*(?:- )?uses: (?P<action>[^@\s]+)@(?P<ref>\S+)(?: # (?P<comment>.*))?$")
+
+
+def tool(name: str) -> str:
+    """A linter from the test extra, beside this Python (mandatory: the test extra pins it)."""
+    found = Path(sys.executable).parent / name
+    path = str(found) if found.exists() else shutil.which(name)
+    assert path, f"{name} is not installed: pip install -e '.[test]'"
+    return path
+
+
+def zizmor(path: Path, persona: str = "regular") -> list[dict]:
+    """zizmor's findings on ``path`` (its default persona unless told), offline, with no config file to relax it."""
+    done = subprocess.run([tool("zizmor"), "--offline", "--no-config", f"--persona={persona}", "--format=json",
+                           str(path)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode in (0, 10, 11, 12, 13, 14), done.stderr  # 1x: findings of some severity
+    return json.loads(done.stdout)
+
+
+def check_schema(path: Path, schema: str) -> subprocess.CompletedProcess:
+    return subprocess.run([tool("check-jsonschema"), "--builtin-schema", schema, str(path)],
+                          capture_output=True, text=True, timeout=120)
 
 
 def steps_by_name(job: dict) -> dict[str, dict]:
     return {step["name"]: step for step in job["steps"]}
 
 
-def test_workflow_is_valid_yaml_with_the_documented_steps():
+@pytest.mark.parametrize("persona", ["regular", "pedantic"])
+@pytest.mark.parametrize("path", [*WORKFLOWS, ACTION], ids=lambda p: p.name)
+def test_zizmor_finds_nothing(path, persona):
+    assert zizmor(path, persona) == []
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
+def test_workflow_passes_githubs_workflow_schema(path):
+    done = check_schema(path, "vendor.github-workflows")
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_action_passes_githubs_action_schema():
+    done = check_schema(ACTION, "vendor.github-actions")
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_the_audit_bites(tmp_path):
+    """The unaudited recipe as it was (issue 28): zizmor's 8 findings, so a passing audit means something."""
+    old = WORKFLOW.read_text(encoding="utf-8")
+    for name, (tag, sha) in PINS.items():
+        old = old.replace(f"{name}@{sha} # {tag}", f"{name}@{tag.split('.')[0]}")
+    old = old.replace("        with:\n          persist-credentials: false  # no token left in .git/config for a later step to read\n", "")
+    old = re.sub(r"\n    permissions:\n(?:      .*\n)+", "\n", old)  # the jobs' own, then the old workflow-wide grant
+    old = old.replace("permissions: {}", "permissions:\n  contents: read\n  pages: write\n  id-token: write")
+    bad = tmp_path / "leaderboard.yml"
+    bad.write_text(old, encoding="utf-8")
+    found = sorted(f["ident"] for f in zizmor(bad))
+    assert found == ["artipacked", "excessive-permissions", "excessive-permissions", *["unpinned-uses"] * 4]
+
+
+@pytest.mark.parametrize("path", [*WORKFLOWS, ACTION], ids=lambda p: p.name)
+def test_every_action_is_pinned_to_its_release_commit(path):
+    uses = [m for line in path.read_text(encoding="utf-8").splitlines() if (m := USES_LINE.match(line))]
+    assert uses
+    for m in uses:
+        action, ref = m["action"], m["ref"]
+        if action == "OWNER/podium":  # the user's choice of podium release: a placeholder they must replace
+            assert ref == PLACEHOLDER and m["comment"].startswith("vX.Y.Z: replace")
+            continue
+        assert action in PINS, f"{path.name}: {action} has no recorded pin"
+        tag, sha = PINS[action]
+        assert (ref, m["comment"]) == (sha, tag), f"{path.name}: {action}@{ref} # {m['comment']}"
+
+
+@pytest.mark.parametrize("path", WORKFLOWS, ids=lambda p: p.name)
+def test_permissions_are_per_job_and_least(path):
+    flow = yaml.safe_load(path.read_text(encoding="utf-8"))
+    assert flow["permissions"] == {}
+    assert flow["jobs"]["build"]["permissions"] == {"contents": "read"}
+    assert flow["jobs"]["deploy"]["permissions"] == {"pages": "write", "id-token": "write"}
+    checkout = [s for s in flow["jobs"]["build"]["steps"] if s.get("uses", "").startswith("actions/checkout@")]
+    assert [s["with"]["persist-credentials"] for s in checkout] == [False]
+    # The XORCISE secrets reach the export step only, not the build or anything after it.
+    for job in flow["jobs"].values():
+        for step in job["steps"]:
+            secret = "secrets." in json.dumps(step)
+            assert secret == (step["name"] == "Export the runs from XORCISE"), step["name"]
+        assert "secrets." not in json.dumps(job.get("env", {}))
+
+
+def pip_lines(path: Path) -> list[str]:
+    return [line.strip() for line in path.read_text(encoding="utf-8").splitlines() if "pip install" in line]
+
+
+def test_installs_name_no_package_by_its_bare_name():
+    """Every pip install names an exact version or a commit: `podium` on an index is not this project."""
+    for path in WORKFLOWS:
+        for line in pip_lines(path):
+            requirements = re.findall(r'"([^"]+)"', line)
+            assert requirements, line
+            for req in requirements:
+                assert re.fullmatch(r"xorcise==0\.2\.0|podium @ git\+\$\{PODIUM_REPOSITORY\}@\$\{PODIUM_COMMIT\}", req), req
+    assert pip_lines(WORKFLOW) == ['run: python -m pip install --disable-pip-version-check "xorcise==0.2.0"']
+    assert "pip install" not in ACTION.read_text(encoding="utf-8")  # the action installs from its own directory
+
+
+def test_recipe_with_the_action_is_export_action_deploy():
     flow = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
-    assert flow["permissions"] == {"contents": "read", "pages": "write", "id-token": "write"}
-    assert set(flow["jobs"]) == {"build", "deploy"}
     build, deploy = flow["jobs"]["build"], flow["jobs"]["deploy"]
-    names = list(steps_by_name(build))
-    assert names == ["Check out", "Set up Python", "Install podium and the XORCISE client",
-                     "Export the runs from XORCISE", "Restore the podium cache", "Fetch the published summary",
-                     "Build the site", "Post the change report", "Upload the site"]
+    assert list(steps_by_name(build)) == ["Check out", "Set up Python", "Install the XORCISE client",
+                                          "Export the runs from XORCISE", "Build the site", "Upload the site"]
     steps = steps_by_name(build)
-    assert "pip install podium" in steps["Install podium and the XORCISE client"]["run"]
     export = steps["Export the runs from XORCISE"]["run"]
     assert "xorcise run export --out export" in export
     assert "xorcise run list --json > export/runs.json" in export
     assert "xorcise agent list --json > export/agents.json" in export
-    cache = steps["Restore the podium cache"]
-    assert cache["uses"].startswith("actions/cache@") and cache["with"]["path"].split() == [".podium-cache/", "site/"]
-    assert "curl -fsSL" in steps["Fetch the published summary"]["run"]
-    assert "/api/results/summary.json" in steps["Fetch the published summary"]["run"]
-    assert steps["Build the site"]["run"].strip() == "podium build export --out site"
-    report = steps["Post the change report"]["run"]
-    assert 'podium diff previous-summary.json site/api/results/summary.json >> "$GITHUB_STEP_SUMMARY"' in report
-    upload = steps["Upload the site"]
-    assert upload["uses"].startswith("actions/upload-pages-artifact@") and upload["with"]["path"] == "site"
+    assert export.count("export/") == 2  # steps before the build write only where the build reads
+    podium = steps["Build the site"]
+    assert podium["uses"] == f"OWNER/podium@{PLACEHOLDER}"
+    assert podium["with"] == {"export": "export", "out": "site", "host": "github-pages",
+                              "previous-summary-url": "${{ vars.SITE_URL }}"}
+    action_inputs = yaml.safe_load(ACTION.read_text(encoding="utf-8"))["inputs"]
+    assert set(podium["with"]) <= set(action_inputs)
+    assert steps["Upload the site"]["with"]["path"] == "${{ steps.podium.outputs.site-dir }}"
     assert deploy["needs"] == "build" and deploy["environment"]["name"] == "github-pages"
     assert [s["uses"].split("@")[0] for s in deploy["steps"]] == ["actions/deploy-pages"]
-    # Steps before the build write only where the build reads.
-    assert export.count("export/") == 2
+
+
+def test_recipe_without_the_action_has_the_documented_steps():
+    flow = yaml.safe_load(WORKFLOW_PIP.read_text(encoding="utf-8"))
+    build = flow["jobs"]["build"]
+    assert list(steps_by_name(build)) == ["Check out", "Set up Python", "Install podium and the XORCISE client",
+                                          "Export the runs from XORCISE", "Restore the podium cache",
+                                          "Fetch the published summary", "Build the site", "Post the change report",
+                                          "Save the podium cache", "Upload the site"]
+    steps = steps_by_name(build)
+    trusted = " ".join(build["env"]["TRUSTED_RUN"].split())
+    assert trusted == ("${{ contains(fromJSON('[\"schedule\", \"push\", \"workflow_dispatch\"]'), github.event_name) "
+                       "&& github.ref == format('refs/heads/{0}', github.event.repository.default_branch) }}")
+    for name in ("Restore the podium cache", "Save the podium cache"):
+        assert steps[name]["if"] == "env.TRUSTED_RUN == 'true'"
+        assert steps[name]["with"]["path"].split() == [".podium-cache/", "site/"]
+        assert "${{ env.PODIUM_COMMIT }}" in steps[name]["with"]["key"]  # a cache only for the podium that wrote it
+    report = steps["Post the change report"]["run"]
+    assert 'podium diff previous/summary.json site/api/results/summary.json >> "$GITHUB_STEP_SUMMARY"' in report
+    assert steps["Upload the site"]["with"]["path"] == "site"
+
+
+def fake_tools(tmp_path: Path, *names: str) -> Path:
+    """Commands on PATH that record their arguments (one line each, NUL-separated) instead of running."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    for name in names:
+        script = bin_dir / name
+        script.write_text(f"#!/bin/sh\nprintf '%s\\0' \"$@\" >> \"{tmp_path}/{name}.args\"\necho >> \"{tmp_path}/{name}.args\"\n")
+        script.chmod(0o755)
+    return bin_dir
+
+
+def run_step(tmp_path: Path, step: dict, env: dict[str, str], *tools: str) -> subprocess.CompletedProcess:
+    bin_dir = fake_tools(tmp_path, *tools)
+    environ = {"PATH": f"{bin_dir}:{os.environ['PATH']}", "HOME": str(tmp_path), **env}
+    return subprocess.run(["bash", "-e", "-c", step["run"]], cwd=tmp_path, env=environ, capture_output=True,
+                          text=True, timeout=60)
+
+
+def recorded(tmp_path: Path, name: str) -> list[list[str]]:
+    path = tmp_path / f"{name}.args"
+    if not path.exists():
+        return []
+    return [line.split("\0")[:-1] for line in path.read_text().splitlines() if line]
+
+
+@pytest.mark.parametrize("commit", [PLACEHOLDER, "v0.1.0", "abc123", "0123456789abcdef0123456789abcdef0123456"])
+def test_pip_recipe_refuses_podium_without_a_full_commit(tmp_path, commit):
+    steps = steps_by_name(yaml.safe_load(WORKFLOW_PIP.read_text(encoding="utf-8"))["jobs"]["build"])
+    done = run_step(tmp_path, steps["Install podium and the XORCISE client"],
+                    {"PODIUM_REPOSITORY": "https://github.com/example/podium", "PODIUM_COMMIT": commit}, "python")
+    assert done.returncode == 2 and "PODIUM_COMMIT must be the full 40-hex commit" in done.stdout
+    assert recorded(tmp_path, "python") == []
+
+
+def test_pip_recipe_installs_podium_from_the_named_commit(tmp_path):
+    steps = steps_by_name(yaml.safe_load(WORKFLOW_PIP.read_text(encoding="utf-8"))["jobs"]["build"])
+    sha = "8a7d1ab" + "0" * 32 + "1"
+    done = run_step(tmp_path, steps["Install podium and the XORCISE client"],
+                    {"PODIUM_REPOSITORY": "https://github.com/example/podium", "PODIUM_COMMIT": sha}, "python")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert recorded(tmp_path, "python") == [["-m", "pip", "install", "--disable-pip-version-check",
+                                             f"podium @ git+https://github.com/example/podium@{sha}", "xorcise==0.2.0"]]
+
+
+@pytest.mark.parametrize(("trusted", "previous", "flags"), [
+    ("true", True, ["--cache-dir", ".podium-cache", "--previous", "previous/summary.json"]),
+    ("true", False, ["--cache-dir", ".podium-cache"]),
+    ("false", True, ["--no-cache", "--previous", "previous/summary.json"]),
+])
+def test_pip_recipe_builds_without_the_cache_on_an_untrusted_run(tmp_path, trusted, previous, flags):
+    steps = steps_by_name(yaml.safe_load(WORKFLOW_PIP.read_text(encoding="utf-8"))["jobs"]["build"])
+    if previous:
+        (tmp_path / "previous").mkdir()
+        (tmp_path / "previous" / "summary.json").write_text("{}")
+    done = run_step(tmp_path, steps["Build the site"], {"TRUSTED_RUN": trusted}, "podium")
+    assert done.returncode == 0, done.stderr
+    assert recorded(tmp_path, "podium") == [["build", "export", "--out", "site", "--host", "github-pages", *flags]]
 
 
 @pytest.fixture

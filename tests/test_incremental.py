@@ -569,7 +569,7 @@ def test_a_run_records_digest_changes_with_every_field_and_only_with_them():
     import dataclasses
     from datetime import UTC, datetime, timedelta, timezone
 
-    from podium.model import RunRecord
+    from podium.model import Configuration, RunRecord
 
     when = datetime(2026, 10, 1, 12, 0, tzinfo=UTC)
     base = RunRecord(
@@ -578,8 +578,8 @@ def test_a_run_records_digest_changes_with_every_field_and_only_with_them():
         deterministic=0.4, judge=0.6, judge_upper=None, no_judge_ran=False, judge_status="ok",
         judge_model="j", model_declared="x", models_reported=("x", "y"), started=when, completed=when,
         when=when, report_digest="r" * 64, digest="d" * 64, exposed=("s",), older=False, url="runs/a/",
-        agent_url="agents/ag/", mission_url="missions/m/1.0.0/")
-    changed = {"source": 1, "overall": 0.25, "overall_upper": -0.0, "judge_upper": 0.0, "no_judge_ran": True,
+        agent_url="agents/ag/", mission_url="missions/m/1.0.0/", configuration=Configuration("1", "x", "j", 60.0))
+    changed = {"configuration": Configuration("1", "x", "j", 60.5), "source": 1, "overall": 0.25, "overall_upper": -0.0, "judge_upper": 0.0, "no_judge_ran": True,
                "older": True, "models_reported": ("x",), "exposed": (), "started": None,
                "completed": when.astimezone(timezone(timedelta(hours=2))), "when": when + timedelta(microseconds=1),
                "agent_url": None, "end": None}

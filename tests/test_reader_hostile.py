@@ -16,7 +16,7 @@ import signal
 from pathlib import Path
 
 import pytest
-from exportkit import ExportDir, agent_id, graded, report_md, run_id
+from exportkit import ExportDir, agent_id, env_failure, graded, report_md, run_id
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from sitekit import read_site_file
@@ -933,3 +933,12 @@ def test_a_run_read_again_for_its_page_after_the_export_changed_is_a_clear_error
     result.unlink()
     with pytest.raises(BuildError, match=rf"{record.directory}/result.json was removed or became unreadable"):
         whole_run((export.root,), record, Limits())
+
+
+@pytest.mark.parametrize("cell, version", [("m1 v3", "r3"), ("m1 v1.0.0", "1.0.0"), ("m1 v2a", "2a")])
+def test_a_reports_bare_version_is_an_install_revision(export, cell, version):
+    """counting.md §7: with neither a grade nor a runs.json row to say, the report's Mission row
+    gives the version, and a bare number there (``v3``) is the install revision ``r3`` (which sorts
+    below every SemVer version), never SemVer 3.0.0."""
+    ex = one_run(export, env_failure(RID), sidecars=False, report=report_md(mission=cell))
+    assert ex.runs[0].version == version

@@ -22,6 +22,7 @@ from podium.config import Config, load_config
 from podium.diff import diff_files
 from podium.diff_text import gate_line, to_markdown
 from podium.errors import EXIT_PROBLEMS, PodiumError
+from podium.hosts import HOSTS
 from podium.model import Leaderboard, Outline
 from podium.numbers import rank_text
 from podium.progress import Progress
@@ -83,6 +84,8 @@ def main() -> None:
 @click.option("--cache-dir", type=click.Path(path_type=Path),
               help="The build cache (default: .podium-cache beside the output directory).")
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the build cache.")
+@click.option("--host", type=click.Choice(list(HOSTS)), default=None,
+              help="Fail when the site would not fit this host (overrides `host:` in podium.yaml).")
 @click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
               help="Worker processes for run pages (default: the machine's cores).")
 @click.option("--quiet", "-q", is_flag=True, help="Print only errors (problems are still in summary.json).")
@@ -91,13 +94,13 @@ def main() -> None:
               help="Print why each page was rendered again (a new page, its run, report, template or settings "
                    "changed, ...) and a count per reason.")
 def build(export: tuple[Path, ...], out: Path | None, config_path: Path | None, theme_dir: Path | None,
-          strict: bool, previous: Path | None, cache_dir: Path | None, no_cache: bool, jobs: int | None,
-          quiet: bool, verbose: bool, explain: bool) -> None:
+          strict: bool, previous: Path | None, cache_dir: Path | None, no_cache: bool, host: str | None,
+          jobs: int | None, quiet: bool, verbose: bool, explain: bool) -> None:
     """Build the site from EXPORT... (default: `export:` in podium.yaml; a run in several exports counts once,
     from the last)."""
     if quiet and (verbose or explain):
         raise click.UsageError(f"--quiet and --{'verbose' if verbose else 'explain'} exclude each other")
-    config = load_config(config_path, {"out": out, "theme_dir": theme_dir})
+    config = load_config(config_path, {"out": out, "theme_dir": theme_dir, "host": host})
     export = _export_path(export, config)
     bar = None if quiet else Progress()
     try:

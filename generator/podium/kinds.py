@@ -13,6 +13,7 @@ from podium.model import (
     KIND_LABELS,
     NO_JUDGE_STATUSES,
     PARTIAL_TRIGGERS,
+    Configuration,
     Run,
     RunRecord,
 )
@@ -127,7 +128,26 @@ def record_of(run: Run, exposed: tuple[str, ...] = ()) -> RunRecord:
         report_digest=run.report_digest if run.report_file else None,
         digest=run.result_digest or hashlib.sha256(repr(run).encode("utf-8", "surrogatepass")).hexdigest(),
         exposed=exposed,
+        configuration=configuration_of(run),
     )
+
+
+_CONFIGURATIONS: dict[Configuration, Configuration] = {}
+
+
+def configuration_of(run: Run) -> Configuration | None:
+    """The run's configuration (progress.md §1), one object per distinct value; None without conditions."""
+    conditions = run.conditions
+    if conditions is None:
+        return None
+    reported = sorted({m for m in run.models_reported if m})
+    value = Configuration(
+        agent_version=_shared(conditions.agent_version),
+        model=_shared(" + ".join(reported) if reported else conditions.model or None),
+        judge_model=_shared(conditions.judge_model or None),
+        budget_seconds=conditions.budget_seconds,
+    )
+    return _CONFIGURATIONS.setdefault(value, value) if len(_CONFIGURATIONS) < 100_000 else value
 
 
 
@@ -141,7 +161,15 @@ def shared_record(record: RunRecord) -> RunRecord:
         values[index] = _shared(values[index])
     values[_MODELS] = _shared_tuple(tuple(sys.intern(m) for m in record.models_reported))
     values[_WHEN] = when
+    if (configuration := values[_CONFIGURATION]) is not None:
+        values[_CONFIGURATION] = _CONFIGURATIONS.get(configuration) or _shared_configuration(configuration)
     return RunRecord(*values)
+
+
+def _shared_configuration(configuration: Configuration) -> Configuration:
+    value = Configuration(_shared(configuration.agent_version), _shared(configuration.model),
+                          _shared(configuration.judge_model), configuration.budget_seconds)
+    return _CONFIGURATIONS.setdefault(value, value) if len(_CONFIGURATIONS) < 100_000 else value
 
 
 _FIELD_NAMES = [field.name for field in fields(RunRecord)]
@@ -149,6 +177,7 @@ _FIELDS = attrgetter(*_FIELD_NAMES)
 _NAMES = [_FIELD_NAMES.index(name) for name in ("agent", "agent_name", "mission", "version", "kind", "end", "status",
                                                 "judge_status", "judge_model", "model_declared")]
 _MODELS, _WHEN = _FIELD_NAMES.index("models_reported"), _FIELD_NAMES.index("when")
+_CONFIGURATION = _FIELD_NAMES.index("configuration")
 
 
 _TUPLES: dict[tuple, tuple] = {}

@@ -149,6 +149,19 @@ class Conditions:
 
 
 @dataclass(frozen=True, slots=True)
+class Configuration:
+    """What the agent was when it ran (docs/rules/progress.md §1): runs that share all four are one segment.
+
+    ``model`` is the run's reported models (distinct, sorted, joined with `` + ``), else the model its
+    conditions declare, else None."""
+
+    agent_version: str | None
+    model: str | None
+    judge_model: str | None
+    budget_seconds: float | None
+
+
+@dataclass(frozen=True, slots=True)
 class Run:
     """Everything read about one run directory, before it is classified.
 
@@ -255,11 +268,17 @@ class RunRecord:
     digest: str  # SHA-256 of its result.json: what its page reads again (grade details, own values)
     # Never published, only used to redact (render/redact.py), and dropped from the public board:
     exposed: tuple[str, ...] = ()  # the run's own submitted values that occur in a name it would publish
+    configuration: Configuration | None = None  # None: no readable conditions (progress.md §1)
     # Decided by the summary step for the whole board:
     older: bool = False
     url: str = ""
     agent_url: str | None = None
     mission_url: str | None = None
+
+    @property
+    def current(self) -> bool:
+        """On its mission's current version (decided by the summary step)."""
+        return not self.older
 
     @property
     def judge_ran(self) -> bool:

@@ -680,7 +680,10 @@ def _version(conditions, row: ListRow | None, overview: Overview) -> str:
             return source.mission_version
         if source is not None and source.install_revision is not None:
             return f"r{source.install_revision}"
-    return overview.version or UNATTRIBUTED
+    version = overview.version
+    if version is not None and version.isdigit():
+        return f"r{version}"  # counting.md §7: a bare number in the Mission row is an install revision
+    return version or UNATTRIBUTED
 
 
 @dataclass(frozen=True)

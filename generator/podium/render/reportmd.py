@@ -63,7 +63,6 @@ _AUTOLINK = re.compile(
     r"|[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
     r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*)>")
 _LONE_TILDE = re.compile(r"(?<!~)~(?!~)")
-_CLOSING_HASHES = re.compile(r"(?: #+)+$")
 _SURROGATES = re.compile("[\ud800-\udfff]")
 _LINE_START = re.compile(r"\n[ \t>]*")
 # What may follow the word on such a line (any non-ASCII byte: it may be white space).
@@ -141,9 +140,8 @@ def _escape_refused_definitions(text: str, back: dict[str, str]) -> str:
     if not starts:
         return text
     data = text.encode("utf-8", "surrogatepass")
-    for start in sorted(starts, reverse=True):
-        data = data[:start] + b"\\" + data[start:]
-    return data.decode("utf-8", "surrogatepass")
+    cuts = [0, *sorted(starts), len(data)]  # one join (a copy per definition was quadratic in their number)
+    return b"\\".join(data[a:b] for a, b in zip(cuts, cuts[1:])).decode("utf-8", "surrogatepass")
 
 
 def _href(url: str) -> str | None:
@@ -262,6 +260,19 @@ def _named_sections(text: str) -> set[str]:
                 number + 1 == len(lines) or _UNDERLINE.match(lines[number + 1])):
             named.add(title)
     return named
+
+
+def _without_closing_hashes(title: str) -> str:
+    """``re.sub("(?: #+)+$", "", title)`` in linear time: every `` #`` run the title ends with, each after a
+    space (that pattern retried every run from each start: quadratic on `` # # …x#``)."""
+    end = len(title)
+    while True:
+        start = end
+        while start > 0 and title[start - 1] == "#":
+            start -= 1
+        if start == end or start == 0 or title[start - 1] != " ":
+            return title[:end]
+        end = start - 1
 
 
 def _heading_title(line: str) -> str:
@@ -481,7 +492,7 @@ def render(text: str, redact: Callable[[str], str], top: int = 2) -> str:
                 else:
                     title, _ = _plain(events, index, {"Heading": data["level"]})
                 if title.endswith("#"):
-                    title = _CLOSING_HASHES.sub("", title)  # pulldown-cmark keeps "\t##" as text
+                    title = _without_closing_hashes(title)  # pulldown-cmark keeps "\t##" as text
                 if "|" not in title:  # (else it may be a table to markdown-it-py: the section goes on)
                     section = title
                     dropping = section in DROPPED_SECTIONS
