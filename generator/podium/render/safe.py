@@ -26,6 +26,7 @@ from podium import routes
 from podium.model import (
     JUDGE_STATUSES,
     Conditions,
+    Configuration,
     Figures,
     Grade,
     Leaderboard,
@@ -142,9 +143,10 @@ def _public_record(record: RunRecord, redaction: Redaction, names: dict[str, str
     declared = redact(record.model_declared) if record.model_declared else record.model_declared
     judge_model = redact(record.judge_model) if record.judge_model else record.judge_model
     status = _status(record.judge_status, redact)
+    configuration = _public_configuration(record.configuration, redact)
     raws = (*record.models_reported, record.model_declared, record.judge_model)
     shown = (*reported, declared, judge_model)
-    changed = False
+    changed = configuration is not record.configuration
     for raw, public in zip(raws, shown):
         if raw and public != raw:
             names[raw] = public
@@ -152,7 +154,16 @@ def _public_record(record: RunRecord, redaction: Redaction, names: dict[str, str
     if not changed and status == record.judge_status and not record.exposed:
         return record
     return replace(record, models_reported=reported, model_declared=declared, judge_model=judge_model,
-                   judge_status=status, exposed=())
+                   judge_status=status, exposed=(), configuration=configuration)
+
+
+def _public_configuration(configuration: Configuration | None, redact) -> Configuration | None:
+    """A record's configuration (its agent version, model and judge model, as the harness wrote them) with
+    each text redacted like the record's other names; the same object when none changes."""
+    if configuration is None:
+        return None
+    return _changed(configuration, **{name: redact(value) for name in ("agent_version", "model", "judge_model")
+                                      if isinstance(value := getattr(configuration, name), str) and value})
 
 
 def _status(status: str | None, redact) -> str | None:
