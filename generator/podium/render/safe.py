@@ -16,11 +16,12 @@ file and get no callable that could (themes/README.md lists each page's context)
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from dataclasses import replace
 
 from podium import routes
-from podium.model import JUDGE_STATUSES, Conditions, Figures, Grade, Leaderboard, Problem, Run, RunRecord
+from podium.model import JUDGE_STATUSES, Conditions, Configuration, Figures, Grade, Leaderboard, Problem, Run, RunRecord
 from podium.render.redact import Redaction
 
 KNOWN_STATUSES = frozenset(JUDGE_STATUSES) | {"grading-failed", "skipped"}
@@ -53,6 +54,18 @@ def public_board(board: Leaderboard, redaction: Redaction) -> Leaderboard:
         slug = f"{routes.slug(key)}-{hashlib.sha256(summary.model.encode('utf-8', 'surrogatepass')).hexdigest()[:6]}"
         return replace(summary, model=key, slug=slug, url=routes.model_path(slug), figures=figures(summary.figures))
 
+    configurations: dict[Configuration, Configuration] = {}
+
+    def configuration(conf: Configuration) -> Configuration:  # its model names as the runs publish them
+        if conf not in configurations:
+            shown = replace(conf, model=model_key(conf.model) if conf.model else conf.model,
+                            judge_model=model_key(conf.judge_model) if conf.judge_model else conf.judge_model)
+            configurations[conf] = conf if shown == conf else shown
+        return configurations[conf]
+
+    runs = tuple(r if r.configuration is None or (c := configuration(r.configuration)) is r.configuration
+                 else replace(r, configuration=c) for r in runs)
+
     def agent(summary):
         return replace(summary, figures=figures(summary.figures),
                        missions=tuple(replace(m, figures=figures(m.figures)) for m in summary.missions))
@@ -68,7 +81,27 @@ def public_board(board: Leaderboard, redaction: Redaction) -> Leaderboard:
         by_model=tuple(model(m) for m in board.by_model),
         pairs=tuple(replace(p, models_a=tuple(model_key(k) for k in p.models_a),
                             models_b=tuple(model_key(k) for k in p.models_b)) for p in board.pairs),
+        progress={agent: _configurations_replaced(value, configuration) for agent, value in board.progress.items()},
     )
+
+
+def _configurations_replaced(value, public):
+    """``value`` (a progress result: frozen dataclasses, tuples and dicts) with every Configuration in it
+    replaced by ``public(configuration)``; the same object where nothing changes."""
+    if isinstance(value, Configuration):
+        return public(value)
+    if isinstance(value, tuple):
+        items = tuple(_configurations_replaced(v, public) for v in value)
+        return value if all(a is b for a, b in zip(items, value)) else items
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        changed = {}
+        for f in dataclasses.fields(value):
+            old = getattr(value, f.name)
+            new = _configurations_replaced(old, public)
+            if new is not old:
+                changed[f.name] = new
+        return replace(value, **changed) if changed else value
+    return value
 
 
 def _public_problem(problem: Problem, redaction: Redaction, by_directory: dict[str, RunRecord]) -> Problem:

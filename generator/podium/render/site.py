@@ -41,6 +41,8 @@ DATA_FILES = {  # a DataFile's kind -> its bytes from the public board (and the 
     "part_script": lambda board, generated_at, part: data.part_script(board, part),
     "compare": lambda board, generated_at, part: compare_data.compare_json(board),
     "compare_schema": lambda board, generated_at, part: compare_data.compare_schema(),
+    "progress": lambda board, generated_at, part: data.progress_file(board, part),
+    "progress_schema": lambda board, generated_at, part: data.progress_schema(),
 }
 
 
@@ -102,6 +104,10 @@ class SiteRenderer:
         file lists); a file copied or made elsewhere: its bytes. None without a cache."""
         keys = self.keys
         if isinstance(entry, DataFile):
+            if entry.kind == "progress":  # an agent's progress file: its result alone
+                agent = self.board.agents[entry.part]
+                return keys.data_file(entry.path, entry.kind, lambda: (agent.agent, agent.name, agent.slug,
+                                                                       self.board.progress[agent.agent]))
             if entry.part is not None:
                 part = self.board.ledger.parts[entry.part]
                 return keys.data_file(entry.path, entry.kind, lambda: (
