@@ -86,6 +86,7 @@ class _Replayed:
     body: str
     stored: str  # the SHA-256 of ``body``
     run_id: str = ""
+    store: ParsedStore | None = None  # told when ``body`` does not read back
 
     def whole(self, reader: _Reader) -> _Dir:
         """The directory decoded; a body that does not read back is read again from disk (into a reader
@@ -93,6 +94,8 @@ class _Replayed:
         try:
             item = codec.loads(_Dir, self.body)
         except (ValueError, TypeError, KeyError):
+            if self.store is not None:
+                self.store.damaged("runs.value", f"{reader.root}/{self.name}")
             item = _read_dir(_Reader(reader.root, reader.limits), self.name)
         item.run_id = self.run_id
         return item
@@ -174,6 +177,11 @@ class ParsedStore(Protocol):
         """Whether it holds no parsed directory (every one will be read afresh)."""
         ...
 
+    def damaged(self, row: str, key: str = "") -> None:
+        """A stored row (``row``: its table and column, ``key``: which) that did not read back: it is made
+        again, and the build says so under ``--verbose``."""
+        ...
+
 
 class NoStore:
     """A :class:`ParsedStore` that keeps nothing: every directory is read afresh (cache.py's ``NoCache`` is
@@ -193,6 +201,9 @@ class NoStore:
     def cold(self) -> bool:
         """Whether no parsed run directory is kept (every one will be read afresh)."""
         return True
+
+    def damaged(self, row: str, key: str = "") -> None:
+        pass
 
 
 NO_STORE = NoStore()  # nothing kept: every directory read afresh
@@ -399,14 +410,16 @@ class _Runs:
         text = self.store.kept(f"{self.reader.root}/{item.name}", self.salt)
         if text is None or not text.startswith(inputs + "\n"):
             return None
-        problems, _, kept = text[len(inputs) + 1:].partition("\n")
+        problems, _, stored = text[len(inputs) + 1:].partition("\n")
         try:
             found = codec.loads(tuple[Problem, ...], problems)
         except (ValueError, TypeError, KeyError):
+            found = None
+        kept = self.keep.loads(stored) if found is not None else None
+        if kept is None or found is None:  # it was made from these inputs, but does not read back
+            self.store.damaged("kept.value", f"{self.reader.root}/{item.name}")
             return None
-        kept = self.keep.loads(kept)
-        if kept is not None:
-            self.reader.problems += found
+        self.reader.problems += found
         return kept
 
     def notes(self) -> list[str]:
@@ -519,7 +532,8 @@ def _read_dir_cached(reader: _Reader, name: str, cache: ParsedStore, ahead: _Rea
             return None  # a damaged row: the directory is read again
         reader.problems += head.problems
         reader.end_dir(head.digests)
-        return _Replayed(name, head.result_id, head.shape, body, hashlib.sha256(body.encode()).hexdigest())
+        return _Replayed(name, head.result_id, head.shape, body, hashlib.sha256(body.encode()).hexdigest(),
+                         store=cache)
 
     def as_seen(stamps: dict[str, str]) -> bool:
         return stamps_digest(name, [stamps.get(file, "") for file in RUN_FILES]) == seen
