@@ -24,6 +24,7 @@ import tracemalloc
 from pathlib import Path
 
 import pytest
+from conftest import SAMPLES, SAMPLES_HTML, needs_samples
 from exportkit import ExportDir, graded, report_md, run_id
 
 from podium import workers
@@ -42,7 +43,6 @@ from podium.load.jsonfile import (
 )
 
 MiB = 1 << 20
-SHARED = Path(__file__).resolve().parents[2] / "shared"
 GOLDEN_SUMMARY = Path(__file__).parent / "golden" / "demo-site" / "api" / "results" / "summary.json"
 
 # podium's command in a fresh interpreter, then its own peak RSS (bytes) on the last line of stderr: VmHWM,
@@ -146,11 +146,10 @@ def test_the_default_result_limit_refuses_what_no_real_result_is(tmp_path, basel
     assert any("over the 4194304-byte limit" in p.message for p in export.problems)
 
 
+@needs_samples()
 def test_real_results_are_far_under_the_limit():
-    results = list(SHARED.glob("xorcise-samples*/**/result.json"))
-    if not results:
-        pytest.skip("shared/xorcise-samples is absent")
-    assert max(p.stat().st_size for p in results) * 100 < Limits().result_bytes
+    results = [*SAMPLES.glob("*/result.json"), *SAMPLES_HTML.glob("*/*/result.json")]
+    assert len(results) >= 14 and max(p.stat().st_size for p in results) * 100 < Limits().result_bytes
 
 
 def test_a_result_adds_at_most_a_hundred_problems(tmp_path):
