@@ -49,6 +49,7 @@ class Built:
     reused: int = 0  # pages taken back from the previous site (unchanged inputs, cache.py)
     why: tuple[tuple[str, tuple[str, ...]], ...] = ()  # with explain: each page rendered again, and why
     build_why: tuple[str, ...] = ()  # with explain: why the build did not stop early (nothing changed)
+    damaged: tuple[tuple[str, int], ...] = ()  # cache rows that did not read back and were made again, by column
 
 
 def count_export(config: Config, export: Path | Sequence[Path], cache: NoCache = NO_CACHE) -> Leaderboard:
@@ -241,7 +242,8 @@ def _build(config: Config, export: Path | Sequence[Path], env, chain: list[Path]
     cache.commit(target, outline)
     notes += [cache.note] if cache.note else []
     return Built(public, outline, target, files.count, files.size, tuple(notes), meter, tuple(extras.warnings),
-                 renderer.rendered, renderer.reused, tuple(renderer.explained), cache.build_why if explain else ())
+                 renderer.rendered, renderer.reused, tuple(renderer.explained), cache.build_why if explain else (),
+                 tuple(cache.ignored().items()))
 
 
 def _outline(board: Leaderboard, summary: str = "", details: tuple[str, ...] = ()) -> Outline:

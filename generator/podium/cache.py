@@ -35,7 +35,9 @@ in the key, so the next build can say which part of a page's key changed
 The cache is ignored, and built anew, when it is corrupt or from another podium; a cache
 directory or file owned by another user or writable by others, and a database podium did not
 make, is never read nor written (the build runs uncached and says so). Every row is data (text
-and JSON), never unpickled; a row that does not read back is a miss. A parsed run and a rendered
+and JSON), never unpickled; a row that does not read back, for any reason (nested past the JSON
+parser's depth, a ``bodies`` copy that would inflate past BODY_MAX), is a miss, made again and
+counted (:meth:`BuildCache.ignored`, printed under ``--verbose``). A parsed run and a rendered
 report are written as they are made (each is bound to its inputs by its key, so it is right
 whether or not the build completes, and none is held in memory: issue 18); what the site holds
 (``pages``, ``shared``, ``last``) is committed only after the site was swapped in, when every row
@@ -58,12 +60,13 @@ import pickle  # only to hash keys (key_of): nothing is ever unpickled
 import sqlite3
 import stat
 import zlib
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
 import podium
-from podium import codec
+from podium import codec, hosts
 from podium.load.export import NoStore
 from podium.load.files import ABSENT, stamp, unchanged
 from podium.model import Outline, RunRecord
@@ -74,6 +77,13 @@ DEFAULT_DIR = ".podium-cache"
 WINDOW = 500  # rows read in one query when a build looks them up in order (_Window)
 SAVE_EVERY = 500  # parsed runs and reports are committed in batches of this many rows, as they are made
 BRIEF = 12  # hex digits of a part's digest kept to explain a key (never to decide one)
+# The largest file the cache keeps a copy of (``bodies``), and so the most a copy may inflate to: the largest
+# file a host podium knows publishes (Cloudflare Pages' 25 MiB; podium's own files stay far below it). A
+# larger file is rendered again when the output lacks it; a row that would inflate past it is damaged.
+BODY_MAX = max(host.max_file_bytes or 0 for host in hosts.HOSTS.values())
+# zlib's compressBound: the longest zlib stream of BODY_MAX bytes; a longer row is not read at all.
+BODY_ROW_MAX = BODY_MAX + (BODY_MAX >> 12) + (BODY_MAX >> 14) + (BODY_MAX >> 25) + 13
+INFLATE_CHUNK = 1 << 20  # bytes inflated at a time (inflate)
 
 
 def code_fingerprint() -> str:
@@ -357,6 +367,11 @@ class NoCache(NoStore):
     note: str | None = None
     build_why: tuple[str, ...] = (WHY_NO_CACHE,)  # why the build did not stop early (--explain)
 
+    def ignored(self) -> dict[str, int]:
+        """The rows this build found damaged and made again, by table and column (``runs.stamps``: 2):
+        ``--verbose`` and ``--explain`` say so."""
+        return {}
+
     def keys(self, chain: list[Path], secrets: Sequence[str]) -> Keys:
         """The keys of this build's files (``chain``: the theme's directories; ``secrets``: the configured ones)."""
         return NO_KEYS
@@ -516,6 +531,7 @@ class BuildCache(NoCache):
         self.whole: tuple[str, dict[str, str]] | None = None  # this build's key and its parts
         self.build_why: tuple[str, ...] = ()
         self.broken = False
+        self.damage: set[tuple[str, str]] = set()  # rows that did not read back: (table.column, key)
         self.runs_window = _Window("runs", "key", "stamps, hashes, value")  # run directories come in name order
         self.kept_window = _Window("kept", "key", "value")
         self.pages_window = _Window("pages", "path", "key, sha, stat, parts")
@@ -551,6 +567,14 @@ class BuildCache(NoCache):
             self.broken = True
             self.note = f"cache {self.path} is damaged ({err}); building without it, and making it anew"
 
+    def damaged(self, row: str, key: str = "") -> None:
+        """The row of ``key`` (``row``: its table and column) did not read back: it is a miss, made again by
+        this build, and counted once for ``--verbose``."""
+        self.damage.add((row, key))
+
+    def ignored(self) -> dict[str, int]:
+        return dict(sorted(Counter(row for row, _ in self.damage).items()))
+
     # -------------------------------------------------- keys
 
     def keys(self, chain: list[Path], secrets: Sequence[str]) -> Keys:
@@ -584,6 +608,7 @@ class BuildCache(NoCache):
                     self._use("used_runs", key, None if then == stamps else
                               ("runs", (key, _json(stamps), _json(hashes), payload)))
                     return value
+                self.damaged("runs.value", key)
         value = read(stamps)
         payload, hashes = stored(value)
         self._use("used_runs", key, ("runs", (key, _json(stamps), _json(hashes), payload)))
@@ -607,9 +632,9 @@ class BuildCache(NoCache):
             self._failed(err)
             return True
 
-    def _row(self, sql: str, key: str) -> tuple[str, ...] | None:
-        """The one row ``sql`` finds for ``key`` when it is all text; None for none, a damaged row or a
-        failing database (then the cache is dropped for this build)."""
+    def _row(self, sql: str, key: str, table: str) -> tuple[str, ...] | None:
+        """The one row ``sql`` finds for ``key`` when it is all text; None for none, a damaged row (counted,
+        under ``table``) or a failing database (then the cache is dropped for this build)."""
         if self.broken:
             return None
         try:
@@ -617,19 +642,29 @@ class BuildCache(NoCache):
         except sqlite3.DatabaseError as err:
             self._failed(err)
             return None
-        return row if row is not None and all(isinstance(v, str) for v in row) else None
+        return self._text(row, table, key)
+
+    def _text(self, row: tuple | None, table: str, key: str) -> tuple[str, ...] | None:
+        """``row`` (of ``key``) when it is all text; a row of anything else is damaged (counted) and missed."""
+        if row is None:
+            return None
+        if not all(isinstance(v, str) for v in row):
+            self.damaged(table, key)
+            return None
+        return row
 
     def _run_row(self, key: str) -> tuple[dict, dict, str] | None:
         row = self._in_window(self.runs_window, key)
         if row is None:
             return None
-        try:
-            stamps, hashes = json.loads(row[0]), json.loads(row[1])
-        except ValueError:
-            return None
-        if not all(isinstance(d, dict) and all(isinstance(v, str) for v in d.values()) for d in (stamps, hashes)):
-            return None
-        return stamps, hashes, row[2]
+        found = []
+        for column, text in (("runs.stamps", row[0]), ("runs.hashes", row[1])):
+            value = _json_row(text)
+            if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+                self.damaged(column, key)
+                return None
+            found.append(value)
+        return found[0], found[1], row[2]
 
     def _use(self, used: str, key: str, row: tuple[str, tuple] | None = None) -> None:
         """Note ``key`` as used by this build (in the temporary table ``used``) and write ``row`` (table,
@@ -665,7 +700,7 @@ class BuildCache(NoCache):
     # -------------------------------------------------- reports
 
     def report(self, key: str) -> str | None:
-        row = self._row("SELECT html FROM reports WHERE key = ?", key)
+        row = self._row("SELECT html FROM reports WHERE key = ?", key, "reports.html")
         if row is None:
             return None
         self._use("used_reports", key)
@@ -698,7 +733,7 @@ class BuildCache(NoCache):
         except sqlite3.DatabaseError as err:
             self._failed(err)
             return None
-        return row if row is not None and all(isinstance(v, str) for v in row) else None
+        return self._text(row, window.table, key)
 
     def unchanged(self, path: str, key: Key | None, found, site: Path) -> bool:
         """Whether the last build wrote ``path`` from exactly these inputs and ``site`` still holds that file
@@ -718,7 +753,8 @@ class BuildCache(NoCache):
             sha = hashlib.sha256(data).hexdigest()
             self._write("INSERT OR REPLACE INTO temp.fresh_pages VALUES (?, ?, ?, NULL, ?)",
                         (path, key.digest, sha, key.parts))
-            self._write("INSERT OR REPLACE INTO bodies VALUES (?, ?)", (sha, zlib.compress(data, 1)))
+            if len(data) <= BODY_MAX:  # a larger copy would never be read back (stored)
+                self._write("INSERT OR REPLACE INTO bodies VALUES (?, ?)", (sha, zlib.compress(data, 1)))
 
     def stored_sha(self, path: str, key: Key | None) -> str | None:
         if key is None:
@@ -726,21 +762,22 @@ class BuildCache(NoCache):
         known = self._page(path)
         if known is None or known[0] != key.digest:
             return None
-        return known[1] if self._row("SELECT sha FROM bodies WHERE sha = ?", known[1]) is not None else None
+        return known[1] if self._row("SELECT sha FROM bodies WHERE sha = ?", known[1], "bodies.sha") is not None \
+            else None
 
     def stored(self, path: str, key: Key, sha: str) -> bytes | None:
         if self.broken:
             return None
-        try:
-            row = self.db.execute("SELECT data FROM bodies WHERE sha = ?", (sha,)).fetchone()
-            data = zlib.decompress(row[0]) if row is not None and isinstance(row[0], bytes) else None
+        try:  # a row longer than any copy of a file the cache keeps is not even read (its length is SQLite's)
+            row = self.db.execute("SELECT data FROM bodies WHERE sha = ? AND length(data) <= ?",
+                                  (sha, BODY_ROW_MAX)).fetchone()
         except sqlite3.DatabaseError as err:
             self._failed(err)
             return None
-        except zlib.error:
-            return None
+        data = inflate(row[0], BODY_MAX) if row is not None and isinstance(row[0], bytes) else None
         if data is None or hashlib.sha256(data).hexdigest() != sha:
-            return None  # damaged: rendered again
+            self.damaged("bodies.data", sha)
+            return None  # rendered again
         self._write("INSERT OR REPLACE INTO temp.fresh_pages VALUES (?, ?, ?, NULL, ?)",
                     (path, key.digest, sha, key.parts))
         return data
@@ -786,9 +823,9 @@ class BuildCache(NoCache):
             self.build_why = ("no earlier build in the cache",)
             return None
         if row[0] != self.whole[0]:
-            try:
-                then = json.loads(row[1])
-            except ValueError:
+            then = _json_row(row[1])
+            if not isinstance(then, dict):
+                self.damaged("last.parts")
                 then = {}
             changed = {name for name in parts if not isinstance(then, dict) or then.get(name) != parts[name]}
             self.build_why = _reasons(changed, BUILD_WHY) or ("its inputs changed",)
@@ -801,6 +838,7 @@ class BuildCache(NoCache):
         try:
             return codec.loads(Outline, row[2]), len(files)
         except (ValueError, TypeError, KeyError):  # a damaged row: build
+            self.damaged("last.outline")
             self.build_why = ("the cache's record of the last build is damaged",)
             return None
 
@@ -858,6 +896,37 @@ class BuildCache(NoCache):
 
 def _json(value: dict) -> str:
     return json.dumps(value, sort_keys=True)
+
+
+def _json_row(text: str) -> object | None:
+    """A JSON row read back; None when it does not parse, whatever the reason (nested past the parser's
+    depth included: a planted row must be a miss, not a RecursionError on every later build)."""
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+
+
+def inflate(data: bytes, limit: int) -> bytes | None:
+    """``data`` (zlib) inflated, or None when it is damaged or would inflate past ``limit`` bytes: it is
+    inflated a MiB at a time and never past ``limit + 1`` bytes, so a zlib bomb in a row (1 MB of zeros
+    inflates a thousand times over) costs at most that."""
+    inflater = zlib.decompressobj()
+    parts: list[bytes] = []
+    size, pending = 0, data
+    try:
+        while not inflater.eof and size <= limit:
+            part = inflater.decompress(pending, min(INFLATE_CHUNK, limit + 1 - size))
+            pending = inflater.unconsumed_tail
+            if not part and not pending:
+                break  # cut short: the stream wants more than the row holds
+            parts.append(part)
+            size += len(part)
+    except zlib.error:
+        return None
+    if size > limit or not inflater.eof or inflater.unused_data:
+        return None  # past the limit, cut short, or something after the stream
+    return b"".join(parts)
 
 
 def open_cache(directory: Path | None) -> NoCache:

@@ -122,6 +122,10 @@ def build(export: tuple[Path, ...], out: Path | None, config_path: Path | None, 
     for note in built.notes:
         say(f"note: {note}")
     meter = built.meter
+    if (verbose or explain) and built.damaged:
+        rows = ", ".join(f"{count:,} {row}" for row, count in built.damaged)
+        say(f"podium: cache: {sum(count for _, count in built.damaged):,} damaged row(s) ignored and made again "
+            f"({rows})")
     if verbose:
         for line in built.outline.details:  # the site's sections and largest files (kept when nothing changed)
             say(f"podium:   {line}")

@@ -31,20 +31,24 @@ from typing import Any, Protocol
 
 from podium import codec, workers
 from podium.errors import BuildError, PodiumError
-from podium.load.fields import Fields
+from podium.load.fields import MAX_PROBLEMS, Fields
 from podium.load.files import MiB, open_file, read_file, stamp
 from podium.load.jsonfile import NotAnArray, iter_json_array, parse_json
 from podium.load.report import Overview, read_overview, report_overview
 from podium.load.result import Result, read_result
 from podium.load.sidecars import ListRow, read_agent_list, read_agent_rows, read_run_list, read_run_rows
 from podium.model import GRADING_FAILED, RUN_DIR, UNATTRIBUTED, Export, Problem, Run, RunRecord
+from podium.workers import Weighed
 
 
 @dataclass(frozen=True)
 class Limits:
-    """Largest file podium reads, per kind of file (podium.yaml ``limits``)."""
+    """Largest file podium reads, per kind of file (podium.yaml ``limits``). A result.json holds XORCISE's
+    judge prompt (the agent's transcript, cut to what the judge reads): the real ones are 1-12 KB, so 4 MiB
+    is hundreds of times what one needs, and bounds what reading one takes (load/jsonfile.py: at most 6
+    times that for its values) in each process that reads results at once."""
 
-    result_bytes: int = 64 * MiB
+    result_bytes: int = 4 * MiB
     report_bytes: int = 2 * MiB
     sidecar_bytes: int = 2048 * MiB
 
@@ -86,6 +90,7 @@ class _Replayed:
     body: str
     stored: str  # the SHA-256 of ``body``
     run_id: str = ""
+    store: ParsedStore | None = None  # told when ``body`` does not read back
 
     def whole(self, reader: _Reader) -> _Dir:
         """The directory decoded; a body that does not read back is read again from disk (into a reader
@@ -93,6 +98,8 @@ class _Replayed:
         try:
             item = codec.loads(_Dir, self.body)
         except (ValueError, TypeError, KeyError):
+            if self.store is not None:
+                self.store.damaged("runs.value", f"{reader.root}/{self.name}")
             item = _read_dir(_Reader(reader.root, reader.limits), self.name)
         item.run_id = self.run_id
         return item
@@ -133,7 +140,7 @@ class _Reader:
             return None
         value, problems = parse_json(data, rel)
         self.problems.extend(problems)
-        return value, Fields(rel, self.problems)
+        return value, Fields(rel, self.problems, most=MAX_PROBLEMS)
 
     def start_dir(self) -> None:
         self.hashes, self.file_hashes = [], {}
@@ -174,6 +181,11 @@ class ParsedStore(Protocol):
         """Whether it holds no parsed directory (every one will be read afresh)."""
         ...
 
+    def damaged(self, row: str, key: str = "") -> None:
+        """A stored row (``row``: its table and column, ``key``: which) that did not read back: it is made
+        again, and the build says so under ``--verbose``."""
+        ...
+
 
 class NoStore:
     """A :class:`ParsedStore` that keeps nothing: every directory is read afresh (cache.py's ``NoCache`` is
@@ -193,6 +205,9 @@ class NoStore:
     def cold(self) -> bool:
         """Whether no parsed run directory is kept (every one will be read afresh)."""
         return True
+
+    def damaged(self, row: str, key: str = "") -> None:
+        pass
 
 
 NO_STORE = NoStore()  # nothing kept: every directory read afresh
@@ -399,14 +414,16 @@ class _Runs:
         text = self.store.kept(f"{self.reader.root}/{item.name}", self.salt)
         if text is None or not text.startswith(inputs + "\n"):
             return None
-        problems, _, kept = text[len(inputs) + 1:].partition("\n")
+        problems, _, stored = text[len(inputs) + 1:].partition("\n")
         try:
             found = codec.loads(tuple[Problem, ...], problems)
         except (ValueError, TypeError, KeyError):
+            found = None
+        kept = self.keep.loads(stored) if found is not None else None
+        if kept is None or found is None:  # it was made from these inputs, but does not read back
+            self.store.damaged("kept.value", f"{self.reader.root}/{item.name}")
             return None
-        kept = self.keep.loads(kept)
-        if kept is not None:
-            self.reader.problems += found
+        self.reader.problems += found
         return kept
 
     def notes(self) -> list[str]:
@@ -519,7 +536,8 @@ def _read_dir_cached(reader: _Reader, name: str, cache: ParsedStore, ahead: _Rea
             return None  # a damaged row: the directory is read again
         reader.problems += head.problems
         reader.end_dir(head.digests)
-        return _Replayed(name, head.result_id, head.shape, body, hashlib.sha256(body.encode()).hexdigest())
+        return _Replayed(name, head.result_id, head.shape, body, hashlib.sha256(body.encode()).hexdigest(),
+                         store=cache)
 
     def as_seen(stamps: dict[str, str]) -> bool:
         return stamps_digest(name, [stamps.get(file, "") for file in RUN_FILES]) == seen
@@ -533,6 +551,12 @@ def _read_dir_cached(reader: _Reader, name: str, cache: ParsedStore, ahead: _Rea
 AHEAD_MIN = 1000  # fewer directories are read by the build's own thread: not worth starting processes for
 AHEAD_CHUNK = 40  # directories per task
 AHEAD_TASKS = 4  # tasks per worker sent ahead of the directory being counted
+# The result.json bytes (by their size on disk) a task reads at most, unless one file alone is more, and
+# all the tasks out at once: what the workers hold parsed and send back grows with those bytes (a result
+# of many criteria keeps them all), so this, not the number of directories, bounds it. Real results are
+# 1-12 KB: 40 directories are ~0.5 MB, and neither bound is met.
+AHEAD_TASK_BYTES = 8 * MiB
+AHEAD_BYTES = 64 * MiB
 
 
 class _ReadAhead:
@@ -543,9 +567,9 @@ class _ReadAhead:
     stamps older than its bytes."""
 
     def __init__(self, root: Path, limits: Limits, names: list[str], jobs: int):
-        tasks = ((root, limits, names[i:i + AHEAD_CHUNK]) for i in range(0, len(names), AHEAD_CHUNK))
         self.pool = workers.pool(jobs)
-        self.done = workers.in_order(self.pool, _read_dirs, tasks, jobs * AHEAD_TASKS)
+        self.done = workers.in_order(self.pool, _read_dirs, _ahead_tasks(root, limits, names), jobs * AHEAD_TASKS,
+                                     budget=AHEAD_BYTES)
         self.chunk: list[tuple] = []
 
     def take(self, reader: _Reader, name: str, stamps: dict[str, str] | None) -> _Dir | None:
@@ -568,6 +592,26 @@ class _ReadAhead:
     def close(self) -> None:
         self.done.close()  # stops the pool, if it ever started taking results
         workers.stop(self.pool)  # and if not
+
+
+def _ahead_tasks(root: Path, limits: Limits, names: list[str]) -> Iterator[Weighed]:
+    """The directories in tasks of at most AHEAD_CHUNK, or of AHEAD_TASK_BYTES of result.json (a file over
+    ``limits`` is not read: it weighs nothing), each weighed by those bytes (taken as the tasks are)."""
+    chunk: list[str] = []
+    size = 0
+    for name in names:
+        try:
+            found = os.lstat(f"{root}/{name}/result.json").st_size
+        except OSError:
+            found = 0
+        found = found if found <= limits.result_bytes else 0
+        if chunk and (len(chunk) == AHEAD_CHUNK or size + found > AHEAD_TASK_BYTES):
+            yield Weighed((root, limits, chunk), size)
+            chunk, size = [], 0
+        chunk.append(name)
+        size += found
+    if chunk:
+        yield Weighed((root, limits, chunk), size)
 
 
 def _read_dirs(root: Path, limits: Limits, names: list[str]) -> list[tuple]:
@@ -711,7 +755,7 @@ def whole_run(roots: Sequence[Path], record: RunRecord, limits: Limits) -> Run:
             if hashlib.sha256(data).hexdigest() != record.digest:
                 raise BuildError(f"{rel} changed while the site was being built; build again")
             value, _ = parse_json(data, rel)
-            result = read_result(value, Fields(rel, [])) if value is not None else None
+            result = read_result(value, Fields(rel, [], most=MAX_PROBLEMS)) if value is not None else None
     if result is None and (record.overall is not None or record.deterministic is not None):
         # it was read and scored when the runs were counted: removed, or made unreadable, since
         raise BuildError(f"{rel} was removed or became unreadable while the site was being built; build again")
