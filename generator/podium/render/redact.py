@@ -152,6 +152,122 @@ _STEPS = {**{name: _shape_step(name, pattern) for name, pattern in _SHAPES},
 _STEP_NAMES = tuple(_STEPS)
 
 
+def _shape_cuts(name: str, pattern: re.Pattern):
+    replacement = f"[REDACTED:{name}]"
+    return lambda text: [(m.start(), m.end(), replacement) for m in pattern.finditer(text)]
+
+
+# Each step of _STEPS as the cuts it makes in a text: (start, end, what replaces text[start:end]), in
+# order; replacing them gives what the step's substitution gives (the part a step keeps, such as
+# ``password=`` before a redacted value, is left out of its cut).
+_STEP_CUTS = {**{name: _shape_cuts(name, pattern) for name, pattern in _SHAPES},
+              "token": lambda text: [(m.end(2), m.end(), "[REDACTED:token]") for m in _BEARER.finditer(text)],
+              "keyword": lambda text: [(m.end(2), m.end(), "[REDACTED:keyword]") for m in _KEYWORD.finditer(text)],
+              "userinfo": lambda text: [(m.end(1), m.end(), "") for m in _USERINFO.finditer(text)]}
+
+
+def _literal_cuts(pattern: re.Pattern | None):
+    if pattern is None:
+        return lambda text: []
+    return lambda text: [(m.start(), m.end(), "[REDACTED:value]") for m in pattern.finditer(text)]
+
+
+class _Trace:
+    """A text as successive steps rewrite it, each character with the span of the original text it
+    stands for (itself, or the whole span a replacement took the place of), so that the final text
+    can be told as cuts in the original (:meth:`cuts`)."""
+
+    def __init__(self, text: str):
+        self.original = text
+        self.text = text
+        self.lo = list(range(len(text)))
+        self.hi = list(range(1, len(text) + 1))
+        self.new = [False] * len(text)
+
+    def _group(self, at: int) -> tuple:
+        return (self.lo[at], self.hi[at]) if self.new[at] else ()
+
+    def apply(self, cuts: list[tuple[int, int, str]]) -> None:
+        """Make ``cuts`` (in the current text, in order, not overlapping). A cut reaching into an
+        earlier replacement takes all of it, so no two replacements stand for overlapping spans."""
+        if not cuts:
+            return
+        text, lo, hi, new = self.text, self.lo, self.hi, self.new
+        clusters: list[list] = []  # [start, end, [cuts]] in the current text
+        for start, end, replacement in cuts:
+            wide_start, wide_end = start, end
+            group = self._group(wide_start) if wide_start < len(text) else ()
+            while group and wide_start > 0 and self._group(wide_start - 1) == group:
+                wide_start -= 1
+            group = self._group(wide_end - 1)
+            while group and wide_end < len(text) and self._group(wide_end) == group:
+                wide_end += 1
+            if clusters and wide_start < clusters[-1][1]:
+                clusters[-1][1] = max(clusters[-1][1], wide_end)
+                clusters[-1][2].append((start, end, replacement))
+            else:
+                clusters.append([wide_start, wide_end, [(start, end, replacement)]])
+        out_text, out_lo, out_hi, out_new = [], [], [], []
+        at = 0
+        for start, end, inside in clusters:
+            out_text.append(text[at:start])
+            out_lo += lo[at:start]
+            out_hi += hi[at:start]
+            out_new += new[at:start]
+            pieces, position = [], start
+            for cut_start, cut_end, replacement in inside:
+                pieces += [text[position:cut_start], replacement]
+                position = cut_end
+            pieces.append(text[position:end])
+            piece = "".join(pieces)
+            out_text.append(piece)
+            out_lo += [lo[start]] * len(piece)
+            out_hi += [hi[end - 1]] * len(piece)
+            out_new += [True] * len(piece)
+            at = end
+        out_text.append(text[at:])
+        out_lo += lo[at:]
+        out_hi += hi[at:]
+        out_new += new[at:]
+        self.text, self.lo, self.hi, self.new = "".join(out_text), out_lo, out_hi, out_new
+
+    def cuts(self) -> list[tuple[int, int, str]]:
+        """The rewriting so far as cuts in the original text: (start, end, replacement), in order."""
+        text, lo, hi, new = self.text, self.lo, self.hi, self.new
+        out = []
+        expect = 0  # the next original character an unchanged one would be
+        at = 0
+        while at < len(text):
+            if not new[at]:
+                if lo[at] > expect:
+                    out.append((expect, lo[at], ""))  # removed (a URL's credentials)
+                expect = lo[at] + 1
+                at += 1
+                continue
+            group = (lo[at], hi[at])
+            end = at
+            while end < len(text) and new[end] and (lo[end], hi[end]) == group:
+                end += 1
+            if group[0] > expect:
+                out.append((expect, group[0], ""))
+            out.append((group[0], group[1], text[at:end]))
+            expect = group[1]
+            at = end
+        if expect < len(self.original):
+            out.append((expect, len(self.original), ""))
+        return out
+
+
+def apply_cuts(text: str, cuts: list[tuple[int, int, str]]) -> str:
+    """``text`` with each cut (start, end, replacement; in order, not overlapping) made."""
+    pieces, at = [], 0
+    for start, end, replacement in cuts:
+        pieces += [text[at:start], replacement]
+        at = end
+    pieces.append(text[at:])
+    return "".join(pieces)
+
+
 def is_answer(value: str) -> bool:
     """Whether another run's passed value is distinctive enough to redact everywhere (module docstring)."""
     value = value.strip()
@@ -259,6 +375,18 @@ class Redactor:
     def _literal(self, text: str) -> str:
         return self._literal_re.sub("[REDACTED:value]", text)
 
+    def cuts(self, text: str) -> list[tuple[int, int, str]]:
+        """What ``self(text)`` changes, as cuts in ``text`` (start, end, replacement; in order):
+        ``apply_cuts(text, self.cuts(text)) == self(text)``. For mapping a redaction of a block's
+        text back onto the pieces it was joined from (render/reportmd.py); every step runs ungated."""
+        return self._trace(_Trace(text)).cuts()
+
+    def _trace(self, trace: _Trace) -> _Trace:
+        for name in self._steps:
+            step = _literal_cuts(self._literal_re) if name == "value" else _STEP_CUTS[name]
+            trace.apply(step(trace.text))
+        return trace
+
 
 class OwnValues:
     """A run's own values in every form, as one pattern compiled the first time a text holds one
@@ -271,9 +399,18 @@ class OwnValues:
     def sub(self, text: str) -> str:
         if not any(form in text for form in self.forms):
             return text
+        return self._compiled().sub("[REDACTED:value]", text)
+
+    def _compiled(self) -> re.Pattern:
         if self._pattern is None:
             self._pattern = literal_pattern(self.forms)
-        return self._pattern.sub("[REDACTED:value]", text)
+        return self._pattern  # type: ignore[return-value]
+
+    def cuts(self, text: str) -> list[tuple[int, int, str]]:
+        """Where :meth:`sub` replaces, as cuts (see :meth:`Redactor.cuts`)."""
+        if not any(form in text for form in self.forms):
+            return []
+        return _literal_cuts(self._compiled())(text)
 
 
 _NO_OWN_VALUES = OwnValues(())
@@ -301,6 +438,12 @@ class RunRedactor:
             texts = [self._own.sub(t) if t else t for t in texts]
             joined = "\0".join(texts)
         return self._mission._rewrite(texts, joined)
+
+    def cuts(self, text: str) -> list[tuple[int, int, str]]:
+        """What ``self(text)`` changes, as cuts in ``text`` (see :meth:`Redactor.cuts`)."""
+        trace = _Trace(text)
+        trace.apply(self._own.cuts(text))
+        return self._mission._trace(trace).cuts()
 
 
 class Answers:
