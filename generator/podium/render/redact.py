@@ -5,7 +5,10 @@ The first layer is never reading or publishing the secret-bearing parts at all
 free text a page or data file shows (judge text, report text, check errors,
 model names): provider token shapes, bearer tokens, private keys, JWTs,
 credentials in URLs, ``password=…``-style pairs, flag-shaped strings, and
-literal values, each also in its base64, URL-encoded and JSON-escaped forms:
+literal values, each also trimmed of surrounding white space (a flag read from a
+file ends in a newline) and in its encoded spellings (:func:`literal_forms`: base64
+padded or not, standard or URL-safe, also inside a longer base64 text; percent-escapes
+in upper or lower case, with ``+`` for a space or not; JSON-escaped):
 
 - the values listed under ``redact:`` in podium.yaml;
 - the run's own submitted check values (6 characters or more);
@@ -29,7 +32,7 @@ import json
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
-from urllib.parse import quote
+from urllib.parse import quote, quote_plus
 
 MIN_LITERAL = 6  # configured literals and a run's own values: shorter ones would redact ordinary words
 MIN_ANSWER = 8  # another run's answer with a digit, symbol or punctuation mark
@@ -278,14 +281,56 @@ def is_answer(value: str) -> bool:
 
 
 def literal_forms(values: Iterable[str]) -> list[str]:
-    """Each value as written, base64-encoded, URL-encoded and JSON-escaped (long enough ones)."""
+    """Every spelling of each value (6 characters or more) to redact, longest first: the value as
+    written and trimmed of the white space around it (a flag read from a file ends in ``\n``, and a
+    judge quotes it without), each in every encoding :func:`_encodings` lists."""
     forms: set[str] = set()
     for value in values:
         if len(value) < MIN_LITERAL:
             continue
-        raw = value.encode("utf-8", "surrogatepass")
-        forms.update({value, base64.b64encode(raw).decode(), quote(value, safe=""), json.dumps(value)[1:-1]})
+        forms.update(_encodings(value))
+        trimmed = value.strip()
+        if trimmed != value and len(trimmed) >= MIN_LITERAL:
+            forms.update(_encodings(trimmed))
     return sorted((f for f in forms if len(f) >= MIN_LITERAL), key=lambda f: (-len(f), f))
+
+
+_UPPER_ESCAPE = re.compile(r"%[0-9A-F]{2}")
+
+
+def _encodings(value: str) -> set[str]:
+    """``value`` as written, JSON-escaped (ASCII-only or not), percent-encoded (every reserved byte
+    escaped, hex digits upper- or lower-case, a space as ``%20`` or as ``+`` in form encoding) and
+    base64-encoded (standard and URL-safe alphabets, padded and unpadded; also of the value with the
+    newline ``echo`` adds, and the part of its encoding that is the same wherever it starts in a
+    longer base64 text: :func:`_base64_cores`)."""
+    raw = value.encode("utf-8", "surrogatepass")
+    forms = {value, json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1]}
+    for escaped in (quote(value, safe=""), quote_plus(value, safe="")):
+        forms.add(escaped)
+        forms.add(_UPPER_ESCAPE.sub(lambda m: m.group().lower(), escaped))
+    encoded = set(_base64_cores(raw))
+    for data in (raw, raw + b"\n") if not raw.endswith(b"\n") else (raw,):
+        padded = base64.b64encode(data).decode()
+        encoded.update({padded, padded.rstrip("=")})
+    return forms | encoded | {form.translate(_URL_SAFE) for form in encoded}
+
+
+_URL_SAFE = str.maketrans("+/", "-_")
+
+
+def _base64_cores(raw: bytes) -> list[str]:
+    """The base64 characters that ``raw`` alone decides, for each of the three offsets (modulo 3 bytes)
+    it may start at inside a longer encoded text (``user:password`` in a Basic credential, a flag in
+    an encoded JSON body): a character holds 6 bits, and only those wholly inside ``raw``'s bits are
+    the same whatever comes before and after it."""
+    cores = []
+    for offset in range(3):
+        encoded = base64.b64encode(bytes(offset) + raw).decode()
+        first = -(-8 * offset // 6)  # the first character whose bits all come from raw
+        last = 8 * (offset + len(raw)) // 6  # one past the last such character
+        cores.append(encoded[first:last])
+    return cores
 
 
 def exposed_values(run) -> tuple[str, ...]:
