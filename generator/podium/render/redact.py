@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import base64
 import bisect
+import functools
 import hashlib
 import json
 import re
@@ -298,7 +299,8 @@ def literal_forms(values: Iterable[str]) -> list[str]:
 _UPPER_ESCAPE = re.compile(r"%[0-9A-F]{2}")
 
 
-def _encodings(value: str) -> set[str]:
+@functools.lru_cache(maxsize=8192)  # the same values come again and again (a mission's flag, on every run)
+def _encodings(value: str) -> frozenset[str]:
     """``value`` as written, JSON-escaped (ASCII-only or not), percent-encoded (every reserved byte
     escaped, hex digits upper- or lower-case, a space as ``%20`` or as ``+`` in form encoding) and
     base64-encoded (standard and URL-safe alphabets, padded and unpadded; also of the value with the
@@ -313,7 +315,7 @@ def _encodings(value: str) -> set[str]:
     for data in (raw, raw + b"\n") if not raw.endswith(b"\n") else (raw,):
         padded = base64.b64encode(data).decode()
         encoded.update({padded, padded.rstrip("=")})
-    return forms | encoded | {form.translate(_URL_SAFE) for form in encoded}
+    return frozenset(forms | encoded | {form.translate(_URL_SAFE) for form in encoded})
 
 
 _URL_SAFE = str.maketrans("+/", "-_")
@@ -489,6 +491,35 @@ class RunRedactor:
         trace = _Trace(text)
         trace.apply(self._own.cuts(text))
         return self._mission._trace(trace).cuts()
+
+
+class Screen:
+    """Whether a text holds nothing a page would redact: the configured literals and the answers known
+    (answer-shaped ones, :func:`is_answer`, as pages redact them), a run's own values, every secret
+    shape, in every spelling. What the build cache may keep is screened so (cache.py ``may_keep``):
+    it must hold no more than the site does. Answers are added as a build meets them."""
+
+    def __init__(self, configured: Iterable[str] = (), answers: Iterable[str] = ()):
+        self._values = set(configured) | {v for v in answers if is_answer(v)}
+        self._redactor: Redactor | None = None
+        self._own: tuple[tuple[str, ...], OwnValues] = ((), _NO_OWN_VALUES)  # the last run's (its two rows)
+
+    def learn(self, answers: Iterable[str]) -> None:
+        new = {v for v in answers if v not in self._values and is_answer(v)}
+        if new:
+            self._values |= new
+            self._redactor = None  # made again with them when next needed
+
+    def clean(self, text: str, own: Iterable[str] = ()) -> bool:
+        if self._redactor is None:
+            self._redactor = Redactor(sorted(self._values))
+        own = tuple(own)
+        if own:
+            if self._own[0] != own:
+                self._own = (own, OwnValues(own))
+            if self._own[1].sub(text) != text:
+                return False
+        return self._redactor(text) == text
 
 
 class Answers:
