@@ -186,6 +186,7 @@ def test_the_last_guard_reads_a_page_as_a_reader_does():
     literals = Redaction([LITERAL]).literals
     for path, data in [("x/index.html", b"<p>conf1gured-<s>literal</s></p>"),
                        ("x/index.html", b"<p>&#99;onf1gured-literal</p>"),
+                       ("x/index.html", b"<P>conf1gured-<EM CLASS=x>lit</EM><!-- x -->eral</P>"),
                        ("x/index.html", b'<a title="conf1gured&#45;literal">x</a>'),
                        ("badge.svg", b"<svg><title>conf1gured-<tspan>literal</tspan></title></svg>"),
                        ("feed.xml", b"<feed><title>conf1gured&#x2d;literal</title></feed>"),
