@@ -99,13 +99,15 @@ class _Keep:
     def __init__(self, cache: NoCache = NO_CACHE, roots: Sequence[Path] = (), known: dict[str, str] | None = None):
         self.answers = Answers()
         self.cache = cache
-        self.roots = [str(root.resolve()) for root in roots]
+        self.roots = list(roots)
+        self._resolved: dict[int, str] = {}  # (resolved when first needed: a root that is no export fails later, named)
         self.known = dict(known or {})
+        self.stored = bool(roots) and cache.digest("") != ""  # a cache that keeps runs (no digest: NoCache)
         self.witnesses: dict[str, tuple[str, str, str]] = {}  # digest -> (mission, a run holding it, its SHA-256)
 
     def __call__(self, run: Run) -> RunRecord:
         self.answers.add(run)
-        if run.answers and self.roots:
+        if run.answers and self.stored:
             self._witness(run.mission, run.answers, run.source, run.directory, run.result_digest)
             self.cache.learn(run.answers)
         return record_of(run, exposed=exposed_values(run))
@@ -115,7 +117,9 @@ class _Keep:
             digest = self.cache.digest(answer)
             self.known.setdefault(digest, answer)
             if sha and digest not in self.witnesses:
-                self.witnesses[digest] = (mission, f"{self.roots[source]}/{directory}", sha)
+                if source not in self._resolved:
+                    self._resolved[source] = str(self.roots[source].resolve())
+                self.witnesses[digest] = (mission, f"{self._resolved[source]}/{directory}", sha)
 
     def dumps(self, run: Run, record: RunRecord) -> str:
         return codec.dumps((record, tuple(sorted(self.cache.digest(answer) for answer in run.answers))))
@@ -138,7 +142,7 @@ class _Keep:
                                                              dict[str, str]]:
         """What the cache keeps of this build's redacted values (cache.py ``keep_redacted``): each answer's digest,
         mission and witness, each configured literal's digest; and digest -> value for all of them."""
-        if not self.roots:
+        if not self.stored:
             return [], {}
         plain = {digest: answer for digest, answer in self.known.items() if digest in self.witnesses}
         rows: list[tuple[str, str | None, str | None, str | None]] = [

@@ -779,7 +779,10 @@ def witnessed_answers(roots: Sequence[Path], witness: str, sha: str, limit: int)
     () otherwise, or when ``witness`` names no run directory of these exports (the build cache keeps no
     answer, only a run holding each: cache.py)."""
     root, _, name = witness.rpartition("/")
-    if not RUN_DIR.match(name) or root not in {str(r.resolve()) for r in roots}:
+    try:
+        if not RUN_DIR.match(name) or root not in {str(r.resolve()) for r in roots}:
+            return ()
+    except (OSError, RuntimeError):  # a symlink loop: the export's reader says so, naming it
         return ()
     rel = f"{name}/result.json"
     data = read_file(Path(root) / rel, rel, limit)
