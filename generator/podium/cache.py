@@ -9,8 +9,8 @@ default ``.podium-cache/`` beside the output; ``--no-cache`` turns it off) holds
   size limits, with the stamp and SHA-256 of each of its files: reused while every file is
   unchanged (:meth:`BuildCache.parsed`);
 - ``kept``: by the same key, what the build kept of that directory's run (its compact record and
-  answers, build.py ``_Keep``) and the digest of everything it was made from (load/export.py
-  ``_Runs``): a rebuild takes it back while those inputs are the same;
+  its answers' salted digests, build.py ``_Keep``) and the digest of everything it was made from
+  (load/export.py ``_Runs``): a rebuild takes it back while those inputs are the same;
 - ``pages``: for each output file of the last build, its key and the key's parts
   (:class:`Key`), the SHA-256 of the bytes written and the file's stamp once in place. A
   file whose key is unchanged is left in the previous site (write.py ``Kept``) while that
@@ -21,7 +21,24 @@ default ``.podium-cache/`` beside the output; ``--no-cache`` turns it off) holds
 - ``shared``: the digests of the key parts the last build's pages shared (podium, the
   theme, the configured secrets, the context every run page shares);
 - ``last``: the last build's key, its parts and its outline (what it printed): a build
-  whose key is the same, over a site still exactly as the last build left it, stops there.
+  whose key is the same, over a site still exactly as the last build left it, stops there;
+- ``salt``: a random value made with the database, in every digest of a secret it holds (keys
+  and the values below): a table of digests made for one cache matches no other;
+- ``redacted``: a digest of each value the last build redacted (its missions' answers, the
+  configured literals) with, for an answer, one run whose ``result.json`` holds it (its
+  "witness", by directory and SHA-256), never the value itself.
+
+**No secret is kept** (issue 29): the cache may be restored by other workflows than the one that
+wrote it (docs/publishing.md). Parsed runs are kept without their submitted values, and the
+kept records with their answers as salted digests: a rebuild gets the plain answers back by
+reading each witness's ``result.json`` again (a few files: one per distinct answer), and a run
+counted afresh reads its own file again. A row (a parsed run, a kept record) whose text holds
+anything a page would redact (the run's own values, an answer known, a configured literal, a
+secret shape: :class:`podium.render.redact.Screen`), such as an agent's model name quoting a
+flag, is not written, and the run is read afresh by the next build; an answer first met later
+in a build has the rows written before it swept at :meth:`BuildCache.commit`. Deleted rows are
+overwritten (``secure_delete``), and a cache of an older format is emptied and vacuumed before
+use, so nothing plain outlives its row.
 
 "Unchanged" is one check for every file (load/files.py ``unchanged``): the same stamp (size,
 mtime, ctime and inode; ctime cannot be set back by hand), or else the same bytes.
@@ -70,9 +87,10 @@ from podium import codec, hosts
 from podium.load.export import NoStore
 from podium.load.files import ABSENT, stamp, unchanged
 from podium.model import Outline, RunRecord
+from podium.render.redact import Screen, is_answer, literal_forms, literal_pattern
 from podium.write import MARKER, list_site
 
-FORMAT = 7
+FORMAT = 8
 DEFAULT_DIR = ".podium-cache"
 WINDOW = 500  # rows read in one query when a build looks them up in order (_Window)
 SAVE_EVERY = 500  # parsed runs and reports are committed in batches of this many rows, as they are made
@@ -205,13 +223,14 @@ class Keys:
     the theme's files, the configured secrets and, once a run page is keyed, the context every
     run page shares."""
 
-    def __init__(self, code: str, theme: str, secrets: Sequence[str]):
-        self.shared = {"podium": code, "theme": theme, "secrets": _text(*secrets)}
+    def __init__(self, code: str, theme: str, secrets: Sequence[str], salt: str = ""):
+        self.salt = salt  # the cache's (BuildCache.salt): in every part made from a secret
+        self.shared = {"podium": code, "theme": theme, "secrets": _text(salt, *secrets)}
         self.memo: dict = {}  # key_of's run record digests, for this build
         self._once: dict[str, tuple[object, str | None]] = {}  # an input many files share: itself, its digest
 
     def __getstate__(self) -> dict:  # to a worker process: only what a report's key needs
-        return {"shared": self.shared, "memo": {}, "_once": {}}
+        return {"salt": self.salt, "shared": self.shared, "memo": {}, "_once": {}}
 
     def _shared_input(self, name: str, value: object) -> str | None:
         known = self._once.get(name)
@@ -245,9 +264,9 @@ class Keys:
         self.shared["chrome"] = self._shared_input("chrome", chrome)
         if self.shared["chrome"] is None:
             return None
-        return self._with(("podium", "theme", "secrets", "chrome"), {
-            "record": _digest_once(self.memo, record), "result": _text(record.digest), "report": _text(*report),
-            "redaction": _text(redaction.fingerprint(record))})
+        return self._with(("podium", "theme", "secrets", "chrome"), {  # (the raw record: its names may hold secrets)
+            "record": _text(self.salt, _digest_once(self.memo, record)), "result": _text(record.digest),
+            "report": _text(*report), "redaction": _text(self.salt, redaction.fingerprint(record))})
 
     def ledger_page(self, chrome: dict, path: str, parts: tuple) -> Key | None:
         """A page of the ledger: the context every such page shares (``chrome``), its path and ``parts``
@@ -279,7 +298,7 @@ class Keys:
         engines, the size limit, the report's SHA-256; None without a report) and its redaction."""
         if report[-1] is None:
             return None
-        parts = (self.shared["podium"], *map(str, report), redaction.fingerprint(record))
+        parts = (self.shared["podium"], *map(str, report), self.salt, redaction.fingerprint(record))
         return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 
@@ -376,6 +395,28 @@ class NoCache(NoStore):
         """The keys of this build's files (``chain``: the theme's directories; ``secrets``: the configured ones)."""
         return NO_KEYS
 
+    def digest(self, value: str) -> str:
+        """A secret value's salted digest (what the cache keeps instead of it)."""
+        return ""
+
+    def screen_for(self, configured: Iterable[str], answers: Iterable[str]) -> None:
+        """What no row may hold from now on (:meth:`BuildCache.may_keep`): the configured literals, the answers
+        known at the build's start; :meth:`learn` adds the answers met as runs are read."""
+
+    def learn(self, answers: Iterable[str]) -> None:
+        pass
+
+    def redacted_values(self) -> list[tuple[str, str | None, str | None, str | None]]:
+        """The last build's redacted values: (digest, mission, witness directory, its result.json's SHA-256)."""
+        return []
+
+    def keep_redacted(self, rows: Iterable[tuple[str, str | None, str | None, str | None]],
+                      plain: dict[str, str], screened: Iterable[str] = ()) -> None:
+        """This build's redacted values (rows as :meth:`redacted_values` gives them: an answer has a witness, a
+        configured literal none), stored at :meth:`commit`; ``plain``: digest -> value for each; ``screened``: the
+        digests of those this build's rows were screened for from its start (``screen``). The rows are swept
+        for every other one, and for every one the last build's rows were not screened for."""
+
     def report(self, key: str) -> str | None:
         return None
 
@@ -427,8 +468,10 @@ _TABLES = ("CREATE TABLE reports (key TEXT PRIMARY KEY, html TEXT);"
            "CREATE TABLE pages (path TEXT PRIMARY KEY, key TEXT, sha TEXT, stat TEXT, parts TEXT);"
            "CREATE TABLE bodies (sha TEXT PRIMARY KEY, data BLOB);"
            "CREATE TABLE shared (name TEXT PRIMARY KEY, digest TEXT);"
-           "CREATE TABLE last (key TEXT, parts TEXT, outline TEXT);")
-_TABLE_NAMES = ("reports", "runs", "kept", "pages", "bodies", "shared", "last")
+           "CREATE TABLE last (key TEXT, parts TEXT, outline TEXT);"
+           "CREATE TABLE salt (value TEXT);"
+           "CREATE TABLE redacted (digest TEXT PRIMARY KEY, mission TEXT, witness TEXT, sha TEXT);")
+_TABLE_NAMES = ("reports", "runs", "kept", "pages", "bodies", "shared", "last", "salt", "redacted")
 APPLICATION_ID = 0x706F6432  # "pod2": SQLite's header field naming the program a database belongs to
 _SQLITE_HEADER = b"SQLite format 3\x00"
 
@@ -535,6 +578,10 @@ class BuildCache(NoCache):
         self.runs_window = _Window("runs", "key", "stamps, hashes, value")  # run directories come in name order
         self.kept_window = _Window("kept", "key", "value")
         self.pages_window = _Window("pages", "path", "key, sha, stat, parts")
+        self.salt = self._salt()
+        self.known_digests = {row[0] for row in self.redacted_values()}  # what the rows were screened for
+        self.screen: Screen | None = None
+        self.redacted: tuple[list[tuple], dict[str, str], set[str]] | None = None  # this build's (keep_redacted)
 
     def _open(self) -> sqlite3.Connection:
         existed = _check_file(self.path)
@@ -544,12 +591,16 @@ class BuildCache(NoCache):
         try:
             db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
             db.execute("CREATE TABLE IF NOT EXISTS meta (format INTEGER, code TEXT)")
+            db.execute("PRAGMA secure_delete = ON")  # a deleted or replaced row is overwritten, not left in a free page
             if db.execute("SELECT format, code FROM meta").fetchall() != [(FORMAT, self.code)]:
-                # a new cache, or one of another podium: start afresh, in this format
+                # a new cache, or one of another podium: start afresh, in this format, with a salt of its own,
+                # and vacuumed (an older podium's rows held submitted values: no page of the file keeps them)
                 db.executescript("".join(f"DROP TABLE IF EXISTS {table}; " for table in _TABLE_NAMES)
                                  + "DELETE FROM meta;" + _TABLES)
                 db.execute("INSERT INTO meta VALUES (?, ?)", (FORMAT, self.code))
+                db.execute("INSERT INTO salt VALUES (?)", (os.urandom(16).hex(),))
                 db.commit()
+                db.execute("VACUUM")
             db.execute("PRAGMA quick_check").fetchall()
             # what this build used, noted as it goes (never held in memory): the rest is dropped at commit
             db.executescript("CREATE TEMP TABLE used_runs (key TEXT PRIMARY KEY);"
@@ -560,6 +611,73 @@ class BuildCache(NoCache):
         except sqlite3.DatabaseError:
             db.close()
             raise
+
+    def _salt(self) -> str:
+        """The salt made with this database (one row of 32 hex digits), or a new one in its place when that row
+        is not there (then no digest made with the old one matches: every key misses, every value is read again)."""
+        try:
+            rows = self.db.execute("SELECT value FROM salt").fetchall()
+            if len(rows) == 1 and isinstance(rows[0][0], str) and len(rows[0][0]) == 32:
+                return rows[0][0]
+            salt = os.urandom(16).hex()
+            with self.db:
+                self.db.execute("DELETE FROM salt")
+                self.db.execute("DELETE FROM redacted")
+                self.db.execute("INSERT INTO salt VALUES (?)", (salt,))
+            return salt
+        except sqlite3.DatabaseError as err:
+            self._failed(err)
+            return os.urandom(16).hex()
+
+    def digest(self, value: str) -> str:
+        return hashlib.blake2b(value.encode("utf-8", "surrogatepass"), key=bytes.fromhex(self.salt),
+                               digest_size=16).hexdigest()
+
+    def redacted_values(self) -> list[tuple[str, str | None, str | None, str | None]]:
+        if self.broken:
+            return []
+        try:
+            rows = self.db.execute("SELECT digest, mission, witness, sha FROM redacted").fetchall()
+        except sqlite3.DatabaseError as err:
+            self._failed(err)
+            return []
+        return [tuple(row) for row in rows if isinstance(row[0], str)
+                and all(v is None or isinstance(v, str) for v in row)]
+
+    def keep_redacted(self, rows: Iterable[tuple[str, str | None, str | None, str | None]],
+                      plain: dict[str, str], screened: Iterable[str] = ()) -> None:
+        self.redacted = (list(rows), plain, set(screened))
+
+    def screen_for(self, configured: Iterable[str], answers: Iterable[str]) -> None:
+        self.screen = Screen(configured, answers)
+
+    def learn(self, answers: Iterable[str]) -> None:
+        if self.screen is not None:
+            self.screen.learn(answers)
+
+    def may_keep(self, text: str, own: Sequence[str] = ()) -> bool:
+        """Whether a row's ``text`` may be written: it holds nothing a page would redact (the run's ``own``
+        values, an answer known so far, a configured literal, a secret shape). Else the row is not kept."""
+        return self.screen is None or self.screen.clean(text, own)
+
+    def _sweep(self) -> None:
+        """Drop every parsed run and kept record holding a value this build redacts that the rows written
+        before were not screened for (an answer met later in the build, a literal added to ``redact:``)."""
+        if self.redacted is None:
+            return
+        rows, plain, screened = self.redacted
+        new = [plain[digest] for digest, _, witness, _ in rows
+               if (digest not in self.known_digests or digest not in screened) and digest in plain
+               and (witness is None or is_answer(plain[digest]))]  # (answers as the screen takes them)
+        pattern = literal_pattern(literal_forms(new)) if new else None
+        if pattern is None:
+            return
+        for table in ("runs", "kept"):
+            tainted = [key for key, value in self.db.execute(f"SELECT key, value FROM {table}")
+                       if not isinstance(value, str) or pattern.search(value)]
+            for key in tainted:
+                self.db.execute("DELETE FROM runs WHERE key = ?", (key,))
+                self.db.execute("DELETE FROM kept WHERE key = ?", (key,))
 
     def _failed(self, err: Exception) -> None:
         """The database failed mid-build: go on without it (this build), and start it anew next time."""
@@ -578,7 +696,7 @@ class BuildCache(NoCache):
     # -------------------------------------------------- keys
 
     def keys(self, chain: list[Path], secrets: Sequence[str]) -> Keys:
-        self.current = Keys(self.code, tree_fingerprint(chain), secrets)
+        self.current = Keys(self.code, tree_fingerprint(chain), secrets, self.salt)
         return self.current
 
     # -------------------------------------------------- parsed run directories
@@ -611,7 +729,8 @@ class BuildCache(NoCache):
                 self.damaged("runs.value", key)
         value = read(stamps)
         payload, hashes = stored(value)
-        self._use("used_runs", key, ("runs", (key, _json(stamps), _json(hashes), payload)))
+        if payload is not None:  # (None: it may not be kept, may_keep; the next build reads it again)
+            self._use("used_runs", key, ("runs", (key, _json(stamps), _json(hashes), payload)))
         return value
 
     def kept(self, directory: str, salt: str) -> str | None:
@@ -811,7 +930,7 @@ class BuildCache(NoCache):
         if self.broken:
             self.build_why = (WHY_NO_CACHE,)
             return None
-        parts = {name: _text(value) for name, value in {"podium": self.code, **inputs()}.items()}
+        parts = {name: _text(self.salt, value) for name, value in {"podium": self.code, **inputs()}.items()}
         self.whole = (_key({}, parts).digest, parts)
         try:
             row = self.db.execute("SELECT key, parts, outline FROM last").fetchone()
@@ -865,6 +984,10 @@ class BuildCache(NoCache):
         shared = self.current.shared.items() if self.current else ()
         try:
             with self.db:
+                self._sweep()
+                if self.redacted is not None:
+                    self.db.execute("DELETE FROM redacted")
+                    self.db.executemany("INSERT OR REPLACE INTO redacted VALUES (?, ?, ?, ?)", self.redacted[0])
                 placed = self.db.execute("SELECT path FROM temp.fresh_pages WHERE stat IS NULL").fetchall()
                 missing = 0
                 for (path,) in placed:  # written by this build: its stamp now it is in place

@@ -66,6 +66,7 @@ class _Dir:
     result_digest: str | None = None
     run_id: str = ""
     stored: str | None = None  # the SHA-256 of the directory as the store keeps it (None: not stored)
+    without_values: bool = False  # kept without its result's submitted values (_light): read again when needed
 
     @property
     def result_id(self) -> str | None:
@@ -101,8 +102,26 @@ class _Replayed:
             if self.store is not None:
                 self.store.damaged("runs.value", f"{reader.root}/{self.name}")
             item = _read_dir(_Reader(reader.root, reader.limits), self.name)
+        if item.without_values:
+            item = _with_values(reader, item)
         item.run_id = self.run_id
         return item
+
+
+def _with_values(reader: _Reader, item: _Dir) -> _Dir:
+    """A stored directory given back the submitted values the store does not keep, read again from its
+    result.json, which must still have the bytes it was parsed from (a BuildError otherwise: it changed
+    during the build; the stat pass had found it unchanged)."""
+    rel = f"{item.name}/result.json"
+    data = read_file(reader.root / rel, rel, reader.limits.result_bytes)
+    result = None
+    if isinstance(data, bytes) and hashlib.sha256(data).hexdigest() == item.result_digest:
+        value, _ = parse_json(data, rel)
+        result = read_result(value, Fields(rel, [])) if value is not None else None
+    if result is None or item.result is None:
+        raise BuildError(f"{rel} changed while the site was being built; build again")
+    return replace(item, result=replace(item.result, secrets=result.secrets, answers=result.answers),
+                   without_values=False)
 
 
 class _Reader:
@@ -166,7 +185,8 @@ class _Reader:
 
 class ParsedStore(Protocol):
     """Where parsed run directories are kept between builds: cache.py's ``NoCache`` and ``BuildCache`` (the
-    build hands one in; this stage never imports the cache, which sits above it)."""
+    build hands one in; this stage never imports the cache, which sits above it). ``stored`` may give no
+    payload: then the directory is not kept."""
 
     def parsed(self, directory: str, salt: str, files: Sequence[str], limit: int, read: Callable,
                stored: Callable, replay: Callable, seen: Callable | None = None) -> Any: ...
@@ -176,6 +196,10 @@ class ParsedStore(Protocol):
         ...
 
     def keep_kept(self, directory: str, salt: str, text: str) -> None: ...
+
+    def may_keep(self, text: str, own: Sequence[str] = ()) -> bool:
+        """Whether a row's text may be kept: it holds no secret (cache.py ``BuildCache.may_keep``)."""
+        ...
 
     def cold(self) -> bool:
         """Whether it holds no parsed directory (every one will be read afresh)."""
@@ -201,6 +225,9 @@ class NoStore:
 
     def keep_kept(self, directory: str, salt: str, text: str) -> None:
         pass
+
+    def may_keep(self, text: str, own: Sequence[str] = ()) -> bool:
+        return True
 
     def cold(self) -> bool:
         """Whether no parsed run directory is kept (every one will be read afresh)."""
@@ -399,8 +426,9 @@ class _Runs:
                 kept = self.keep(run)
                 if inputs is not None:
                     problems = codec.dumps(tuple(self.reader.problems[before:]))
-                    self.store.keep_kept(f"{self.reader.root}/{item.name}", self.salt,
-                                         f"{inputs}\n{problems}\n{self.keep.dumps(run, kept)}")
+                    text = f"{inputs}\n{problems}\n{self.keep.dumps(run, kept)}"
+                    if self.store.may_keep(text, run.secrets):  # (its names may quote a secret: then not kept)
+                        self.store.keep_kept(f"{self.reader.root}/{item.name}", self.salt, text)
         self.kept[run_id] = (rank, kept)  # None: unreadable and unidentifiable (a problem only), still read
 
     def _inputs(self, item, row: ListRow | None) -> str:
@@ -480,13 +508,17 @@ def _read_dir(reader: _Reader, name: str) -> _Dir:
 
 def _light(item: _Dir) -> _Dir:
     """What a rebuild needs of a directory to count its run again: the result without the texts only its
-    page shows (rubric, checks, judge detail); its page reads result.json afresh (:func:`whole_run`)."""
+    page shows (rubric, checks, judge detail), its page reads result.json afresh (:func:`whole_run`); and
+    without its submitted values, which the store must not hold (cache.py): a directory counted afresh
+    reads them again (:func:`_with_values`)."""
     result = item.result
     if result is None or result.grade is None:
         return item
     grade = result.grade
     detail = GRADING_FAILED if (grade.judge_detail or "").startswith(GRADING_FAILED) else None
-    return replace(item, result=replace(result, grade=replace(grade, criteria=(), checks=(), judge_detail=detail)))
+    values = bool(result.secrets or result.answers)
+    return replace(item, result=replace(result, grade=replace(grade, criteria=(), checks=(), judge_detail=detail),
+                                        secrets=(), answers=()), without_values=values)
 
 
 @dataclass(frozen=True)
@@ -521,12 +553,15 @@ def _read_dir_cached(reader: _Reader, name: str, cache: ParsedStore, ahead: _Rea
         reader.end_dir(reader.hashes)
         return item
 
-    def stored(item: _Dir) -> tuple[str, dict[str, str]]:
+    def stored(item: _Dir) -> tuple[str | None, dict[str, str]]:
         body = codec.dumps(_light(item))  # codec's JSON is ASCII on one line: the head ends at the first newline
-        item.stored = hashlib.sha256(body.encode()).hexdigest()
         head = _Head(item.result_id, item.shape, tuple(reader.problems[before:]), tuple(reader.hashes))
-        return f"{codec.dumps(head)}\n{body}", {rel.rpartition("/")[2]: digest
-                                                for rel, digest in reader.file_hashes.items()}
+        payload = f"{codec.dumps(head)}\n{body}"
+        hashes = {rel.rpartition("/")[2]: digest for rel, digest in reader.file_hashes.items()}
+        if not cache.may_keep(payload, item.result.secrets if item.result is not None else ()):
+            return None, hashes  # a name or the report's Overview quotes a secret: read again next time
+        item.stored = hashlib.sha256(body.encode()).hexdigest()
+        return payload, hashes
 
     def replay(payload: str) -> _Replayed | None:
         head_text, _, body = payload.partition("\n")
@@ -783,6 +818,26 @@ def whole_run(roots: Sequence[Path], record: RunRecord, limits: Limits) -> Run:
         answers=result.answers if result else (),
         source=record.source,
     )
+
+
+def witnessed_answers(roots: Sequence[Path], witness: str, sha: str, limit: int) -> tuple[str, ...]:
+    """The answers (values that passed an artifacts check) in the result.json of ``witness`` (a run directory
+    as ``<export root>/<directory name>``, one of ``roots``), when that file still has the SHA-256 ``sha``;
+    () otherwise, or when ``witness`` names no run directory of these exports (the build cache keeps no
+    answer, only a run holding each: cache.py)."""
+    root, _, name = witness.rpartition("/")
+    try:
+        if not RUN_DIR.match(name) or root not in {str(r.resolve()) for r in roots}:
+            return ()
+    except (OSError, RuntimeError):  # a symlink loop: the export's reader says so, naming it
+        return ()
+    rel = f"{name}/result.json"
+    data = read_file(Path(root) / rel, rel, limit)
+    if not isinstance(data, bytes) or hashlib.sha256(data).hexdigest() != sha:
+        return ()
+    value, _ = parse_json(data, rel)
+    result = read_result(value, Fields(rel, [])) if value is not None else None
+    return result.answers if result is not None else ()
 
 
 class Scanned:
