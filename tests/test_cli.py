@@ -12,7 +12,6 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from exportkit import ExportDir, agent_id, env_failure, graded, run_id
-from sitekit import ledger_rows_at
 
 from podium.cli import main
 
@@ -261,19 +260,23 @@ def test_history_by_name_id_and_slug(tmp_path, who):
     assert rows[1].split()[6:7] == ["50.0%*"]  # no judge ran
     assert rows[2].split()[6:7] == ["50.0%"]
     assert lines[4].startswith("* no judge ran")
-    assert len(lines) == 5
+    # then which way it is moving: the run with no judge model configured is a configuration of its own
+    assert lines[5:7] == ["", "Which way it is moving: ≠ not comparable since no judge model: on the checks, "
+                              "… too few runs (1 of 5)"]
 
 
 def test_history_json(tmp_path):
     export = small_export(tmp_path / "export")
     assert podium("build", export.root, "--out", tmp_path / "site").exit_code == 0
-    ledger = ledger_rows_at(tmp_path / "site")
     result = podium("history", "kestrel", export.root, "--json")
     assert result.exit_code == 0
-    rows = json.loads(result.stdout)
-    assert [r["run_id"] for r in rows] == [run_id(4), run_id(5)]
-    assert rows == [r for r in reversed(ledger) if r["agent_name"] == "kestrel"]
-    assert rows[1]["overall"] is None and rows[1]["kind"] == "infra_failed"
+    # the agent's progress file, byte for byte as the site publishes it
+    assert result.stdout_bytes == (tmp_path / "site" / "api/results/progress/kestrel.json").read_bytes()
+    progress = json.loads(result.stdout)
+    assert progress["schema"] == "podium.progress/1" and progress["name"] == "kestrel"
+    cells = {(c["mission"], c["version"]): c for c in progress["cells"]}
+    assert sum(sum(s["left_out"].values()) for c in cells.values() for s in c["segments"]) \
+        + sum(sum(c["left_out_unplaced"].values()) for c in cells.values()) == 1  # its infra failure, counted beside
 
 
 def test_history_unknown_agent(tmp_path):

@@ -104,9 +104,9 @@ class _InProcess:
         return _InProcess()
 
     @staticmethod
-    def in_order(pool, function, tasks, ahead):
+    def in_order(pool, function, tasks, ahead, budget=None):
         for task in tasks:
-            yield function(*task)
+            yield function(*(task.args if budget is not None else task))
 
     @staticmethod
     def stop(pool):

@@ -14,7 +14,7 @@ from podium.config import CONFIG_NAME, Config, source_date_epoch
 from podium.entries import Blob, LazyPage, Page
 from podium.kinds import record_of, shared_record
 from podium.load.content import load_pages
-from podium.load.export import Scanned, WholeRuns, load_exports, scan
+from podium.load.export import Scanned, WholeRuns, load_exports, scan, witnessed_answers
 from podium.load.files import NotReadable, read_regular
 from podium.load.published import MAX_BYTES
 from podium.model import Leaderboard, Outline, Pair, Run, RunRecord
@@ -50,6 +50,7 @@ class Built:
     reused: int = 0  # pages taken back from the previous site (unchanged inputs, cache.py)
     why: tuple[tuple[str, tuple[str, ...]], ...] = ()  # with explain: each page rendered again, and why
     build_why: tuple[str, ...] = ()  # with explain: why the build did not stop early (nothing changed)
+    damaged: tuple[tuple[str, int], ...] = ()  # cache rows that did not read back and were made again, by column
 
 
 def count_export(config: Config, export: Path | Sequence[Path], cache: NoCache = NO_CACHE) -> Leaderboard:
@@ -62,36 +63,98 @@ def _read(config: Config, export: Path | Sequence[Path], cache: NoCache, jobs: i
     """Each run read, kept as its compact record (kinds.record_of); each mission's answers collected
     (``jobs``: worker processes that may read run directories ahead; ``scanned``: what the stat pass saw,
     load/export.py)."""
-    keep = _Keep()
-    board = summarize(load_exports(_paths(export), config.limits, cache, keep, jobs, scanned), config.missions,
+    roots = _paths(export)
+    known = _known_answers(cache, roots, config.limits.result_bytes)
+    cache.screen_for(config.redact, known.values())
+    keep = _Keep(cache, roots, known)
+    board = summarize(load_exports(roots, config.limits, cache, keep, jobs, scanned), config.missions,
                       config.source or CONFIG_NAME, config.run_pages)
+    cache.keep_redacted(*keep.redacted(config.redact), {*known, *map(cache.digest, config.redact)})
     return board, keep.answers
+
+
+def _known_answers(cache: NoCache, roots: Sequence[Path], limit: int) -> dict[str, str]:
+    """The last build's answers, by their salted digests: the cache keeps no answer, only a run holding each
+    (its witness), whose result.json is read again (one file per distinct answer, when still unchanged)."""
+    wanted: dict[tuple[str, str], set[str]] = {}
+    for digest, _, witness, sha in cache.redacted_values():
+        if witness and sha:
+            wanted.setdefault((witness, sha), set()).add(digest)
+    known = {}
+    for (witness, sha), digests in wanted.items():
+        for answer in witnessed_answers(roots, witness, sha, limit):
+            if (digest := cache.digest(answer)) in digests:
+                known[digest] = answer
+    return known
 
 
 class _Keep:
     """What the build keeps of each run as it is read (load/export.py ``Keeper``): its compact record, and
-    its answers added to its mission's. The cache stores both as data, and a rebuild takes them back for
-    a run whose inputs did not change."""
+    its answers added to its mission's. The cache stores both as data, the answers as their salted digests
+    only (cache.py: no secret is kept), and a rebuild takes them back for a run whose inputs did not change,
+    each digest made an answer again by ``known`` (digest -> answer: the last build's, read from their
+    witnesses, and those of the runs read so far); a digest it does not know makes the run counted afresh
+    (its result.json read again)."""
 
-    STORED = tuple[RunRecord, tuple[str, ...]]
+    STORED = tuple[RunRecord, tuple[str, ...]]  # the record, its answers' salted digests
 
-    def __init__(self) -> None:
+    def __init__(self, cache: NoCache = NO_CACHE, roots: Sequence[Path] = (), known: dict[str, str] | None = None):
         self.answers = Answers()
+        self.cache = cache
+        self.roots = list(roots)
+        self._resolved: dict[int, str] = {}  # (resolved when first needed: a root that is no export fails later, named)
+        self.known = dict(known or {})
+        self.stored = bool(roots) and cache.digest("") != ""  # a cache that keeps runs (no digest: NoCache)
+        self.witnesses: dict[str, tuple[str, str, str]] = {}  # digest -> (mission, a run holding it, its SHA-256)
 
     def __call__(self, run: Run) -> RunRecord:
         self.answers.add(run)
+        if run.answers and self.stored:
+            self._witness(run.mission, run.answers, run.source, run.directory, run.result_digest)
+            self.cache.learn(run.answers)
         return record_of(run, exposed=exposed_values(run))
 
+    def _witness(self, mission: str, answers: Iterable[str], source: int, directory: str, sha: str | None) -> None:
+        for answer in answers:
+            digest = self.cache.digest(answer)
+            self.known.setdefault(digest, answer)
+            if sha and digest not in self.witnesses:
+                if source not in self._resolved:
+                    self._resolved[source] = str(self.roots[source].resolve())
+                self.witnesses[digest] = (mission, f"{self._resolved[source]}/{directory}", sha)
+
     def dumps(self, run: Run, record: RunRecord) -> str:
-        return codec.dumps((record, run.answers))
+        return codec.dumps((record, tuple(sorted(self.cache.digest(answer) for answer in run.answers))))
 
     def loads(self, text: str) -> RunRecord | None:
         try:
-            record, answers = codec.loads(self.STORED, text)
+            record, digests = codec.loads(self.STORED, text)
         except (ValueError, TypeError, KeyError):
             return None
-        self.answers.add_values(record.mission, answers)
+        answers = [answer for digest in digests if (answer := self.known.get(digest)) is not None]
+        if len(answers) != len(digests):
+            return None  # an answer no witness gave back: counted afresh
+        if answers:
+            self.answers.add_values(record.mission, answers)
+            if record.source < len(self.roots):
+                self._witness(record.mission, answers, record.source, record.directory, record.digest)
         return shared_record(record)
+
+    def redacted(self, configured: Sequence[str]) -> tuple[list[tuple[str, str | None, str | None, str | None]],
+                                                             dict[str, str]]:
+        """What the cache keeps of this build's redacted values (cache.py ``keep_redacted``): each answer's digest,
+        mission and witness, each configured literal's digest; and digest -> value for all of them."""
+        if not self.stored:
+            return [], {}
+        plain = {digest: answer for digest, answer in self.known.items() if digest in self.witnesses}
+        rows: list[tuple[str, str | None, str | None, str | None]] = [
+            (digest, *self.witnesses[digest]) for digest in sorted(plain)]
+        for value in configured:
+            digest = self.cache.digest(value)
+            if digest not in plain:
+                plain[digest] = value
+                rows.append((digest, None, None, None))
+        return rows, plain
 
 
 @dataclass(frozen=True)
@@ -261,7 +324,8 @@ def _build(config: Config, export: Path | Sequence[Path], env, chain: list[Path]
     cache.commit(target, outline)
     notes += [cache.note] if cache.note else []
     return Built(public, outline, target, files.count, files.size, tuple(notes), meter, tuple(extras.warnings),
-                 renderer.rendered, renderer.reused, tuple(renderer.explained), cache.build_why if explain else ())
+                 renderer.rendered, renderer.reused, tuple(renderer.explained), cache.build_why if explain else (),
+                 tuple(cache.ignored().items()))
 
 
 def _outline(board: Leaderboard, summary: str = "", details: tuple[str, ...] = ()) -> Outline:

@@ -23,6 +23,8 @@ from podium.load.shape import (
     CI,
     COUNT,
     DIGEST,
+    INT,
+    NUMBER,
     SCORE,
     TEXT,
     TIME_TEXT,
@@ -35,7 +37,8 @@ from podium.load.shape import (
     capped,
     pick,
 )
-from podium.model import Leaderboard
+from podium.model import CONFIGURATION_FIELDS, Leaderboard
+from podium.verdicts import VERDICTS
 
 SUMMARY_IN_SITE = Path(routes.SUMMARY_JSON)
 
@@ -57,6 +60,18 @@ class AgentView:
     in_median: int
     counts: dict[str, int]
     cells: dict[tuple[str, str], int]  # (mission, version) -> runs
+    progress: Progress | None = None  # its progress headline; None: a summary from before progress verdicts
+
+
+@dataclass(frozen=True)
+class Progress:
+    """An agent's progress headline as a change report reads it: the verdict and what changed, with the new
+    agent version and budget (numbers; a model's name is agent-written text, so only that it changed)."""
+
+    verdict: str | None
+    changed: tuple[str, ...]
+    agent_version: int | None
+    budget_seconds: float | None
 
 
 @dataclass(frozen=True)
@@ -90,7 +105,25 @@ def _agent_shape(ranked: bool) -> dict:
         "runs": COUNT, "in_median": COUNT, "counts": Map(COUNT),
         "missions": Maybe([{"mission": TEXT, "version": TEXT, "runs": COUNT}], []),
         "last_run": Maybe(Opt(TIME_TEXT), None),
+        **({"progress": Maybe(Either(PROGRESS_SHAPE, None), None)} if ranked else {}),
     }
+
+
+PROGRESS_SHAPE = {  # an agent's progress headline (read by change reports; absent from older summaries)
+    "verdict": Opt(OneOf(VERDICTS, "a progress verdict")),
+    "changed": [OneOf(CONFIGURATION_FIELDS, "a configuration field")],
+    "to": Maybe(Either({"agent_version": Maybe(Either(Opt(INT), None), None),
+                        "budget_seconds": Maybe(Either(Opt(NUMBER), None), None)}, {}), {}),
+}
+
+
+def _progress(headline: dict | None) -> Progress | None:
+    if headline is None:
+        return None
+    to = headline["to"] or {}
+    budget = to.get("budget_seconds")
+    return Progress(headline["verdict"], tuple(headline["changed"]), to.get("agent_version"),
+                    float(budget) if budget is not None else None)
 
 
 SUMMARY_SHAPE = {  # what podium reads of a summary.json (summary.schema.json describes all of it)
@@ -161,7 +194,7 @@ def _agent_view(a: dict, *, ranked: bool) -> AgentView:
         cells[(m["mission"], m["version"])] = cells.get((m["mission"], m["version"]), 0) + m["runs"]
     return AgentView(agent=a["agent"], name=a["name"], slug=a["slug"], url=a["url"],
                      rank=a["rank"] if ranked else None, median=a["median"], ci=a["median_ci"], runs=a["runs"],
-                     in_median=a["in_median"], counts=a["counts"], cells=cells)
+                     in_median=a["in_median"], counts=a["counts"], cells=cells, progress=_progress(a.get("progress")))
 
 
 def _unique(agents: list[AgentView], name: str, where: str) -> dict[str, AgentView]:
@@ -171,6 +204,17 @@ def _unique(agents: list[AgentView], name: str, where: str) -> dict[str, AgentVi
             raise BundleError(f"{where}: {name}[{i}].agent: agent {a.agent!r} is listed twice")
         out[a.agent] = a
     return out
+
+
+def _progress_of(progress) -> Progress:
+    """What reading the agent's progress headline back from summary.json gives (render/data.py writes it)."""
+    step = progress.newest_step
+    if step is None:
+        return Progress(None, (), None, None)
+    to = {name: value for name, value in step.to.as_json().items() if name in step.changed}
+    version, budget = to.get("agent_version"), to.get("budget_seconds")
+    return Progress(step.overall.verdict, tuple(step.changed), version if isinstance(version, int) else None,
+                    float(budget) if budget is not None else None)
 
 
 def bundle_of(board: Leaderboard, where: str = "the new summary") -> Bundle:
@@ -188,7 +232,8 @@ def bundle_of(board: Leaderboard, where: str = "the new summary") -> Bundle:
                          median=float(fig.median) if fig.median is not None else None,
                          ci=(float(fig.median_ci[0]), float(fig.median_ci[1])) if fig.median_ci else None,
                          runs=fig.runs,
-                         in_median=fig.in_median, counts=dict(fig.counts), cells=cells)
+                         in_median=fig.in_median, counts=dict(fig.counts), cells=cells,
+                         progress=_progress_of(board.progress[agent.agent]) if ranked else None)
 
     agents = {v.agent: v for v in (view(a, True) for a in board.agents)}
     older = {v.agent: v for v in (view(a, False) for a in board.agents_older)}

@@ -9,8 +9,8 @@ default ``.podium-cache/`` beside the output; ``--no-cache`` turns it off) holds
   size limits, with the stamp and SHA-256 of each of its files: reused while every file is
   unchanged (:meth:`BuildCache.parsed`);
 - ``kept``: by the same key, what the build kept of that directory's run (its compact record and
-  answers, build.py ``_Keep``) and the digest of everything it was made from (load/export.py
-  ``_Runs``): a rebuild takes it back while those inputs are the same;
+  its answers' salted digests, build.py ``_Keep``) and the digest of everything it was made from
+  (load/export.py ``_Runs``): a rebuild takes it back while those inputs are the same;
 - ``pages``: for each output file of the last build, its key and the key's parts
   (:class:`Key`), the SHA-256 of the bytes written and the file's stamp once in place. A
   file whose key is unchanged is left in the previous site (write.py ``Kept``) while that
@@ -21,7 +21,24 @@ default ``.podium-cache/`` beside the output; ``--no-cache`` turns it off) holds
 - ``shared``: the digests of the key parts the last build's pages shared (podium, the
   theme, the configured secrets, the context every run page shares);
 - ``last``: the last build's key, its parts and its outline (what it printed): a build
-  whose key is the same, over a site still exactly as the last build left it, stops there.
+  whose key is the same, over a site still exactly as the last build left it, stops there;
+- ``salt``: a random value made with the database, in every digest of a secret it holds (keys
+  and the values below): a table of digests made for one cache matches no other;
+- ``redacted``: a digest of each value the last build redacted (its missions' answers, the
+  configured literals) with, for an answer, one run whose ``result.json`` holds it (its
+  "witness", by directory and SHA-256), never the value itself.
+
+**No secret is kept** (issue 29): the cache may be restored by other workflows than the one that
+wrote it (docs/publishing.md). Parsed runs are kept without their submitted values, and the
+kept records with their answers as salted digests: a rebuild gets the plain answers back by
+reading each witness's ``result.json`` again (a few files: one per distinct answer), and a run
+counted afresh reads its own file again. A row (a parsed run, a kept record) whose text holds
+anything a page would redact (the run's own values, an answer known, a configured literal, a
+secret shape: :class:`podium.render.redact.Screen`), such as an agent's model name quoting a
+flag, is not written, and the run is read afresh by the next build; an answer first met later
+in a build has the rows written before it swept at :meth:`BuildCache.commit`. Deleted rows are
+overwritten (``secure_delete``), and a cache of an older format is emptied and vacuumed before
+use, so nothing plain outlives its row.
 
 "Unchanged" is one check for every file (load/files.py ``unchanged``): the same stamp (size,
 mtime, ctime and inode; ctime cannot be set back by hand), or else the same bytes.
@@ -35,7 +52,9 @@ in the key, so the next build can say which part of a page's key changed
 The cache is ignored, and built anew, when it is corrupt or from another podium; a cache
 directory or file owned by another user or writable by others, and a database podium did not
 make, is never read nor written (the build runs uncached and says so). Every row is data (text
-and JSON), never unpickled; a row that does not read back is a miss. A parsed run and a rendered
+and JSON), never unpickled; a row that does not read back, for any reason (nested past the JSON
+parser's depth, a ``bodies`` copy that would inflate past BODY_MAX), is a miss, made again and
+counted (:meth:`BuildCache.ignored`, printed under ``--verbose``). A parsed run and a rendered
 report are written as they are made (each is bound to its inputs by its key, so it is right
 whether or not the build completes, and none is held in memory: issue 18); what the site holds
 (``pages``, ``shared``, ``last``) is committed only after the site was swapped in, when every row
@@ -58,22 +77,31 @@ import pickle  # only to hash keys (key_of): nothing is ever unpickled
 import sqlite3
 import stat
 import zlib
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
 import podium
-from podium import codec
+from podium import codec, hosts
 from podium.load.export import NoStore
 from podium.load.files import ABSENT, stamp, unchanged
 from podium.model import Outline, RunRecord
+from podium.render.redact import Screen, is_answer, literal_forms, literal_pattern
 from podium.write import MARKER, list_site
 
-FORMAT = 7
+FORMAT = 8
 DEFAULT_DIR = ".podium-cache"
 WINDOW = 500  # rows read in one query when a build looks them up in order (_Window)
 SAVE_EVERY = 500  # parsed runs and reports are committed in batches of this many rows, as they are made
 BRIEF = 12  # hex digits of a part's digest kept to explain a key (never to decide one)
+# The largest file the cache keeps a copy of (``bodies``), and so the most a copy may inflate to: the largest
+# file a host podium knows publishes (Cloudflare Pages' 25 MiB; podium's own files stay far below it). A
+# larger file is rendered again when the output lacks it; a row that would inflate past it is damaged.
+BODY_MAX = max(host.max_file_bytes or 0 for host in hosts.HOSTS.values())
+# zlib's compressBound: the longest zlib stream of BODY_MAX bytes; a longer row is not read at all.
+BODY_ROW_MAX = BODY_MAX + (BODY_MAX >> 12) + (BODY_MAX >> 14) + (BODY_MAX >> 25) + 13
+INFLATE_CHUNK = 1 << 20  # bytes inflated at a time (inflate)
 
 
 def code_fingerprint() -> str:
@@ -195,13 +223,14 @@ class Keys:
     the theme's files, the configured secrets and, once a run page is keyed, the context every
     run page shares."""
 
-    def __init__(self, code: str, theme: str, secrets: Sequence[str]):
-        self.shared = {"podium": code, "theme": theme, "secrets": _text(*secrets)}
+    def __init__(self, code: str, theme: str, secrets: Sequence[str], salt: str = ""):
+        self.salt = salt  # the cache's (BuildCache.salt): in every part made from a secret
+        self.shared = {"podium": code, "theme": theme, "secrets": _text(salt, *secrets)}
         self.memo: dict = {}  # key_of's run record digests, for this build
         self._once: dict[str, tuple[object, str | None]] = {}  # an input many files share: itself, its digest
 
     def __getstate__(self) -> dict:  # to a worker process: only what a report's key needs
-        return {"shared": self.shared, "memo": {}, "_once": {}}
+        return {"salt": self.salt, "shared": self.shared, "memo": {}, "_once": {}}
 
     def _shared_input(self, name: str, value: object) -> str | None:
         known = self._once.get(name)
@@ -235,9 +264,9 @@ class Keys:
         self.shared["chrome"] = self._shared_input("chrome", chrome)
         if self.shared["chrome"] is None:
             return None
-        return self._with(("podium", "theme", "secrets", "chrome"), {
-            "record": _digest_once(self.memo, record), "result": _text(record.digest), "report": _text(*report),
-            "redaction": _text(redaction.fingerprint(record))})
+        return self._with(("podium", "theme", "secrets", "chrome"), {  # (the raw record: its names may hold secrets)
+            "record": _text(self.salt, _digest_once(self.memo, record)), "result": _text(record.digest),
+            "report": _text(*report), "redaction": _text(self.salt, redaction.fingerprint(record))})
 
     def ledger_page(self, chrome: dict, path: str, parts: tuple) -> Key | None:
         """A page of the ledger: the context every such page shares (``chrome``), its path and ``parts``
@@ -274,7 +303,7 @@ class Keys:
         engines, the size limit, the report's SHA-256; None without a report) and its redaction."""
         if report[-1] is None:
             return None
-        parts = (self.shared["podium"], *map(str, report), redaction.fingerprint(record))
+        parts = (self.shared["podium"], *map(str, report), self.salt, redaction.fingerprint(record))
         return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 
@@ -364,9 +393,36 @@ class NoCache(NoStore):
     note: str | None = None
     build_why: tuple[str, ...] = (WHY_NO_CACHE,)  # why the build did not stop early (--explain)
 
+    def ignored(self) -> dict[str, int]:
+        """The rows this build found damaged and made again, by table and column (``runs.stamps``: 2):
+        ``--verbose`` and ``--explain`` say so."""
+        return {}
+
     def keys(self, chain: list[Path], secrets: Sequence[str]) -> Keys:
         """The keys of this build's files (``chain``: the theme's directories; ``secrets``: the configured ones)."""
         return NO_KEYS
+
+    def digest(self, value: str) -> str:
+        """A secret value's salted digest (what the cache keeps instead of it)."""
+        return ""
+
+    def screen_for(self, configured: Iterable[str], answers: Iterable[str]) -> None:
+        """What no row may hold from now on (:meth:`BuildCache.may_keep`): the configured literals, the answers
+        known at the build's start; :meth:`learn` adds the answers met as runs are read."""
+
+    def learn(self, answers: Iterable[str]) -> None:
+        pass
+
+    def redacted_values(self) -> list[tuple[str, str | None, str | None, str | None]]:
+        """The last build's redacted values: (digest, mission, witness directory, its result.json's SHA-256)."""
+        return []
+
+    def keep_redacted(self, rows: Iterable[tuple[str, str | None, str | None, str | None]],
+                      plain: dict[str, str], screened: Iterable[str] = ()) -> None:
+        """This build's redacted values (rows as :meth:`redacted_values` gives them: an answer has a witness, a
+        configured literal none), stored at :meth:`commit`; ``plain``: digest -> value for each; ``screened``: the
+        digests of those this build's rows were screened for from its start (``screen``). The rows are swept
+        for every other one, and for every one the last build's rows were not screened for."""
 
     def report(self, key: str) -> str | None:
         return None
@@ -419,8 +475,10 @@ _TABLES = ("CREATE TABLE reports (key TEXT PRIMARY KEY, html TEXT);"
            "CREATE TABLE pages (path TEXT PRIMARY KEY, key TEXT, sha TEXT, stat TEXT, parts TEXT);"
            "CREATE TABLE bodies (sha TEXT PRIMARY KEY, data BLOB);"
            "CREATE TABLE shared (name TEXT PRIMARY KEY, digest TEXT);"
-           "CREATE TABLE last (key TEXT, parts TEXT, outline TEXT);")
-_TABLE_NAMES = ("reports", "runs", "kept", "pages", "bodies", "shared", "last")
+           "CREATE TABLE last (key TEXT, parts TEXT, outline TEXT);"
+           "CREATE TABLE salt (value TEXT);"
+           "CREATE TABLE redacted (digest TEXT PRIMARY KEY, mission TEXT, witness TEXT, sha TEXT);")
+_TABLE_NAMES = ("reports", "runs", "kept", "pages", "bodies", "shared", "last", "salt", "redacted")
 APPLICATION_ID = 0x706F6432  # "pod2": SQLite's header field naming the program a database belongs to
 _SQLITE_HEADER = b"SQLite format 3\x00"
 
@@ -523,9 +581,14 @@ class BuildCache(NoCache):
         self.whole: tuple[str, dict[str, str]] | None = None  # this build's key and its parts
         self.build_why: tuple[str, ...] = ()
         self.broken = False
+        self.damage: set[tuple[str, str]] = set()  # rows that did not read back: (table.column, key)
         self.runs_window = _Window("runs", "key", "stamps, hashes, value")  # run directories come in name order
         self.kept_window = _Window("kept", "key", "value")
         self.pages_window = _Window("pages", "path", "key, sha, stat, parts")
+        self.salt = self._salt()
+        self.known_digests = {row[0] for row in self.redacted_values()}  # what the rows were screened for
+        self.screen: Screen | None = None
+        self.redacted: tuple[list[tuple], dict[str, str], set[str]] | None = None  # this build's (keep_redacted)
 
     def _open(self) -> sqlite3.Connection:
         existed = _check_file(self.path)
@@ -535,12 +598,16 @@ class BuildCache(NoCache):
         try:
             db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
             db.execute("CREATE TABLE IF NOT EXISTS meta (format INTEGER, code TEXT)")
+            db.execute("PRAGMA secure_delete = ON")  # a deleted or replaced row is overwritten, not left in a free page
             if db.execute("SELECT format, code FROM meta").fetchall() != [(FORMAT, self.code)]:
-                # a new cache, or one of another podium: start afresh, in this format
+                # a new cache, or one of another podium: start afresh, in this format, with a salt of its own,
+                # and vacuumed (an older podium's rows held submitted values: no page of the file keeps them)
                 db.executescript("".join(f"DROP TABLE IF EXISTS {table}; " for table in _TABLE_NAMES)
                                  + "DELETE FROM meta;" + _TABLES)
                 db.execute("INSERT INTO meta VALUES (?, ?)", (FORMAT, self.code))
+                db.execute("INSERT INTO salt VALUES (?)", (os.urandom(16).hex(),))
                 db.commit()
+                db.execute("VACUUM")
             db.execute("PRAGMA quick_check").fetchall()
             # what this build used, noted as it goes (never held in memory): the rest is dropped at commit
             db.executescript("CREATE TEMP TABLE used_runs (key TEXT PRIMARY KEY);"
@@ -552,16 +619,91 @@ class BuildCache(NoCache):
             db.close()
             raise
 
+    def _salt(self) -> str:
+        """The salt made with this database (one row of 32 hex digits), or a new one in its place when that row
+        is not there (then no digest made with the old one matches: every key misses, every value is read again)."""
+        try:
+            rows = self.db.execute("SELECT value FROM salt").fetchall()
+            if len(rows) == 1 and isinstance(rows[0][0], str) and len(rows[0][0]) == 32:
+                return rows[0][0]
+            salt = os.urandom(16).hex()
+            with self.db:
+                self.db.execute("DELETE FROM salt")
+                self.db.execute("DELETE FROM redacted")
+                self.db.execute("INSERT INTO salt VALUES (?)", (salt,))
+            return salt
+        except sqlite3.DatabaseError as err:
+            self._failed(err)
+            return os.urandom(16).hex()
+
+    def digest(self, value: str) -> str:
+        return hashlib.blake2b(value.encode("utf-8", "surrogatepass"), key=bytes.fromhex(self.salt),
+                               digest_size=16).hexdigest()
+
+    def redacted_values(self) -> list[tuple[str, str | None, str | None, str | None]]:
+        if self.broken:
+            return []
+        try:
+            rows = self.db.execute("SELECT digest, mission, witness, sha FROM redacted").fetchall()
+        except sqlite3.DatabaseError as err:
+            self._failed(err)
+            return []
+        return [tuple(row) for row in rows if isinstance(row[0], str)
+                and all(v is None or isinstance(v, str) for v in row)]
+
+    def keep_redacted(self, rows: Iterable[tuple[str, str | None, str | None, str | None]],
+                      plain: dict[str, str], screened: Iterable[str] = ()) -> None:
+        self.redacted = (list(rows), plain, set(screened))
+
+    def screen_for(self, configured: Iterable[str], answers: Iterable[str]) -> None:
+        self.screen = Screen(configured, answers)
+
+    def learn(self, answers: Iterable[str]) -> None:
+        if self.screen is not None:
+            self.screen.learn(answers)
+
+    def may_keep(self, text: str, own: Sequence[str] = ()) -> bool:
+        """Whether a row's ``text`` may be written: it holds nothing a page would redact (the run's ``own``
+        values, an answer known so far, a configured literal, a secret shape). Else the row is not kept."""
+        return self.screen is None or self.screen.clean(text, own)
+
+    def _sweep(self) -> None:
+        """Drop every parsed run and kept record holding a value this build redacts that the rows written
+        before were not screened for (an answer met later in the build, a literal added to ``redact:``)."""
+        if self.redacted is None:
+            return
+        rows, plain, screened = self.redacted
+        new = [plain[digest] for digest, _, witness, _ in rows
+               if (digest not in self.known_digests or digest not in screened) and digest in plain
+               and (witness is None or is_answer(plain[digest]))]  # (answers as the screen takes them)
+        pattern = literal_pattern(literal_forms(new)) if new else None
+        if pattern is None:
+            return
+        for table in ("runs", "kept"):
+            tainted = [key for key, value in self.db.execute(f"SELECT key, value FROM {table}")
+                       if not isinstance(value, str) or pattern.search(value)]
+            for key in tainted:
+                self.db.execute("DELETE FROM runs WHERE key = ?", (key,))
+                self.db.execute("DELETE FROM kept WHERE key = ?", (key,))
+
     def _failed(self, err: Exception) -> None:
         """The database failed mid-build: go on without it (this build), and start it anew next time."""
         if not self.broken:
             self.broken = True
             self.note = f"cache {self.path} is damaged ({err}); building without it, and making it anew"
 
+    def damaged(self, row: str, key: str = "") -> None:
+        """The row of ``key`` (``row``: its table and column) did not read back: it is a miss, made again by
+        this build, and counted once for ``--verbose``."""
+        self.damage.add((row, key))
+
+    def ignored(self) -> dict[str, int]:
+        return dict(sorted(Counter(row for row, _ in self.damage).items()))
+
     # -------------------------------------------------- keys
 
     def keys(self, chain: list[Path], secrets: Sequence[str]) -> Keys:
-        self.current = Keys(self.code, tree_fingerprint(chain), secrets)
+        self.current = Keys(self.code, tree_fingerprint(chain), secrets, self.salt)
         return self.current
 
     # -------------------------------------------------- parsed run directories
@@ -591,9 +733,11 @@ class BuildCache(NoCache):
                     self._use("used_runs", key, None if then == stamps else
                               ("runs", (key, _json(stamps), _json(hashes), payload)))
                     return value
+                self.damaged("runs.value", key)
         value = read(stamps)
         payload, hashes = stored(value)
-        self._use("used_runs", key, ("runs", (key, _json(stamps), _json(hashes), payload)))
+        if payload is not None:  # (None: it may not be kept, may_keep; the next build reads it again)
+            self._use("used_runs", key, ("runs", (key, _json(stamps), _json(hashes), payload)))
         return value
 
     def kept(self, directory: str, salt: str) -> str | None:
@@ -614,9 +758,9 @@ class BuildCache(NoCache):
             self._failed(err)
             return True
 
-    def _row(self, sql: str, key: str) -> tuple[str, ...] | None:
-        """The one row ``sql`` finds for ``key`` when it is all text; None for none, a damaged row or a
-        failing database (then the cache is dropped for this build)."""
+    def _row(self, sql: str, key: str, table: str) -> tuple[str, ...] | None:
+        """The one row ``sql`` finds for ``key`` when it is all text; None for none, a damaged row (counted,
+        under ``table``) or a failing database (then the cache is dropped for this build)."""
         if self.broken:
             return None
         try:
@@ -624,19 +768,29 @@ class BuildCache(NoCache):
         except sqlite3.DatabaseError as err:
             self._failed(err)
             return None
-        return row if row is not None and all(isinstance(v, str) for v in row) else None
+        return self._text(row, table, key)
+
+    def _text(self, row: tuple | None, table: str, key: str) -> tuple[str, ...] | None:
+        """``row`` (of ``key``) when it is all text; a row of anything else is damaged (counted) and missed."""
+        if row is None:
+            return None
+        if not all(isinstance(v, str) for v in row):
+            self.damaged(table, key)
+            return None
+        return row
 
     def _run_row(self, key: str) -> tuple[dict, dict, str] | None:
         row = self._in_window(self.runs_window, key)
         if row is None:
             return None
-        try:
-            stamps, hashes = json.loads(row[0]), json.loads(row[1])
-        except ValueError:
-            return None
-        if not all(isinstance(d, dict) and all(isinstance(v, str) for v in d.values()) for d in (stamps, hashes)):
-            return None
-        return stamps, hashes, row[2]
+        found = []
+        for column, text in (("runs.stamps", row[0]), ("runs.hashes", row[1])):
+            value = _json_row(text)
+            if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
+                self.damaged(column, key)
+                return None
+            found.append(value)
+        return found[0], found[1], row[2]
 
     def _use(self, used: str, key: str, row: tuple[str, tuple] | None = None) -> None:
         """Note ``key`` as used by this build (in the temporary table ``used``) and write ``row`` (table,
@@ -672,7 +826,7 @@ class BuildCache(NoCache):
     # -------------------------------------------------- reports
 
     def report(self, key: str) -> str | None:
-        row = self._row("SELECT html FROM reports WHERE key = ?", key)
+        row = self._row("SELECT html FROM reports WHERE key = ?", key, "reports.html")
         if row is None:
             return None
         self._use("used_reports", key)
@@ -705,7 +859,7 @@ class BuildCache(NoCache):
         except sqlite3.DatabaseError as err:
             self._failed(err)
             return None
-        return row if row is not None and all(isinstance(v, str) for v in row) else None
+        return self._text(row, window.table, key)
 
     def unchanged(self, path: str, key: Key | None, found, site: Path) -> bool:
         """Whether the last build wrote ``path`` from exactly these inputs and ``site`` still holds that file
@@ -725,7 +879,8 @@ class BuildCache(NoCache):
             sha = hashlib.sha256(data).hexdigest()
             self._write("INSERT OR REPLACE INTO temp.fresh_pages VALUES (?, ?, ?, NULL, ?)",
                         (path, key.digest, sha, key.parts))
-            self._write("INSERT OR REPLACE INTO bodies VALUES (?, ?)", (sha, zlib.compress(data, 1)))
+            if len(data) <= BODY_MAX:  # a larger copy would never be read back (stored)
+                self._write("INSERT OR REPLACE INTO bodies VALUES (?, ?)", (sha, zlib.compress(data, 1)))
 
     def stored_sha(self, path: str, key: Key | None) -> str | None:
         if key is None:
@@ -733,21 +888,22 @@ class BuildCache(NoCache):
         known = self._page(path)
         if known is None or known[0] != key.digest:
             return None
-        return known[1] if self._row("SELECT sha FROM bodies WHERE sha = ?", known[1]) is not None else None
+        return known[1] if self._row("SELECT sha FROM bodies WHERE sha = ?", known[1], "bodies.sha") is not None \
+            else None
 
     def stored(self, path: str, key: Key, sha: str) -> bytes | None:
         if self.broken:
             return None
-        try:
-            row = self.db.execute("SELECT data FROM bodies WHERE sha = ?", (sha,)).fetchone()
-            data = zlib.decompress(row[0]) if row is not None and isinstance(row[0], bytes) else None
+        try:  # a row longer than any copy of a file the cache keeps is not even read (its length is SQLite's)
+            row = self.db.execute("SELECT data FROM bodies WHERE sha = ? AND length(data) <= ?",
+                                  (sha, BODY_ROW_MAX)).fetchone()
         except sqlite3.DatabaseError as err:
             self._failed(err)
             return None
-        except zlib.error:
-            return None
+        data = inflate(row[0], BODY_MAX) if row is not None and isinstance(row[0], bytes) else None
         if data is None or hashlib.sha256(data).hexdigest() != sha:
-            return None  # damaged: rendered again
+            self.damaged("bodies.data", sha)
+            return None  # rendered again
         self._write("INSERT OR REPLACE INTO temp.fresh_pages VALUES (?, ?, ?, NULL, ?)",
                     (path, key.digest, sha, key.parts))
         return data
@@ -781,7 +937,7 @@ class BuildCache(NoCache):
         if self.broken:
             self.build_why = (WHY_NO_CACHE,)
             return None
-        parts = {name: _text(value) for name, value in {"podium": self.code, **inputs()}.items()}
+        parts = {name: _text(self.salt, value) for name, value in {"podium": self.code, **inputs()}.items()}
         self.whole = (_key({}, parts).digest, parts)
         try:
             row = self.db.execute("SELECT key, parts, outline FROM last").fetchone()
@@ -793,9 +949,9 @@ class BuildCache(NoCache):
             self.build_why = ("no earlier build in the cache",)
             return None
         if row[0] != self.whole[0]:
-            try:
-                then = json.loads(row[1])
-            except ValueError:
+            then = _json_row(row[1])
+            if not isinstance(then, dict):
+                self.damaged("last.parts")
                 then = {}
             changed = {name for name in parts if not isinstance(then, dict) or then.get(name) != parts[name]}
             self.build_why = _reasons(changed, BUILD_WHY) or ("its inputs changed",)
@@ -808,6 +964,7 @@ class BuildCache(NoCache):
         try:
             return codec.loads(Outline, row[2]), len(files)
         except (ValueError, TypeError, KeyError):  # a damaged row: build
+            self.damaged("last.outline")
             self.build_why = ("the cache's record of the last build is damaged",)
             return None
 
@@ -834,6 +991,10 @@ class BuildCache(NoCache):
         shared = self.current.shared.items() if self.current else ()
         try:
             with self.db:
+                self._sweep()
+                if self.redacted is not None:
+                    self.db.execute("DELETE FROM redacted")
+                    self.db.executemany("INSERT OR REPLACE INTO redacted VALUES (?, ?, ?, ?)", self.redacted[0])
                 placed = self.db.execute("SELECT path FROM temp.fresh_pages WHERE stat IS NULL").fetchall()
                 missing = 0
                 for (path,) in placed:  # written by this build: its stamp now it is in place
@@ -865,6 +1026,37 @@ class BuildCache(NoCache):
 
 def _json(value: dict) -> str:
     return json.dumps(value, sort_keys=True)
+
+
+def _json_row(text: str) -> object | None:
+    """A JSON row read back; None when it does not parse, whatever the reason (nested past the parser's
+    depth included: a planted row must be a miss, not a RecursionError on every later build)."""
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+
+
+def inflate(data: bytes, limit: int) -> bytes | None:
+    """``data`` (zlib) inflated, or None when it is damaged or would inflate past ``limit`` bytes: it is
+    inflated a MiB at a time and never past ``limit + 1`` bytes, so a zlib bomb in a row (1 MB of zeros
+    inflates a thousand times over) costs at most that."""
+    inflater = zlib.decompressobj()
+    parts: list[bytes] = []
+    size, pending = 0, data
+    try:
+        while not inflater.eof and size <= limit:
+            part = inflater.decompress(pending, min(INFLATE_CHUNK, limit + 1 - size))
+            pending = inflater.unconsumed_tail
+            if not part and not pending:
+                break  # cut short: the stream wants more than the row holds
+            parts.append(part)
+            size += len(part)
+    except zlib.error:
+        return None
+    if size > limit or not inflater.eof or inflater.unused_data:
+        return None  # past the limit, cut short, or something after the stream
+    return b"".join(parts)
 
 
 def open_cache(directory: Path | None) -> NoCache:

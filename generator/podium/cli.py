@@ -28,8 +28,8 @@ from podium.numbers import rank_text
 from podium.progress import Progress
 from podium.render.compare_data import pair_dict
 from podium.render.compare_text import model_table, pair_text
-from podium.render.data import agent_dict, dump_json, ledger_row, model_dict
-from podium.render.text import history_table, rank_table
+from podium.render.data import agent_dict, dump_json, model_dict, progress_file, ranked_agents
+from podium.render.text import history_table, progress_text, rank_table
 
 CONFIG_HELP = "Settings file (default: ./podium.yaml when it exists)."
 EXPORT_ARG = click.argument("export", nargs=-1, type=click.Path(path_type=Path))
@@ -122,6 +122,10 @@ def build(export: tuple[Path, ...], out: Path | None, config_path: Path | None, 
     for note in built.notes:
         say(f"note: {note}")
     meter = built.meter
+    if (verbose or explain) and built.damaged:
+        rows = ", ".join(f"{count:,} {row}" for row, count in built.damaged)
+        say(f"podium: cache: {sum(count for _, count in built.damaged):,} damaged row(s) ignored and made again "
+            f"({rows})")
     if verbose:
         for line in built.outline.details:  # the site's sections and largest files (kept when nothing changed)
             say(f"podium:   {line}")
@@ -189,7 +193,10 @@ def rank(export: tuple[Path, ...], config_path: Path | None, as_json: bool, by: 
     if by == "model":
         _print_ranked(board.by_model, as_json, model_dict, model_table)
     else:
-        _print_ranked(board.agents, as_json, agent_dict, rank_table)
+        if as_json:
+            click.echo(dump_json(ranked_agents(board)).decode("utf-8"), nl=False)
+        else:
+            _print_ranked(board.agents, False, agent_dict, rank_table)
 
 
 def _print_ranked(ranked: Sequence, as_json: bool, as_dict: Callable[..., dict], as_table: Callable[..., str]) -> None:
@@ -219,17 +226,19 @@ def check(export: tuple[Path, ...], config_path: Path | None) -> None:
 @click.argument("agent")
 @EXPORT_ARG
 @CONFIG_OPT
-@click.option("--json", "as_json", is_flag=True, help="Print the runs as ledger rows (runs.json format).")
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the agent's progress file (api/results/progress/<slug>.json), byte for byte.")
 def history(agent: str, export: tuple[Path, ...], config_path: Path | None, as_json: bool) -> None:
-    """List AGENT's runs oldest to newest (AGENT: its name, id or slug)."""
+    """List AGENT's runs oldest to newest, then which way it is moving (AGENT: its name, id or slug)."""
     config = load_config(config_path)
     board = public_view(config, _export_path(export, config))
     key = _find_agent(board, agent)
-    records = [r for r in reversed(board.runs) if r.agent == key and r.kind != "not_a_run"]
     if as_json:
-        click.echo(dump_json([ledger_row(r) for r in records]).decode("utf-8"), nl=False)
-    else:
-        click.echo(history_table(records))
+        index = next(i for i, a in enumerate(board.agents) if a.agent == key)
+        click.echo(progress_file(board, index).decode("utf-8"), nl=False)
+        return
+    records = [r for r in reversed(board.runs) if r.agent == key and r.kind != "not_a_run"]
+    click.echo(history_table(records) + "\n" + progress_text(board.progress[key]))
 
 
 @main.command()

@@ -22,7 +22,12 @@ def dumps(value: object) -> str:
 
 
 def loads(cls, text: str):
-    return decode(cls, json.loads(text))
+    """``text`` (what :func:`dumps` wrote) as a value of ``cls``; a ValueError for anything else, a text
+    nested past the parser's depth included (a RecursionError would stop every build that reads it)."""
+    try:
+        return decode(cls, json.loads(text))
+    except RecursionError:
+        raise ValueError("nested too deeply") from None
 
 
 def encode(value: object) -> object:

@@ -12,7 +12,7 @@ podium.yaml (all keys optional; paths are relative to the file)::
     missions:                       # pin a mission's current version
       jwt-none-bypass: {current: "1.3.0"}
     redact: ["literal secret"]      # extra strings removed from every page
-    limits: {result_bytes: 67108864, report_bytes: 2097152, sidecar_bytes: 2147483648}
+    limits: {result_bytes: 4194304, report_bytes: 2097152, sidecar_bytes: 2147483648}
     host: github-pages              # fail the build when the site would not fit this host (hosts.py)
     run_pages: {newest: 20}         # run pages only for the newest N runs per agent and mission version
     search_engines: false           # robots.txt Disallow: / and a noindex meta on every page

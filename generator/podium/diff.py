@@ -34,8 +34,9 @@ from podium.load.shape import (
     OneOf,
     Opt,
 )
-from podium.model import LEFT_OUT_KINDS, provisional
+from podium.model import CONFIGURATION_FIELDS, LEFT_OUT_KINDS, provisional
 from podium.numbers import NO_CI
+from podium.verdicts import VERDICTS as PROGRESS_VERDICTS
 
 LEFT_OUT = LEFT_OUT_KINDS  # the kinds a report counts apart: model.py
 ANY_AGENT = "*"
@@ -117,10 +118,23 @@ def _agent_row(old: Bundle, new: Bundle, a: AgentView) -> dict:
         "left_out": _left_out_delta(counts_old, counts_new),
         "is_new": before is None,
     }
+    row["progress"] = _progress_row(before, a)
     row["delta"] = (a.median - before.median) if before and a.median is not None and before.median is not None \
         else None
     row["verdict"] = _verdict(before, a)
     return row
+
+
+def _progress_row(before: AgentView | None, after: AgentView) -> dict | None:
+    """The agent's headline progress verdict now and in the old bundle, with what changed (field names, the new
+    agent version and budget: numbers only); None when the new bundle has no progress headline."""
+    now = after.progress
+    if now is None:
+        return None
+    old = before.progress if before is not None else None
+    return {"verdict": now.verdict, "old_verdict": old.verdict if old is not None else None,
+            "known_before": old is not None, "changed": list(now.changed),
+            "agent_version": now.agent_version, "budget_seconds": now.budget_seconds}
 
 
 def _verdict(before: AgentView | None, after: AgentView) -> str:
@@ -187,7 +201,13 @@ def _changed(report: dict) -> bool:
                 or report["agents_renamed"] or m["added"] or m["gone"] or m["became_older"] or m["runs"]
                 or report["new_runs"]
                 or any(r["rank"] != r["old_rank"] or r["verdict"] not in ("unchanged", "new")
-                       for r in report["agents"]))
+                       or progress_changed(r) for r in report["agents"]))
+
+
+def progress_changed(row: dict) -> bool:
+    """Whether an agent's headline progress verdict changed since the old bundle (one that had verdicts)."""
+    progress = row.get("progress")
+    return bool(progress and progress["known_before"] and progress["verdict"] != progress["old_verdict"])
 
 
 VERDICTS = {  # a row's verdict (compare: _verdict) -> how the Markdown reads it
@@ -213,7 +233,11 @@ REPORT_SHAPE = {
     "agents": [{"agent": TEXT, "name": TEXT, "url": Maybe(Opt(URL)), "rank": INT, "old_rank": Opt(INT),
                 "median": Opt(NUMBER), "old_median": Opt(NUMBER), "delta": Opt(NUMBER), "ci": Opt(PAIR),
                 "old_ci": Opt(PAIR), "in_median": Maybe(INT), "old_in_median": Maybe(Opt(INT)), "new_runs": INT,
-                "left_out": _LEFT_OUT, "is_new": BOOL, "verdict": OneOf(VERDICTS), "provisional": Maybe(BOOL)}],
+                "left_out": _LEFT_OUT, "is_new": BOOL, "verdict": OneOf(VERDICTS), "provisional": Maybe(BOOL),
+                "progress": Maybe(Opt({"verdict": Opt(OneOf(PROGRESS_VERDICTS)),
+                                       "old_verdict": Opt(OneOf(PROGRESS_VERDICTS)), "known_before": BOOL,
+                                       "changed": [OneOf(CONFIGURATION_FIELDS)], "agent_version": Opt(INT),
+                                       "budget_seconds": Opt(NUMBER)}), None)}],
     "agents_added": [_AGENT_BRIEF],
     "agents_gone": [_AGENT_BRIEF],
     "agents_renamed": [{"agent": TEXT, "old_name": TEXT, "name": TEXT}],

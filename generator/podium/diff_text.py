@@ -6,8 +6,9 @@ from __future__ import annotations
 
 import re
 
-from podium.diff import VERDICTS
+from podium.diff import VERDICTS, progress_changed
 from podium.numbers import DASH, ci_range, count_delta, counted, left_out_text, n_runs, pct, pp_delta, rank_move
+from podium.progress_words import ONE_CONFIGURATION, verdict_label
 
 _MD_SPECIAL = set("\\`*_[]<>#!|~@&$:")
 
@@ -60,6 +61,8 @@ def to_markdown(report: dict, gates: list[dict] | None = None, title: str = "pod
             lines.append(f"| {r['rank']}{mark}{' ' + move if move else ''} | {md(r['name'])} | {pct(r['median'])} | "
                          f"{pp_delta(r['delta'])} | {cis} | {VERDICTS[r['verdict']]} | {runs} |")
         lines.append("")
+    lines += _md_list("Which way agents are moving: headline verdicts that changed", [
+        progress_line(r, markdown=True) for r in report["agents"] if progress_changed(r)])
     lines += _md_list("Agents added", [_agent_brief(a, "rank") for a in report["agents_added"]])
     lines += _md_list("Agents gone", [_agent_brief(a, "was rank") for a in report["agents_gone"]])
     lines += _md_list("Agents renamed (old links redirect)", [
@@ -85,6 +88,24 @@ def to_markdown(report: dict, gates: list[dict] | None = None, title: str = "pod
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
+def progress_line(row: dict, *, markdown: bool = False, named: bool = True) -> str:
+    """ "kestrel: ? unclear → ▲ improved since agent v4" (what changed: the new agent version and budget as
+    numbers; a new model or judge model is only said to be new, its name being agent-written text)."""
+    p = row["progress"]
+    since = []
+    for name in p["changed"]:
+        if name == "agent_version":
+            since.append(f"agent v{p['agent_version']}" if p["agent_version"] is not None else "a new agent version")
+        elif name == "budget_seconds":
+            since.append(f"budget {p['budget_seconds']:,.0f} s" if p["budget_seconds"] is not None else "a new budget")
+        else:
+            since.append("a new model" if name == "model" else "a new judge model")
+    before, now = (verdict_label(v) or ONE_CONFIGURATION for v in (p["old_verdict"], p["verdict"]))
+    verdicts = f"{before} → {now}"
+    text = verdicts + (f" since {' and '.join(since)}" if since else "")
+    return f"{md(row['name']) if markdown else row['name']}: {text}" if named else text
+
+
 def _agent_brief(a: dict, rank: str) -> str:
     """An agent added or gone: "osprey: rank 2 (provisional), median 81.0%, 4 runs"."""
     mark = " (provisional)" if a.get("provisional") else ""
@@ -99,6 +120,9 @@ def headline(report: dict) -> str:
                     (t["moved"], "moved in rank")):
         if n:
             parts.append(f"{counted(n, 'agent')} {word}")
+    verdicts = sum(1 for r in report["agents"] if progress_changed(r))
+    if verdicts:
+        parts.append(f"{counted(verdicts, 'progress verdict')} changed")
     if report["missions"]["added"]:
         parts.append(f"{len(report['missions']['added'])} new mission version(s)")
     if t["left_out"]:

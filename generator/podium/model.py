@@ -160,6 +160,20 @@ class Configuration:
     judge_model: str | None
     budget_seconds: float | None
 
+    def changed(self, other: Configuration) -> tuple[str, ...]:
+        """The fields that differ from ``other``, in CONFIGURATION_FIELDS order."""
+        return tuple(name for name in CONFIGURATION_FIELDS if getattr(self, name) != getattr(other, name))
+
+    def as_json(self) -> dict:
+        """The four fields as the progress file writes them: an agent version that is a whole number as a number
+        (as XORCISE's conditions hold it), anything else as it was read."""
+        version = self.agent_version
+        return {"agent_version": int(version) if version is not None and version.isdigit() else version,
+                "model": self.model, "judge_model": self.judge_model, "budget_seconds": self.budget_seconds}
+
+
+CONFIGURATION_FIELDS = ("agent_version", "model", "judge_model", "budget_seconds")
+
 
 @dataclass(frozen=True, slots=True)
 class Run:
@@ -381,6 +395,8 @@ class Leaderboard:
     pairs: tuple[Pair, ...] = field(default=())  # compare.md §1, by a's rank then b's
     by_model: tuple[ModelSummary, ...] = field(default=())  # compare.md §2, ranked
     ledger: Ledger | None = None  # which ledger page lists each run, which data part holds it (ledger.py)
+    # agent id -> its verdicts.AgentProgress: which way it is moving (docs/rules/progress.md), every agent
+    progress: dict = field(default_factory=dict)
 
 
 # ------------------------------------------------------- comparisons (compare.md)

@@ -16,7 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import quote
 
-from podium import charts, numbers, plan_compare, routes
+from podium import charts, numbers, plan_compare, plan_progress, progress_words, routes
 from podium import ledger as layout
 from podium.entries import Asset, DataFile, Entry, LedgerPage, Page, RunPage
 from podium.figures import first, models_differ
@@ -61,6 +61,7 @@ def plan_site(board: Leaderboard, site: Site, static: dict[str, Path] | None = N
     for number, part in enumerate(board.ledger.parts if board.ledger else ()):
         outputs += [DataFile(part.paths[kind], f"part_{kind}", number) for kind in ("jsonl_gz", "csv", "script")]
     outputs += plan_compare.data_files(board)
+    outputs += [DataFile(routes.progress_path(a.slug), "progress", number) for number, a in enumerate(board.agents)]
     pages = [_home(board, index), *_missions_pages(board, index)]
     pages += [_agent_page(a, index) for a in board.agents]
     pages += [_mission_page(m, index) for m in board.missions]
@@ -93,6 +94,8 @@ class _Index:
         self.tones = {a.agent: i % TONES for i, a in enumerate(board.agents)}
         self.older = {a.agent: a for a in board.agents_older}
         self.compare = plan_compare.Links(board)
+        self.progress = board.progress
+        self.version_urls = {(m.mission, m.version): m.url for m in board.missions}
 
     def scoped(self, agent: str, older: bool) -> list[RunRecord]:
         return [r for r in self.by_agent[agent] if r.older == older]
@@ -102,7 +105,8 @@ def _home(board: Leaderboard, index: _Index) -> Page:
     shown = board.agents[:HOME_CARDS]
     cards = [
         {"agent": a, "older": index.older.get(a.agent), "tone": index.tones[a.agent],
-         "strip": charts.strip(index.scoped(a.agent, False), a.figures.median)}
+         "strip": charts.strip(index.scoped(a.agent, False), a.figures.median),
+         "progress": _progress_line(index, a.agent)}
         for a in shown
     ]
     ranked, unlisted = first(board.agents[HOME_CARDS:], HOME_ROWS)
@@ -114,6 +118,13 @@ def _home(board: Leaderboard, index: _Index) -> Page:
         "problems": problems, "problems_total": len(board.problems), "problems_more": problems_more,
         "missions": board.missions, "headline": headline, "description": numbers.plain(headline),
     })
+
+
+def _progress_line(index: _Index, agent: str) -> dict:
+    """The one progress line of an agent's card: its headline and its verdict (a class name)."""
+    progress = index.progress[agent]
+    step = progress.newest_step
+    return {"text": progress_words.headline(progress), "verdict": step.overall.verdict if step else None}
 
 
 def ledger_fragment(agent_slug: str | None = None, version: tuple[str, str] | None = None) -> str:
@@ -144,10 +155,16 @@ def _agent_page(agent: AgentSummary, index: _Index) -> Page:
                        "ledger": ledger_fragment(agent.slug, (summary.mission, summary.version))})
     current_runs = index.scoped(agent.agent, False)
     older_runs = index.scoped(agent.agent, True)
+    strip = charts.strip(current_runs, agent.figures.median, charts.PAGE_SLOTS)
+    progress = index.progress[agent.agent]
+    panel = plan_progress.panel(progress, agent.slug)
+    panel = replace(panel, rows=tuple(replace(row, url=index.version_urls.get((row.mission, row.version)))
+                                      for row in panel.rows))
     return Page(agent.url, "agent.html", {
         "page_title": agent.name, "agent": agent, "older": older, "tables": tables, "newest": newest,
         "ledger": ledger_fragment(agent.slug),
-        "strip": charts.strip(current_runs, agent.figures.median, charts.PAGE_SLOTS),
+        "strip": strip, "progress": panel,
+        "band": plan_progress.band(strip, list(reversed(current_runs[:charts.PAGE_SLOTS])), progress),
         "older_strip": charts.strip(older_runs, older.figures.median, charts.CARD_SLOTS) if older else None,
         "models_differ": models_differ(agent.figures, *([older.figures] if older else [])),
         "description": numbers.agent_headline(agent),
@@ -210,6 +227,9 @@ def _mission_page(mission, index: _Index) -> Page:
         "ledger": ledger_fragment(version=(mission.mission, mission.version)),
         "description": numbers.mission_headline(mission),
         "compare": compare, "compare_more": compare_more,
+        "progress": [step for a in mission.agents
+                     if (step := plan_progress.version_step(index.progress[a.agent], mission.mission, mission.version,
+                                                            a.url)) is not None],
     })
 
 

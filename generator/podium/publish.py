@@ -27,7 +27,8 @@ from pathlib import Path
 
 from podium import diff, routes
 from podium.bundle import Bundle, bundle_of, load_bundle, summary_path
-from podium.diff_text import headline
+from podium.diff import progress_changed
+from podium.diff_text import headline, progress_line
 from podium.entries import Blob, Entry, Page
 from podium.errors import BuildError
 from podium.load.files import NotReadable
@@ -159,7 +160,10 @@ def _change_pages(board: Leaderboard, reports: list[dict]) -> list[Page]:
         "missions": {f"{m.mission}\n{m.version}": m.url for m in board.missions},
     }
     history = [{"number": r["number"], "updated": r["updated"], "path": routes.change_path(r["number"]),
-                "report": r["report"]} for r in reports]
+                "report": r["report"],
+                "moving": [(a["agent"], a["name"], progress_line(a, named=False)) for a in r["report"]["agents"]
+                           if progress_changed(a)]}
+               for r in reports]
     pages = [Page(routes.CHANGES_INDEX, "changes.html", {
         "page_title": "Changes", "entry": history[0] if history else None, "history": history, "links": links,
         "index": True})]
@@ -270,6 +274,7 @@ def _feed(board: Leaderboard, reports: list[dict], title: str, base: str, genera
     for r in reports:
         link = f"{base}/{routes.permalink(routes.change_path(r['number']))}"
         entries.append({"kind": "changes", "number": r["number"], "headline": headline(r["report"]),
+                        "moving": [progress_line(a) for a in r["report"]["agents"] if progress_changed(a)],
                         "id": link, "link": link, "updated": r["updated"]})
     entries.sort(key=lambda e: (e["updated"], e["id"]), reverse=True)
     stamp = iso_utc(datetime.fromtimestamp(generated_at, UTC)) if generated_at is not None else None

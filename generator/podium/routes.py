@@ -31,8 +31,11 @@ LEDGER_PARTS = "api/results/ledger"
 COMPARE_JSON = "api/results/compare.json"
 COMPARE_SCHEMA = "api/results/compare.schema.json"
 COMPARE_PARTS = "api/results/compare"  # compare.json's parts: one per agent, one per pair with a page
+PROGRESS_SCHEMA = "api/results/progress.schema.json"
+PROGRESS_DIR = "api/results/progress"  # one file an agent: progress_path
 DATA_FILES = {"summary": SUMMARY_JSON, "schema": SUMMARY_SCHEMA, "runs_json": RUNS_JSON, "runs_schema": RUNS_SCHEMA,
-              "ledger_js": LEDGER_JS, "compare": COMPARE_JSON, "compare_schema": COMPARE_SCHEMA}
+              "ledger_js": LEDGER_JS, "compare": COMPARE_JSON, "compare_schema": COMPARE_SCHEMA,
+              "progress_schema": PROGRESS_SCHEMA}
 COMPARE_INDEX = "compare/index.html"
 MODELS_INDEX = "models/index.html"
 HOME = "index.html"
@@ -102,6 +105,11 @@ def mission_slugs(names: dict[str, str]) -> dict[str, str]:
 
 def agent_path(agent_slug: str) -> str:
     return f"agents/{agent_slug}/index.html"
+
+
+def progress_path(agent_slug: str) -> str:
+    """An agent's progress file (docs/rules/progress.md §5)."""
+    return f"{PROGRESS_DIR}/{agent_slug}.json"
 
 
 def mission_path(mission_slug: str, segment: str) -> str:

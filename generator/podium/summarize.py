@@ -12,7 +12,7 @@ import math
 from collections import defaultdict
 from dataclasses import replace
 
-from podium import compare, ledger, routes, stats
+from podium import compare, ledger, routes, stats, verdicts
 from podium.figures import figures, kind_counts, rank_key
 from podium.kinds import SCORED_KINDS, record_of
 from podium.model import (
@@ -67,6 +67,9 @@ def summarize(export: Export, configured_current: dict[str, str] | None = None,
     agents, agents_older = _agents(records, groups, current, urls, cells)
     pairs = compare.pairs(agents, cell_runs, cells, current, urls.mission)
     by_model = compare.by_model(records, urls.agent_names, urls.agent)
+    progress = {agent: verdicts.agent_progress(agent, urls.agent_names[agent], urls.agent_slugs[agent],
+                                               [records[i] for i in indices])
+                for agent, indices in groups.by_agent.items()}
     return Leaderboard(
         totals=Totals(
             runs=len(counted_records),
@@ -85,6 +88,7 @@ def summarize(export: Export, configured_current: dict[str, str] | None = None,
         pairs=pairs,
         by_model=by_model,
         ledger=layout,
+        progress=progress,
     )
 
 

@@ -22,6 +22,7 @@ from collections import deque
 from collections.abc import Callable, Generator, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from typing import NamedTuple
 
 from podium.errors import BuildError
 
@@ -44,28 +45,49 @@ def _start(initializer: Callable | None, initargs: tuple) -> None:
         initializer(*initargs)
 
 
-def in_order(workers: ProcessPoolExecutor, function: Callable, tasks: Iterable[tuple], ahead: int) -> Generator:
+class Weighed(NamedTuple):
+    """A task with its weight (the bytes it will read), for :func:`in_order` with a ``budget``."""
+
+    args: tuple
+    weight: int
+
+
+def in_order(workers: ProcessPoolExecutor, function: Callable, tasks: Iterable[tuple], ahead: int, *,
+             budget: int | None = None) -> Generator:
     """``function(*task)`` for each task, computed by ``workers``, yielded in the order of ``tasks``.
     Tasks are taken from ``tasks`` by the calling thread, at most ``ahead`` of the result being yielded,
-    so the results waiting stay bounded whatever the history holds. The pool is stopped when the
-    iterator ends or is closed; a worker that died is a BuildError."""
+    so the results waiting stay bounded whatever the history holds. With a ``budget``, each task is
+    :class:`Weighed`, and the tasks sent but not yet yielded weigh at most ``budget`` together (a task
+    heavier alone is sent when no other is out): the bytes in flight stay bounded whatever each task
+    holds. The pool is stopped when the iterator ends or is closed; a worker that died is a BuildError."""
     tasks = iter(tasks)
-    window: deque = deque()
+    window: deque = deque()  # (future, weight), in the order of tasks
+    held = 0  # the weight in window
+    waiting: list = []  # a task taken from tasks but over the budget for now
 
     def send() -> None:
-        task = next(tasks, None)
-        if task is not None:
-            window.append(workers.submit(function, *task))
+        nonlocal held
+        while len(window) < ahead:
+            task = waiting.pop() if waiting else next(tasks, None)
+            if task is None:
+                return
+            args, weight = (task, 0) if budget is None else task  # a Weighed: (args, weight)
+            if budget is not None and window and held + weight > budget:
+                waiting.append(task)
+                return
+            window.append((workers.submit(function, *args), weight))
+            held += weight
 
     try:
-        for _ in range(ahead):
-            send()
+        send()
         while window:
+            future, weight = window.popleft()
             try:
-                done = window.popleft().result()
+                done = future.result()
             except BrokenProcessPool:
                 raise BuildError("a worker process of the build died (killed, or out of memory?); "
                                  "the previous site is untouched (try --jobs 1)") from None
+            held -= weight
             send()
             yield done
     finally:

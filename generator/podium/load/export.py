@@ -31,20 +31,24 @@ from typing import Any, Protocol
 
 from podium import codec, workers
 from podium.errors import BuildError, PodiumError
-from podium.load.fields import Fields
+from podium.load.fields import MAX_PROBLEMS, Fields
 from podium.load.files import MiB, open_file, read_file, stamp
 from podium.load.jsonfile import NotAnArray, iter_json_array, parse_json
 from podium.load.report import Overview, read_overview, report_overview
 from podium.load.result import Result, read_result
 from podium.load.sidecars import ListRow, read_agent_list, read_agent_rows, read_run_list, read_run_rows
 from podium.model import GRADING_FAILED, RUN_DIR, UNATTRIBUTED, Export, Problem, Run, RunRecord
+from podium.workers import Weighed
 
 
 @dataclass(frozen=True)
 class Limits:
-    """Largest file podium reads, per kind of file (podium.yaml ``limits``)."""
+    """Largest file podium reads, per kind of file (podium.yaml ``limits``). A result.json holds XORCISE's
+    judge prompt (the agent's transcript, cut to what the judge reads): the real ones are 1-12 KB, so 4 MiB
+    is hundreds of times what one needs, and bounds what reading one takes (load/jsonfile.py: at most 6
+    times that for its values) in each process that reads results at once."""
 
-    result_bytes: int = 64 * MiB
+    result_bytes: int = 4 * MiB
     report_bytes: int = 2 * MiB
     sidecar_bytes: int = 2048 * MiB
 
@@ -62,6 +66,7 @@ class _Dir:
     result_digest: str | None = None
     run_id: str = ""
     stored: str | None = None  # the SHA-256 of the directory as the store keeps it (None: not stored)
+    without_values: bool = False  # kept without its result's submitted values (_light): read again when needed
 
     @property
     def result_id(self) -> str | None:
@@ -86,6 +91,7 @@ class _Replayed:
     body: str
     stored: str  # the SHA-256 of ``body``
     run_id: str = ""
+    store: ParsedStore | None = None  # told when ``body`` does not read back
 
     def whole(self, reader: _Reader) -> _Dir:
         """The directory decoded; a body that does not read back is read again from disk (into a reader
@@ -93,9 +99,29 @@ class _Replayed:
         try:
             item = codec.loads(_Dir, self.body)
         except (ValueError, TypeError, KeyError):
+            if self.store is not None:
+                self.store.damaged("runs.value", f"{reader.root}/{self.name}")
             item = _read_dir(_Reader(reader.root, reader.limits), self.name)
+        if item.without_values:
+            item = _with_values(reader, item)
         item.run_id = self.run_id
         return item
+
+
+def _with_values(reader: _Reader, item: _Dir) -> _Dir:
+    """A stored directory given back the submitted values the store does not keep, read again from its
+    result.json, which must still have the bytes it was parsed from (a BuildError otherwise: it changed
+    during the build; the stat pass had found it unchanged)."""
+    rel = f"{item.name}/result.json"
+    data = read_file(reader.root / rel, rel, reader.limits.result_bytes)
+    result = None
+    if isinstance(data, bytes) and hashlib.sha256(data).hexdigest() == item.result_digest:
+        value, _ = parse_json(data, rel)
+        result = read_result(value, Fields(rel, [])) if value is not None else None
+    if result is None or item.result is None:
+        raise BuildError(f"{rel} changed while the site was being built; build again")
+    return replace(item, result=replace(item.result, secrets=result.secrets, answers=result.answers),
+                   without_values=False)
 
 
 class _Reader:
@@ -133,7 +159,7 @@ class _Reader:
             return None
         value, problems = parse_json(data, rel)
         self.problems.extend(problems)
-        return value, Fields(rel, self.problems)
+        return value, Fields(rel, self.problems, most=MAX_PROBLEMS)
 
     def start_dir(self) -> None:
         self.hashes, self.file_hashes = [], {}
@@ -159,7 +185,8 @@ class _Reader:
 
 class ParsedStore(Protocol):
     """Where parsed run directories are kept between builds: cache.py's ``NoCache`` and ``BuildCache`` (the
-    build hands one in; this stage never imports the cache, which sits above it)."""
+    build hands one in; this stage never imports the cache, which sits above it). ``stored`` may give no
+    payload: then the directory is not kept."""
 
     def parsed(self, directory: str, salt: str, files: Sequence[str], limit: int, read: Callable,
                stored: Callable, replay: Callable, seen: Callable | None = None) -> Any: ...
@@ -170,8 +197,17 @@ class ParsedStore(Protocol):
 
     def keep_kept(self, directory: str, salt: str, text: str) -> None: ...
 
+    def may_keep(self, text: str, own: Sequence[str] = ()) -> bool:
+        """Whether a row's text may be kept: it holds no secret (cache.py ``BuildCache.may_keep``)."""
+        ...
+
     def cold(self) -> bool:
         """Whether it holds no parsed directory (every one will be read afresh)."""
+        ...
+
+    def damaged(self, row: str, key: str = "") -> None:
+        """A stored row (``row``: its table and column, ``key``: which) that did not read back: it is made
+        again, and the build says so under ``--verbose``."""
         ...
 
 
@@ -190,9 +226,15 @@ class NoStore:
     def keep_kept(self, directory: str, salt: str, text: str) -> None:
         pass
 
+    def may_keep(self, text: str, own: Sequence[str] = ()) -> bool:
+        return True
+
     def cold(self) -> bool:
         """Whether no parsed run directory is kept (every one will be read afresh)."""
         return True
+
+    def damaged(self, row: str, key: str = "") -> None:
+        pass
 
 
 NO_STORE = NoStore()  # nothing kept: every directory read afresh
@@ -384,8 +426,9 @@ class _Runs:
                 kept = self.keep(run)
                 if inputs is not None:
                     problems = codec.dumps(tuple(self.reader.problems[before:]))
-                    self.store.keep_kept(f"{self.reader.root}/{item.name}", self.salt,
-                                         f"{inputs}\n{problems}\n{self.keep.dumps(run, kept)}")
+                    text = f"{inputs}\n{problems}\n{self.keep.dumps(run, kept)}"
+                    if self.store.may_keep(text, run.secrets):  # (its names may quote a secret: then not kept)
+                        self.store.keep_kept(f"{self.reader.root}/{item.name}", self.salt, text)
         self.kept[run_id] = (rank, kept)  # None: unreadable and unidentifiable (a problem only), still read
 
     def _inputs(self, item, row: ListRow | None) -> str:
@@ -399,14 +442,16 @@ class _Runs:
         text = self.store.kept(f"{self.reader.root}/{item.name}", self.salt)
         if text is None or not text.startswith(inputs + "\n"):
             return None
-        problems, _, kept = text[len(inputs) + 1:].partition("\n")
+        problems, _, stored = text[len(inputs) + 1:].partition("\n")
         try:
             found = codec.loads(tuple[Problem, ...], problems)
         except (ValueError, TypeError, KeyError):
+            found = None
+        kept = self.keep.loads(stored) if found is not None else None
+        if kept is None or found is None:  # it was made from these inputs, but does not read back
+            self.store.damaged("kept.value", f"{self.reader.root}/{item.name}")
             return None
-        kept = self.keep.loads(kept)
-        if kept is not None:
-            self.reader.problems += found
+        self.reader.problems += found
         return kept
 
     def notes(self) -> list[str]:
@@ -463,13 +508,17 @@ def _read_dir(reader: _Reader, name: str) -> _Dir:
 
 def _light(item: _Dir) -> _Dir:
     """What a rebuild needs of a directory to count its run again: the result without the texts only its
-    page shows (rubric, checks, judge detail); its page reads result.json afresh (:func:`whole_run`)."""
+    page shows (rubric, checks, judge detail), its page reads result.json afresh (:func:`whole_run`); and
+    without its submitted values, which the store must not hold (cache.py): a directory counted afresh
+    reads them again (:func:`_with_values`)."""
     result = item.result
     if result is None or result.grade is None:
         return item
     grade = result.grade
     detail = GRADING_FAILED if (grade.judge_detail or "").startswith(GRADING_FAILED) else None
-    return replace(item, result=replace(result, grade=replace(grade, criteria=(), checks=(), judge_detail=detail)))
+    values = bool(result.secrets or result.answers)
+    return replace(item, result=replace(result, grade=replace(grade, criteria=(), checks=(), judge_detail=detail),
+                                        secrets=(), answers=()), without_values=values)
 
 
 @dataclass(frozen=True)
@@ -504,12 +553,15 @@ def _read_dir_cached(reader: _Reader, name: str, cache: ParsedStore, ahead: _Rea
         reader.end_dir(reader.hashes)
         return item
 
-    def stored(item: _Dir) -> tuple[str, dict[str, str]]:
+    def stored(item: _Dir) -> tuple[str | None, dict[str, str]]:
         body = codec.dumps(_light(item))  # codec's JSON is ASCII on one line: the head ends at the first newline
-        item.stored = hashlib.sha256(body.encode()).hexdigest()
         head = _Head(item.result_id, item.shape, tuple(reader.problems[before:]), tuple(reader.hashes))
-        return f"{codec.dumps(head)}\n{body}", {rel.rpartition("/")[2]: digest
-                                                for rel, digest in reader.file_hashes.items()}
+        payload = f"{codec.dumps(head)}\n{body}"
+        hashes = {rel.rpartition("/")[2]: digest for rel, digest in reader.file_hashes.items()}
+        if not cache.may_keep(payload, item.result.secrets if item.result is not None else ()):
+            return None, hashes  # a name or the report's Overview quotes a secret: read again next time
+        item.stored = hashlib.sha256(body.encode()).hexdigest()
+        return payload, hashes
 
     def replay(payload: str) -> _Replayed | None:
         head_text, _, body = payload.partition("\n")
@@ -519,7 +571,8 @@ def _read_dir_cached(reader: _Reader, name: str, cache: ParsedStore, ahead: _Rea
             return None  # a damaged row: the directory is read again
         reader.problems += head.problems
         reader.end_dir(head.digests)
-        return _Replayed(name, head.result_id, head.shape, body, hashlib.sha256(body.encode()).hexdigest())
+        return _Replayed(name, head.result_id, head.shape, body, hashlib.sha256(body.encode()).hexdigest(),
+                         store=cache)
 
     def as_seen(stamps: dict[str, str]) -> bool:
         return stamps_digest(name, [stamps.get(file, "") for file in RUN_FILES]) == seen
@@ -533,6 +586,12 @@ def _read_dir_cached(reader: _Reader, name: str, cache: ParsedStore, ahead: _Rea
 AHEAD_MIN = 1000  # fewer directories are read by the build's own thread: not worth starting processes for
 AHEAD_CHUNK = 40  # directories per task
 AHEAD_TASKS = 4  # tasks per worker sent ahead of the directory being counted
+# The result.json bytes (by their size on disk) a task reads at most, unless one file alone is more, and
+# all the tasks out at once: what the workers hold parsed and send back grows with those bytes (a result
+# of many criteria keeps them all), so this, not the number of directories, bounds it. Real results are
+# 1-12 KB: 40 directories are ~0.5 MB, and neither bound is met.
+AHEAD_TASK_BYTES = 8 * MiB
+AHEAD_BYTES = 64 * MiB
 
 
 class _ReadAhead:
@@ -543,9 +602,9 @@ class _ReadAhead:
     stamps older than its bytes."""
 
     def __init__(self, root: Path, limits: Limits, names: list[str], jobs: int):
-        tasks = ((root, limits, names[i:i + AHEAD_CHUNK]) for i in range(0, len(names), AHEAD_CHUNK))
         self.pool = workers.pool(jobs)
-        self.done = workers.in_order(self.pool, _read_dirs, tasks, jobs * AHEAD_TASKS)
+        self.done = workers.in_order(self.pool, _read_dirs, _ahead_tasks(root, limits, names), jobs * AHEAD_TASKS,
+                                     budget=AHEAD_BYTES)
         self.chunk: list[tuple] = []
 
     def take(self, reader: _Reader, name: str, stamps: dict[str, str] | None) -> _Dir | None:
@@ -568,6 +627,26 @@ class _ReadAhead:
     def close(self) -> None:
         self.done.close()  # stops the pool, if it ever started taking results
         workers.stop(self.pool)  # and if not
+
+
+def _ahead_tasks(root: Path, limits: Limits, names: list[str]) -> Iterator[Weighed]:
+    """The directories in tasks of at most AHEAD_CHUNK, or of AHEAD_TASK_BYTES of result.json (a file over
+    ``limits`` is not read: it weighs nothing), each weighed by those bytes (taken as the tasks are)."""
+    chunk: list[str] = []
+    size = 0
+    for name in names:
+        try:
+            found = os.lstat(f"{root}/{name}/result.json").st_size
+        except OSError:
+            found = 0
+        found = found if found <= limits.result_bytes else 0
+        if chunk and (len(chunk) == AHEAD_CHUNK or size + found > AHEAD_TASK_BYTES):
+            yield Weighed((root, limits, chunk), size)
+            chunk, size = [], 0
+        chunk.append(name)
+        size += found
+    if chunk:
+        yield Weighed((root, limits, chunk), size)
 
 
 def _read_dirs(root: Path, limits: Limits, names: list[str]) -> list[tuple]:
@@ -711,7 +790,7 @@ def whole_run(roots: Sequence[Path], record: RunRecord, limits: Limits) -> Run:
             if hashlib.sha256(data).hexdigest() != record.digest:
                 raise BuildError(f"{rel} changed while the site was being built; build again")
             value, _ = parse_json(data, rel)
-            result = read_result(value, Fields(rel, [])) if value is not None else None
+            result = read_result(value, Fields(rel, [], most=MAX_PROBLEMS)) if value is not None else None
     if result is None and (record.overall is not None or record.deterministic is not None):
         # it was read and scored when the runs were counted: removed, or made unreadable, since
         raise BuildError(f"{rel} was removed or became unreadable while the site was being built; build again")
@@ -739,6 +818,26 @@ def whole_run(roots: Sequence[Path], record: RunRecord, limits: Limits) -> Run:
         answers=result.answers if result else (),
         source=record.source,
     )
+
+
+def witnessed_answers(roots: Sequence[Path], witness: str, sha: str, limit: int) -> tuple[str, ...]:
+    """The answers (values that passed an artifacts check) in the result.json of ``witness`` (a run directory
+    as ``<export root>/<directory name>``, one of ``roots``), when that file still has the SHA-256 ``sha``;
+    () otherwise, or when ``witness`` names no run directory of these exports (the build cache keeps no
+    answer, only a run holding each: cache.py)."""
+    root, _, name = witness.rpartition("/")
+    try:
+        if not RUN_DIR.match(name) or root not in {str(r.resolve()) for r in roots}:
+            return ()
+    except (OSError, RuntimeError):  # a symlink loop: the export's reader says so, naming it
+        return ()
+    rel = f"{name}/result.json"
+    data = read_file(Path(root) / rel, rel, limit)
+    if not isinstance(data, bytes) or hashlib.sha256(data).hexdigest() != sha:
+        return ()
+    value, _ = parse_json(data, rel)
+    result = read_result(value, Fields(rel, [])) if value is not None else None
+    return result.answers if result is not None else ()
 
 
 class Scanned:

@@ -72,15 +72,25 @@ def describe(value: object) -> str:
     return {dict: "an object", list: "an array", type(None): "null"}.get(type(value), type(value).__name__)
 
 
-class Fields:
-    """Getters for one file's JSON; problems go to the shared list."""
+MAX_PROBLEMS = 100  # problems a result.json may add (its elements may each be wrong: 4 MiB hold 300,000)
 
-    def __init__(self, path: str, problems: list[Problem]):
+
+class Fields:
+    """Getters for one file's JSON; problems go to the shared list (with ``most``, no more than that many,
+    then one saying the rest are not listed: a problem is a few hundred bytes, a bad value a few)."""
+
+    def __init__(self, path: str, problems: list[Problem], most: int | None = None):
         self.path = path
         self.problems = problems
+        self.most = most
+        self.reported = 0
 
     def report(self, field: str, message: str) -> None:
-        self.problems.append(Problem(self.path, field, message))
+        self.reported += 1
+        if self.most is None or self.reported <= self.most:
+            self.problems.append(Problem(self.path, field, message))
+        elif self.reported == self.most + 1:
+            self.problems.append(Problem(self.path, "", f"has more than {self.most} problems; the rest are not listed"))
 
     def _raw(self, obj: dict, key: str):
         return obj.get(key, _MISSING) if isinstance(obj, dict) else _MISSING

@@ -22,6 +22,9 @@ from podium.model import (
 )
 
 MISTYPED = "(not a string)"  # a status or trigger of the wrong JSON type: never a known value
+# Criteria and checks read of one result (a rubric or a mission has a handful): the run page shows each,
+# so a result.json of a million small ones would make a page, and its memory, of a million rows.
+MAX_ENTRIES = 500
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,9 +157,17 @@ def _read_scores(grade: dict, fields: Fields, check: bool) -> dict:
     return dict(got, scores_valid=valid)
 
 
+def _entries(grade: dict, fields: Fields, key: str, what: str) -> list:
+    """The first MAX_ENTRIES elements of ``grade[key]`` (an array), and a problem when there are more."""
+    items = fields.array(grade, key, f"grade.{key}") or []
+    if len(items) > MAX_ENTRIES:
+        fields.report(f"grade.{key}", f"holds {len(items):,} {what}; the first {MAX_ENTRIES} are read")
+    return items[:MAX_ENTRIES]
+
+
 def _read_criteria(grade: dict, fields: Fields) -> tuple[Criterion, ...]:
     out = []
-    for index, item in enumerate(fields.array(grade, "judge_breakdown", "grade.judge_breakdown") or []):
+    for index, item in enumerate(_entries(grade, fields, "judge_breakdown", "criteria")):
         where = f"grade.judge_breakdown[{index}]"
         if not isinstance(item, dict):
             fields.report(where, f"expected an object, got {describe(item)}")
@@ -174,7 +185,7 @@ def _read_criteria(grade: dict, fields: Fields) -> tuple[Criterion, ...]:
 
 def _read_checks(grade: dict, fields: Fields) -> tuple[Check, ...]:
     out = []
-    for index, item in enumerate(fields.array(grade, "check_breakdown", "grade.check_breakdown") or []):
+    for index, item in enumerate(_entries(grade, fields, "check_breakdown", "checks")):
         where = f"grade.check_breakdown[{index}]"
         if not isinstance(item, dict):
             fields.report(where, f"expected an object, got {describe(item)}")

@@ -11,7 +11,7 @@ import re
 from datetime import UTC, datetime
 from importlib import resources
 
-from podium import __version__, routes
+from podium import __version__, routes, verdicts
 from podium.load.published import RUNS_SCHEMA, SUMMARY_SCHEMA
 from podium.model import (
     AgentSummary,
@@ -85,6 +85,31 @@ def agent_dict(agent: AgentSummary) -> dict:
     return out
 
 
+def ranked_agents(board: Leaderboard) -> list[dict]:
+    """summary.json's ``agents`` (and ``podium rank --json``): each ranked agent with its progress headline."""
+    return [{**agent_dict(a), "progress": progress_headline(board.progress[a.agent], a.slug)} for a in board.agents]
+
+
+def progress_headline(progress, slug: str) -> dict:
+    """What summary.json carries of an agent's progress (docs/rules/progress.md §5): its headline (verdict,
+    shift, what changed with the new values, the tally over missions) and its progress file's url."""
+    top = verdicts.headline(progress)
+    step = progress.newest_step
+    return {"verdict": top["verdict"], "shift": top["shift"], "changed": top["changed"], "tally": top["tally"],
+            "to": {name: step.to.as_json()[name] for name in step.changed} if step else {},
+            "reason": top["reason"], "url": routes.progress_path(slug)}
+
+
+def progress_file(board: Leaderboard, index: int) -> bytes:
+    """The progress file of the ``index``-th agent (schema podium.progress/1)."""
+    agent = board.agents[index]
+    return dump_json(verdicts.progress_document(board.progress[agent.agent]))
+
+
+def progress_schema() -> bytes:
+    return resources.files("podium").joinpath("progress.schema.json").read_bytes()
+
+
 def mission_dict(mission: MissionVersionSummary) -> dict:
     return {
         "mission": mission.mission,
@@ -126,7 +151,7 @@ def summary_dict(board: Leaderboard, generated_at: int | None = None) -> dict:
         "source": {"runs_read": board.runs_read, "inputs_digest": board.inputs_digest},
         "totals": {"runs": board.totals.runs, "not_a_run": board.totals.not_a_run,
                    "counts": dict(board.totals.counts)},
-        "agents": [agent_dict(a) for a in board.agents],
+        "agents": ranked_agents(board),
         "agents_older": [agent_dict(a) for a in board.agents_older],
         "missions": [mission_dict(m) for m in board.missions],
         "by_model": [model_dict(m) for m in board.by_model],

@@ -5,7 +5,10 @@ The first layer is never reading or publishing the secret-bearing parts at all
 free text a page or data file shows (judge text, report text, check errors,
 model names): provider token shapes, bearer tokens, private keys, JWTs,
 credentials in URLs, ``password=…``-style pairs, flag-shaped strings, and
-literal values, each also in its base64, URL-encoded and JSON-escaped forms:
+literal values, each also trimmed of surrounding white space (a flag read from a
+file ends in a newline) and in its encoded spellings (:func:`literal_forms`: base64
+padded or not, standard or URL-safe, also inside a longer base64 text; percent-escapes
+in upper or lower case, with ``+`` for a space or not; JSON-escaped):
 
 - the values listed under ``redact:`` in podium.yaml;
 - the run's own submitted check values (6 characters or more);
@@ -24,12 +27,13 @@ from __future__ import annotations
 
 import base64
 import bisect
+import functools
 import hashlib
 import json
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping
-from urllib.parse import quote
+from urllib.parse import quote, quote_plus
 
 MIN_LITERAL = 6  # configured literals and a run's own values: shorter ones would redact ordinary words
 MIN_ANSWER = 8  # another run's answer with a digit, symbol or punctuation mark
@@ -152,6 +156,122 @@ _STEPS = {**{name: _shape_step(name, pattern) for name, pattern in _SHAPES},
 _STEP_NAMES = tuple(_STEPS)
 
 
+def _shape_cuts(name: str, pattern: re.Pattern):
+    replacement = f"[REDACTED:{name}]"
+    return lambda text: [(m.start(), m.end(), replacement) for m in pattern.finditer(text)]
+
+
+# Each step of _STEPS as the cuts it makes in a text: (start, end, what replaces text[start:end]), in
+# order; replacing them gives what the step's substitution gives (the part a step keeps, such as
+# ``password=`` before a redacted value, is left out of its cut).
+_STEP_CUTS = {**{name: _shape_cuts(name, pattern) for name, pattern in _SHAPES},
+              "token": lambda text: [(m.end(2), m.end(), "[REDACTED:token]") for m in _BEARER.finditer(text)],
+              "keyword": lambda text: [(m.end(2), m.end(), "[REDACTED:keyword]") for m in _KEYWORD.finditer(text)],
+              "userinfo": lambda text: [(m.end(1), m.end(), "") for m in _USERINFO.finditer(text)]}
+
+
+def _literal_cuts(pattern: re.Pattern | None):
+    if pattern is None:
+        return lambda text: []
+    return lambda text: [(m.start(), m.end(), "[REDACTED:value]") for m in pattern.finditer(text)]
+
+
+class _Trace:
+    """A text as successive steps rewrite it, each character with the span of the original text it
+    stands for (itself, or the whole span a replacement took the place of), so that the final text
+    can be told as cuts in the original (:meth:`cuts`)."""
+
+    def __init__(self, text: str):
+        self.original = text
+        self.text = text
+        self.lo = list(range(len(text)))
+        self.hi = list(range(1, len(text) + 1))
+        self.new = [False] * len(text)
+
+    def _group(self, at: int) -> tuple:
+        return (self.lo[at], self.hi[at]) if self.new[at] else ()
+
+    def apply(self, cuts: list[tuple[int, int, str]]) -> None:
+        """Make ``cuts`` (in the current text, in order, not overlapping). A cut reaching into an
+        earlier replacement takes all of it, so no two replacements stand for overlapping spans."""
+        if not cuts:
+            return
+        text, lo, hi, new = self.text, self.lo, self.hi, self.new
+        clusters: list[list] = []  # [start, end, [cuts]] in the current text
+        for start, end, replacement in cuts:
+            wide_start, wide_end = start, end
+            group = self._group(wide_start) if wide_start < len(text) else ()
+            while group and wide_start > 0 and self._group(wide_start - 1) == group:
+                wide_start -= 1
+            group = self._group(wide_end - 1)
+            while group and wide_end < len(text) and self._group(wide_end) == group:
+                wide_end += 1
+            if clusters and wide_start < clusters[-1][1]:
+                clusters[-1][1] = max(clusters[-1][1], wide_end)
+                clusters[-1][2].append((start, end, replacement))
+            else:
+                clusters.append([wide_start, wide_end, [(start, end, replacement)]])
+        out_text, out_lo, out_hi, out_new = [], [], [], []
+        at = 0
+        for start, end, inside in clusters:
+            out_text.append(text[at:start])
+            out_lo += lo[at:start]
+            out_hi += hi[at:start]
+            out_new += new[at:start]
+            pieces, position = [], start
+            for cut_start, cut_end, replacement in inside:
+                pieces += [text[position:cut_start], replacement]
+                position = cut_end
+            pieces.append(text[position:end])
+            piece = "".join(pieces)
+            out_text.append(piece)
+            out_lo += [lo[start]] * len(piece)
+            out_hi += [hi[end - 1]] * len(piece)
+            out_new += [True] * len(piece)
+            at = end
+        out_text.append(text[at:])
+        out_lo += lo[at:]
+        out_hi += hi[at:]
+        out_new += new[at:]
+        self.text, self.lo, self.hi, self.new = "".join(out_text), out_lo, out_hi, out_new
+
+    def cuts(self) -> list[tuple[int, int, str]]:
+        """The rewriting so far as cuts in the original text: (start, end, replacement), in order."""
+        text, lo, hi, new = self.text, self.lo, self.hi, self.new
+        out = []
+        expect = 0  # the next original character an unchanged one would be
+        at = 0
+        while at < len(text):
+            if not new[at]:
+                if lo[at] > expect:
+                    out.append((expect, lo[at], ""))  # removed (a URL's credentials)
+                expect = lo[at] + 1
+                at += 1
+                continue
+            group = (lo[at], hi[at])
+            end = at
+            while end < len(text) and new[end] and (lo[end], hi[end]) == group:
+                end += 1
+            if group[0] > expect:
+                out.append((expect, group[0], ""))
+            out.append((group[0], group[1], text[at:end]))
+            expect = group[1]
+            at = end
+        if expect < len(self.original):
+            out.append((expect, len(self.original), ""))
+        return out
+
+
+def apply_cuts(text: str, cuts: list[tuple[int, int, str]]) -> str:
+    """``text`` with each cut (start, end, replacement; in order, not overlapping) made."""
+    pieces, at = [], 0
+    for start, end, replacement in cuts:
+        pieces += [text[at:start], replacement]
+        at = end
+    pieces.append(text[at:])
+    return "".join(pieces)
+
+
 def is_answer(value: str) -> bool:
     """Whether another run's passed value is distinctive enough to redact everywhere (module docstring)."""
     value = value.strip()
@@ -162,14 +282,57 @@ def is_answer(value: str) -> bool:
 
 
 def literal_forms(values: Iterable[str]) -> list[str]:
-    """Each value as written, base64-encoded, URL-encoded and JSON-escaped (long enough ones)."""
+    """Every spelling of each value (6 characters or more) to redact, longest first: the value as
+    written and trimmed of the white space around it (a flag read from a file ends in ``\n``, and a
+    judge quotes it without), each in every encoding :func:`_encodings` lists."""
     forms: set[str] = set()
     for value in values:
         if len(value) < MIN_LITERAL:
             continue
-        raw = value.encode("utf-8", "surrogatepass")
-        forms.update({value, base64.b64encode(raw).decode(), quote(value, safe=""), json.dumps(value)[1:-1]})
+        forms.update(_encodings(value))
+        trimmed = value.strip()
+        if trimmed != value and len(trimmed) >= MIN_LITERAL:
+            forms.update(_encodings(trimmed))
     return sorted((f for f in forms if len(f) >= MIN_LITERAL), key=lambda f: (-len(f), f))
+
+
+_UPPER_ESCAPE = re.compile(r"%[0-9A-F]{2}")
+
+
+@functools.lru_cache(maxsize=8192)  # the same values come again and again (a mission's flag, on every run)
+def _encodings(value: str) -> frozenset[str]:
+    """``value`` as written, JSON-escaped (ASCII-only or not), percent-encoded (every reserved byte
+    escaped, hex digits upper- or lower-case, a space as ``%20`` or as ``+`` in form encoding) and
+    base64-encoded (standard and URL-safe alphabets, padded and unpadded; also of the value with the
+    newline ``echo`` adds, and the part of its encoding that is the same wherever it starts in a
+    longer base64 text: :func:`_base64_cores`)."""
+    raw = value.encode("utf-8", "surrogatepass")
+    forms = {value, json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1]}
+    for escaped in (quote(value, safe=""), quote_plus(value, safe="")):
+        forms.add(escaped)
+        forms.add(_UPPER_ESCAPE.sub(lambda m: m.group().lower(), escaped))
+    encoded = set(_base64_cores(raw))
+    for data in (raw, raw + b"\n") if not raw.endswith(b"\n") else (raw,):
+        padded = base64.b64encode(data).decode()
+        encoded.update({padded, padded.rstrip("=")})
+    return frozenset(forms | encoded | {form.translate(_URL_SAFE) for form in encoded})
+
+
+_URL_SAFE = str.maketrans("+/", "-_")
+
+
+def _base64_cores(raw: bytes) -> list[str]:
+    """The base64 characters that ``raw`` alone decides, for each of the three offsets (modulo 3 bytes)
+    it may start at inside a longer encoded text (``user:password`` in a Basic credential, a flag in
+    an encoded JSON body): a character holds 6 bits, and only those wholly inside ``raw``'s bits are
+    the same whatever comes before and after it."""
+    cores = []
+    for offset in range(3):
+        encoded = base64.b64encode(bytes(offset) + raw).decode()
+        first = -(-8 * offset // 6)  # the first character whose bits all come from raw
+        last = 8 * (offset + len(raw)) // 6  # one past the last such character
+        cores.append(encoded[first:last])
+    return cores
 
 
 def exposed_values(run) -> tuple[str, ...]:
@@ -259,6 +422,18 @@ class Redactor:
     def _literal(self, text: str) -> str:
         return self._literal_re.sub("[REDACTED:value]", text)
 
+    def cuts(self, text: str) -> list[tuple[int, int, str]]:
+        """What ``self(text)`` changes, as cuts in ``text`` (start, end, replacement; in order):
+        ``apply_cuts(text, self.cuts(text)) == self(text)``. For mapping a redaction of a block's
+        text back onto the pieces it was joined from (render/reportmd.py); every step runs ungated."""
+        return self._trace(_Trace(text)).cuts()
+
+    def _trace(self, trace: _Trace) -> _Trace:
+        for name in self._steps:
+            step = _literal_cuts(self._literal_re) if name == "value" else _STEP_CUTS[name]
+            trace.apply(step(trace.text))
+        return trace
+
 
 class OwnValues:
     """A run's own values in every form, as one pattern compiled the first time a text holds one
@@ -271,9 +446,18 @@ class OwnValues:
     def sub(self, text: str) -> str:
         if not any(form in text for form in self.forms):
             return text
+        return self._compiled().sub("[REDACTED:value]", text)
+
+    def _compiled(self) -> re.Pattern:
         if self._pattern is None:
             self._pattern = literal_pattern(self.forms)
-        return self._pattern.sub("[REDACTED:value]", text)
+        return self._pattern  # type: ignore[return-value]
+
+    def cuts(self, text: str) -> list[tuple[int, int, str]]:
+        """Where :meth:`sub` replaces, as cuts (see :meth:`Redactor.cuts`)."""
+        if not any(form in text for form in self.forms):
+            return []
+        return _literal_cuts(self._compiled())(text)
 
 
 _NO_OWN_VALUES = OwnValues(())
@@ -301,6 +485,41 @@ class RunRedactor:
             texts = [self._own.sub(t) if t else t for t in texts]
             joined = "\0".join(texts)
         return self._mission._rewrite(texts, joined)
+
+    def cuts(self, text: str) -> list[tuple[int, int, str]]:
+        """What ``self(text)`` changes, as cuts in ``text`` (see :meth:`Redactor.cuts`)."""
+        trace = _Trace(text)
+        trace.apply(self._own.cuts(text))
+        return self._mission._trace(trace).cuts()
+
+
+class Screen:
+    """Whether a text holds nothing a page would redact: the configured literals and the answers known
+    (answer-shaped ones, :func:`is_answer`, as pages redact them), a run's own values, every secret
+    shape, in every spelling. What the build cache may keep is screened so (cache.py ``may_keep``):
+    it must hold no more than the site does. Answers are added as a build meets them."""
+
+    def __init__(self, configured: Iterable[str] = (), answers: Iterable[str] = ()):
+        self._values = set(configured) | {v for v in answers if is_answer(v)}
+        self._redactor: Redactor | None = None
+        self._own: tuple[tuple[str, ...], OwnValues] = ((), _NO_OWN_VALUES)  # the last run's (its two rows)
+
+    def learn(self, answers: Iterable[str]) -> None:
+        new = {v for v in answers if v not in self._values and is_answer(v)}
+        if new:
+            self._values |= new
+            self._redactor = None  # made again with them when next needed
+
+    def clean(self, text: str, own: Iterable[str] = ()) -> bool:
+        if self._redactor is None:
+            self._redactor = Redactor(sorted(self._values))
+        own = tuple(own)
+        if own:
+            if self._own[0] != own:
+                self._own = (own, OwnValues(own))
+            if self._own[1].sub(text) != text:
+                return False
+        return self._redactor(text) == text
 
 
 class Answers:

@@ -24,7 +24,10 @@ with the same guarantees, in one loop without recursion:
   holds), and every ``Value`` column of a table under ``Deterministic checks``.
 - **Redaction** of every text, code, destination, title and code-block language, a run of
   text at a time across its line breaks (a secret split over lines is caught), all texts of
-  a report passed to the redactor in one call (:meth:`podium.render.redact.Redactor.many`).
+  a report passed to the redactor in one call (:meth:`podium.render.redact.Redactor.many`);
+  then each block's text as a reader sees it, whole (its runs and code spans joined across
+  the emphasis, strike-through, code and link tags between them), the cuts mapped back onto
+  its pieces (:func:`_redact_blocks`).
 - **Headings** moved under the page's own, as render/markdown.py's ``_demote_headings`` does.
 - **Bounded**: elements nested deeper than :data:`MAX_DEPTH` are not written as elements
   (their text still is); the caller caps the input size and escapes ``[`` floods.
@@ -42,6 +45,8 @@ import markdown_it
 import pyromark
 from markdown_it.common.normalize_url import normalizeLink, normalizeLinkText, validateLink
 from markdown_it.common.utils import MD_TRIM_RE, escapeHtml, mdTrim, unescapeAll
+
+from podium.render.redact import apply_cuts
 
 DROPPED_SECTIONS = {"artifacts"}
 CHECKS_SECTION = "deterministic checks"
@@ -350,6 +355,59 @@ _END_HEAD = {"End": "TableHead"}
 _END_PARAGRAPH = {"End": "Paragraph"}
 
 
+def _redact_blocks(red: list[str], inline: list[tuple[int, int]], redact: Callable[[str], str]) -> None:
+    """Redact each block's text as a reader sees it, whole: the texts of a block (the runs of one
+    paragraph, heading or cell between its inline elements, already redacted one by one) joined, so
+    that ``Answ3r **One**!x7`` or ``sk-live-abcdefghij*klmnop*1234`` is found across the tags that
+    split it; each cut is mapped back onto the texts it covers (the replacement in the one where
+    it starts, the rest of the cut removed), so the markup around it stays."""
+    blocks: list[list[int]] = []
+    last = None
+    for number, where in inline:
+        if where == last:
+            blocks[-1].append(number)
+        else:
+            blocks.append([number])
+            last = where
+    blocks = [numbers for numbers in blocks if len(numbers) > 1]
+    if not blocks:
+        return
+    joined = ["".join(red[n] for n in numbers) for numbers in blocks]
+    many = getattr(redact, "many", None)
+    again = many(joined) if many is not None else [redact(t) for t in joined]
+    cuts_of = getattr(redact, "cuts", None)
+    for numbers, before, after in zip(blocks, joined, again):
+        if before == after:
+            continue
+        cuts = cuts_of(before) if cuts_of is not None else None
+        if cuts is None or apply_cuts(before, cuts) != after:  # (a redactor that cannot say where): the whole
+            red[numbers[0]] = after                            # block's text in its first place
+            for n in numbers[1:]:
+                red[n] = ""
+            continue
+        start = 0
+        for n in numbers:
+            end = start + len(red[n])
+            red[n] = _cut_piece(before, start, end, cuts)
+            start = end
+
+
+def _cut_piece(text: str, start: int, end: int, cuts: list[tuple[int, int, str]]) -> str:
+    """text[start:end] with the cuts made in it: a cut's replacement where the cut starts, the part
+    of a cut begun before ``start`` removed."""
+    pieces, at = [], start
+    for cut_start, cut_end, replacement in cuts:
+        if cut_end <= start or cut_start >= end:
+            continue
+        if cut_start > at:
+            pieces.append(text[at:cut_start])
+        if cut_start >= start:
+            pieces.append(replacement)
+        at = max(at, min(cut_end, end))
+    pieces.append(text[at:end])
+    return "".join(pieces)
+
+
 def render(text: str, redact: Callable[[str], str], top: int = 2) -> str:
     """``text`` (already cut by render/withhold.py and bounded) as safe HTML (module docstring)."""
     try:
@@ -365,6 +423,8 @@ def render(text: str, redact: Callable[[str], str], top: int = 2) -> str:
     out: list = []  # the HTML, with a NUL where each text (to redact and escape) goes
     texts: list[str] = []  # those texts, in order
     hard_runs: dict[int, list[str]] = {}  # slot number -> its run's lines between hard breaks
+    inline: list[tuple[int, int]] = []  # (slot number, its block) of the texts a block may have several of
+    block = 0  # the number of the block (paragraph, heading, cell, item's own text, alt text) being written
     run: list = []  # the current run of text: strings, _HARD for a hard break
     stack: list = []  # per open element: its closing tag ("" if not written), None (a table), _Tail, _ALT
     hidden = 0  # depth inside a dropped element (0: visible)
@@ -400,6 +460,7 @@ def render(text: str, redact: Callable[[str], str], top: int = 2) -> str:
             keep("".join(run))
         emit("\0")
         run.clear()
+        inline.append((len(texts) - 1, block))
 
     index = 0
     count = len(events) - 1
@@ -416,6 +477,7 @@ def render(text: str, redact: Callable[[str], str], top: int = 2) -> str:
             else:
                 if run:
                     flush()
+                block += 1
                 if lf_if_block or (after_inline and stack and stack[-1] == _LI_CLOSE):
                     emit("\n")
                 emit("<hr>\n")
@@ -472,6 +534,7 @@ def render(text: str, redact: Callable[[str], str], top: int = 2) -> str:
                 continue
             if value == "TableCell" and not hidden and not dropping:
                 column += 1
+                block += 1
                 if column in hidden_columns:
                     hidden += 1
                 elif len(stack) >= MAX_DEPTH:
@@ -536,6 +599,8 @@ def render(text: str, redact: Callable[[str], str], top: int = 2) -> str:
                     continue
             if run:
                 flush()
+            if tag not in _INLINE or tag == "Image":  # (an image's alt text is a block of its own)
+                block += 1
             if tag in _INLINE:
                 lf_if_block = False
                 after_inline = True
@@ -681,6 +746,9 @@ def render(text: str, redact: Callable[[str], str], top: int = 2) -> str:
                 continue
             if run:
                 flush()
+            name = value if value.__class__ is str else next(iter(value))
+            if name not in _INLINE or name == "Image":
+                block += 1
             lf_if_block = False
             if entry.__class__ is str:
                 if entry:
@@ -689,7 +757,7 @@ def render(text: str, redact: Callable[[str], str], top: int = 2) -> str:
                     emit(entry)
                     after_inline = entry[-1] != "\n"
                 else:
-                    after_inline = (value if value.__class__ is str else next(iter(value))) in _INLINE
+                    after_inline = name in _INLINE
             elif entry is None:
                 if body_open:
                     emit("</tbody>\n")
@@ -710,11 +778,11 @@ def render(text: str, redact: Callable[[str], str], top: int = 2) -> str:
                 flush()
             lf_if_block = False
             after_inline = True
-            if alt:
-                slot(_restore(value, back) if back else value)
-            else:
+            if not alt:
                 emit("<code>")
-                slot(_restore(value, back) if back else value)
+            slot(_restore(value, back) if back else value)
+            inline.append((len(texts) - 1, block))
+            if not alt:
                 emit("</code>")
             continue
         value = event.get("InlineHtml")
@@ -727,6 +795,8 @@ def render(text: str, redact: Callable[[str], str], top: int = 2) -> str:
         flush()
 
     red = many(texts) if many is not None else [redact(t) for t in texts]
+    if len(inline) > 1:
+        _redact_blocks(red, inline, redact)
     escaped = escapeHtml("\0".join(red)).split("\0")
     if len(escaped) != len(red):  # a text with a NUL (none expected): one at a time
         escaped = [escapeHtml(t) for t in red]

@@ -18,6 +18,7 @@ file and get no callable that could (themes/README.md lists each page's context)
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 from collections.abc import Callable
 from dataclasses import replace
@@ -73,6 +74,18 @@ def public_board_and_pairs(board: Leaderboard, redaction: Redaction) -> tuple[Le
         slug = f"{routes.slug(key)}-{hashlib.sha256(summary.model.encode('utf-8', 'surrogatepass')).hexdigest()[:6]}"
         return replace(summary, model=key, slug=slug, url=routes.model_path(slug), figures=figures(summary.figures))
 
+    configurations: dict[Configuration, Configuration] = {}
+
+    def configuration(conf: Configuration) -> Configuration:  # its model names as the runs publish them
+        if conf not in configurations:
+            shown = replace(conf, model=model_key(conf.model) if conf.model else conf.model,
+                            judge_model=model_key(conf.judge_model) if conf.judge_model else conf.judge_model)
+            configurations[conf] = conf if shown == conf else shown
+        return configurations[conf]
+
+    runs = tuple(r if r.configuration is None or (c := configuration(r.configuration)) is r.configuration
+                 else replace(r, configuration=c) for r in runs)
+
     def agent(summary):
         return replace(summary, figures=figures(summary.figures),
                        missions=tuple(replace(m, figures=figures(m.figures)) for m in summary.missions))
@@ -93,6 +106,7 @@ def public_board_and_pairs(board: Leaderboard, redaction: Redaction) -> tuple[Le
         notes=tuple(redaction.anywhere(note) for note in board.notes),
         by_model=tuple(model(m) for m in board.by_model),
         pairs=tuple(public_pair(p) for p in board.pairs),
+        progress={agent: _configurations_replaced(value, configuration) for agent, value in board.progress.items()},
     ), public_pair
 
 
@@ -114,6 +128,25 @@ def _public_pair(pair: Pair, model_key, judge_model) -> Pair:
                      for v in pair.versions)
     return _changed(pair, models_a=tuple(model_key(k) for k in pair.models_a),
                     models_b=tuple(model_key(k) for k in pair.models_b), versions=versions)
+
+
+def _configurations_replaced(value, public):
+    """``value`` (a progress result: frozen dataclasses, tuples and dicts) with every Configuration in it
+    replaced by ``public(configuration)``; the same object where nothing changes."""
+    if isinstance(value, Configuration):
+        return public(value)
+    if isinstance(value, tuple):
+        items = tuple(_configurations_replaced(v, public) for v in value)
+        return value if all(a is b for a, b in zip(items, value)) else items
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        changed = {}
+        for f in dataclasses.fields(value):
+            old = getattr(value, f.name)
+            new = _configurations_replaced(old, public)
+            if new is not old:
+                changed[f.name] = new
+        return replace(value, **changed) if changed else value
+    return value
 
 
 def _public_problem(problem: Problem, redaction: Redaction, by_directory: dict[str, RunRecord]) -> Problem:
@@ -143,10 +176,9 @@ def _public_record(record: RunRecord, redaction: Redaction, names: dict[str, str
     declared = redact(record.model_declared) if record.model_declared else record.model_declared
     judge_model = redact(record.judge_model) if record.judge_model else record.judge_model
     status = _status(record.judge_status, redact)
-    configuration = _public_configuration(record.configuration, redact)
     raws = (*record.models_reported, record.model_declared, record.judge_model)
     shown = (*reported, declared, judge_model)
-    changed = configuration is not record.configuration
+    changed = False
     for raw, public in zip(raws, shown):
         if raw and public != raw:
             names[raw] = public
@@ -154,16 +186,7 @@ def _public_record(record: RunRecord, redaction: Redaction, names: dict[str, str
     if not changed and status == record.judge_status and not record.exposed:
         return record
     return replace(record, models_reported=reported, model_declared=declared, judge_model=judge_model,
-                   judge_status=status, exposed=(), configuration=configuration)
-
-
-def _public_configuration(configuration: Configuration | None, redact) -> Configuration | None:
-    """A record's configuration (its agent version, model and judge model, as the harness wrote them) with
-    each text redacted like the record's other names; the same object when none changes."""
-    if configuration is None:
-        return None
-    return _changed(configuration, **{name: redact(value) for name in ("agent_version", "model", "judge_model")
-                                      if isinstance(value := getattr(configuration, name), str) and value})
+                   judge_status=status, exposed=())
 
 
 def _status(status: str | None, redact) -> str | None:

@@ -3,12 +3,13 @@
 Yields (site path, bytes) one file at a time so the writer can stream them. A run
 page's context is completed here with its safe values (render/safe.py): the
 run's redacted record and its rendered report. ``guard_secrets`` stops the build
-if a configured secret made it into any file.
+if a configured secret made it into any file, in its bytes or as a reader sees it.
 """
 
 from __future__ import annotations
 
 import copy
+import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import replace
 from itertools import islice
@@ -28,6 +29,7 @@ from podium.render.redact import Redaction
 from podium.render.report import ReportRenderer
 from podium.render.safe import run_view
 from podium.render.templates import make_environment
+from podium.render.visible import reader_texts
 from podium.write import Kept
 
 DATA_FILES = {  # a DataFile's kind -> its bytes from the public board (and the ledger part or pairs it names)
@@ -44,6 +46,8 @@ DATA_FILES = {  # a DataFile's kind -> its bytes from the public board (and the 
     "compare_agent": lambda board, generated_at, entry: compare_data.compare_agent_part(
         board, board.agents[entry.part], list(entry.pairs)),
     "compare_pair": lambda board, generated_at, entry: compare_data.compare_pair_file(board.pairs[entry.part]),
+    "progress": lambda board, generated_at, entry: data.progress_file(board, entry.part),
+    "progress_schema": lambda board, generated_at, entry: data.progress_schema(),
 }
 LEDGER_PARTS = frozenset({"part_jsonl_gz", "part_csv", "part_script"})  # a DataFile's part: a ledger part
 GZIPPED = frozenset({"part_jsonl_gz"})  # data files whose bytes depend on the compressor (render/gzipped.py)
@@ -109,6 +113,10 @@ class SiteRenderer:
         keys = self.keys
         if isinstance(entry, DataFile):
             number = entry.part
+            if number is not None and entry.kind == "progress":  # an agent's progress file: its result alone
+                owner = self.board.agents[number]
+                return keys.data_file(entry.path, entry.kind, lambda: (owner.agent, owner.name, owner.slug,
+                                                                       self.board.progress[owner.agent]))
             if number is not None and entry.kind == "compare_agent":  # what it writes of the agent, and its pairs
                 agent = self.board.agents[number]
                 return keys.data_file(entry.path, entry.kind, lambda: (
@@ -287,14 +295,26 @@ def render_page(page: Page, env: jinja2.Environment, extra: dict | None = None) 
 
 
 def guard_secrets(files: Iterable[tuple[str, bytes | Kept]], literals: list[str]) -> Iterator[tuple[str, bytes | Kept]]:
-    """Pass files through; a BuildError names the first file holding a configured secret.
+    """Pass files through; a BuildError names the first file holding a configured secret, in its bytes
+    or as a reader sees it (render/visible.py: markup with its entities decoded and its tags removed,
+    a gzip part decompressed), so that ``conf1gured-<s>literal</s>`` or ``&#99;onf1gured-literal``
+    does not pass.
 
     A Kept file passed this guard when it was written, and the configured secrets are part
     of every file's key (cache.Keys), so it is not read again."""
     needles = [v.encode("utf-8", "surrogatepass") for v in literals]
     for path, data_bytes in files:
-        for needle in needles if not isinstance(data_bytes, Kept) else ():
-            if needle in data_bytes:
+        if needles and not isinstance(data_bytes, Kept):
+            if any(needle in data_bytes for needle in needles):
                 raise BuildError(f"{path}: a value listed under `redact:` would be published; nothing was written")
+            try:
+                for text in reader_texts(path, data_bytes):
+                    if any(literal in text for literal in literals):
+                        raise BuildError(f"{path}: a value listed under `redact:` would be published (as a reader "
+                                         "sees the file: tags removed, entities decoded, unzipped); nothing was "
+                                         "written")
+            except (ValueError, zlib.error) as err:
+                raise BuildError(f"{path}: cannot be read back to check it for secrets ({err}); nothing was "
+                                 "written") from None
         yield path, data_bytes
 

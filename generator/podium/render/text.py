@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from podium import progress_words as words
 from podium.model import AgentSummary, RunRecord
 from podium.numbers import DASH, ci_range, median_line, pct, pct_range
+from podium.verdicts import AgentProgress
 
 
 def table(header: list[str], rows: list[list[str]]) -> str:
@@ -52,3 +54,26 @@ def history_table(records: list[RunRecord]) -> str:
     if any(r.no_judge_ran for r in records):
         text += "\n* no judge ran: the judge half is 0, so overall is capped at 50% and left out of the median"
     return text
+
+
+def progress_text(progress: AgentProgress) -> str:
+    """``podium history``'s steps after the runs: the headline, each agent step (newest last, as the runs), and
+    each current mission version's newest step."""
+    lines = ["", f"Which way it is moving: {words.headline(progress)}"]
+    for step in progress.steps:
+        lines += ["", f"{words.since(step)[:1].upper()}{words.since(step)[1:]}:",
+                  f"  overall   {words.agent_series_text(step.overall, step)}",
+                  f"  checks    {words.agent_series_text(step.checks, step)}",
+                  f"  judge     {words.tally_text(dict(step.judge.tally))}",
+                  f"  missions  {words.tally_text(dict(step.overall.tally))}"]
+    rows = []
+    for cell in progress.cells:
+        if not cell.current or not cell.steps:
+            continue
+        step = cell.steps[-1]
+        rows.append([f"{cell.mission} {cell.version}", words.since(step), words.step_series_text(step.overall),
+                     words.step_series_text(step.checks), words.step_series_text(step.judge)])
+    if rows:
+        lines += ["", "Newest step on each current mission version:",
+                  table(["mission", "step", "overall", "checks", "judge"], rows)]
+    return "\n".join(lines)
