@@ -122,8 +122,8 @@ def panel(progress: AgentProgress, slug: str) -> ProgressPanel:
         note = ("The newest run is back on an earlier configuration ("
                 f"{configuration_text(progress.segments[newest].configuration)}); its runs count in that "
                 "configuration, compared where it first appeared.")
-    step = progress.newest_step
-    return ProgressPanel(words.headline(progress), step.overall.verdict if step else None, views,
+    newest_step = progress.newest_step
+    return ProgressPanel(words.headline(progress), newest_step.overall.verdict if newest_step else None, views,
                          tuple(words.since(s) for s in steps), tuple(rows), note, routes.progress_path(slug),
                          len(progress.segments))
 

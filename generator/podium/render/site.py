@@ -106,7 +106,7 @@ class SiteRenderer:
         file lists); a file copied or made elsewhere: its bytes. None without a cache."""
         keys = self.keys
         if isinstance(entry, DataFile):
-            if entry.kind == "progress":  # an agent's progress file: its result alone
+            if entry.kind == "progress" and entry.part is not None:  # an agent's progress file: its result alone
                 agent = self.board.agents[entry.part]
                 return keys.data_file(entry.path, entry.kind, lambda: (agent.agent, agent.name, agent.slug,
                                                                        self.board.progress[agent.agent]))
