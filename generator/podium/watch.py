@@ -18,7 +18,7 @@ Changes are gathered into one batch until none has come for a moment (:data:`SET
 
 Polling is cheap too (:class:`_Poll`): every half second it stats the few small inputs (config,
 content, themes), each export's directory and sidecars, and the run directories that changed in the
-last seconds; the other run directories are checked in slices of at most :data:`SLICE_S` per tick,
+last seconds; the other run directories are checked in slices of at most :data:`SLICE_S` of CPU a tick,
 a directory and the run files it holds (a file it lacked is looked for only once the directory's
 mtime moves), so its CPU time stays a few per cent of a core at any size. A run directory added or
 removed shows in the export directory's own mtime at once; a file of an existing run edited in place
@@ -49,7 +49,8 @@ DEBOUNCE_MS = 1000  # watchfiles: the longest it groups changes before handing t
 FIRST_MS = 200  # watchfiles: how long its first wait lasts (it yields then, changes or none: watching has begun)
 TICK_S = 0.5  # polling: one tick every this many seconds
 POLL_SETTLE_S = TICK_S + 0.4  # polling: a burst spans ticks, so a batch waits out a whole tick
-SLICE_S = 0.01  # polling: the run directories checked per tick stop after this long
+SLICE_S = 0.01  # polling: the run directories checked per tick stop after this much CPU time...
+SLICE_WALL_S = 0.05  # ...or this long by the clock (a network file system's stat waits, not computes)
 RECENT_S = 10.0  # polling: a run directory that changed is checked every tick for this long after
 SIDECARS = ("runs.json", "agents.json")
 
@@ -454,11 +455,17 @@ class _Poll:
         return changed
 
     def _slice(self, now: float) -> list[str]:
-        """Run directories checked in order from where the last slice stopped, for SLICE_S at most."""
+        """Run directories checked in order from where the last slice stopped, for ``slice_s`` of this
+        thread's CPU time at most (so the share of a core it takes holds on a loaded machine too, where
+        a clock budget would buy ever fewer directories) and SLICE_WALL_S by the clock."""
         changed: list[str] = []
         if not self.runs:
             return changed
-        deadline = time.perf_counter() + self.slice_s
+        deadline, wall = time.thread_time() + self.slice_s, time.monotonic() + SLICE_WALL_S
+
+        def spent() -> bool:
+            return time.thread_time() > deadline or time.monotonic() > wall
+
         for _ in range(len(self.runs)):
             n = self.turn
             runs = self.runs[n]
@@ -468,11 +475,11 @@ class _Poll:
                 if found := runs.check(i):
                     changed += found
                     self.recent[(n, runs.names[i])] = now + RECENT_S
-                if not i % 32 and time.perf_counter() > deadline:
+                if not i % 32 and spent():
                     return changed
             runs.cursor = 0
             self.turn = (n + 1) % len(self.runs)
-            if time.perf_counter() > deadline:
+            if spent():
                 break
         return changed
 
