@@ -22,7 +22,7 @@ last seconds; the other run directories are checked in slices of at most :data:`
 a directory and the run files it holds (a file it lacked is looked for only once the directory's
 mtime moves), so its CPU time stays a few per cent of a core at any size. A run directory added or
 removed shows in the export directory's own mtime at once; a file of an existing run edited in place
-shows when its slice comes round (about 4 s at 10,000 runs).
+shows when its slice comes round (about 3 s at 10,000 runs, 35 s at 100,000).
 """
 
 from __future__ import annotations
