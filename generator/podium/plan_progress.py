@@ -15,6 +15,7 @@ from podium.numbers import pp_delta
 from podium.verdicts import AgentProgress, Cell, CellStep
 
 AGENT_STEPS = 3  # the newest agent steps an agent page shows (every step is in its progress file)
+VERSION_AGENTS = 12  # agents whose newest step a mission version's page shows (bounded pages)
 BAND_GAP = 6.0  # percent of the strip's width: a label closer to the last one is left out (its tick stays)
 
 

@@ -50,8 +50,8 @@ Readings (where the rules are silent; each is tested in tests/test_verdicts.py):
 - Cell order is mission, then version oldest first by the project's version order
   (``podium.versions.version_key``, counting.md §4); strata likewise.
 - Bad input (a kind that is not a run's, a counted run without its score, a score outside
-  [0, 1], an upper bound below its value, a naive start time, a run id that is not 32 hex
-  or is seen twice, one mission version both current and not) raises ``ValueError``
+  [0, 1], an upper bound below its value, a naive start time, a run id that is not text,
+  one mission version both current and not) raises ``ValueError``
   naming the run and the field: the summary step has already refused such runs, so this
   is a bug upstream, never a verdict.
 """
@@ -67,7 +67,7 @@ from itertools import islice
 from operator import attrgetter, eq
 from typing import NoReturn, Protocol
 
-from podium.model import CONFIGURATION_FIELDS, MEDIAN_KINDS, RUN_ID, Configuration
+from podium.model import CONFIGURATION_FIELDS, MEDIAN_KINDS, Configuration
 from podium.ranktests import EXACT_MAX, Differences, Sample, moses_k, shift_search, van_elteren
 from podium.versions import version_key
 
@@ -466,23 +466,14 @@ class _Columns:
                 uppers[at] = upper
         return uppers
 
-    def validate(self, seen: set[str]) -> None:
+    def validate(self) -> None:
         """Refuse what the summary step never hands over, naming the run and the field (checked
         on whole columns; only when one fails is the run looked for)."""
         ids, kinds = self.run_id, self.kind
-        # 32 lower-case hex digits each: their lengths and their letters, checked on the whole column
-        if not (set(map(type, ids)) <= {str} and set(map(len, ids)) <= {32} and set("".join(ids)) <= _HEX):
-            self.fail((i for i, v in enumerate(ids) if not (isinstance(v, str) and RUN_ID.fullmatch(v))),
-                      "run_id", "not 32 lower-case hex digits")
-        before = len(seen)
-        seen.update(ids)
-        if len(seen) != before + len(ids):
-            mine: set[str] = set()
-            for i, v in enumerate(ids):
-                if v in mine:
-                    self.fail([i], "run_id", "the same run appears twice")
-                mine.add(v)
-            raise _Repeated(self.runs)  # the other one is in an earlier cell
+        # Any text: a run the export identifies only by its directory has the directory's 8 hex digits, and
+        # several exports may each hold a run of one id (they are counted as the runs they are).
+        if not set(map(type, ids)) <= {str}:
+            self.fail((i for i, v in enumerate(ids) if not isinstance(v, str)), "run_id", "not text")
         if len(set(self.current)) > 1:
             self.fail(range(len(ids)), "current", "runs of one mission version disagree on whether it is current")
         if not set(kinds) <= RUN_KINDS:
@@ -519,20 +510,13 @@ class _Columns:
         return rows
 
 
-class _Repeated(Exception):
-    """A run id seen in an earlier cell: the caller finds the pair for the message."""
-
-    def __init__(self, runs: list[CountedRun]):
-        self.runs = runs
-
-
 class _CellWork:
     """A cell while it is being worked out: its segments by configuration and the steps asked of it."""
 
-    def __init__(self, mission: str, version: str, runs: list[CountedRun], seen: set[str]):
+    def __init__(self, mission: str, version: str, runs: list[CountedRun]):
         self.mission, self.version = mission, version
         cols = self.columns = _Columns(runs)
-        cols.validate(seen)
+        cols.validate()
         self.current = bool(cols.current[0])
         self.ordered = cols.in_order()
         self.undated = len(runs) - len(self.ordered)
@@ -912,13 +896,8 @@ def agent_progress(agent: str, name: str, slug: str, runs: Iterable[CountedRun])
             for version, run in zip(versions, group):
                 split[version].append(run)
             by_cell.update(((mission, version), part) for version, part in split.items())
-    work = []
-    seen: set[str] = set()
-    try:
-        for mission, version in sorted(by_cell, key=lambda mv: (mv[0], version_key(mv[1]))):
-            work.append(_CellWork(mission, version, by_cell[(mission, version)], seen))
-    except _Repeated as repeated:
-        _repeated_run(repeated.runs, by_cell)
+    work = [_CellWork(mission, version, by_cell[(mission, version)])
+            for mission, version in sorted(by_cell, key=lambda mv: (mv[0], version_key(mv[1])))]
     segments, newest = _agent_segments(work)
     steps = tuple(_agent_step(work, segments[i - 1], segments[i])
                   for i in range(1, len(segments)))
@@ -926,18 +905,6 @@ def agent_progress(agent: str, name: str, slug: str, runs: Iterable[CountedRun])
         agent, name, slug,
         tuple(AgentSegment(s.configuration, s.first[1], s.last[1], dict(s.runs)) for s in segments),
         steps, tuple(cell.result() for cell in work), newest)
-
-
-def _repeated_run(runs: list[CountedRun], by_cell: Mapping[tuple[str, str], list[CountedRun]]) -> NoReturn:
-    """Name a run id that two runs share (one of them in ``runs``)."""
-    mine = {r.run_id for r in runs}
-    seen: set[str] = set()
-    for group in by_cell.values():
-        for r in group:
-            if r.run_id in seen and r.run_id in mine:
-                _fail([r], "run_id", "the same run appears twice")
-            seen.add(r.run_id)
-    raise AssertionError("a repeated run id was counted but not found")  # pragma: no cover
 
 
 def _fail(bad: Iterable[CountedRun], field: str, why: str) -> NoReturn:
