@@ -407,8 +407,8 @@ class _Columns:
     """A cell's runs as a list per field, each read in one C-level pass (``map(attrgetter)``).
 
     A list of scores or ids holds no object the garbage collector tracks, where a tuple per
-    run would be a million tracked objects, and the collections they set off (measured at a
-    million runs: seconds) cost more than reading each run once per field.
+    run would be a million tracked objects, and the collections they set off cost more than
+    reading each run once per field (measured at a million runs, benchmarks/progress.py).
     """
 
     def __init__(self, runs: list[ProgressRun]):
@@ -420,10 +420,8 @@ class _Columns:
         self.current = list(map(attrgetter("current"), runs))
         self.judge_status = list(map(attrgetter("judge_status"), runs))
         self.overall = list(map(attrgetter("overall"), runs))
-        self.overall_upper = list(map(attrgetter("overall_upper"), runs))
         self.deterministic = list(map(attrgetter("deterministic"), runs))
         self.judge = list(map(attrgetter("judge"), runs))
-        self.judge_upper = list(map(attrgetter("judge_upper"), runs))
 
     def fail(self, rows: Iterable[int], field: str, why: str) -> NoReturn:
         _fail((self.runs[i] for i in rows), field, why)
@@ -442,11 +440,12 @@ class _Columns:
         statuses = list(map(self.judge_status.__getitem__, rows))
         if "partial" not in statuses:
             return values
-        column = getattr(self, name)
         uppers = values[:]
         for at, (i, status) in enumerate(zip(rows, statuses)):
-            upper = column[i]
-            if status == "partial" and upper is not None:
+            if status != "partial":
+                continue
+            upper = getattr(self.runs[i], name)  # read from the run: only a partial judge has one
+            if upper is not None:
                 if not (_is_score(upper) and upper >= values[at]):
                     self.fail([i], name, f"{upper!r} is not an upper bound in [{name[:-6]}, 1]")
                 uppers[at] = upper
@@ -456,7 +455,8 @@ class _Columns:
         """Refuse what the summary step never hands over, naming the run and the field (checked
         on whole columns; only when one fails is the run looked for)."""
         ids, kinds = self.run_id, self.kind
-        if not (set(map(type, ids)) <= {str} and all(map(RUN_ID.fullmatch, ids))):
+        # 32 lower-case hex digits each: their lengths and their letters, checked on the whole column
+        if not (set(map(type, ids)) <= {str} and set(map(len, ids)) <= {32} and set("".join(ids)) <= _HEX):
             self.fail((i for i, v in enumerate(ids) if not (isinstance(v, str) and RUN_ID.fullmatch(v))),
                       "run_id", "not 32 lower-case hex digits")
         before = len(seen)
@@ -850,9 +850,20 @@ def agent_progress(agent: str, name: str, slug: str, runs: Iterable[ProgressRun]
     (start time, run id) first.
     """
     runs = list(runs)
-    by_cell: dict[tuple[str, str], list[ProgressRun]] = defaultdict(list)
-    for key, run in zip(map(_CELL_OF, runs), runs):
-        by_cell[key].append(run)
+    # by mission, then version (string keys: no tuple per run)
+    by_mission: dict[str, list[ProgressRun]] = defaultdict(list)
+    for mission, run in zip(map(_MISSION_OF, runs), runs):
+        by_mission[mission].append(run)
+    by_cell: dict[tuple[str, str], list[ProgressRun]] = {}
+    for mission, group in by_mission.items():
+        versions = list(map(_VERSION_OF, group))
+        if len(set(versions)) == 1:
+            by_cell[(mission, versions[0])] = group
+        else:
+            split: dict[str, list[ProgressRun]] = defaultdict(list)
+            for version, run in zip(versions, group):
+                split[version].append(run)
+            by_cell.update(((mission, version), part) for version, part in split.items())
     work = []
     seen: set[str] = set()
     try:
@@ -887,7 +898,8 @@ def _fail(bad: Iterable[ProgressRun], field: str, why: str) -> NoReturn:
     raise ValueError(f"progress: run {run.run_id!r} ({run.mission} {run.version}): {field}: {why}")
 
 
-_CELL_OF, _TZINFO_OF = attrgetter("mission", "version"), attrgetter("tzinfo")
+_HEX = frozenset("0123456789abcdef")
+_MISSION_OF, _VERSION_OF, _TZINFO_OF = attrgetter("mission"), attrgetter("version"), attrgetter("tzinfo")
 _NUMBERS = {float, int}
 
 
