@@ -381,6 +381,16 @@ def test_runs_are_ordered_by_start_then_run_id():
     assert [s.configuration for s in cell.segments] == [C, A, B]
 
 
+def test_instants_one_float_apart_keep_their_order():
+    """In the year 9000 a float timestamp cannot tell two microseconds apart: the exact start decides."""
+    t = datetime(9000, 1, 1, tzinfo=UTC)
+    assert (t + timedelta(microseconds=1)).timestamp() == t.timestamp()
+    later = run(0.5, conf=A, started=t + timedelta(microseconds=1), run_id="0" * 32)
+    earlier = run(0.5, conf=B, started=t, run_id="f" * 32)
+    cell = only_cell(progress_of([later, earlier]))
+    assert [s.configuration for s in cell.segments] == [B, A]
+
+
 def test_agent_segments_ordered_by_first_run_over_all_current_cells():
     runs = (runs_of([0.5] * 3, conf=B, mission="m2") + runs_of([0.5] * 3, conf=A, mission="m2")
             + runs_of([0.5] * 3, conf=A, mission="m1") + runs_of([0.5] * 3, conf=C, mission="m1"))
