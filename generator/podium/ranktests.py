@@ -51,9 +51,10 @@ EXACT_MAX = 50  # m + n up to this: P(U ≤ u) from exact counts of arrangements
 Z_TABLE = {Fraction(1, 100): 2.5758293035489004, Fraction(1, 10): 1.6448536269514722}
 SHIFT_MIN_RUNS = 10  # §4: a segment's overall series of at least this many runs is searched
 SHIFT_SIDE_MIN = 5  # §4: splits k = 5 … n − 5
-# A band of at most max(LIST_BAND, distinct x + distinct y) (value, count) pairs is listed and
-# sorted outright; two samples with at most LIST_ALL distinct pairs are listed whole at the first
-# query, so every rank a step asks for is then a bisection (measured: benchmarks/progress.py).
+# A band of at most max(LIST_BAND, BAND_FACTOR · (distinct x + distinct y)) (value, count) pairs
+# is listed and sorted outright (listing a pair costs about what one step of a counting pass
+# does); two samples with at most LIST_ALL distinct pairs are listed whole at the first query,
+# so every rank a step asks for is then a bisection (tuned with benchmarks/progress.py).
 LIST_BAND = 1024
 LIST_ALL = 2048
 BAND_FACTOR = 1.0
