@@ -942,3 +942,16 @@ def test_a_reports_bare_version_is_an_install_revision(export, cell, version):
     below every SemVer version), never SemVer 3.0.0."""
     ex = one_run(export, env_failure(RID), sidecars=False, report=report_md(mission=cell))
     assert ex.runs[0].version == version
+
+
+def test_a_result_naming_another_run_keeps_the_run_runs_json_lists_there(export):
+    """A directory whose result.json names another run's id, while runs.json lists a run for the directory:
+    the listed run is the one exported there, so it is counted (the mismatch named as a problem), never
+    merged into the run it named (found by test_any_result_json_is_counted_or_listed)."""
+    first, second = run_id(1), run_id(2)
+    export.run(graded(first), rid=first)
+    export.run(graded(first, det=0.1, judge=0.1), rid=second)  # second's directory, first's id inside
+    export.sidecars()
+    ex = load(export)
+    assert {r.run_id for r in ex.runs} == {first, second}
+    assert_problem(ex, f"{second[:8]}/result.json", "grade.run_id", f"run id {first} does not match the directory name")

@@ -40,10 +40,10 @@ def make_export(root: Path, runs: int = 4) -> ExportDir:
 
 
 class Server:
-    def __init__(self, args: list[str], cwd: Path):
+    def __init__(self, args: list[str], cwd: Path, env: dict | None = None):
         self.lines: queue.Queue[str] = queue.Queue()
         self.log: list[str] = []
-        self.proc = subprocess.Popen([sys.executable, "-m", "podium", "serve", *args], cwd=cwd,
+        self.proc = subprocess.Popen([sys.executable, "-m", "podium", "serve", *args], cwd=cwd, env=env,
                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
@@ -296,7 +296,7 @@ def test_serve_answers_only_host_headers_naming_its_address(served, project):
     url = served.url
     port = url.rsplit(":", 1)[1].rstrip("/").encode()
     # A broken config: the build's error text is there for a page on the bound address only.
-    time.sleep(1.5)  # the watcher takes its first fingerprint after "serving": let it
+    # (No wait needed: the watcher starts before the first build, so it sees any change after it.)
     (project / "podium.yaml").write_text('title: "Serve one"\nexport: export\nhost: moon-base\n', encoding="utf-8")
     served.wait_for(r"rebuild failed")
     assert b"moon-base" in raw_get(url, b"/__podium/version")[1]
@@ -309,3 +309,142 @@ def test_serve_answers_only_host_headers_naming_its_address(served, project):
     assert raw_get(url, b"/", host=b"")[0] == 400  # no Host header at all
     for host in (b"localhost:" + port, b"LOCALHOST:" + port, b"127.0.0.1:" + port, b"[::1]:" + port):
         assert raw_get(url, b"/", host=host)[0] == 200, host
+
+
+# ------------------------------------------------------------------ issue 27.4: watched, not polled every half second
+
+MODES = ["notify", "poll"]  # the operating system's notifications; the polling fallback (PODIUM_SERVE_POLL=1)
+CHANGED = r"podium serve: changed: (.*); rebuilding$"
+
+
+def serve_env(mode: str) -> dict:
+    env = {key: value for key, value in os.environ.items() if key != "PODIUM_SERVE_POLL"}
+    return {**env, "PODIUM_SERVE_POLL": "1"} if mode == "poll" else env
+
+
+@pytest.fixture
+def themed(project):
+    """The project with an override directory holding one template (the content page's)."""
+    (project / "overrides" / "templates").mkdir(parents=True)
+    write_page_template(project, "TEMPLATE-ONE")
+    (project / "podium.yaml").write_text('title: "Serve one"\nexport: export\ntheme_dir: overrides\n',
+                                         encoding="utf-8")
+    return project
+
+
+def write_page_template(project: Path, words: str) -> None:
+    (project / "overrides" / "templates" / "page.html").write_text(
+        '{% extends "default:page.html" %}{% block title %}' + words + '{% endblock %}', encoding="utf-8")
+
+
+def start(project: Path, mode: str) -> Server:
+    server = Server(["--port", "0", "--out", str(project / "served"), "--config", "podium.yaml"], project,
+                    serve_env(mode))
+    watching = next(line for line in server.log if line.startswith("podium serve: watching the inputs"))
+    assert ("by polling: PODIUM_SERVE_POLL is set" in watching) == (mode == "poll"), watching
+    assert ("operating system's notifications" in watching) == (mode == "notify"), watching
+    return server
+
+
+def run_page(server: Server, rid: str) -> bytes:
+    return server.get(f"/runs/{rid}/index.html")[0]
+
+
+def edited(server: Server, label: str) -> None:
+    """The next rebuild names exactly ``label`` (so no rebuild came between, nor another path with it),
+    and the site was replaced."""
+    version = server.version()["version"]
+    assert server.wait_for(CHANGED)[1] == label
+    server.wait_version(version)
+
+
+def sentinel(project: Path, words: str) -> None:
+    (project / "content" / "about.md").write_text(f"---\ntitle: About\n---\n{words}\n", encoding="utf-8")
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_each_kind_of_input_is_one_rebuild_and_its_page_is_served(themed, export, mode):
+    project = themed
+    server = start(project, mode)
+    try:
+        rid = run_id("serve-1")  # det 0.6, judge 0.6: overall 60.0%
+        assert b"60.0%" in run_page(server, rid) and b"TEMPLATE-ONE" in server.get("/about/")[0]
+
+        # A run re-evaluated: its result.json rewritten in place (same inode), nothing else touched.
+        result = export.root / rid[:8] / "result.json"
+        inode = result.stat().st_ino
+        result.write_text(json.dumps(graded(rid, det=1.0, judge=0.9)), encoding="utf-8")
+        assert result.stat().st_ino == inode
+        edited(server, f"export/{rid[:8]}/result.json")
+        assert b"95.0%" in run_page(server, rid) and b"60.0%" not in run_page(server, rid)
+
+        sentinel(project, "Second words.")  # a content page
+        edited(server, "content/about.md")
+        assert b"Second words." in server.get("/about/")[0]
+
+        write_page_template(project, "TEMPLATE-TWO")  # a template of the override directory
+        edited(server, "overrides/templates/page.html")
+        assert b"TEMPLATE-TWO" in server.get("/about/")[0]
+
+        (project / "podium.yaml").write_text('title: "Serve two"\nexport: export\ntheme_dir: overrides\n',
+                                             encoding="utf-8")
+        edited(server, "podium.yaml")
+        assert b"Serve two" in server.get("/")[0]
+
+        sentinel(project, "Third words.")  # and the config's rebuild was the only one
+        edited(server, "content/about.md")
+    finally:
+        server.stop()
+    assert server.proc.returncode == 0
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_a_burst_of_fifty_new_runs_is_one_or_two_rebuilds(project, export, mode):
+    server = start(project, mode)
+    try:
+        version = server.version()["version"]
+        new = []
+        for n in range(50):
+            rid = run_id(f"burst-{n}")
+            new.append(export.run(graded(rid, det=0.9), rid=rid, agent="heron"))
+        export.sidecars()
+        server.wait_version(version)
+        sentinel(project, "After the burst.")
+        rebuilds = []
+        while (line := server.wait_for(CHANGED)[1]) != "content/about.md":
+            rebuilds.append(line)
+        assert 1 <= len(rebuilds) <= 2, rebuilds
+        assert any("(+" in line for line in rebuilds)  # a batch, named by its first paths and a count
+        server.wait_version(server.version()["version"] - 1)
+        ledger = server.get("/api/results/summary.json")[0]
+        assert json.loads(ledger)["totals"]["runs"] == 54
+        assert all(rid.encode() in run_page(server, rid) for rid in new[::10])
+    finally:
+        server.stop()
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_output_cache_dot_entries_and_files_never_read_are_not_inputs(project, export, mode):
+    server = start(project, mode)
+    try:
+        out, run_dir = project / "served", export.root / run_id("serve-0")[:8]
+        (out / "stray.txt").write_text("written by hand")  # the output (removed again: the build would refuse it)
+        (out / "stray.txt").unlink()
+        (project / ".podium-cache" / "stray").write_text("x")  # the cache beside it
+        staging = export.root / ".xorcise-export-x1y2"  # an interrupted export's litter
+        staging.mkdir()
+        (staging / "result.json").write_text("{}")
+        (run_dir / "events.jsonl").write_text("{}\n")  # never read by a build
+        (run_dir / "traces.otlp.jsonl").write_text("")
+        (run_dir / ".result.json.swp").write_text("x")
+        for name in (".about.md.swp", "about.md~", "#about.md#", "4913", "notes.txt"):  # editors' files, not *.md
+            (project / "content" / name).write_text("x")
+        (project / "content" / "drafts").mkdir()
+        (project / "content" / "drafts" / "later.md").write_text("---\ntitle: Later\n---\n")  # not directly inside
+        (project / ".podium.yaml.swp").write_text("x")
+        sentinel(project, "Only this.")
+        edited(server, "content/about.md")  # the first rebuild since, and it names the page alone
+        assert b"Only this." in server.get("/about/")[0]
+    finally:
+        server.stop()
+    assert not any("Traceback" in line for line in server.log), server.log

@@ -227,10 +227,19 @@ def _mission_page(mission, index: _Index) -> Page:
         "ledger": ledger_fragment(version=(mission.mission, mission.version)),
         "description": numbers.mission_headline(mission),
         "compare": compare, "compare_more": compare_more,
-        "progress": [step for a in mission.agents
-                     if (step := plan_progress.version_step(index.progress[a.agent], mission.mission, mission.version,
-                                                            a.url)) is not None],
+        **_version_progress(mission, index),
     })
+
+
+def _version_progress(mission, index: _Index) -> dict:
+    """Each agent's newest step on a mission version, the agents ranked on it (its chips' order) with a step
+    first, at most plan_progress.VERSION_AGENTS: every other one is in its progress file."""
+    steps = [step for a in mission.agents
+             if (step := plan_progress.version_step(index.progress[a.agent], mission.mission, mission.version,
+                                                    a.url)) is not None]
+    steps.sort(key=lambda step: step.since is None)  # stable: rank order within each
+    shown, more = first(steps, plan_progress.VERSION_AGENTS)
+    return {"progress": list(shown), "progress_more": more}
 
 
 def _ledger_front(board: Leaderboard) -> Page:

@@ -15,6 +15,7 @@ from podium.numbers import pp_delta
 from podium.verdicts import AgentProgress, Cell, CellStep
 
 AGENT_STEPS = 3  # the newest agent steps an agent page shows (every step is in its progress file)
+VERSION_AGENTS = 12  # agents whose newest step a mission version's page shows (bounded pages)
 BAND_GAP = 6.0  # percent of the strip's width: a label closer to the last one is left out (its tick stays)
 
 
@@ -122,8 +123,8 @@ def panel(progress: AgentProgress, slug: str) -> ProgressPanel:
         note = ("The newest run is back on an earlier configuration ("
                 f"{configuration_text(progress.segments[newest].configuration)}); its runs count in that "
                 "configuration, compared where it first appeared.")
-    step = progress.newest_step
-    return ProgressPanel(words.headline(progress), step.overall.verdict if step else None, views,
+    newest_step = progress.newest_step
+    return ProgressPanel(words.headline(progress), newest_step.overall.verdict if newest_step else None, views,
                          tuple(words.since(s) for s in steps), tuple(rows), note, routes.progress_path(slug),
                          len(progress.segments))
 

@@ -51,9 +51,10 @@ EXACT_MAX = 50  # m + n up to this: P(U ≤ u) from exact counts of arrangements
 Z_TABLE = {Fraction(1, 100): 2.5758293035489004, Fraction(1, 10): 1.6448536269514722}
 SHIFT_MIN_RUNS = 10  # §4: a segment's overall series of at least this many runs is searched
 SHIFT_SIDE_MIN = 5  # §4: splits k = 5 … n − 5
-# A band of at most max(LIST_BAND, distinct x + distinct y) (value, count) pairs is listed and
-# sorted outright; two samples with at most LIST_ALL distinct pairs are listed whole at the first
-# query, so every rank a step asks for is then a bisection (measured: benchmarks/progress.py).
+# A band of at most max(LIST_BAND, BAND_FACTOR · (distinct x + distinct y)) (value, count) pairs
+# is listed and sorted outright (listing a pair costs about what one step of a counting pass
+# does); two samples with at most LIST_ALL distinct pairs are listed whole at the first query,
+# so every rank a step asks for is then a bisection (tuned with benchmarks/progress.py).
 LIST_BAND = 1024
 LIST_ALL = 2048
 BAND_FACTOR = 1.0
@@ -179,6 +180,15 @@ class Sample:
     def __len__(self) -> int:
         return self.size
 
+    def iqr(self) -> float:
+        """The distance between the values a quarter and three quarters of the way up (0 for none)."""
+        if not self.size:
+            return 0.0
+        cum = list(accumulate(self.counts))
+        low = self.values[bisect_left(cum, (self.size + 3) // 4)]
+        high = self.values[bisect_left(cum, (3 * self.size + 3) // 4)]
+        return high - low
+
     def median(self) -> float | None:
         """The plain median (mean of the two middle values when the size is even)."""
         if not self.size:
@@ -191,13 +201,12 @@ class Sample:
 
 @dataclass(frozen=True, slots=True)
 class _Pivot:
-    """One counting pass at t: per distinct x, how many distinct y give a difference ≤ t / < t."""
+    """One counting pass at t: per distinct x, how many distinct y give a difference ≤ t."""
 
     value: float
     le_total: int  # #{(i, j): y[j] − x[i] ≤ t}, with multiplicities
-    lt_total: int  # #{(i, j): y[j] − x[i] < t}
     le: list[int]
-    lt: list[int]
+    le_pairs: int  # sum(le): distinct pairs, what a band's listing costs
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,12 +228,17 @@ class Differences:
     """The multiset {y[j] − x[i]} of two samples (x the older side), queried by rank.
 
     ``order_statistic(k)`` is D(k), the k-th smallest float64 difference (1-based), exactly
-    the brute force's ``sorted(all differences)[k − 1]``. Found by bracketing: counting
-    passes at pivot values (linear interpolation between the bracket's ends when that is
-    shrinking the band fast, else the weighted median of the rows' middle candidates, which
-    removes at least a quarter of the band), until the band of candidates left is small
-    enough to list and sort. Passes and listed bands are kept, so the few ranks a step
-    needs (the shift, two intervals) share their work.
+    the brute force's ``sorted(all differences)[k − 1]``. Found by bracketing: a counting
+    pass at a pivot t says how many differences are ≤ t, so D(k) lies in (lo, hi] between
+    the last pivot counting fewer than k and the first counting k or more. Pivots come from
+    the medians first, then from reading the counts as linear in value (between the
+    bracket's ends, or along the two passes nearest the aim while one end is still the whole
+    range's), aimed a little past k so the bracket closes from both sides; a guess that
+    misses badly is followed by the weighted median of the rows' middle candidates
+    (Johnson–Mizoguchi), which removes at least a quarter of the band. When the band holds
+    few enough pairs it is listed and sorted. Passes and listed bands are kept, so the few
+    ranks a step needs (the shift, two intervals) share their work: about two passes a rank
+    once the middle is found.
     """
 
     def __init__(self, x: Sample, y: Sample):
@@ -272,55 +286,58 @@ class Differences:
             return self._list_band(None, None).at(k)
         interpolate = True
         aim = k
+        stalled = False
         while True:
-            found, lo, hi = self._bracket(k)
-            if found is not None:
-                return found
+            lo, hi = self._bracket(k)
             lo_rows = lo.le if lo is not None else None
-            hi_rows = hi.lt if hi is not None else None
-            size = self._band_size(lo_rows, hi_rows)
-            if size <= self._enumerate_max:
+            hi_rows = hi.le if hi is not None else None
+            size = self._band_size(lo, hi)
+            if size <= self._enumerate_max or stalled:
                 return self._list_band(lo, hi).at(k)
-            t = self._interpolated(lo, hi, aim) if interpolate else None
+            if not self._pivots:  # the first pass: where the medians say the middle is
+                t = self._seed()
+            else:
+                t = self._interpolated(lo, hi, aim) if interpolate else None
             guessed = t is not None
             if t is None:
                 t = self._middle_pivot(lo_rows, hi_rows)
+                if hi is not None and t == hi.value:  # the band is mostly ties at its top: count below them
+                    t = math.nextafter(t, -math.inf)
+                    # no float between the ends: every pair left is a tie at the top (listed next)
+                    stalled = lo is not None and t <= lo.value
+                    if stalled:
+                        continue
             pivot = self._count(t)
-            if pivot.lt_total < k <= pivot.le_total:
-                return t
             if guessed:
                 # how far the interpolation landed from where it aimed: the next guess aims
                 # that far (twice, plus one) past k on the side where the bracket is still
                 # wide, so the band closes from both sides instead of creeping in from one;
                 # a guess that missed by more than an eighth of the band is not tried again
                 # at once (the next pivot is the middle one)
-                err = abs((pivot.le_total if pivot.le_total < k else pivot.lt_total + 1) - aim)
+                err = abs(pivot.le_total - aim)
                 interpolate = err * 8 <= size
             else:
                 err, interpolate = 0, True
-            found, lo, hi = self._bracket(k)
+            lo, hi = self._bracket(k)
             low_gap = k - (lo.le_total if lo else 0)
-            high_gap = (hi.lt_total if hi else self.total) - k
+            high_gap = (hi.le_total if hi else self.total) - k
             if low_gap > high_gap:
                 aim = max(k - 2 * err - 1, k - low_gap // 2)
             else:
                 aim = min(k + 2 * err + 1, k + high_gap // 2)
 
-    def _bracket(self, k: int) -> tuple[float | None, _Pivot | None, _Pivot | None]:
-        """(D(k) if a pivot already is it, the tightest pivot below, the tightest pivot above)."""
+    def _bracket(self, k: int) -> tuple[_Pivot | None, _Pivot | None]:
+        """The last pivot counting fewer than k differences and the first counting k or more
+        (None: the whole range's end), so D(k) lies in (lo, hi]."""
         pivots = self._pivots
-        lo_i = _last_below(pivots, k)  # the last pivot with le_total < k, or −1
-        hi_i = _first_reaching(pivots, k)  # the first pivot with lt_total ≥ k, or len
-        if lo_i + 1 < hi_i:  # a pivot with lt_total < k ≤ le_total: its value is D(k)
-            return pivots[lo_i + 1].value, None, None
-        return None, (pivots[lo_i] if lo_i >= 0 else None), (pivots[hi_i] if hi_i < len(pivots) else None)
+        lo_i = _last_below(pivots, k)
+        hi_i = lo_i + 1
+        return (pivots[lo_i] if lo_i >= 0 else None), (pivots[hi_i] if hi_i < len(pivots) else None)
 
-    def _band_size(self, lo_rows: list[int] | None, hi_rows: list[int] | None) -> int:
-        """How many distinct (x, y) pairs lie strictly between the two pivots."""
-        p, q = len(self.x.values), len(self.y.values)
-        upper = sum(hi_rows) if hi_rows is not None else p * q
-        lower = sum(lo_rows) if lo_rows is not None else 0
-        return upper - lower
+    def _band_size(self, lo: _Pivot | None, hi: _Pivot | None) -> int:
+        """How many distinct (x, y) pairs lie in (lo, hi]."""
+        upper = hi.le_pairs if hi is not None else len(self.x.values) * len(self.y.values)
+        return upper - (lo.le_pairs if lo is not None else 0)
 
     def _rows(self, lo_rows: list[int] | None, hi_rows: list[int] | None):
         p, q = len(self.x.values), len(self.y.values)
@@ -332,7 +349,7 @@ class Differences:
         values: list[float] = []
         weights: list[int] = []
         unit = self._unit
-        for i, (a, b) in enumerate(self._rows(lo.le if lo else None, hi.lt if hi else None)):
+        for i, (a, b) in enumerate(self._rows(lo.le if lo else None, hi.le if hi else None)):
             if a < b:
                 values.extend(map(sub, yv[a:b], repeat(xv[i])))
                 if not unit:
@@ -344,9 +361,14 @@ class Differences:
             order = sorted(range(len(values)), key=values.__getitem__)
             values = list(map(values.__getitem__, order))
             cum = list(accumulate(map(weights.__getitem__, order)))
-        band = _Band(lo.le_total if lo else 0, hi.lt_total if hi else self.total, values, cum)
+        band = _Band(lo.le_total if lo else 0, hi.le_total if hi else self.total, values, cum)
         self._bands.append(band)
         return band
+
+    def _seed(self) -> float | None:
+        median_x, median_y = self.x.median(), self.y.median()
+        assert median_x is not None and median_y is not None
+        return median_y - median_x
 
     def _interpolated(self, lo: _Pivot | None, hi: _Pivot | None, aim: int) -> float | None:
         """A pivot where the ranks between the bracket's ends, read as linear in value, reach ``aim``."""
@@ -354,14 +376,44 @@ class Differences:
         lo_v = lo.value if lo else yv[0] - xv[-1]
         hi_v = hi.value if hi else yv[-1] - xv[0]
         lo_r = lo.le_total if lo else 0
-        hi_r = hi.lt_total if hi else self.total
+        hi_r = hi.le_total if hi else self.total
         aim = min(max(aim, lo_r + 1), hi_r)
         if hi_r <= lo_r or not hi_v > lo_v:
             return None
+        if (lo is None or hi is None) and len(self._pivots) == 1:
+            # one pass so far: step from it by the normal density of y − x at its middle
+            t = self._stepped(self._pivots[0], aim)
+            if t is not None and (lo is None or t > lo_v) and (hi is None or t < hi_v) and lo_v <= t <= hi_v:
+                return t
+        if (lo is None or hi is None) and len(self._pivots) >= 2:
+            # one end is the whole range's: extend the line through the two passes nearest
+            # the aim instead (the middle of the differences is close to linear, their tails not)
+            t = self._extrapolated(aim)
+            if t is not None and (lo is None or t > lo_v) and (hi is None or t < hi_v) and lo_v <= t <= hi_v:
+                return t
         t = lo_v + (hi_v - lo_v) * ((aim - lo_r - 0.5) / (hi_r - lo_r))
         if not (lo is None or t > lo_v) or not (hi is None or t < hi_v) or not math.isfinite(t):
             return None
         return t
+
+    def _stepped(self, pivot: _Pivot, aim: int) -> float | None:
+        spread = math.hypot(self.x.iqr(), self.y.iqr()) / 1.349  # the sd of y − x, were both normal
+        if not spread > 0:
+            return None
+        slope = self.total / (spread * math.sqrt(2 * math.pi))  # differences per unit of value
+        t = pivot.value + (aim - 0.5 - pivot.le_total) / slope
+        return t if math.isfinite(t) else None
+
+    def _extrapolated(self, aim: int) -> float | None:
+        pivots = self._pivots
+        j = _last_below(pivots, aim) + 1  # the first pivot reaching the aim (or len)
+        j = min(max(j, 1), len(pivots) - 1)
+        a, b = pivots[j - 1], pivots[j]
+        ra, rb = a.le_total, b.le_total
+        if not rb > ra:
+            return None
+        t = a.value + (b.value - a.value) * ((aim - 0.5 - ra) / (rb - ra))
+        return t if math.isfinite(t) else None
 
     def _middle_pivot(self, lo_rows: list[int] | None, hi_rows: list[int] | None) -> float:
         """The weighted median of each row's middle candidate (Johnson–Mizoguchi): a band value
@@ -384,26 +436,27 @@ class Differences:
         raise AssertionError("empty band")  # pragma: no cover - callers check the band first
 
     def _count(self, t: float) -> _Pivot:
-        """One pass: for each distinct x (ascending) the distinct y with y − x ≤ t and < t.
+        """One pass: for each distinct x (ascending) how many distinct y give y − x ≤ t.
 
-        As x grows every difference of its row shrinks, so both boundaries only move right.
+        As x grows every difference of its row shrinks, so the boundary only moves right:
+        one pointer over y for all of x.
         """
         self.passes += 1
         yv = self.y.values
         q = len(yv)
         le: list[int] = []
-        lt: list[int] = []
-        a = b = 0
+        append = le.append
+        b = 0
         for xi in self.x.values:
             while b < q and yv[b] - xi <= t:
                 b += 1
-            while a < b and yv[a] - xi < t:
-                a += 1
-            le.append(b)
-            lt.append(a)
-        cy, xc = self._cum_y, self.x.counts
-        pivot = _Pivot(t, sum(map(mul, xc, map(cy.__getitem__, le))), sum(map(mul, xc, map(cy.__getitem__, lt))),
-                       le, lt)
+            append(b)
+        pairs = sum(le)
+        if self._unit:  # every count 1: the pairs are the differences
+            pivot = _Pivot(t, pairs, le, pairs)
+        else:
+            cy, xc = self._cum_y, self.x.counts
+            pivot = _Pivot(t, sum(map(mul, xc, map(cy.__getitem__, le))), le, pairs)
         pivots = self._pivots
         at = bisect_left([p.value for p in pivots], t)
         pivots.insert(at, pivot)
@@ -419,17 +472,6 @@ def _last_below(pivots: list[_Pivot], k: int) -> int:
         else:
             hi = mid
     return lo - 1
-
-
-def _first_reaching(pivots: list[_Pivot], k: int) -> int:
-    lo, hi = 0, len(pivots)
-    while lo < hi:
-        mid = (lo + hi) // 2
-        if pivots[mid].lt_total >= k:
-            hi = mid
-        else:
-            lo = mid + 1
-    return lo
 
 
 def hodges_lehmann(x: Iterable[float], y: Iterable[float]) -> float | None:
@@ -556,6 +598,16 @@ def shift_alpha(n: int) -> Fraction:
     return Fraction(1, 100 * (n - 9))
 
 
+def may_exclude_zero(twice_u: int, mn: int, rank: int) -> bool:
+    """Whether [D(rank), D(mn+1−rank)] can exclude 0, told from 2U alone.
+
+    D(rank) > 0 needs #{y ≤ x} ≤ rank − 1, so U ≥ mn − rank + 1; D(mn+1−rank) < 0 needs
+    #{y < x} ≥ mn + 1 − rank, so U ≤ rank − 1. Strictly between the two the interval holds
+    0, and the shift search skips finding it.
+    """
+    return not 2 * (rank - 1) < twice_u < 2 * (mn - rank + 1)
+
+
 def shift_search(values: Sequence[float], delta: float = 0.05) -> list[FoundShift]:
     """Every shift §4 finds in ``values`` (one series in time order), in time order.
 
@@ -577,11 +629,8 @@ def shift_search(values: Sequence[float], delta: float = 0.05) -> list[FoundShif
         rank = moses_k(k, n - k, shift_alpha(n))
         if rank is None:
             continue
-        # D(rank) > 0 needs #{y ≤ x} ≤ rank − 1, so U ≥ mn − rank + 1; D(mn+1−rank) < 0 needs
-        # #{y < x} ≥ mn + 1 − rank, so U ≤ rank − 1: between the two, the interval holds 0
-        mn = k * (n - k)
-        if 2 * (rank - 1) < twice_u < 2 * (mn - rank + 1):
-            continue
+        if not may_exclude_zero(twice_u, k * (n - k), rank):
+            continue  # no need to find the interval: it holds 0
         diffs = Differences.of(part[:k], part[k:])
         shift = diffs.shift()
         assert shift is not None

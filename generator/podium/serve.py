@@ -1,9 +1,9 @@
 """``podium serve``: build, serve the site on loopback, rebuild when an input changes.
 
 The inputs (export, content, theme directories, override directory, podium.yaml)
-are watched by polling their files' mtimes and sizes: no dependency, works on
-every filesystem. A failed rebuild prints its error and the last good site keeps
-being served.
+are watched by watch.py: the operating system's notifications where they work (idle
+costs nothing), cheap polling where they do not; a burst of changes is one rebuild.
+A failed rebuild prints its error and the last good site keeps being served.
 
 The files on disk are exactly what ``podium build`` writes. Live reload exists
 only in served responses: each HTML response gets one
@@ -41,15 +41,15 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import unquote_to_bytes
 
-from podium.build import build_site, check_output, content_dir
+from podium.build import build_site, check_output
 from podium.cache import DEFAULT_DIR as DEFAULT_CACHE
-from podium.config import Config, load_config
+from podium.config import CONFIG_NAME, Config, load_config
 from podium.errors import PodiumError, UnsafeOutput
 from podium.render.templates import builtin_themes
+from podium.watch import Inputs, Watcher
 
 PREFIX = "/__podium/"
 RELOAD_TAG = b'<script src="/__podium/reload.js" defer></script>\n'
-POLL_SECONDS = 0.5
 LOOPBACK = {"127.0.0.1", "localhost", "::1"}
 
 RELOAD_JS = b"""/* podium serve: reload this page after each rebuild. Only served by `podium serve`. */
@@ -279,44 +279,22 @@ def make_server(out: Path, host: str, port: int, builds: Builds) -> ThreadingHTT
     return server
 
 
-def watched(config: Config, exports: list[Path]) -> list[Path]:
-    """Every input whose change should rebuild the site."""
-    paths = [*exports, config.root / "themes", builtin_themes()]
-    paths += [p for p in (content_dir(config), config.theme_dir) if p is not None]
-    if config.source:
-        paths.append(Path(config.source))
-    return paths
+def watched(config: Config, exports: list[Path]) -> Inputs:
+    """Every input whose change should rebuild the site, and where the build writes (never an input).
+
+    The content directory and ``themes/`` are watched even before they exist (a page or theme added
+    later is read by the next build), and so is ``./podium.yaml`` when no config file was read."""
+    return Inputs.of(exports=exports, trees=[p for p in (config.root / "themes", builtin_themes(), config.theme_dir)
+                                            if p is not None],
+                     pages=[config.content or config.root / "content"],
+                     files=[Path(config.source) if config.source else Path.cwd() / CONFIG_NAME],
+                     ignored=[config.out, config.out.parent / DEFAULT_CACHE])
 
 
-def fingerprint(paths: list[Path]) -> tuple:
-    """(path, mtime, size) of every file under ``paths``; changes when any file is added, removed or edited."""
-    seen = []
-    stack = [str(p) for p in paths]
-    while stack:
-        top = stack.pop()
-        try:
-            info = os.stat(top, follow_symlinks=False)
-        except OSError:
-            seen.append((top, None, None))
-            continue
-        if not os.path.isdir(top) or os.path.islink(top):
-            seen.append((top, info.st_mtime_ns, info.st_size))
-            continue
-        seen.append((top, info.st_mtime_ns, -1))
-        try:
-            with os.scandir(top) as entries:
-                for entry in entries:
-                    if entry.is_dir(follow_symlinks=False):
-                        stack.append(entry.path)
-                    else:
-                        try:
-                            st = entry.stat(follow_symlinks=False)
-                            seen.append((entry.path, st.st_mtime_ns, st.st_size))
-                        except OSError:
-                            seen.append((entry.path, None, None))
-        except OSError:
-            continue
-    return tuple(sorted(seen, key=lambda item: item[0]))
+def describe(inputs: Inputs, batch: list[str], show: int = 3) -> str:
+    """The changed paths of a batch for the log: the first few, then how many more."""
+    names = ", ".join(inputs.label(path) for path in batch[:show])
+    return names + (f" (+{len(batch) - show:,} more)" if len(batch) > show else "")
 
 
 class Session:
@@ -330,7 +308,7 @@ class Session:
         self.overrides = overrides
         self.say = say
         self.builds = Builds()
-        self.inputs: list[Path] = []
+        self.watcher: Watcher | None = None  # started with the first build whose config could be read
         self.failure: Exception | None = None  # why the last build failed
 
     def _config(self) -> tuple[Config, list[Path]]:
@@ -345,7 +323,11 @@ class Session:
         started = time.monotonic()
         try:
             config, export = self._config()
-            self.inputs = watched(config, export)
+            inputs = watched(config, export)
+            if self.watcher is None:  # before the build reads anything: a change made meanwhile is a rebuild
+                self.watcher = Watcher(inputs, self.say)
+            else:
+                self.watcher.update(inputs)
             built = build_site(config, export, cache_dir=config.out.parent / DEFAULT_CACHE, jobs=self.jobs)
         except Exception as err:  # noqa: BLE001 - any failure must leave the server running
             self.failure = err
@@ -364,16 +346,15 @@ class Session:
                  f"rendered, {built.reused:,} unchanged)")
         return True
 
-    def watch(self, stop: threading.Event, poll: float = POLL_SECONDS) -> None:
-        """Rebuild whenever the inputs' fingerprint changes, until ``stop`` is set."""
-        last = fingerprint(self.inputs)
-        while not stop.wait(poll):
-            now = fingerprint(self.inputs)
-            if now != last:
-                time.sleep(poll)  # let an editor or exporter finish writing
-                self.say("podium serve: inputs changed, rebuilding")
-                self.build()
-                last = fingerprint(self.inputs)
+    def watch(self, stop: threading.Event) -> None:
+        """Rebuild after each burst of changes to the inputs, until ``stop`` is set."""
+        while self.watcher is not None and (batch := self.watcher.next_batch(stop)) is not None:
+            self.say(f"podium serve: changed: {describe(self.watcher.inputs, batch)}; rebuilding")
+            self.build()
+
+    def close(self) -> None:
+        if self.watcher is not None:
+            self.watcher.close()
 
 
 def serve(config_path: Path | None, export: tuple[Path, ...], *, host: str, port: int, out: Path | None,
@@ -387,17 +368,18 @@ def serve(config_path: Path | None, export: tuple[Path, ...], *, host: str, port
     else:
         own_dir = Path(tempfile.mkdtemp(prefix="podium-serve-"))
         out = own_dir / "site"
+    session = Session(config_path, export, {"out": out, "theme_dir": theme_dir}, say, jobs)
     try:
-        session = Session(config_path, export, {"out": out, "theme_dir": theme_dir}, say, jobs)
         if not session.build():
             if isinstance(session.failure, UnsafeOutput):
                 raise session.failure  # never serve a directory the build refused
             say("podium serve: the first build failed; fix the error and save: the site is rebuilt on change")
-            if session.inputs == []:
+            if session.watcher is None:
                 raise SystemExit(2)
             out.mkdir(parents=True, exist_ok=True)
         server = make_server(out.resolve(), host, port, session.builds)
     except BaseException:
+        session.close()
         if own_dir is not None:
             shutil.rmtree(own_dir, ignore_errors=True)
         raise
@@ -423,6 +405,7 @@ def serve(config_path: Path | None, export: tuple[Path, ...], *, host: str, port
         if thread.ident is not None:  # shutdown() waits for serve_forever, which must have started
             server.shutdown()
         server.server_close()
+        session.close()
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
         if own_dir is not None:

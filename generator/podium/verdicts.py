@@ -7,12 +7,13 @@ progress document.
 
 Where each part of the progress rules lives:
 
-- §1 series, configurations, segments, left-out and undated counts: ``_cell``, ``_Segment``
+- §1 series, configurations, segments, left-out and undated counts, run order:
+  ``_CellWork``, ``_Columns``, ``_Segment``, ``Configuration``
 - §2 one series at one step (shift, intervals, verdict, the two guards), attribution:
-  ``series_step``, ``_verdict``, ``_move``, ``_attribution``
+  ``series_step``, ``_verdict``, ``_move``, ``_kept``, ``_attribution``
 - §3 agent segments and steps, strata, van Elteren, the agent verdict and tally:
-  ``_agent_segments``, ``_agent_step``, ``_agent_series``
-- §4 shifts with no named cause: ``_cell_shifts`` (``ranktests.shift_search``)
+  ``_agent_segments``, ``_agent_step``, ``_agent_series``, ``_weighted_shift``
+- §4 shifts with no named cause: ``_CellWork._shifts`` (``ranktests.shift_search``)
 - §5 the headline summary.json carries, glyphs and words: ``headline``, ``VERDICT_SIGNS``
 - §6 the progress file, key by key: ``progress_document``
 - §7 the readings the rules already make are followed as written.
@@ -36,12 +37,23 @@ Readings (where the rules are silent; each is tested in tests/test_verdicts.py):
   list is empty otherwise.
 - An exact tie in the shift search's |z_k| keeps the smallest k; shifts are listed in the
   time order of the run they start at (across segments).
+- A cell's newest step is the step into its last segment (the newest configuration to
+  appear); after a rollback the newest run is in an earlier segment, which
+  ``Cell.newest_segment`` (and ``AgentProgress.newest_segment``) gives the pages.
+- A stratum is a current mission version where both agent segments have at least one run
+  in that series; its ``just_crossed`` removes the newest run of that cell segment in
+  that series.
+- A shift's ``start_run_id`` is the first run of the later part, in the segment's overall
+  series.
+- The ``partial_judge`` guard passes without a recomputation when no run of either side has
+  an upper value other than its value (the recomputation would be the same step).
 - Cell order is mission, then version oldest first by the project's version order
   (``podium.versions.version_key``, counting.md §4); strata likewise.
 - Bad input (a kind that is not a run's, a counted run without its score, a score outside
-  [0, 1], a naive start time, a run id seen twice, one mission version both current and
-  not) raises ``ValueError`` naming the run and the field: the summary step has already
-  refused such runs, so this is a bug upstream, never a verdict.
+  [0, 1], an upper bound below its value, a naive start time, a run id that is not text,
+  one mission version both current and not) raises ``ValueError``
+  naming the run and the field: the summary step has already refused such runs, so this
+  is a bug upstream, never a verdict.
 """
 
 from __future__ import annotations
@@ -49,13 +61,13 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from fractions import Fraction
 from itertools import islice
 from operator import attrgetter, eq
-from typing import NoReturn
+from typing import NoReturn, Protocol
 
-from podium.model import CONFIGURATION_FIELDS, MEDIAN_KINDS, RUN_ID, Configuration
+from podium.model import CONFIGURATION_FIELDS, MEDIAN_KINDS, Configuration
 from podium.ranktests import EXACT_MAX, Differences, Sample, moses_k, shift_search, van_elteren
 from podium.versions import version_key
 
@@ -127,6 +139,38 @@ class ProgressRun:
     judge_upper: float | None  # set only when judge_status == "partial"; else None (= judge)
     judge_status: str | None
     configuration: Configuration | None  # None: the run has no readable conditions
+
+
+class CountedRun(Protocol):
+    """What the computation reads of a run: a ProgressRun, or the summary step's RunRecord itself (the build
+    hands its records over as they are: a million runs are not copied)."""
+
+    @property
+    def run_id(self) -> str: ...
+    @property
+    def mission(self) -> str: ...
+    @property
+    def version(self) -> str: ...
+    @property
+    def current(self) -> bool: ...
+    @property
+    def started(self) -> datetime | None: ...
+    @property
+    def kind(self) -> str: ...
+    @property
+    def overall(self) -> float | None: ...
+    @property
+    def overall_upper(self) -> float | None: ...
+    @property
+    def deterministic(self) -> float | None: ...
+    @property
+    def judge(self) -> float | None: ...
+    @property
+    def judge_upper(self) -> float | None: ...
+    @property
+    def judge_status(self) -> str | None: ...
+    @property
+    def configuration(self) -> Configuration | None: ...
 
 
 # --- output ----------------------------------------------------------------------------------
@@ -378,11 +422,11 @@ class _Columns:
     """A cell's runs as a list per field, each read in one C-level pass (``map(attrgetter)``).
 
     A list of scores or ids holds no object the garbage collector tracks, where a tuple per
-    run would be a million tracked objects, and the collections they set off (measured at a
-    million runs: seconds) cost more than reading each run once per field.
+    run would be a million tracked objects, and the collections they set off cost more than
+    reading each run once per field (measured at a million runs, benchmarks/progress.py).
     """
 
-    def __init__(self, runs: list[ProgressRun]):
+    def __init__(self, runs: list[CountedRun]):
         self.runs = runs
         self.started = list(map(attrgetter("started"), runs))
         self.run_id = list(map(attrgetter("run_id"), runs))
@@ -391,10 +435,8 @@ class _Columns:
         self.current = list(map(attrgetter("current"), runs))
         self.judge_status = list(map(attrgetter("judge_status"), runs))
         self.overall = list(map(attrgetter("overall"), runs))
-        self.overall_upper = list(map(attrgetter("overall_upper"), runs))
         self.deterministic = list(map(attrgetter("deterministic"), runs))
         self.judge = list(map(attrgetter("judge"), runs))
-        self.judge_upper = list(map(attrgetter("judge_upper"), runs))
 
     def fail(self, rows: Iterable[int], field: str, why: str) -> NoReturn:
         _fail((self.runs[i] for i in rows), field, why)
@@ -413,32 +455,25 @@ class _Columns:
         statuses = list(map(self.judge_status.__getitem__, rows))
         if "partial" not in statuses:
             return values
-        column = getattr(self, name)
         uppers = values[:]
         for at, (i, status) in enumerate(zip(rows, statuses)):
-            upper = column[i]
-            if status == "partial" and upper is not None:
+            if status != "partial":
+                continue
+            upper = getattr(self.runs[i], name)  # read from the run: only a partial judge has one
+            if upper is not None:
                 if not (_is_score(upper) and upper >= values[at]):
                     self.fail([i], name, f"{upper!r} is not an upper bound in [{name[:-6]}, 1]")
                 uppers[at] = upper
         return uppers
 
-    def validate(self, seen: set[str]) -> None:
+    def validate(self) -> None:
         """Refuse what the summary step never hands over, naming the run and the field (checked
         on whole columns; only when one fails is the run looked for)."""
         ids, kinds = self.run_id, self.kind
-        if not (set(map(type, ids)) <= {str} and all(map(RUN_ID.fullmatch, ids))):
-            self.fail((i for i, v in enumerate(ids) if not (isinstance(v, str) and RUN_ID.fullmatch(v))),
-                      "run_id", "not 32 lower-case hex digits")
-        before = len(seen)
-        seen.update(ids)
-        if len(seen) != before + len(ids):
-            mine: set[str] = set()
-            for i, v in enumerate(ids):
-                if v in mine:
-                    self.fail([i], "run_id", "the same run appears twice")
-                mine.add(v)
-            raise _Repeated(self.runs)  # the other one is in an earlier cell
+        # Any text: a run the export identifies only by its directory has the directory's 8 hex digits, and
+        # several exports may each hold a run of one id (they are counted as the runs they are).
+        if not set(map(type, ids)) <= {str}:
+            self.fail((i for i, v in enumerate(ids) if not isinstance(v, str)), "run_id", "not text")
         if len(set(self.current)) > 1:
             self.fail(range(len(ids)), "current", "runs of one mission version disagree on whether it is current")
         if not set(kinds) <= RUN_KINDS:
@@ -475,20 +510,13 @@ class _Columns:
         return rows
 
 
-class _Repeated(Exception):
-    """A run id seen in an earlier cell: the caller finds the pair for the message."""
-
-    def __init__(self, runs: list[ProgressRun]):
-        self.runs = runs
-
-
 class _CellWork:
     """A cell while it is being worked out: its segments by configuration and the steps asked of it."""
 
-    def __init__(self, mission: str, version: str, runs: list[ProgressRun], seen: set[str]):
+    def __init__(self, mission: str, version: str, runs: list[CountedRun]):
         self.mission, self.version = mission, version
         cols = self.columns = _Columns(runs)
-        cols.validate(seen)
+        cols.validate()
         self.current = bool(cols.current[0])
         self.ordered = cols.in_order()
         self.undated = len(runs) - len(self.ordered)
@@ -517,6 +545,7 @@ class _CellWork:
                 counts[kinds[i]] = counts.get(kinds[i], 0) + 1
         for segment in self.segments:
             self._build(segment)
+        self.agent_keys = _agent_keys(self)
         self.newest_segment = self.index[confs[counted[-1]] or NO_CONDITIONS] if counted else None
         self._steps: dict[tuple[int, int], dict[str, StepSeries]] = {}
         self._upper_shifts: dict[tuple[int, int, str], float | None] = {}
@@ -713,45 +742,77 @@ def _attribution(series: Mapping[str, StepSeries]) -> str | None:
 
 @dataclass(slots=True)
 class _AgentSegmentWork:
-    configuration: Configuration
+    key: tuple  # (agent_version, model, judge_model, the budget's epoch on each mission): _agent_key
+    configuration: Configuration  # as published: budget_seconds when all its missions share one, else None
     first: tuple[datetime, str]  # (start, run id) of its first and last run
     last: tuple[datetime, str]
+    budgets: set = field(default_factory=set)
     runs: dict[str, int] = field(default_factory=lambda: dict.fromkeys(SERIES, 0))
 
 
+def _agent_keys(cell: _CellWork) -> dict[tuple, int]:
+    """The agent-level key of each of a cell's segments -> its index (one segment a key).
+
+    A budget is a mission's (XORCISE sets ``budget_seconds`` per mission version): two runs on
+    different missions never differ by budget. So across missions a budget stands in a key as its
+    epoch on that mission (0 for the first budget the agent's runs there had, 1 for the next to
+    appear, ...): a budget changed on one mission makes a new agent configuration there and only
+    there, and an agent whose missions merely have budgets of their own stays one configuration.
+    When every mission has the same budget, the epochs are exactly the budgets (the plain reading)."""
+    epochs: dict = {}
+    keys = {}
+    firsts = [segment.first for segment in cell.segments]
+    for index in sorted(range(len(firsts)), key=lambda i: firsts[i] or (datetime.min.replace(tzinfo=UTC), "")):
+        conf = cell.segments[index].configuration
+        epoch = epochs.setdefault(conf.budget_seconds, len(epochs))
+        keys[(conf.agent_version, conf.model, conf.judge_model, epoch)] = index
+    return keys
+
+
 def _agent_segments(cells: list[_CellWork]) -> tuple[list[_AgentSegmentWork], int | None]:
-    """Configurations over all counted runs on current versions, ordered by their first run."""
-    by_conf: dict[Configuration, _AgentSegmentWork] = {}
+    """Configurations over all counted runs on current versions (budgets by their epoch on each mission:
+    _agent_keys), ordered by their first run."""
+    by_key: dict[tuple, _AgentSegmentWork] = {}
     for cell in cells:
         if not cell.current:
             continue
-        for segment in cell.segments:
+        for key, index in cell.agent_keys.items():
+            segment = cell.segments[index]
             assert segment.first is not None and segment.last is not None
-            work = by_conf.get(segment.configuration)
+            work = by_key.get(key)
             if work is None:
-                work = by_conf[segment.configuration] = _AgentSegmentWork(segment.configuration, segment.first,
-                                                                          segment.last)
+                work = by_key[key] = _AgentSegmentWork(key, segment.configuration, segment.first, segment.last)
             else:
                 work.first = min(work.first, segment.first)
                 work.last = max(work.last, segment.last)
+            work.budgets.add(segment.configuration.budget_seconds)
             for s in SERIES:
                 work.runs[s] += len(segment.sides[s])
-    ordered = sorted(by_conf.values(), key=attrgetter("first"))
+    for work in by_key.values():
+        if len(work.budgets) > 1:
+            version, model, judge_model, _ = work.key
+            work.configuration = Configuration(version, model, judge_model, None)
+    ordered = sorted(by_key.values(), key=attrgetter("first"))
     newest = max(range(len(ordered)), key=lambda i: ordered[i].last) if ordered else None
     return ordered, newest
 
 
-def _agent_step(cells: list[_CellWork], old: Configuration, new: Configuration) -> AgentStep:
-    judge_changed = old.judge_model != new.judge_model
-    pairs = [(cell, cell.index[old], cell.index[new]) for cell in cells
-             if cell.current and old in cell.index and new in cell.index]
+def _changed(old: _AgentSegmentWork, new: _AgentSegmentWork) -> tuple[str, ...]:
+    """The fields two agent configurations differ in: the budget when its epochs differ."""
+    return tuple(name for name, a, b in zip(CONFIG_FIELDS, old.key, new.key) if a != b)
+
+
+def _agent_step(cells: list[_CellWork], old: _AgentSegmentWork, new: _AgentSegmentWork) -> AgentStep:
+    judge_changed = old.key[2] != new.key[2]
+    pairs = [(cell, cell.agent_keys[old.key], cell.agent_keys[new.key]) for cell in cells
+             if cell.current and old.key in cell.agent_keys and new.key in cell.agent_keys]
     series = {}
     for s in SERIES:
         strata = [(cell, a, b) for cell, a, b in pairs
                   if len(cell.segments[a].sides[s]) and len(cell.segments[b].sides[s])]
         series[s] = _agent_series(s, judge_changed, strata)
     judge = series["judge"]
-    return AgentStep(old, new, new.changed(old), series["overall"], series["checks"],
+    return AgentStep(old.configuration, new.configuration, _changed(old, new), series["overall"], series["checks"],
                      JudgeStrata(judge.tally, judge.strata))
 
 
@@ -814,25 +875,31 @@ def _agent_move(series: str, p: float | None, shift: float | None, counts: Mappi
 
 # --- the whole agent ----------------------------------------------------------------------------------
 
-def agent_progress(agent: str, name: str, slug: str, runs: Iterable[ProgressRun]) -> AgentProgress:
+def agent_progress(agent: str, name: str, slug: str, runs: Iterable[CountedRun]) -> AgentProgress:
     """Every cell, segment, step and verdict of one agent (progress rules §1–§4).
 
     The result does not depend on the order of ``runs``: each cell's runs are ordered by
     (start time, run id) first.
     """
     runs = list(runs)
-    by_cell: dict[tuple[str, str], list[ProgressRun]] = defaultdict(list)
-    for key, run in zip(map(_CELL_OF, runs), runs):
-        by_cell[key].append(run)
-    work = []
-    seen: set[str] = set()
-    try:
-        for mission, version in sorted(by_cell, key=lambda mv: (mv[0], version_key(mv[1]))):
-            work.append(_CellWork(mission, version, by_cell[(mission, version)], seen))
-    except _Repeated as repeated:
-        _repeated_run(repeated.runs, by_cell)
+    # by mission, then version (string keys: no tuple per run)
+    by_mission: dict[str, list[CountedRun]] = defaultdict(list)
+    for mission, run in zip(map(_MISSION_OF, runs), runs):
+        by_mission[mission].append(run)
+    by_cell: dict[tuple[str, str], list[CountedRun]] = {}
+    for mission, group in by_mission.items():
+        versions = list(map(_VERSION_OF, group))
+        if len(set(versions)) == 1:
+            by_cell[(mission, versions[0])] = group
+        else:
+            split: dict[str, list[CountedRun]] = defaultdict(list)
+            for version, run in zip(versions, group):
+                split[version].append(run)
+            by_cell.update(((mission, version), part) for version, part in split.items())
+    work = [_CellWork(mission, version, by_cell[(mission, version)])
+            for mission, version in sorted(by_cell, key=lambda mv: (mv[0], version_key(mv[1])))]
     segments, newest = _agent_segments(work)
-    steps = tuple(_agent_step(work, segments[i - 1].configuration, segments[i].configuration)
+    steps = tuple(_agent_step(work, segments[i - 1], segments[i])
                   for i in range(1, len(segments)))
     return AgentProgress(
         agent, name, slug,
@@ -840,25 +907,14 @@ def agent_progress(agent: str, name: str, slug: str, runs: Iterable[ProgressRun]
         steps, tuple(cell.result() for cell in work), newest)
 
 
-def _repeated_run(runs: list[ProgressRun], by_cell: Mapping[tuple[str, str], list[ProgressRun]]) -> NoReturn:
-    """Name a run id that two runs share (one of them in ``runs``)."""
-    mine = {r.run_id for r in runs}
-    seen: set[str] = set()
-    for group in by_cell.values():
-        for r in group:
-            if r.run_id in seen and r.run_id in mine:
-                _fail([r], "run_id", "the same run appears twice")
-            seen.add(r.run_id)
-    raise AssertionError("a repeated run id was counted but not found")  # pragma: no cover
-
-
-def _fail(bad: Iterable[ProgressRun], field: str, why: str) -> NoReturn:
+def _fail(bad: Iterable[CountedRun], field: str, why: str) -> NoReturn:
     """Raise the ValueError for the first of ``bad``, naming its run, mission version and field."""
     run = next(iter(bad))
     raise ValueError(f"progress: run {run.run_id!r} ({run.mission} {run.version}): {field}: {why}")
 
 
-_CELL_OF, _TZINFO_OF = attrgetter("mission", "version"), attrgetter("tzinfo")
+_HEX = frozenset("0123456789abcdef")
+_MISSION_OF, _VERSION_OF, _TZINFO_OF = attrgetter("mission"), attrgetter("version"), attrgetter("tzinfo")
 _NUMBERS = {float, int}
 
 

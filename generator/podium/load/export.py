@@ -317,7 +317,7 @@ def load_export(root: Path, limits: Limits = Limits(), *, source: int = 0, label
     try:
         for index, name in enumerate(names):
             item = _read_dir_cached(reader, name, cache, ahead, seen[index] if seen is not None else None)
-            if _own_id(item, reader):
+            if _own_id(item, reader, rows):
                 runs.add(item)
             else:
                 waiting.append(item.whole(reader))
@@ -661,14 +661,18 @@ def _read_dirs(root: Path, limits: Limits, names: list[str]) -> list[tuple]:
     return out
 
 
-def _own_id(item: _Dir | _Replayed, reader: _Reader) -> bool:
+def _own_id(item: _Dir | _Replayed, reader: _Reader, rows: dict[str, ListRow]) -> bool:
     """Give a directory the id it holds itself (result.json's, or its own 32-hex name); False when it
-    needs the others' (an 8-hex directory without an id inside)."""
+    needs the others' (an 8-hex directory without an id inside, or whose result.json names another
+    run while runs.json lists a run for the directory: runs.json's run is the one exported there)."""
     result_id = item.result_id
     if result_id is not None and not result_id.startswith(item.name):
         field = "grade.run_id" if item.shape == "graded" else "run_id"
         reader.problems.append(Problem(
             f"{item.name}/result.json", field, f"run id {result_id} does not match the directory name"))
+        if len(item.name) == 8 and sum(1 for run_id in rows if run_id.startswith(item.name)) == 1:
+            item.run_id = ""
+            return False
     item.run_id = result_id or (item.name if len(item.name) == 32 else "")
     return bool(item.run_id)
 

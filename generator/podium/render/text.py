@@ -70,9 +70,9 @@ def progress_text(progress: AgentProgress) -> str:
     for cell in progress.cells:
         if not cell.current or not cell.steps:
             continue
-        step = cell.steps[-1]
-        rows.append([f"{cell.mission} {cell.version}", words.since(step), words.step_series_text(step.overall),
-                     words.step_series_text(step.checks), words.step_series_text(step.judge)])
+        newest = cell.steps[-1]
+        rows.append([f"{cell.mission} {cell.version}", words.since(newest), words.step_series_text(newest.overall),
+                     words.step_series_text(newest.checks), words.step_series_text(newest.judge)])
     if rows:
         lines += ["", "Newest step on each current mission version:",
                   table(["mission", "step", "overall", "checks", "judge"], rows)]
