@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""podium's benchmark harness (issues 7, 16, 18): podium against the I/O floor and Hugo, cold
+"""podium's benchmark harness (issues 7, 16, 18, 27): podium against the I/O floor and Hugo, cold
 and incremental, on synthetic XORCISE exports, with the size and shape of what each build
 wrote. See benchmarks/README.md.
 
@@ -51,13 +51,14 @@ SCENARIOS = {  # key -> label, in the order each repetition runs them
     "cold": "(c) podium cold, no cache",
     "warm": "(d) warm cache, output wiped",
     "nochange": "(e) rebuild, nothing changed",
+    "ciloop": f"(j) the CI loop: fresh copies, +{BATCH} runs",
     "add100": f"(f2) rebuild, {BATCH} runs added",
     "add": "(f) rebuild, one run added",
     "change": "(g) rebuild, one report changed",
     "delete": "(h) rebuild, one run deleted",
     "config": "(i) rebuild, title changed",
 }
-PODIUM = ["cold", "warm", "nochange", "add100", "add", "change", "delete", "config"]
+PODIUM = ["cold", "warm", "nochange", "ciloop", "add100", "add", "change", "delete", "config"]
 INCREMENTAL = PODIUM[1:]
 CACHE_FLAGS = ("--cache-dir", "--no-cache", "--jobs")
 TITLE, NEW_TITLE = "Benchmark results", "Benchmark results (renamed)"
@@ -235,6 +236,8 @@ class SizeBench:
             run_measured(build, cwd=self.dir, log=self.dir / "warm.log")
         step("warm", build, out)
         step("nochange", build, out)
+        if "ciloop" in only and self.cached:
+            got["ciloop"] = self.ci_loop(out)
         edits = [("add100", lambda: add_batch(self.live, self.base.spare)),
                  ("add", lambda: add_run(self.live, self.base.spare)),
                  ("change", lambda: change_report(self.live)),
@@ -249,6 +252,27 @@ class SizeBench:
                 run_measured(build, cwd=self.dir, log=self.dir / f"{name}.log")
             step(name, build, out)
         return got
+
+    def ci_loop(self, site: Path) -> Measurement:
+        """(j) What a CI job does after a batch of runs (docs/ci/github-pages.yml): a fresh export (every file
+        new: new inodes and mtimes, as `xorcise run export` writes them) holding the live export and the
+        next BATCH runs, the build cache restored (new inodes, mtimes kept, as actions/cache's tar restores
+        them) and the last site restored (new inodes and mtimes, as a checkout or a download makes them);
+        then one build of it into that site with that cache. Made on copies, so the live export, cache and
+        output go on to (f2)-(i) as they were; the copies are removed once measured."""
+        ci = self.dir / "ci"
+        remove(ci)
+        export, cache, out = ci / "export", ci / "cache", ci / "site"
+        shutil.copytree(self.live, export, copy_function=shutil.copyfile)
+        add_batch(export, self.base.spare)
+        shutil.copytree(self.cache, cache, copy_function=shutil.copy2)
+        shutil.copytree(site, out, copy_function=shutil.copyfile)
+        cmd = self.podium(out, cache)
+        cmd[cmd.index(str(self.live))] = str(export)
+        try:
+            return self.measure("ciloop", cmd, out)
+        finally:
+            remove(ci)
 
     def incremental_equals_clean(self) -> bool:
         """After a repetition: is the in-place output byte-identical to a clean build of the
@@ -312,7 +336,7 @@ def ratios(median: dict[str, dict]) -> dict[str, dict]:
 
 
 def check_targets(size: dict, sizes: list[dict] | None = None) -> list[dict]:
-    """The targets of issues 7, 16 and 18 at one size: {issue, n, runs, measure, target,
+    """The targets of issues 7, 16, 18 and 27 at one size: {issue, n, runs, measure, target,
     value, met}; met is None when the scenarios (or site measurements) a target needs were
     not measured. `sizes` (every size of the document) gives 18.5 its 10× smaller size."""
     runs, med, rat = size["runs"], size["median"], size["ratios"]
@@ -356,6 +380,14 @@ def check_targets(size: dict, sizes: list[dict] | None = None) -> list[dict]:
          ratio("nochange", "pct_of_cold"), 5),
         (18, 4, f"{BATCH} runs added, % of cold (issue: at 30k)", "≤ 10%",
          ratio("add100", "pct_of_cold"), 10),
+        (27, 1, f"the CI loop (fresh copies, +{BATCH} runs) vs Hugo cold (issue: at 10k)", "≤ 0.25×",
+         ratio("ciloop", "vs_hugo"), 0.25),
+        (27, 1, "the CI loop, % of podium cold (issue: at 30k and 1M)", "≤ 10%",
+         ratio("ciloop", "pct_of_cold"), 10),
+        (27, 2, "cold build, no cache, vs Hugo", "≤ 1.0×", ratio("cold", "vs_hugo"), 1.0),
+        (27, 2, "warm cache, output wiped, vs Hugo", "≤ 0.5×", ratio("warm", "vs_hugo"), 0.5),
+        (27, 3, "peak memory, PSS summed over the process tree, MB", f"≤ {mem_cap:,.0f} MB",
+         peak, mem_cap),
     ]
     if runs >= 1_000_000:
         tenth = next((other for other in sizes or () if other["runs"] == runs // 10
@@ -641,7 +673,8 @@ def print_report(doc: dict) -> None:
     print("\n".join(size_table(size, cached) for size in doc["sizes"]))
     for issue, what in ((7, "issue 7: harness, incremental builds"),
                         (16, "issue 16: cold builds at Hugo's pace"),
-                        (18, "issue 18: a history that only grows")):
+                        (18, "issue 18: a history that only grows"),
+                        (27, "issue 27: the CI loop at a quarter of Hugo")):
         print(f"### Targets ({what})\n")
         print(targets_table([t for size in doc["sizes"] for t in size["targets"]
                              if t.get("issue", 7) == issue]))
