@@ -16,6 +16,7 @@ from podium.verdicts import AgentProgress, Cell, CellStep
 
 AGENT_STEPS = 3  # the newest agent steps an agent page shows (every step is in its progress file)
 VERSION_AGENTS = 12  # agents whose newest step a mission version's page shows (bounded pages)
+PANEL_ROWS = 20  # current mission versions in the agent page's table: those its newest step compares on first
 BAND_GAP = 6.0  # percent of the strip's width: a label closer to the last one is left out (its tick stays)
 
 
@@ -72,7 +73,8 @@ class ProgressPanel:
     verdict: str | None
     steps: tuple[StepView, ...]  # newest first
     columns: tuple[str, ...]  # one per step in ``steps``: "since agent v5"
-    rows: tuple[MissionRow, ...]  # current mission versions
+    rows: tuple[MissionRow, ...]  # current mission versions: at most PANEL_ROWS, those with a verdict first
+    rows_more: int  # how many more current mission versions the agent has (in its progress file)
     note: str | None  # the newest run is on an earlier configuration (a rollback)
     file: str  # the agent's progress file
     configurations: int
@@ -117,6 +119,8 @@ def panel(progress: AgentProgress, slug: str) -> ProgressPanel:
             found.append(CellView(f"{words.glyph(series.verdict)}{shift}",
                                   f"{cell.mission} {cell.version}: {words.step_series_text(series)}", series.verdict))
         rows.append(MissionRow(cell.mission, cell.version, None, tuple(found)))
+    rows.sort(key=lambda row: all(c.verdict is None for c in row.cells))  # stable: mission order within
+    shown, more = rows[:PANEL_ROWS], max(0, len(rows) - PANEL_ROWS)
     newest = progress.newest_segment
     note = None
     if newest is not None and progress.segments and newest != len(progress.segments) - 1:
@@ -125,7 +129,7 @@ def panel(progress: AgentProgress, slug: str) -> ProgressPanel:
                 "configuration, compared where it first appeared.")
     newest_step = progress.newest_step
     return ProgressPanel(words.headline(progress), newest_step.overall.verdict if newest_step else None, views,
-                         tuple(words.since(s) for s in steps), tuple(rows), note, routes.progress_path(slug),
+                         tuple(words.since(s) for s in steps), tuple(shown), more, note, routes.progress_path(slug),
                          len(progress.segments))
 
 
