@@ -238,7 +238,7 @@ def test_a_lost_witness_makes_the_runs_counted_afresh_and_the_site_the_same(proj
     project.build()
     with sqlite3.connect(project.cache / "cache.sqlite") as db:
         (witness,) = db.execute("SELECT witness FROM redacted WHERE witness IS NOT NULL AND witness LIKE ?",
-                                (f"%/{SOLVER[:8]}",)).fetchone() or (None,)
+                                (f"%:{SOLVER[:8]}",)).fetchone() or (None,)
         if how == "redacted rows lost":
             db.execute("DELETE FROM redacted")
         if how == "salt lost":
@@ -271,7 +271,7 @@ def test_rows_written_before_an_answer_was_known_again_are_swept(project):
     project.export.sidecars()
     project.build()
     with sqlite3.connect(project.cache / "cache.sqlite") as db:  # (the case: the solver is the witness)
-        assert db.execute("SELECT count(*) FROM redacted WHERE witness LIKE ?", (f"%/{SOLVER[:8]}",)).fetchone() == (2,)
+        assert db.execute("SELECT count(*) FROM redacted WHERE witness LIKE ?", (f"%:{SOLVER[:8]}",)).fetchone() == (2,)
     directory = project.export.root / SOLVER[:8]
     body = json.loads((directory / "result.json").read_text())
     body["grade"]["judge_detail"] = "edited"

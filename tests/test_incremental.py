@@ -654,3 +654,113 @@ def test_stat_pass_digests_that_do_not_match_only_cost_stamps(project):
         assert read(array("Q", right.roots[0][1:])) == expected
     finally:
         cache.close()
+
+
+# --- the CI loop: a fresh export elsewhere, the cache and the last site restored as copies ----------------
+def _ci_loop(project: Project, change=None) -> tuple[Path, Path, Path]:
+    """What a CI job does (docs/ci/github-pages.yml): a fresh `xorcise run export` (every file new: a new
+    path, inodes and mtimes), the cache restored (new inodes, mtimes kept) and the last site restored (new
+    inodes and mtimes); ``change(export)`` is what the batch brought. Returns (export, cache, site)."""
+    ci = project.tmp / f"ci-{len(list(project.tmp.glob('ci-*')))}"
+    export, cache, site = ci / "export", ci / "cache", ci / "site"
+    shutil.copytree(project.export.root, export, copy_function=shutil.copyfile)
+    shutil.copytree(project.cache, cache, copy_function=shutil.copy2)
+    shutil.copytree(project.tmp / "site", site, copy_function=shutil.copyfile)
+    if change is not None:
+        change(export)
+    return export, cache, site
+
+
+def _ci_build(project: Project, export: Path, cache: Path, site: Path) -> podium.build.Built:
+    return build_site(Config(source="", root=project.tmp, out=site, **project.settings), export, cache_dir=cache)
+
+
+def _same_as_clean(project: Project, export: Path, site: Path) -> None:
+    clean = project.tmp / f"clean-{len(list(project.tmp.glob('clean-*')))}"
+    build_site(Config(source="", root=project.tmp, out=clean, **project.settings), export)
+    assert tree(site) == tree(clean)
+
+
+def test_ci_loop_a_fresh_export_elsewhere_is_not_parsed_or_counted_again(project, monkeypatch):
+    """The cache's rows are keyed by each run directory's name in its export, not by the export's path: a
+    fresh export written elsewhere finds them (each still checked by its files' bytes)."""
+    export, cache, site = _ci_loop(project)
+    in_place = _counted_afresh(monkeypatch)
+    project.build()  # (a run whose record may not be kept, as it quotes a secret, is counted afresh anyway)
+    monkeypatch.undo()
+    assert len(in_place) < 6
+    parsed = []
+    real = podium.load.export._read_dir
+    monkeypatch.setattr(podium.load.export, "_read_dir", lambda *a: parsed.append(a[1]) or real(*a))
+    counted = _counted_afresh(monkeypatch)
+    again = _ci_build(project, export, cache, site)
+    assert parsed == [] and counted == in_place and again.rendered == 0
+    monkeypatch.undo()
+    _same_as_clean(project, export, site)
+
+
+def _batch(project: Project):
+    def change(export: Path) -> None:
+        project.export.root = export
+        for n in range(100, 104):
+            project.add(n)
+        project.export.sidecars()
+    return change
+
+
+def _re_evaluated(export: Path) -> None:
+    rid = run_id("run-3")
+    (export / rid[:8] / "result.json").write_text(json.dumps(graded(rid, det=0.0, judge=0.0)))
+
+
+def _removed(export: Path) -> None:
+    shutil.rmtree(export / run_id("run-2")[:8])
+
+
+@pytest.mark.parametrize("what", ["batch", "re-evaluated", "removed"])
+def test_ci_loop_counts_afresh_only_what_the_batch_changed(project, monkeypatch, what):
+    rid = {"batch": None, "re-evaluated": run_id("run-3"), "removed": None}[what]
+    change = {"batch": _batch(project), "re-evaluated": _re_evaluated, "removed": _removed}[what]
+    export, cache, site = _ci_loop(project, change)
+    counted = _counted_afresh(monkeypatch)
+    _ci_build(project, export, cache, site)
+    expected = {"batch": sorted(run_id(f"run-{n}") for n in range(100, 104)), "re-evaluated": [rid],
+                "removed": []}[what]
+    if what == "re-evaluated":  # a changed result.json is always seen (and a run sharing an answer whose
+        # witness it was is counted afresh too: the cache keeps no answer, build.py ``_Keep``)
+        assert rid in counted and len(counted) <= 2
+        assert [r["overall"] for r in ledger_rows_at(site) if r["run_id"] == rid] == [0.0]
+    else:
+        assert sorted(counted) == expected
+    if what == "removed":
+        assert run_id("run-2") not in {r["run_id"] for r in ledger_rows_at(site)}
+    monkeypatch.undo()
+    _same_as_clean(project, export, site)
+
+
+def test_ci_loop_a_renamed_agent_counts_its_runs_afresh(project, monkeypatch):
+    def rename(export: Path) -> None:
+        project.export.root = export
+        project.export.agents = {aid: ("Kestrel Two" if name == "kestrel" else name)
+                                 for aid, name in project.export.agents.items()}
+        project.export.sidecars(runs=False)
+    export, cache, site = _ci_loop(project, rename)
+    counted = _counted_afresh(monkeypatch)
+    _ci_build(project, export, cache, site)
+    assert sorted(counted) == sorted(run_id(f"run-{n}") for n in range(1, 6, 2))
+    monkeypatch.undo()
+    _same_as_clean(project, export, site)
+
+
+def test_ci_loop_another_export_in_the_same_place_is_read_afresh(project, tmp_path):
+    """Rows found by a directory's name are only a first answer: another export whose run directories have
+    the same names but other bytes is read from its files (and the site is as clean)."""
+    def other(export: Path) -> None:
+        for path in export.glob("*/result.json"):
+            body = json.loads(path.read_text())
+            body["scores"] = {**body.get("scores", {}), "overall": 0.125} if isinstance(body.get("scores"), dict) \
+                else body.get("scores")
+            path.write_text(json.dumps(body))
+    export, cache, site = _ci_loop(project, other)
+    _ci_build(project, export, cache, site)
+    _same_as_clean(project, export, site)

@@ -117,3 +117,38 @@ def test_every_anchor_separator_and_value_together(which):
         assert redactor(text) == ungated(redactor, text), text
         if end == " ":
             assert redactor(filler + " " + text) == ungated(redactor, filler + " " + text), text
+
+
+# --- the cache's screen (render/redact.py Screen): answers learned one at a time -------------------------
+_ANSWER = st.from_regex(r"[a-z0-9_{}-]{6,10}", fullmatch=True)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(batches=st.lists(st.lists(_ANSWER, max_size=5), min_size=1, max_size=40),
+       texts=st.lists(st.text(alphabet="abcdef0123_{}- ", max_size=40), min_size=1, max_size=6),
+       fresh=st.sampled_from([1, 3, 64]))
+def test_screen_learning_one_run_at_a_time_judges_as_one_redactor_of_every_value(batches, texts, fresh):
+    """The screen keeps the answers learned since its full redactor in a small one of their own (merged past
+    FRESH): whatever the split, a text is clean exactly when one redactor of every value leaves it alone."""
+    screen = r.Screen(["conf1gured-literal"])
+    screen.FRESH = fresh
+    learned = ["conf1gured-literal"]
+    for batch in batches:
+        screen.learn(batch)
+        learned += [v for v in batch if r.is_answer(v)]
+        whole = Redactor(sorted(set(learned)))
+        for text in texts + [f"x {batch[0]} y" if batch else "plain"]:
+            assert screen.clean(text) == (whole(text) == text), (text, batch)
+
+
+def test_screen_does_not_remake_its_full_redactor_for_each_new_answer(monkeypatch):
+    made = []
+    real = r.Redactor.__init__
+    monkeypatch.setattr(r.Redactor, "__init__", lambda self, values=(): (made.append(len(tuple(values))),
+                                                                          real(self, values))[1])
+    screen = r.Screen([], [f"old-answer-{i:04d}" for i in range(500)])
+    for i in range(200):
+        screen.learn([f"new-answer-{i:04d}"])
+        assert screen.clean("nothing secret here")
+        assert not screen.clean(f"the flag is new-answer-{i:04d}!")
+    assert sum(1 for n in made if n >= 500) <= 4  # the full one made again once per FRESH answers, not 200 times

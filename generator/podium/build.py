@@ -102,7 +102,6 @@ class _Keep:
         self.answers = Answers()
         self.cache = cache
         self.roots = list(roots)
-        self._resolved: dict[int, str] = {}  # (resolved when first needed: a root that is no export fails later, named)
         self.known = dict(known or {})
         self.stored = bool(roots) and cache.digest("") != ""  # a cache that keeps runs (no digest: NoCache)
         self.witnesses: dict[str, tuple[str, str, str]] = {}  # digest -> (mission, a run holding it, its SHA-256)
@@ -118,10 +117,8 @@ class _Keep:
         for answer in answers:
             digest = self.cache.digest(answer)
             self.known.setdefault(digest, answer)
-            if sha and digest not in self.witnesses:
-                if source not in self._resolved:
-                    self._resolved[source] = str(self.roots[source].resolve())
-                self.witnesses[digest] = (mission, f"{self._resolved[source]}/{directory}", sha)
+            if sha and digest not in self.witnesses:  # (as the store keys it: load/export.py ``_Reader.key``)
+                self.witnesses[digest] = (mission, f"{source}:{directory}", sha)
 
     def dumps(self, run: Run, record: RunRecord) -> str:
         return codec.dumps((record, tuple(sorted(self.cache.digest(answer) for answer in run.answers))))

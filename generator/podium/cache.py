@@ -90,7 +90,7 @@ from podium.model import Outline, RunRecord
 from podium.render.redact import Screen, is_answer, literal_forms, literal_pattern
 from podium.write import MARKER, list_site
 
-FORMAT = 8
+FORMAT = 9
 DEFAULT_DIR = ".podium-cache"
 WINDOW = 500  # rows read in one query when a build looks them up in order (_Window)
 SAVE_EVERY = 500  # parsed runs and reports are committed in batches of this many rows, as they are made
@@ -709,7 +709,7 @@ class BuildCache(NoCache):
     # -------------------------------------------------- parsed run directories
 
     def parsed(self, directory: str, salt: str, files: Sequence[str], limit: int, read: Callable,
-               stored: Callable, replay: Callable, seen: Callable | None = None):
+               stored: Callable, replay: Callable, seen: Callable | None = None, key: str | None = None):
         """``directory`` (a run directory) as parsed last time, when each of ``files`` is unchanged (the same
         stamp, else the same bytes, at most ``limit`` of them: load/files.py ``unchanged``): ``replay(payload)``
         gives it back (None: a damaged row, read again). Else ``read(stamps)`` afresh (the stamps taken before,
@@ -717,8 +717,9 @@ class BuildCache(NoCache):
         (payload, {file: SHA-256 of the bytes read}) to keep. ``salt``: what else the parse depends on (the
         size limits); the directory's path and it are the row's key. ``seen(stamps)``: whether the build's stat
         pass saw the files with exactly these stamps (load/export.py ``Scanned``); a row whose stamps it saw
-        is taken without stamping the files again."""
-        key = f"{directory}\0{salt}"
+        is taken without stamping the files again. ``key``: the directory's key (load/export.py ``_Reader.key``;
+        default its path)."""
+        key = f"{key if key is not None else directory}\0{salt}"
         hit = self._run_row(key)
         if hit is not None and seen is not None and seen(hit[0]):
             stamps = hit[0]  # as the stat pass found them a moment ago
@@ -740,14 +741,14 @@ class BuildCache(NoCache):
             self._use("used_runs", key, ("runs", (key, _json(stamps), _json(hashes), payload)))
         return value
 
-    def kept(self, directory: str, salt: str) -> str | None:
-        """What the build kept of the run in ``directory`` last time (load/export.py ``_Runs``), as text."""
-        row = self._in_window(self.kept_window, f"{directory}\0{salt}")
+    def kept(self, key: str, salt: str) -> str | None:
+        """What the build kept of the run directory with ``key`` last time (load/export.py ``_Runs``), as text."""
+        row = self._in_window(self.kept_window, f"{key}\0{salt}")
         return row[0] if row is not None else None
 
-    def keep_kept(self, directory: str, salt: str, text: str) -> None:
+    def keep_kept(self, key: str, salt: str, text: str) -> None:
         """Store that (kept while the directory's parsed row is: :meth:`commit`)."""
-        self._write("INSERT OR REPLACE INTO kept VALUES (?, ?)", (f"{directory}\0{salt}", text))
+        self._write("INSERT OR REPLACE INTO kept VALUES (?, ?)", (f"{key}\0{salt}", text))
 
     def cold(self) -> bool:
         if self.broken:

@@ -125,15 +125,23 @@ def _with_values(reader: _Reader, item: _Dir) -> _Dir:
 
 
 class _Reader:
-    def __init__(self, root: Path, limits: Limits):
+    def __init__(self, root: Path, limits: Limits, source: int = 0):
         self.root = root
         self.limits = limits
+        self.source = source
         self.problems: list[Problem] = []
         self.notes: list[str] = []
         self.hashes: list[tuple[str, str]] = []  # the digest entries of the directory being read
         self.file_hashes: dict[str, str] = {}  # rel -> SHA-256 of each file of that directory (the cache's check)
         self.total = hashlib.sha256()  # inputs_digest, fed in path order as directories are read
         self.sidecars: list[tuple[str, str]] = []  # entries waiting for their place in that order
+
+    def key(self, name: str) -> str:
+        """The store's key of the run directory ``name``: the export's place in the build and the name, not
+        the export's path, so a fresh export written elsewhere (a CI job's new checkout, a copy) finds the
+        rows of the last build's; a row is still taken back only when every file it was made from has the
+        same stamp or the same bytes (cache.py ``parsed``), so the path adds no safety."""
+        return f"{self.source}:{name}"
 
     def read(self, rel: str, limit: int, *, digest: bool = True) -> bytes | None:
         data = read_file(self.root / rel, rel, limit)
@@ -189,13 +197,14 @@ class ParsedStore(Protocol):
     payload: then the directory is not kept."""
 
     def parsed(self, directory: str, salt: str, files: Sequence[str], limit: int, read: Callable,
-               stored: Callable, replay: Callable, seen: Callable | None = None) -> Any: ...
+               stored: Callable, replay: Callable, seen: Callable | None = None, key: str | None = None) -> Any: ...
 
-    def kept(self, directory: str, salt: str) -> str | None:
-        """What ``keep`` made of the directory's run last time (:class:`_Runs`), as stored text."""
+    def kept(self, key: str, salt: str) -> str | None:
+        """What ``keep`` made of the directory's run last time (:class:`_Runs`), as stored text (``key``: the
+        directory's key, :meth:`_Reader.key`)."""
         ...
 
-    def keep_kept(self, directory: str, salt: str, text: str) -> None: ...
+    def keep_kept(self, key: str, salt: str, text: str) -> None: ...
 
     def may_keep(self, text: str, own: Sequence[str] = ()) -> bool:
         """Whether a row's text may be kept: it holds no secret (cache.py ``BuildCache.may_keep``)."""
@@ -216,14 +225,14 @@ class NoStore:
     one)."""
 
     def parsed(self, directory: str, salt: str, files: Sequence[str], limit: int, read: Callable,
-               stored: Callable, replay: Callable, seen: Callable | None = None) -> Any:
+               stored: Callable, replay: Callable, seen: Callable | None = None, key: str | None = None) -> Any:
         """A run directory parsed: ``read(None)`` (see cache.py ``BuildCache.parsed``)."""
         return read(None)
 
-    def kept(self, directory: str, salt: str) -> str | None:
+    def kept(self, key: str, salt: str) -> str | None:
         return None
 
-    def keep_kept(self, directory: str, salt: str, text: str) -> None:
+    def keep_kept(self, key: str, salt: str, text: str) -> None:
         pass
 
     def may_keep(self, text: str, own: Sequence[str] = ()) -> bool:
@@ -304,7 +313,7 @@ def load_export(root: Path, limits: Limits = Limits(), *, source: int = 0, label
     digest of each run directory (:class:`Scanned`), when it ran."""
     if not root.is_dir():
         raise PodiumError(f"{root}: export directory not found (pass EXPORT or set export: in podium.yaml)")
-    reader = _Reader(root.resolve(), limits)
+    reader = _Reader(root.resolve(), limits, source)
     names = _run_dir_names(reader)
     rows = _sidecar(reader, "runs.json", read_run_rows, read_run_list)
     agent_names = _sidecar(reader, "agents.json", read_agent_rows, read_agent_list)
@@ -428,7 +437,7 @@ class _Runs:
                     problems = codec.dumps(tuple(self.reader.problems[before:]))
                     text = f"{inputs}\n{problems}\n{self.keep.dumps(run, kept)}"
                     if self.store.may_keep(text, run.secrets):  # (its names may quote a secret: then not kept)
-                        self.store.keep_kept(f"{self.reader.root}/{item.name}", self.salt, text)
+                        self.store.keep_kept(self.reader.key(item.name), self.salt, text)
         self.kept[run_id] = (rank, kept)  # None: unreadable and unidentifiable (a problem only), still read
 
     def _inputs(self, item, row: ListRow | None) -> str:
@@ -439,7 +448,7 @@ class _Runs:
 
     def _replay(self, item, inputs: str):
         """What ``keep`` made of this run last time, when it was made from the same ``inputs``; else None."""
-        text = self.store.kept(f"{self.reader.root}/{item.name}", self.salt)
+        text = self.store.kept(self.reader.key(item.name), self.salt)
         if text is None or not text.startswith(inputs + "\n"):
             return None
         problems, _, stored = text[len(inputs) + 1:].partition("\n")
@@ -580,7 +589,7 @@ def _read_dir_cached(reader: _Reader, name: str, cache: ParsedStore, ahead: _Rea
     limits = reader.limits
     return cache.parsed(f"{reader.root}/{name}", str(limits),  # text: a Path per directory cost more than its lstat
                         RUN_FILES, max(limits.result_bytes, limits.report_bytes),
-                        read, stored, replay, as_seen if seen is not None else None)
+                        read, stored, replay, as_seen if seen is not None else None, key=reader.key(name))
 
 
 AHEAD_MIN = 1000  # fewer directories are read by the build's own thread: not worth starting processes for
@@ -826,17 +835,14 @@ def whole_run(roots: Sequence[Path], record: RunRecord, limits: Limits) -> Run:
 
 def witnessed_answers(roots: Sequence[Path], witness: str, sha: str, limit: int) -> tuple[str, ...]:
     """The answers (values that passed an artifacts check) in the result.json of ``witness`` (a run directory
-    as ``<export root>/<directory name>``, one of ``roots``), when that file still has the SHA-256 ``sha``;
-    () otherwise, or when ``witness`` names no run directory of these exports (the build cache keeps no
-    answer, only a run holding each: cache.py)."""
-    root, _, name = witness.rpartition("/")
-    try:
-        if not RUN_DIR.match(name) or root not in {str(r.resolve()) for r in roots}:
-            return ()
-    except (OSError, RuntimeError):  # a symlink loop: the export's reader says so, naming it
+    as the store keys it, ``<export's place in roots>:<directory name>``: :meth:`_Reader.key`), when that file
+    still has the SHA-256 ``sha``; () otherwise, or when ``witness`` names no run directory of these exports
+    (the build cache keeps no answer, only a run holding each: cache.py)."""
+    source, _, name = witness.partition(":")
+    if not (source.isascii() and source.isdigit() and int(source) < len(roots)) or not RUN_DIR.match(name):
         return ()
     rel = f"{name}/result.json"
-    data = read_file(Path(root) / rel, rel, limit)
+    data = read_file(roots[int(source)] / rel, rel, limit)
     if not isinstance(data, bytes) or hashlib.sha256(data).hexdigest() != sha:
         return ()
     value, _ = parse_json(data, rel)

@@ -499,15 +499,28 @@ class Screen:
     shape, in every spelling. What the build cache may keep is screened so (cache.py ``may_keep``):
     it must hold no more than the site does. Answers are added as a build meets them."""
 
+    FRESH = 64  # answers learned since the last full redactor are screened by one of their own up to this many
+
     def __init__(self, configured: Iterable[str] = (), answers: Iterable[str] = ()):
         self._values = set(configured) | {v for v in answers if is_answer(v)}
         self._redactor: Redactor | None = None
+        # Answers learned since ``_redactor`` was made: a small redactor of their own, so a build that meets a
+        # new answer in every run does not make the full one again each time (at 10k runs, 6 ms a run). A
+        # text is clean when neither changes it: a value of either set or a secret shape changes one of them
+        # exactly when it would change a redactor of both sets.
+        self._fresh: set[str] = set()
+        self._fresh_redactor: Redactor | None = None
         self._own: tuple[tuple[str, ...], OwnValues] = ((), _NO_OWN_VALUES)  # the last run's (its two rows)
 
     def learn(self, answers: Iterable[str]) -> None:
-        new = {v for v in answers if v not in self._values and is_answer(v)}
-        if new:
-            self._values |= new
+        new = {v for v in answers if v not in self._values and v not in self._fresh and is_answer(v)}
+        if not new:
+            return
+        self._fresh |= new
+        self._fresh_redactor = None
+        if len(self._fresh) > self.FRESH:
+            self._values |= self._fresh
+            self._fresh = set()
             self._redactor = None  # made again with them when next needed
 
     def clean(self, text: str, own: Iterable[str] = ()) -> bool:
@@ -519,7 +532,13 @@ class Screen:
                 self._own = (own, OwnValues(own))
             if self._own[1].sub(text) != text:
                 return False
-        return self._redactor(text) == text
+        if self._redactor(text) != text:
+            return False
+        if self._fresh:
+            if self._fresh_redactor is None:
+                self._fresh_redactor = Redactor(sorted(self._fresh))
+            return self._fresh_redactor(text) == text
+        return True
 
 
 class Answers:
