@@ -4,6 +4,7 @@
     python scripts/make_export.py OUT [--runs N] [--seed S]
         [--report-kb KB | --report-kb LO-HI] [--sidecar-kb KB] [--spare-run DIR [--spare-runs N]]
         [--agents N] [--missions N]
+    python scripts/make_export.py OUT --story [--seed S]    # the demo: content/demo-export
 
 Byte format as in ../shared/xorcise-samples/, rules as in ../shared/spec/xorcise-export.md;
 every run kind of counting.md section 2 appears. Standard library only; the same arguments
@@ -21,6 +22,12 @@ runs, newer than all others (directories and runs-rows.json, newest first), for 
 batch" rebuild; the oldest of them is the one --spare-run alone writes. Spare runs are
 drawn after the export, so they never change it. --agents and --missions set the shape
 (benchmarks' "scale" exports: 12 agents, 40 missions).
+--story writes the demo's shape instead (StoryExporter, STORY): seven agents whose
+configurations change partway (an agent version, a reported model, a judge configured), so
+that the headline verdict of each one's newest step (docs/rules/progress.md) is, in turn,
+steady, regressed, improved, not comparable, too few runs, unclear and mixed; 385 runs, every
+kind present. Those verdicts hold for the default seed (tests/test_demo_story.py); another
+seed draws other runs, and a verdict resting on few runs may then read otherwise.
 """
 import argparse
 import base64
@@ -299,7 +306,7 @@ def agent_row(agent, k):
         if secret else None,
         "launch_mode": "headless" if secret else None,
         "id": agent["id"], "created_at": agent["created_at"],
-        "version": 2 if agent["bump"] is not None else 1,
+        "version": agent.get("version", 2 if agent["bump"] is not None else 1),
     }
 
 
@@ -469,7 +476,7 @@ def build_result(rng, run):
              "spans_truncated": 0, "transcript_items": len(run["steps"]) + bool(run["steps"]),
              "check_breakdown": checks}
     mv = run["mv"]
-    conditions = {"model": run["agent"]["model"], "judge_model": run["judge_model"],
+    conditions = {"model": run["model"], "judge_model": run["judge_model"],
                   "budget_seconds": run["budget"], "sandbox_ref": mv["sandbox_ref"],
                   "agent_version": run["agent_version"],
                   "install_revision": mv["install_revision"],
@@ -488,7 +495,7 @@ def table(rows):
 
 
 def agent_model_line(run):
-    declared, reported = run["agent"]["model"], run["models_reported"]
+    declared, reported = run["model"], run["models_reported"]
     if declared and reported and reported != [declared]:
         return f"{declared} (disclosed); telemetry named {', '.join(reported)}"
     if declared:
@@ -836,14 +843,20 @@ class Exporter:
         self.rows, self.offsets = tempfile.TemporaryFile(), array("q", [0])
         self.writer = DirWriter()
 
+    def pick(self, i, kind):
+        """(agent, mission, phase, (trigger, judge_status)) of run i; phase None: the plain shape."""
+        rng = self.rng
+        agent = self.agents[rng.randrange(len(self.agents))]
+        mission = self.missions[rng.randrange(len(self.missions))]
+        seen = self.seen[kind]
+        return agent, mission, None, VARIANTS[kind][seen % len(VARIANTS[kind])]
+
     def new_run(self, i, kind):
         """Agent, mission version, times, outcome and skill draw for run i."""
         rng, frac = self.rng, i / max(1, self.n)
-        agent = self.agents[rng.randrange(len(self.agents))]
-        mission = self.missions[rng.randrange(len(self.missions))]
+        agent, mission, phase, (trigger, jstatus) = self.pick(i, kind)
         mv = [v for v in mission["versions"] if v["start"] <= frac][-1]
         seen, self.seen[kind] = self.seen[kind], self.seen[kind] + 1
-        trigger, jstatus = VARIANTS[kind][seen % len(VARIANTS[kind])]
         key = (mission["slug"], agent["id"])
         self.numbers[key] = self.numbers.get(key, 0) + 1
         slot = SPAN_S / max(1, self.n)
@@ -856,11 +869,14 @@ class Exporter:
                     "deploy_failed": lambda: 210 + rng.randint(0, 30),
                     "crashed": lambda: rng.randint(300, budget // 2),
                     "cancelled": lambda: rng.randint(2, 40), "never_started": lambda: budget}
-        z = agent["skill"] + mission["tpl"]["ease"] + rng.gauss(0, 0.13)
+        skill = agent["skill"] if phase is None else phase["skill"].get(mission["slug"], phase["skill"][""])
+        z = skill + mission["tpl"]["ease"] + rng.gauss(0, 0.13)
         z -= {"timeout": 0.3, "operator": 0.2, "token_budget": 0.15}.get(trigger, 0.0)
         mv["runs"] += 1
         judge_model = None
-        if jstatus not in (None, "model-not-configured"):
+        if jstatus not in (None, "model-not-configured") and phase is not None:
+            judge_model = phase["judge"]
+        elif jstatus not in (None, "model-not-configured"):
             two = mv["second_judge"] and mv["runs"] % 7 == 3
             judge_model = mv["second_judge"] if two else "gpt-5.5-mini"
         hostile = kind == "graded" and self.hostile_left > 0 and i >= self.n // 10
@@ -870,10 +886,13 @@ class Exporter:
                 "tpl": mission["tpl"], "trigger": trigger, "judge_status": jstatus,
                 "judge_model": judge_model, "created": created, "duration": duration[trigger](),
                 "budget": budget, "z": z, "hostile": hostile, "n_steps": rng.randint(1, 2),
-                "agent_version": 2 if agent["bump"] is not None and frac >= agent["bump"] else 1,
+                "agent_version": phase["version"] if phase else
+                2 if agent["bump"] is not None and frac >= agent["bump"] else 1,
+                "model": phase["model"] if phase else agent["model"],
                 "name": f"{mission['slug']} {DOT} {agent['name']} #{self.numbers[key]}",
                 "intel": 1 if rng.random() < 0.03 else 0,
-                "models_reported": [rng.choice(agent["reported"])] if rng.random() < 0.9 else [],
+                "models_reported": list(phase["reported"]) if phase else
+                [rng.choice(agent["reported"])] if rng.random() < 0.9 else [],
                 "prompt": user_prompt(rid, mission["slug"], hexid(rng)),
                 "trace_id": b64id(rng, 16), "conv": f"01{rid[:6]}-e35a-7e72-88a3-{rid[20:]}",
                 "status": STATUS["grading" if kind == "grading" else trigger],
@@ -954,7 +973,7 @@ class Exporter:
                 "name": run["name"], "state": "terminal", "created_at": iso(run["created"]),
                 "budget_seconds": run["budget"], "terminal_trigger": run["trigger"],
                 "terminal_detail": run["terminal_detail"],
-                "completed_at": iso(run["created"] + run["duration"]), "model": agent["model"],
+                "completed_at": iso(run["created"] + run["duration"]), "model": run["model"],
                 "sandbox_ref": mv["sandbox_ref"], "agent_version": run["agent_version"],
                 "install_revision": mv["install_revision"], "mission_version": mv["version"],
                 "mission_base_version": BASE_VERSION, "content_hash": mv["content_hash"],
@@ -1024,6 +1043,133 @@ class Exporter:
                 fh.write(text[:len(text) // 2])
 
 
+# --- the demo's story: configurations that change over time (--story) -----------------------
+# Each agent is a list of phases, one configuration each: (start, end) as fractions of the
+# twelve weeks, runs, agent_version, declared model, reported models, judge model (None: no
+# judge configured, so its runs have no judge half), skill ({"": default, slug: on that
+# mission}), missions (slugs the runs are drawn from, equally; () for all) and, optionally,
+# "kinds" (the phase's runs' kinds in time order) or "clean" (only left-out kinds beside
+# graded, so its median series holds no timeout or partial judge). The sizes follow the power
+# table of docs/rules/progress.md §9: a move of 20+ points shows at about 12-20 runs a side,
+# steady (within +-10 points) takes a tight spread and about 20 a side per mission.
+MINI = "gpt-5.5-mini"
+THREE = ("blind-sqli-portal", "smb-share-loot", "ssrf-metadata-pivot")
+STORY = [  # name, harness, phases; the headline verdict of the newest step in the comment
+    ("osprey", "claude-code", [  # steady: v4 changed nothing measurable
+        dict(span=(0.0, 0.45), runs=44, version=3, model="claude-fable-5",
+             reported=["claude-fable-5-1"], judge=MINI, skill={"": 0.95}, clean=True,
+             missions=("blind-sqli-portal", "smb-share-loot")),
+        dict(span=(0.45, 1.0), runs=44, version=4, model="claude-fable-5",
+             reported=["claude-fable-5-1"], judge=MINI, skill={"": 0.95}, clean=True,
+             missions=("blind-sqli-portal", "smb-share-loot"))]),
+    ("kestrel", "codex", [  # regressed: its harness moved to a smaller model
+        dict(span=(0.0, 0.5), runs=32, version=1, model=None, reported=["gpt-5.5"], judge=MINI,
+             skill={"": 0.66}, missions=THREE),
+        dict(span=(0.5, 1.0), runs=32, version=1, model=None, reported=["gpt-5.5-mini"],
+             judge=MINI, skill={"": 0.42}, missions=THREE)]),
+    ("harrier", "codex", [  # improved: agent v2
+        dict(span=(0.0, 0.45), runs=32, version=1, model="gpt-5.5", reported=["gpt-5.5"],
+             judge=MINI, skill={"": 0.48}, missions=THREE),
+        dict(span=(0.45, 1.0), runs=36, version=2, model="gpt-5.5", reported=["gpt-5.5"],
+             judge=MINI, skill={"": 0.68}, missions=THREE)]),
+    ("merlin", "claude-code", [  # not comparable: a judge configured partway
+        dict(span=(0.0, 0.4), runs=20, version=1, model="claude-haiku-5",
+             reported=["claude-haiku-5-0"], judge=None, skill={"": 0.5}),
+        dict(span=(0.4, 1.0), runs=26, version=1, model="claude-haiku-5",
+             reported=["claude-haiku-5-0"], judge="claude-judge-2", skill={"": 0.5})]),
+    ("gyr falcon", "codex", [  # too few runs: 3 counted runs of v2 so far
+        dict(span=(0.0, 0.93), runs=30, version=1, model="gpt-5.5-codex",
+             reported=["gpt-5.5-codex"], judge=MINI, skill={"": 0.33}),
+        dict(span=(0.94, 0.99), runs=5, version=2, model="gpt-5.5-codex",
+             reported=["gpt-5.5-codex"], judge=MINI, skill={"": 0.36},
+             kinds=["graded", "infra_failed", "graded", "stopped", "graded"])]),
+    ("hobby", "claude-code", [  # unclear: too few runs for their spread to tell
+        dict(span=(0.1, 0.6), runs=16, version=1, model="claude-fable-5",
+             reported=["claude-fable-5-1"], judge=MINI, skill={"": 0.55},
+             missions=("jwt-none-bypass", "ssrf-metadata-pivot")),
+        dict(span=(0.6, 1.0), runs=16, version=2, model="claude-fable-5",
+             reported=["claude-fable-5-1"], judge=MINI, skill={"": 0.56},
+             missions=("jwt-none-bypass", "ssrf-metadata-pivot"))]),
+    ("goshawk", "codex", [  # mixed: v2 better at SQL injection, worse on SMB
+        dict(span=(0.05, 0.55), runs=26, version=1, model="gpt-5.5-codex",
+             reported=["gpt-5.5-codex"], judge=MINI, missions=("blind-sqli-portal", "smb-share-loot"),
+             skill={"": 0.5, "blind-sqli-portal": 0.3, "smb-share-loot": 0.8}),
+        dict(span=(0.55, 1.0), runs=26, version=2, model="gpt-5.5-codex",
+             reported=["gpt-5.5-codex"], judge=MINI, missions=("blind-sqli-portal", "smb-share-loot"),
+             skill={"": 0.5, "blind-sqli-portal": 0.8, "smb-share-loot": 0.3})]),
+]
+LEFT_OUT = ("stopped", "infra_failed", "grading_failed", "unknown", "not_a_run", "grading")
+
+
+class StoryExporter(Exporter):
+    """The demo's shape (--story): the agents and phases of STORY, every kind of run present.
+
+    The schedule (which agent, phase and mission each run is, in time order) and the kinds are
+    drawn first; run i is then written as in the plain shape, from its entry. Counted kinds
+    other than graded go only where a phase allows them; a phase with no judge has its runs
+    graded by checks alone (no_judge, "model-not-configured"), and only such runs say so."""
+
+    def __init__(self, out, seed, report_kb=None, sidecar_kb=None):
+        rng = random.Random(f"{seed}/story")
+        self.story_agents = []
+        for k, (name, kind, phases) in enumerate(STORY):
+            self.story_agents.append({
+                "id": hexid(rng), "name": name, "kind": kind, "model": phases[-1]["model"],
+                "reported": phases[-1]["reported"], "skill": 0.0, "bump": None,
+                "version": phases[-1]["version"],
+                "created_at": iso(BASE_TS - 14 * 86400 + k * 3917 % (10 * 86400))})
+        entries = []
+        for a, (_, _, phases) in enumerate(STORY):
+            for phase in phases:
+                lo, hi = phase["span"]
+                fracs = sorted(rng.uniform(lo, hi) for _ in range(phase["runs"]))
+                fixed = phase.get("kinds") or [None] * phase["runs"]
+                for frac, kind in zip(fracs, fixed):
+                    entries.append({"frac": frac, "agent": a, "phase": phase, "kind": kind,
+                                    "slug": rng.choice(phase.get("missions") or
+                                                       [m["slug"] for m in MISSIONS])})
+        entries.sort(key=lambda e: (e["frac"], e["agent"]))
+        self.schedule = entries
+        super().__init__(out, len(entries), seed, report_kb, sidecar_kb, len(STORY), len(MISSIONS))
+        self.agents = self.story_agents
+        self.kinds = self.story_kinds(rng)
+        self.stale = next((i for i in range(self.n * 2 // 5, self.n) if self.kinds[i] == "graded"), None)
+
+    def story_kinds(self, rng):
+        """Each run's kind: as many of each as plan_kinds gives, each where its phase allows it;
+        the still-grading runs are the newest that may be."""
+        n, kinds = self.n, [e["kind"] for e in self.schedule]
+        counts = {kind: max(minimum, round(share * n)) for kind, share, minimum in KIND_PLAN}
+        counts["no_judge"] = max(2, counts["no_judge"] // 3)  # most no-judge runs are merlin's first phase
+
+        def allowed(i, kind):
+            e = self.schedule[i]
+            if kinds[i] is not None:
+                return False
+            if e["phase"]["judge"] is None:
+                return kind in ("infra_failed", "not_a_run")
+            return kind in LEFT_OUT or not e["phase"].get("clean")
+        for kind in ["grading"] + [k for k, _, _ in KIND_PLAN if k != "grading"]:
+            free = [i for i in range(n) if allowed(i, kind)]
+            chosen = free[-counts[kind]:] if kind == "grading" else rng.sample(free, counts[kind])
+            for i in chosen:
+                kinds[i] = kind
+        for i, e in enumerate(self.schedule):
+            if kinds[i] is None:
+                kinds[i] = "no_judge" if e["phase"]["judge"] is None else "graded"
+        return kinds
+
+    def pick(self, i, kind):
+        e = self.schedule[i]
+        mission = next(m for m in self.missions if m["slug"] == e["slug"])
+        variants = VARIANTS[kind]
+        if kind == "no_judge":  # a judge model not configured is its phase's, not a variant
+            variants = ([("done", "model-not-configured")] if e["phase"]["judge"] is None
+                        else [v for v in variants if v[1] != "model-not-configured"])
+        return (self.agents[e["agent"]], mission, e["phase"],
+                variants[self.seen[kind] % len(variants)])
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description="Write a demo XORCISE 0.2.0 run export.")
     ap.add_argument("out", metavar="OUT", help="output directory (absent or empty)")
@@ -1042,7 +1188,15 @@ def main(argv=None):
                     "2000 runs up to 500 for big exports)")
     ap.add_argument("--missions", type=int, metavar="N", help="number of missions (default: 4, or one per "
                     "2500 runs up to 40); missions past the fourth alternate one or two versions")
+    ap.add_argument("--story", action="store_true", help="the demo's shape: seven agents whose "
+                    "configurations change over time, so that their newest steps read improved, "
+                    "regressed, steady, mixed, unclear, too few runs and not comparable (the "
+                    "number of runs is the story's; --runs, --agents and --missions do not apply)")
     args = ap.parse_args(argv)
+    if args.story and (args.agents is not None or args.missions is not None or args.runs != 150):
+        ap.error("--story sets the runs, agents and missions itself")
+    if args.story and args.spare_run:
+        ap.error("--spare-run draws from the plain shape; it does not apply to --story")
     if (args.agents is not None and args.agents < 1) or (args.missions is not None and args.missions < 1):
         ap.error("--agents and --missions must be >= 1")
     if args.runs < 0:
@@ -1060,7 +1214,12 @@ def main(argv=None):
               "directory", file=sys.stderr)
         return 2
     os.makedirs(args.out, exist_ok=True)
-    exporter = Exporter(args.out, args.runs, args.seed, report_kb, args.sidecar_kb, args.agents, args.missions)
+    if args.story:
+        exporter = StoryExporter(args.out, args.seed, report_kb, args.sidecar_kb)
+        args.runs = exporter.n
+    else:
+        exporter = Exporter(args.out, args.runs, args.seed, report_kb, args.sidecar_kb, args.agents,
+                            args.missions)
     step, started = (args.runs // 20 if args.runs >= 50_000 else 0), time.monotonic()
     for i in range(args.runs):
         exporter.write_run(i)

@@ -245,7 +245,7 @@ def test_first_publish_on_the_demo_export_with_the_cache(tmp_path):
     assert out["site-dir"] == str(site) and out["summary-json"] == str(site / "api/results/summary.json")
     assert out["first-publish"] == "false" and out["change-report"] == ""
     summary = json.loads((site / "api/results/summary.json").read_text(encoding="utf-8"))
-    assert summary["totals"]["runs"] == 147
+    assert summary["totals"]["runs"] == 381
     assert (runner.workspace / ".podium-cache").is_dir()  # the cache where plan said, beside the site
     assert "--cache-dir .podium-cache" in done.stdout
     text = runner.summary_text()
@@ -299,7 +299,7 @@ def test_publishes_in_a_row_carry_the_change_report_and_history(tmp_path, host):
     assert out["first-publish"] == "false"
     report = Path(out["change-report"]).read_text(encoding="utf-8")
     assert report.startswith("### podium: what changed\n")
-    assert "**147 runs** (+141 since the previous summary)" in report  # the samples' 6, then the demo's 147
+    assert "**381 runs** (+375 since the previous summary)" in report  # the samples' 6, then the demo's 381
     assert runner.summary_text().startswith(report)
     assert "--previous" in second.stdout and (runner.workspace / "site" / "changes" / "1" / "index.html").is_file()
     deploy(runner.workspace / "site", served)
@@ -374,16 +374,16 @@ def test_a_tripped_gate_fails_the_step_after_the_report(tmp_path, host):
     deploy(runner.workspace / "site", served)
     summary = served / "board" / "api" / "results" / "summary.json"
     data = json.loads(summary.read_text(encoding="utf-8"))
-    osprey = next(a for a in data["agents"] if a["name"] == "osprey")
-    osprey["median"] = min(1.0, osprey["median"] + 0.1)  # osprey was 10 points higher last time
+    harrier = next(a for a in data["agents"] if a["name"] == "harrier")  # a median (42.5%) with room above
+    harrier["median"] = min(1.0, harrier["median"] + 0.1)  # harrier was 10 points higher last time
     summary.write_text(json.dumps(data), encoding="utf-8")
     runner.summary.unlink()
-    done = runner.plan_and_build(PODIUM_PREVIOUS_URL=f"{base}/board/", PODIUM_FAIL_ON_DROP="osprey=5\n")
+    done = runner.plan_and_build(PODIUM_PREVIOUS_URL=f"{base}/board/", PODIUM_FAIL_ON_DROP="harrier=5\n")
     assert done.returncode == 1, done.stdout + done.stderr
     text = runner.summary_text()
     assert text.startswith("### podium: what changed")
     assert "**podium diff exited 1** (a fail-on-drop gate tripped)" in text
-    passed = runner.plan_and_build(PODIUM_PREVIOUS_URL=f"{base}/board/", PODIUM_FAIL_ON_DROP="osprey=15")
+    passed = runner.plan_and_build(PODIUM_PREVIOUS_URL=f"{base}/board/", PODIUM_FAIL_ON_DROP="harrier=15")
     assert passed.returncode == 0, passed.stderr
     bad = runner.step("build", PODIUM_FAIL_ON_DROP="osprey")
     assert bad.returncode == 2 and "input fail-on-drop: expected AGENT=PP" in bad.stderr
