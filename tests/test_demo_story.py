@@ -21,7 +21,7 @@ MAKE_EXPORT = REPO / "scripts" / "make_export.py"
 STORY = {
     "harrier": ("improved", ["agent_version"], "▲ improved +29.3 pp since agent v2"),
     "kestrel": ("regressed", ["model"], "▼ regressed −38.8 pp since model gpt-5.5-mini"),
-    "osprey": ("steady", ["agent_version"], "＝ steady −0.5 pp since agent v4 · steady on 2 of 2 missions"),
+    "osprey": ("steady", ["agent_version"], "= steady −0.5 pp since agent v4 · steady on 2 of 2 missions"),
     "hobby": ("unclear", ["agent_version"], "? unclear +0.2 pp since agent v2"),
     "gyr-falcon": ("too_few_runs", ["agent_version"], "… too few runs since agent v2 (3 of 5)"),
     "merlin": ("not_comparable", ["judge_model"], "≠ not comparable since judge model claude-judge-2"),
@@ -84,3 +84,11 @@ def test_the_story_generator_writes_the_committed_demo(tmp_path):
                        capture_output=True)
     assert _same_tree(tmp_path / "one", tmp_path / "two")
     assert _same_tree(tmp_path / "one", DEMO)
+
+
+def test_a_configuration_line_names_each_field_once(site):
+    """"from agent v1, ..., no single budget", never "budget no budget" (an agent whose missions have budgets
+    of their own has none as a whole: docs/rules/progress.md §7)."""
+    pages = {slug: (site / "agents" / slug / "index.html").read_text(encoding="utf-8") for slug in STORY}
+    assert any("no single budget" in page for page in pages.values())
+    assert not [slug for slug, page in pages.items() if "budget no" in page or "model no" in page]

@@ -703,7 +703,7 @@ def test_headline_with_one_configuration_or_none():
 
 def test_glyphs_and_words():
     assert {v: g for v, (g, _) in vd.VERDICT_SIGNS.items()} == {
-        "improved": "▲", "regressed": "▼", "steady": "＝", "mixed": "◆", "unclear": "?", "too_few_runs": "…",
+        "improved": "▲", "regressed": "▼", "steady": "=", "mixed": "◆", "unclear": "?", "too_few_runs": "…",
         "not_comparable": "≠"}
     assert all(word for _, word in vd.VERDICT_SIGNS.values())
     assert set(vd.VERDICT_SIGNS) == set(vd.VERDICTS)

@@ -97,8 +97,7 @@ class VersionStep:
 
 
 def configuration_text(configuration) -> str:
-    return ", ".join(f"{words.FIELD_NAMES[name]} {words.field_value(configuration, name)}"
-                     for name in words.FIELD_NAMES)
+    return ", ".join(words.field_text(configuration, name) for name in words.FIELD_NAMES)
 
 
 def panel(progress: AgentProgress, slug: str) -> ProgressPanel:

@@ -34,18 +34,22 @@ def field_value(configuration: Configuration, name: str) -> str:
     if name == "agent_version":
         return "no agent version" if value is None else f"v{value}"
     if name == "budget_seconds":
-        return "no budget" if value is None else f"{value:,.0f} s"
+        return "no single budget" if value is None else f"{value:,.0f} s"  # (none, or one per mission: §7)
     if name == "judge_model":
         return "no judge model" if value is None else value
     return "no model" if value is None else value
 
 
+def field_text(configuration: Configuration, name: str) -> str:
+    """One field with its name: "agent v5", "judge model gpt-5.5-mini"; an empty one alone ("no single budget") (an
+    agent's budget is empty too when its missions have budgets of their own: docs/rules/progress.md §7)."""
+    value = field_value(configuration, name)
+    return value if getattr(configuration, name) is None else f"{FIELD_NAMES[name]} {value}"
+
+
 def change_text(changed: tuple[str, ...] | list[str], to: Configuration) -> str:
     """What changed, with its new value: "agent v5", "model gpt-5.5-pro and judge model gpt-5.5-mini"."""
-    parts = []
-    for name in changed:
-        value = field_value(to, name)
-        parts.append(value if getattr(to, name) is None else f"{FIELD_NAMES[name]} {value}")
+    parts = [field_text(to, name) for name in changed]
     if not parts:
         return "no change"
     return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]

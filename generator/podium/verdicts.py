@@ -92,7 +92,7 @@ VERDICTS = ("improved", "regressed", "steady", "mixed", "unclear", "too_few_runs
 VERDICT_SIGNS = {
     "improved": ("▲", "improved"),
     "regressed": ("▼", "regressed"),
-    "steady": ("＝", "steady"),
+    "steady": ("=", "steady"),
     "mixed": ("◆", "mixed"),
     "unclear": ("?", "unclear"),
     "too_few_runs": ("…", "too few runs"),
