@@ -826,9 +826,16 @@ def test_yaml_duplicate_keys_are_refused(tmp_path, text, where):
     ("- a\n- b\n", "expected a mapping of settings at the top level"),
     ("limits: {result_bytes: -1}\n", "limits.result_bytes: expected a positive whole number of bytes, got -1"),
     ("colour: red\n", "colour: unknown setting"),
+    # a literal too short to redact (render/redact.py MIN_LITERAL) would be published: refused, never quoted
+    ("redact: ['long enough', 'pw123']\n", "redact[1]: a value of 5 character(s); podium redacts values of 6"),
+    ("redact: ['  pw12  ']\n", "redact[0]: a value of 4 character(s)"),
 ])
 def test_yaml_other_bad_settings(tmp_path, text, message):
     assert message in _config(tmp_path, text)
+
+
+def test_a_short_redact_literal_is_never_quoted_back(tmp_path):
+    assert "pw123" not in _config(tmp_path, "redact: ['pw123']\n")
 
 
 def test_yaml_good_config_reads(tmp_path):

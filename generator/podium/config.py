@@ -34,6 +34,7 @@ from podium.hosts import HOSTS
 from podium.load.export import Limits
 from podium.load.files import NotReadable, read_regular
 from podium.load.yamlfile import YamlError, parse_yaml
+from podium.render.redact import MIN_LITERAL
 
 CONFIG_NAME = "podium.yaml"
 CONFIG_MAX_BYTES = 1024 * 1024
@@ -120,6 +121,11 @@ def _validate(data: dict, root: Path, errors: list[str]) -> dict:
             errors.append("redact: expected a list of strings")
         else:
             values["redact"] = tuple(s for i, v in enumerate(items) if (s := _string(v, f"redact[{i}]", errors)))
+            for i, text in enumerate(items):  # (never quoted back: it is a secret)
+                if isinstance(text, str) and text and len(text.strip()) < MIN_LITERAL:
+                    errors.append(f"redact[{i}]: a value of {len(text.strip())} character(s); podium redacts values of "
+                                  f"{MIN_LITERAL} characters or more (shorter ones would cut ordinary words), so this "
+                                  f"one would be published as it is: lengthen it or remove it")
     if "limits" in data:
         values["limits"] = _limits(data["limits"], errors)
     if "host" in data:
