@@ -21,6 +21,7 @@ from sitekit import ledger_rows_at
 import podium.build
 import podium.cache
 import podium.load.export
+import podium.load.files
 import podium.render.report
 import podium.render.site
 from podium.build import build_site
@@ -764,3 +765,20 @@ def test_ci_loop_another_export_in_the_same_place_is_read_afresh(project, tmp_pa
     export, cache, site = _ci_loop(project, other)
     _ci_build(project, export, cache, site)
     _same_as_clean(project, export, site)
+
+
+def test_ci_loop_the_next_build_knows_the_fresh_files_by_their_stamps(project, monkeypatch):
+    """Rows taken back by their bytes get the fresh files' stamps (only those: cache.py ``parsed``), so the
+    build after a CI loop's reads no run file to check it."""
+    export, cache, site = _ci_loop(project)
+    _ci_build(project, export, cache, site)
+    with sqlite3.connect(cache / "cache.sqlite") as db:
+        stamps = [json.loads(text) for (text,) in db.execute("SELECT stamps FROM runs")]
+    assert stamps and all(value == podium.load.files.stamp(export / key_dir / name)
+                          for row, key_dir in zip(stamps, sorted(p.name for p in export.iterdir() if p.is_dir()))
+                          for name, value in row.items())
+    read = []
+    real = podium.load.files.read_regular
+    monkeypatch.setattr(podium.load.files, "read_regular", lambda path, *a, **k: read.append(str(path)) or real(path, *a, **k))
+    _ci_build(project, export, cache, site)
+    assert not [path for path in read if path.startswith(str(export))]
