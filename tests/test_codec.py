@@ -4,8 +4,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from podium import codec
-from podium.model import Outline, Problem
+from podium.model import Outline, Problem, codec
 
 
 def test_a_value_comes_back_as_it_was_stored():

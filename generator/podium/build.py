@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from podium import codec, compare, hosts, search_engines
+from podium import compare, hosts, search_engines
 from podium.cache import NO_CACHE, NoCache, open_cache, tree_fingerprint
 from podium.config import CONFIG_NAME, Config, source_date_epoch
 from podium.entries import Blob, LazyPage, Page
@@ -17,7 +17,7 @@ from podium.load.content import load_pages
 from podium.load.export import Scanned, WholeRuns, load_exports, scan, witnessed_answers
 from podium.load.files import NotReadable, read_regular
 from podium.load.published import MAX_BYTES
-from podium.model import Leaderboard, Outline, Pair, Run, RunRecord
+from podium.model import Leaderboard, Outline, Pair, Run, RunRecord, codec
 from podium.plan import Site, plan_site
 from podium.publish import prepare as prepare_publishing
 from podium.render import gzipped
