@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""How long the progress computation takes (podium.verdicts.agent_progress) on one agent.
+"""How long the progress computation takes (podium.count.verdicts.agent_progress) on one agent.
 
     python benchmarks/progress.py [--runs 1000000] [--missions 40] [--configurations 6]
                                   [--scores grid|continuous] [--seed 1] [--reps 1] [--profile]
@@ -31,7 +31,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "generator"))
 
-from podium.verdicts import Configuration, ProgressRun, agent_progress, progress_document  # noqa: E402
+from podium.count.verdicts import Configuration, ProgressRun, agent_progress, progress_document  # noqa: E402
 
 KINDS = [("partial_judge", .08), ("timed_out", .08), ("no_judge", .06), ("stopped", .05),
          ("infra_failed", .05), ("grading_failed", .005), ("unknown", .005), ("grading", .005)]

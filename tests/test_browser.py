@@ -85,9 +85,9 @@ def _unavailable(reason: str):
 
 def _build(out: Path, **sizes) -> Path:
     """The demo site; ``sizes`` change ledger.py's (PAGE_ROWS, FRONT_ROWS, BROWSER_LIMIT) for this build."""
-    from podium import ledger
     from podium.build import build_site
     from podium.config import load_config
+    from podium.count import ledger
 
     with pytest.MonkeyPatch.context() as mp:
         mp.chdir(REPO_ROOT)

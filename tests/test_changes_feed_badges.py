@@ -20,10 +20,11 @@ from click.testing import CliRunner
 from exportkit import ExportDir, agent_id, env_failure, graded, grading, run_id
 from sitekit import AGENT_NAMES, hostile_export, pages, parse_html, site_files
 
-from podium import bundle, diff, diff_text, publish
+from podium import diff_text, publish
 from podium.build import build_site, count_export, public_view
 from podium.cli import main
 from podium.config import Config
+from podium.count import bundle, diff
 from podium.load import published, shape
 from podium.load.files import NotReadable
 from podium.render.data import dump_json, summary_dict

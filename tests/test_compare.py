@@ -18,11 +18,11 @@ from exportkit import agent_id, graded, run_id
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from podium.compare import model_key, run_model, superiority, verdict
-from podium.kinds import record_of
+from podium.count.compare import model_key, run_model, superiority, verdict
+from podium.count.kinds import record_of
+from podium.count.summarize import summarize
 from podium.load.export import load_export
 from podium.model import Conditions, Run
-from podium.summarize import summarize
 
 _ids = count(1)
 

@@ -30,12 +30,12 @@ import sitekit as kit
 from click.testing import CliRunner
 from exportkit import ExportDir, graded, run_id
 
-from podium import compare
 from podium.cli import main
+from podium.count import compare
+from podium.count.summarize import summarize
 from podium.load.export import load_export
 from podium.model import Pair, PairFlags, PairVersion
 from podium.render import compare_data
-from podium.summarize import summarize
 
 MAIN = Path(__file__).resolve().parents[1]
 MiB = 1024 * 1024

@@ -26,10 +26,10 @@ from sitekit import ledger_csv, ledger_rows, read_site_file
 
 from podium.build import build_site
 from podium.config import load_config
+from podium.count.summarize import summarize
 from podium.load import published
 from podium.model import Export, Figures, Run
 from podium.render import data
-from podium.summarize import summarize
 
 MAIN = Path(__file__).resolve().parents[1]
 SUMMARY = "api/results/summary.json"

@@ -26,9 +26,9 @@ from exportkit import (
     run_id,
 )
 
+from podium.count.summarize import summarize
 from podium.load.export import load_export
 from podium.model import COUNTED_KINDS, UNATTRIBUTED
-from podium.summarize import summarize
 
 
 def board_of(export, **kw):

@@ -17,9 +17,9 @@ import pytest
 from conftest import SAMPLES_HTML, needs_samples
 from exportkit import ExportDir, graded, report_md, run_id
 
+from podium.count.summarize import summarize
 from podium.load.export import load_export
 from podium.render.data import dump_json, summary_dict
-from podium.summarize import summarize
 
 RID = run_id("twice")
 GOOD = graded(RID, det=1.0, judge=0.5)

@@ -11,9 +11,9 @@ import json
 import pytest
 from exportkit import agent_id, crash_fallback, env_failure, graded, grading, run_id
 
+from podium.count.summarize import summarize
 from podium.load.export import load_export
 from podium.model import COUNTED_KINDS
-from podium.summarize import summarize
 
 
 def board_of(export, **kw):

@@ -18,7 +18,7 @@ import pytest
 import sitekit as kit
 from exportkit import ExportDir, agent_id, env_failure, graded, run_id
 
-from podium import ledger
+from podium.count import ledger
 from podium.model import RunRecord
 
 TWIN = "kestrel"

@@ -19,10 +19,10 @@ from exportkit import run_id
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from podium import stats
+from podium.count import stats
+from podium.count.summarize import summarize
 from podium.model import COUNTED_KINDS, Conditions, Export, Grade, Run
 from podium.render.data import ledger_row, summary_dict
-from podium.summarize import summarize
 
 BASE = datetime(2026, 10, 1, 9, 0, 0, tzinfo=UTC)
 GRID = [Fraction(k, 8) for k in range(9)]  # 0, 1/8, ..., 1

@@ -29,8 +29,8 @@ from exportkit import ExportDir, env_failure, graded, run_id
 
 from podium import numbers
 from podium.cli import main
+from podium.count.summarize import summarize
 from podium.load.export import load_export
-from podium.summarize import summarize
 
 _ids = count(70_000)
 SUMMARY = "api/results/summary.json"

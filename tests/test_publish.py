@@ -19,6 +19,7 @@ from test_site_links import is_ledger_view
 from podium import hosts
 from podium.cli import main
 from podium.config import load_config
+from podium.count.summarize import summarize
 from podium.entries import LedgerPage
 from podium.errors import ConfigError
 from podium.hosts import HOSTS, Host, Meter, OverBudget, fitting_newest, human_size
@@ -29,7 +30,6 @@ from podium.render.report import ReportRenderer
 from podium.render.safe import public_board
 from podium.render.site import SiteRenderer, render_site
 from podium.render.templates import builtin_themes, make_environment, theme_chain
-from podium.summarize import summarize
 
 SITEMAP_NS = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
 

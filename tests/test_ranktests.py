@@ -1,4 +1,4 @@
-"""podium.ranktests against brute force: every rank arrangement, every difference sorted.
+"""podium.count.ranktests against brute force: every rank arrangement, every difference sorted.
 
 progress rules §2 (Mann–Whitney null counts, Moses k, Hodges–Lehmann, Moses interval),
 §3 (van Elteren) and §4 (the split scores and the shift search).
@@ -17,8 +17,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from podium import ranktests as rt
-from podium.ranktests import Differences, Sample, moses_k, null_counts, p_at_most
+from podium.count import ranktests as rt
+from podium.count.ranktests import Differences, Sample, moses_k, null_counts, p_at_most
 
 
 def brute_counts(m: int, n: int) -> list[int]:

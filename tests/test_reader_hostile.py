@@ -22,11 +22,11 @@ from hypothesis import strategies as st
 from sitekit import read_site_file
 
 from podium.config import load_config
+from podium.count.summarize import summarize
 from podium.errors import BuildError, ConfigError
 from podium.load.export import Limits, load_export, whole_run
 from podium.model import Export, Problem
 from podium.render import data
-from podium.summarize import summarize
 
 RID = run_id(1)
 DIR = RID[:8]

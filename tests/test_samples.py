@@ -31,9 +31,9 @@ from click.testing import CliRunner
 from conftest import SAMPLES, needs_samples
 
 from podium.cli import main
+from podium.count.summarize import summarize
 from podium.load.export import load_export
 from podium.model import COUNTED_KINDS
-from podium.summarize import summarize
 
 pytestmark = needs_samples()
 

@@ -15,12 +15,12 @@ from datetime import UTC, datetime, timedelta
 import pytest
 import sitekit as kit
 
+from podium.count.summarize import summarize
 from podium.entries import Page
 from podium.model import Conditions, Export, Grade, Problem, Run
 from podium.plan import Site, plan_site
 from podium.render.site import render_page
 from podium.render.templates import builtin_themes, make_environment, theme_chain
-from podium.summarize import summarize
 
 MAX_BYTES = 300_000
 MAX_ELEMENTS = 3_000

@@ -1,4 +1,4 @@
-"""podium.verdicts: cells, segments, steps, verdicts, guards, attribution, agent steps, the document.
+"""podium.count.verdicts: cells, segments, steps, verdicts, guards, attribution, agent steps, the document.
 
 One small fixture per verdict and per guard (progress rules §2, §3), the counting of §1,
 the readings of §7 and of the module docstring, the mission-mix trap, and the whole step
@@ -20,9 +20,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from podium import verdicts as vd
-from podium.ranktests import Differences, moses_k
-from podium.verdicts import Configuration, ProgressRun, agent_progress, headline, progress_document
+from podium.count import verdicts as vd
+from podium.count.ranktests import Differences, moses_k
+from podium.count.verdicts import Configuration, ProgressRun, agent_progress, headline, progress_document
 
 T0 = datetime(2026, 9, 1, tzinfo=UTC)
 A = Configuration("v1", "model-a", "judge-1", 1800.0)
@@ -665,7 +665,7 @@ def test_the_document_has_the_keys_of_section_6():
     assert len(doc["steps"]) == len(doc["segments"]) - 1
 
 
-SCHEMA = json.loads((Path(vd.__file__).parent / "progress.schema.json").read_text(encoding="utf-8"))
+SCHEMA = json.loads((Path(vd.__file__).parents[1] / "progress.schema.json").read_text(encoding="utf-8"))
 
 
 @pytest.mark.parametrize("fixture", ["mixed", "agent", "partial", "empty", "one"])
@@ -790,7 +790,7 @@ def ref_move(series, x, y):
 def test_a_guard_settled_from_the_steps_own_bounds_is_the_recomputation(x, y, series, from_newer):
     """_kept decides "the move stays without this run" from D(j) ≤ D'(j) ≤ D(j + r) when it can:
     whatever it decides must be what computing the smaller step decides."""
-    from podium.ranktests import Sample
+    from podium.count.ranktests import Sample
     xs, ys = Sample.of(x), Sample.of(y)
     diffs = Differences(xs, ys)
     for verdict in ("improved", "regressed"):
@@ -803,7 +803,7 @@ def test_a_guard_settled_from_the_steps_own_bounds_is_the_recomputation(x, y, se
 
 def test_a_guard_settled_without_recomputing():
     """A clear move keeps its verdict from the step's own order statistics, never building the smaller step."""
-    from podium.ranktests import Sample
+    from podium.count.ranktests import Sample
     xs, ys = Sample.of(LOW), Sample.of(HIGH)
 
     def never():

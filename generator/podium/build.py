@@ -8,11 +8,13 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from podium import compare, hosts, search_engines
+from podium import hosts, search_engines
 from podium.cache import NO_CACHE, NoCache, open_cache, tree_fingerprint
 from podium.config import CONFIG_NAME, Config, source_date_epoch
+from podium.count import compare
+from podium.count.kinds import record_of, shared_record
+from podium.count.summarize import summarize
 from podium.entries import Blob, LazyPage, Page
-from podium.kinds import record_of, shared_record
 from podium.load.content import load_pages
 from podium.load.export import Scanned, WholeRuns, load_exports, scan, witnessed_answers
 from podium.load.files import NotReadable, read_regular
@@ -32,7 +34,6 @@ from podium.render.templates import (
     static_files,
     theme_chain,
 )
-from podium.summarize import summarize
 from podium.write import check_output_dir, list_site, write_site
 
 

@@ -19,7 +19,7 @@ from podium import __version__
 from podium.build import Built, build_site, public_comparisons, public_view
 from podium.cache import DEFAULT_DIR as DEFAULT_CACHE
 from podium.config import Config, load_config
-from podium.diff import diff_files
+from podium.count.diff import diff_files
 from podium.diff_text import gate_line, to_markdown
 from podium.errors import EXIT_PROBLEMS, PodiumError
 from podium.hosts import HOSTS

@@ -17,9 +17,9 @@ from pathlib import Path
 from urllib.parse import quote
 
 from podium import charts, numbers, plan_compare, plan_progress, progress_words, routes
-from podium import ledger as layout
+from podium.count import ledger as layout
+from podium.count.figures import first, models_differ
 from podium.entries import Asset, DataFile, Entry, LedgerPage, Page, RunPage
-from podium.figures import first, models_differ
 from podium.load.content import ContentPage
 from podium.model import KIND_ORDER, AgentSummary, Leaderboard, RunRecord
 from podium.numbers import ledger_texts

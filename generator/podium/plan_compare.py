@@ -15,7 +15,6 @@ from __future__ import annotations
 from collections import defaultdict
 
 from podium import charts, routes
-from podium.compare import MATRIX_AGENTS, pairs_by_agent
 from podium.compare_charts import intervals
 from podium.compare_words import (
     flag_sentences,
@@ -23,8 +22,9 @@ from podium.compare_words import (
     verdict_counts,
     verdict_words,
 )
+from podium.count.compare import MATRIX_AGENTS, pairs_by_agent
+from podium.count.figures import first
 from podium.entries import DataFile
-from podium.figures import first
 from podium.model import AgentSummary, Leaderboard, ModelSummary, Pair, RunRecord
 
 MODEL_RUNS = 20  # newest runs listed on a model page (site.md "Bounded")

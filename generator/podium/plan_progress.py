@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from podium import charts, routes
 from podium import progress_words as words
 from podium.charts import Strip
+from podium.count.verdicts import AgentProgress, Cell, CellStep
 from podium.model import RunRecord
 from podium.numbers import pp_delta
-from podium.verdicts import AgentProgress, Cell, CellStep
 
 AGENT_STEPS = 3  # the newest agent steps an agent page shows (every step is in its progress file)
 VERSION_AGENTS = 12  # agents whose newest step a mission version's page shows (bounded pages)

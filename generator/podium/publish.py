@@ -25,9 +25,10 @@ from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
-from podium import diff, routes
-from podium.bundle import Bundle, bundle_of, load_bundle, summary_path
-from podium.diff import progress_changed
+from podium import routes
+from podium.count import diff
+from podium.count.bundle import Bundle, bundle_of, load_bundle, summary_path
+from podium.count.diff import progress_changed
 from podium.diff_text import headline, progress_line
 from podium.entries import Blob, Entry, Page
 from podium.errors import BuildError

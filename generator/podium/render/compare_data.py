@@ -26,7 +26,7 @@ from __future__ import annotations
 from importlib import resources
 
 from podium import routes
-from podium.compare import pairs_by_agent
+from podium.count.compare import pairs_by_agent
 from podium.load.published import COMPARE_AGENT_SCHEMA, COMPARE_PAIR_SCHEMA, COMPARE_SCHEMA
 from podium.model import AgentSummary, Leaderboard, Pair, PairVersion
 from podium.render.data import dump_json

@@ -11,7 +11,8 @@ import re
 from datetime import UTC, datetime
 from importlib import resources
 
-from podium import __version__, routes, verdicts
+from podium import __version__, routes
+from podium.count import verdicts
 from podium.load.published import RUNS_SCHEMA, SUMMARY_SCHEMA
 from podium.model import (
     AgentSummary,

@@ -15,8 +15,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
-from podium import routes, stats
-from podium.figures import figures, rank_key
+from podium import routes
+from podium.count import stats
+from podium.count.figures import figures, rank_key
+from podium.count.versions import version_key
 from podium.model import (
     MEDIAN_KINDS,
     AgentSummary,
@@ -30,7 +32,6 @@ from podium.model import (
     RunRecord,
     provisional,
 )
-from podium.versions import version_key
 
 UNKNOWN_MODEL = "(unknown model)"
 DECLARED = " (declared)"

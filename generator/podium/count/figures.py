@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TypeVar
 
-from podium import stats
+from podium.count import stats
 from podium.model import COUNTED_KINDS, MEDIAN_KINDS, Figures, RunRecord, iso_utc
 
 NOT_ATTEMPTS = frozenset({"infra_failed", "grading", "unknown"})

@@ -17,7 +17,8 @@ import math
 from dataclasses import dataclass
 from pathlib import Path
 
-from podium.bundle import AgentView, Bundle, load_bundle
+from podium.count.bundle import AgentView, Bundle, load_bundle
+from podium.count.verdicts import VERDICTS as PROGRESS_VERDICTS
 from podium.errors import PodiumError
 from podium.load.published import REPORT_SCHEMA
 from podium.load.shape import (
@@ -36,7 +37,6 @@ from podium.load.shape import (
 )
 from podium.model import CONFIGURATION_FIELDS, LEFT_OUT_KINDS, provisional
 from podium.numbers import NO_CI
-from podium.verdicts import VERDICTS as PROGRESS_VERDICTS
 
 LEFT_OUT = LEFT_OUT_KINDS  # the kinds a report counts apart: model.py
 ANY_AGENT = "*"

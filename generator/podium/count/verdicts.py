@@ -2,7 +2,7 @@
 
 One computation, once per build, from the runs the summary step classified; every page,
 JSON file and command reads its result. Pure: no I/O, no clock. The statistics are in
-``podium.ranktests``; this module turns runs into cells, segments, steps, verdicts and the
+``podium.count.ranktests``; this module turns runs into cells, segments, steps, verdicts and the
 progress document.
 
 Where each part of the progress rules lives:
@@ -48,7 +48,7 @@ Readings (where the rules are silent; each is tested in tests/test_verdicts.py):
 - The ``partial_judge`` guard passes without a recomputation when no run of either side has
   an upper value other than its value (the recomputation would be the same step).
 - Cell order is mission, then version oldest first by the project's version order
-  (``podium.versions.version_key``, counting.md §4); strata likewise.
+  (``podium.count.versions.version_key``, counting.md §4); strata likewise.
 - Bad input (a kind that is not a run's, a counted run without its score, a score outside
   [0, 1], an upper bound below its value, a naive start time, a run id that is not text,
   one mission version both current and not) raises ``ValueError``
@@ -67,9 +67,9 @@ from itertools import islice
 from operator import attrgetter, eq
 from typing import NoReturn, Protocol
 
+from podium.count.ranktests import EXACT_MAX, Differences, Sample, moses_k, shift_search, van_elteren
+from podium.count.versions import version_key
 from podium.model import CONFIGURATION_FIELDS, MEDIAN_KINDS, Configuration
-from podium.ranktests import EXACT_MAX, Differences, Sample, moses_k, shift_search, van_elteren
-from podium.versions import version_key
 
 SERIES = ("overall", "checks", "judge")
 CONFIG_FIELDS = CONFIGURATION_FIELDS

@@ -12,9 +12,11 @@ import math
 from collections import defaultdict
 from dataclasses import replace
 
-from podium import compare, ledger, routes, stats, verdicts
-from podium.figures import figures, kind_counts, rank_key
-from podium.kinds import SCORED_KINDS, record_of
+from podium import routes
+from podium.count import compare, ledger, stats, verdicts
+from podium.count.figures import figures, kind_counts, rank_key
+from podium.count.kinds import SCORED_KINDS, record_of
+from podium.count.versions import current_versions, version_key
 from podium.model import (
     AgentMission,
     AgentSummary,
@@ -29,7 +31,6 @@ from podium.model import (
     Totals,
     provisional,
 )
-from podium.versions import current_versions, version_key
 
 
 def summarize(export: Export, configured_current: dict[str, str] | None = None,

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from podium import routes
+from podium.count.verdicts import VERDICTS
 from podium.errors import PodiumError
 from podium.load.files import NotReadable
 from podium.load.published import SUMMARY_SCHEMA, read
@@ -38,7 +39,6 @@ from podium.load.shape import (
     pick,
 )
 from podium.model import CONFIGURATION_FIELDS, Leaderboard
-from podium.verdicts import VERDICTS
 
 SUMMARY_IN_SITE = Path(routes.SUMMARY_JSON)
 
