@@ -20,7 +20,7 @@ from click.testing import CliRunner
 from exportkit import ExportDir, agent_id, env_failure, graded, grading, run_id
 from sitekit import AGENT_NAMES, hostile_export, pages, parse_html, site_files
 
-from podium import diff_text, publish
+from podium import publish
 from podium.build import build_site, count_export, public_view
 from podium.cli import main
 from podium.config import Config
@@ -28,6 +28,7 @@ from podium.count import bundle, diff
 from podium.load import published, shape
 from podium.load.files import NotReadable
 from podium.render.data import dump_json, summary_dict
+from podium.words import diff_text
 
 GOLDEN_MD = Path(__file__).parent / "golden" / "diff.md"
 ATOM = "{http://www.w3.org/2005/Atom}"

@@ -26,7 +26,7 @@ from click.testing import CliRunner
 from exportkit import ExportDir, agent_id, graded, run_id
 
 from podium.cli import main
-from podium.compare_words import OVERLAP, TOO_FEW
+from podium.words.compare_text import OVERLAP, TOO_FEW
 
 MAIN = Path(__file__).resolve().parents[1]
 COMPARE = "api/results/compare.json"

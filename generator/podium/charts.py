@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from podium.model import KIND_LABELS, RunRecord
-from podium.numbers import pct, pct_range, svg_number
+from podium.words.figures_text import pct, pct_range, svg_number
 
 # Run strip
 COLUMN = 10.0  # slot width incl. gap

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from podium.model import PairVersion
-from podium.numbers import NO_CI, ci_range, n_runs, pct, svg_number
+from podium.words.figures_text import NO_CI, ci_range, n_runs, pct, svg_number
 
 LABEL = 120.0  # room for the two names on the left
 X0, X1 = LABEL + 8.0, 406.0  # 0% and 100%

@@ -16,13 +16,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import quote
 
-from podium import charts, numbers, plan_compare, plan_progress, progress_words, routes
+from podium import charts, plan_compare, plan_progress, routes
 from podium.count import ledger as layout
 from podium.count.figures import first, models_differ
 from podium.entries import Asset, DataFile, Entry, LedgerPage, Page, RunPage
 from podium.load.content import ContentPage
 from podium.model import KIND_ORDER, AgentSummary, Leaderboard, RunRecord
-from podium.numbers import ledger_texts
+from podium.words import figures_text
+from podium.words import progress_text as progress_words
+from podium.words.figures_text import ledger_texts
 
 TONES = 8  # agent colours
 # Bounded pages (site.md "Bounded"): what a page shows never grows with the run history; every
@@ -110,13 +112,13 @@ def _home(board: Leaderboard, index: _Index) -> Page:
         for a in shown
     ]
     ranked, unlisted = first(board.agents[HOME_CARDS:], HOME_ROWS)
-    headline = numbers.home_headline(board.agents)
+    headline = figures_text.home_headline(board.agents)
     problems, problems_more = first(board.problems, HOME_PROBLEMS)
     return Page(routes.HOME, "index.html", {
         "page_title": "Agents", "totals": board.totals, "cards": cards,
         "ranked": list(ranked), "unlisted": unlisted,
         "problems": problems, "problems_total": len(board.problems), "problems_more": problems_more,
-        "missions": board.missions, "headline": headline, "description": numbers.plain(headline),
+        "missions": board.missions, "headline": headline, "description": figures_text.plain(headline),
     })
 
 
@@ -167,7 +169,7 @@ def _agent_page(agent: AgentSummary, index: _Index) -> Page:
         "band": plan_progress.band(strip, list(reversed(current_runs[:charts.PAGE_SLOTS])), progress),
         "older_strip": charts.strip(older_runs, older.figures.median, charts.CARD_SLOTS) if older else None,
         "models_differ": models_differ(agent.figures, *([older.figures] if older else [])),
-        "description": numbers.agent_headline(agent),
+        "description": figures_text.agent_headline(agent),
         "compare": index.compare.for_agent(agent.agent),
     })
 
@@ -194,7 +196,7 @@ def _missions_pages(board: Leaderboard, index: _Index) -> list[Page]:
             "pager": {"number": number, "paths": paths, "pages": len(paths), "first": start,
                       "last": start + len(chunk) - 1, "total": len(missions)},
             "tones": index.tones, "slugs": index.slugs,
-            "description": numbers.missions_headline(board.missions)}))
+            "description": figures_text.missions_headline(board.missions)}))
         start += len(chunk)
     return pages
 
@@ -225,7 +227,7 @@ def _mission_page(mission, index: _Index) -> Page:
         "plot": charts.agreement(runs, index.slugs, index.tones, charts.PLOT_POINTS, mission.scored),
         "runs": newest, "more": more,
         "ledger": ledger_fragment(version=(mission.mission, mission.version)),
-        "description": numbers.mission_headline(mission),
+        "description": figures_text.mission_headline(mission),
         "compare": compare, "compare_more": compare_more,
         **_version_progress(mission, index),
     })
@@ -252,7 +254,7 @@ def _ledger_front(board: Leaderboard) -> Page:
         "total": len(board.runs), "totals": board.totals, "months": ledger.months if ledger else (),
         "agent_options": agent_options(parts), "mission_names": sorted({p.mission for p in parts}),
         "kinds": list(reversed(KIND_ORDER)), "index_script": routes.LEDGER_JS, "browser_limit": layout.BROWSER_LIMIT,
-        "description": numbers.ledger_headline(len(board.runs), board.totals),
+        "description": figures_text.ledger_headline(len(board.runs), board.totals),
     })
 
 
@@ -289,7 +291,7 @@ class LedgerPages(_Chrome):
             "page_title": f"Runs of {label}, page {number}" if label != "Undated" else f"Undated runs, page {number}",
             "label": label, "number": number, "rows": [{"record": r, "text": ledger_texts(r)} for r in runs],
             "newer": newer, "older": older, "oldest": oldest,
-            "description": numbers.ledger_page_headline(label, number, len(runs)),
+            "description": figures_text.ledger_page_headline(label, number, len(runs)),
         }))
 
     def key_parts(self, index: int) -> tuple:
@@ -310,7 +312,7 @@ class RunPages(_Chrome):
     def page(self, index: int) -> Page:
         record = self.board.runs[index]
         return self._made(Page(record.url, "run.html", {"page_title": f"Run {record.run_id[:8]}", "record": record,
-                                                        "description": numbers.run_headline(record)},
+                                                        "description": figures_text.run_headline(record)},
                                run_id=record.run_id))
 
 

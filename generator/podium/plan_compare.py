@@ -16,16 +16,16 @@ from collections import defaultdict
 
 from podium import charts, routes
 from podium.compare_charts import intervals
-from podium.compare_words import (
+from podium.count.compare import MATRIX_AGENTS, pairs_by_agent
+from podium.count.figures import first
+from podium.entries import DataFile
+from podium.model import AgentSummary, Leaderboard, ModelSummary, Pair, RunRecord
+from podium.words.compare_text import (
     flag_sentences,
     superiority_words,
     verdict_counts,
     verdict_words,
 )
-from podium.count.compare import MATRIX_AGENTS, pairs_by_agent
-from podium.count.figures import first
-from podium.entries import DataFile
-from podium.model import AgentSummary, Leaderboard, ModelSummary, Pair, RunRecord
 
 MODEL_RUNS = 20  # newest runs listed on a model page (site.md "Bounded")
 MODEL_CARDS = 10  # model cards on models/index.html; the keys ranked below them are table rows…

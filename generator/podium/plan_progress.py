@@ -8,11 +8,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from podium import charts, routes
-from podium import progress_words as words
 from podium.charts import Strip
 from podium.count.verdicts import AgentProgress, Cell, CellStep
 from podium.model import RunRecord
-from podium.numbers import pp_delta
+from podium.words import progress_text as words
+from podium.words.figures_text import pp_delta
 
 AGENT_STEPS = 3  # the newest agent steps an agent page shows (every step is in its progress file)
 VERSION_AGENTS = 12  # agents whose newest step a mission version's page shows (bounded pages)

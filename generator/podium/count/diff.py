@@ -36,7 +36,7 @@ from podium.load.shape import (
     Opt,
 )
 from podium.model import CONFIGURATION_FIELDS, LEFT_OUT_KINDS, provisional
-from podium.numbers import NO_CI
+from podium.words.figures_text import NO_CI
 
 LEFT_OUT = LEFT_OUT_KINDS  # the kinds a report counts apart: model.py
 ANY_AGENT = "*"

@@ -5,10 +5,10 @@ The sentences are compare_words.py's, the same wording the pages use.
 
 from __future__ import annotations
 
-from podium.compare_words import flag_sentences, superiority_words, verdict_counts, verdict_words
 from podium.model import ModelSummary, Pair, PairVersion
-from podium.numbers import ci_range, counted, median_line, pct, pct_range, plain, points
 from podium.render.text import rank_cell, table, with_footnote
+from podium.words.compare_text import flag_sentences, superiority_words, verdict_counts, verdict_words
+from podium.words.figures_text import ci_range, counted, median_line, pct, pct_range, plain, points
 
 
 def pair_text(pair: Pair, rank_a: str | None = None, rank_b: str | None = None) -> str:

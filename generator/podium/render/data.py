@@ -23,8 +23,8 @@ from podium.model import (
     RunRecord,
     iso_utc,
 )
-from podium.numbers import ledger_texts
 from podium.render.gzipped import gzip_bytes
+from podium.words.figures_text import ledger_texts
 
 LEDGER_COLUMNS = (
     "run_id", "date", "agent", "agent_name", "mission", "version", "older", "kind", "status",

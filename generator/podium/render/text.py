@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from podium import progress_words as words
 from podium.count.verdicts import AgentProgress
 from podium.model import AgentSummary, RunRecord
-from podium.numbers import DASH, ci_range, median_line, pct, pct_range
+from podium.words import progress_text as words
+from podium.words.figures_text import DASH, ci_range, median_line, pct, pct_range
 
 
 def table(header: list[str], rows: list[list[str]]) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from podium.count.verdicts import N_MIN, VERDICT_SIGNS, AgentProgress, AgentSeries, AgentStep, CellStep, StepSeries
 from podium.model import Configuration
-from podium.numbers import pp_delta
+from podium.words.figures_text import pp_delta
 
 FIELD_NAMES = {"agent_version": "agent", "model": "model", "judge_model": "judge model", "budget_seconds": "budget"}
 ONE_CONFIGURATION = "one configuration so far"

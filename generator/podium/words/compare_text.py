@@ -9,7 +9,7 @@ agent name, a model key, a mission) is marked ``name`` so a page wraps it in ``<
 from __future__ import annotations
 
 from podium.model import Pair
-from podium.numbers import Part, Sentence, pct
+from podium.words.figures_text import Part, Sentence, pct
 
 OVERLAP = "overlapping: not evidence of a difference"
 TOO_FEW = "too few runs: fewer than 6 on a side"

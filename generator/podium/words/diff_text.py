@@ -7,8 +7,18 @@ from __future__ import annotations
 import re
 
 from podium.count.diff import VERDICTS, progress_changed
-from podium.numbers import DASH, ci_range, count_delta, counted, left_out_text, n_runs, pct, pp_delta, rank_move
-from podium.progress_words import ONE_CONFIGURATION, verdict_label
+from podium.words.figures_text import (
+    DASH,
+    ci_range,
+    count_delta,
+    counted,
+    left_out_text,
+    n_runs,
+    pct,
+    pp_delta,
+    rank_move,
+)
+from podium.words.progress_text import ONE_CONFIGURATION, verdict_label
 
 _MD_SPECIAL = set("\\`*_[]<>#!|~@&$:")
 
