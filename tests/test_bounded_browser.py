@@ -34,9 +34,10 @@ PAGES = ["index.html", "missions/index.html", "missions/page/2/index.html", "mod
 
 @pytest.fixture(scope="module")
 def bounded_site(tmp_path_factory) -> Path:
-    from podium import plan, plan_compare
     from podium.build import build_site
     from podium.config import load_config
+    from podium.plan import compare as plan_compare
+    from podium.plan import site as plan
 
     out = tmp_path_factory.mktemp("bounded") / "site"
     with pytest.MonkeyPatch.context() as mp:

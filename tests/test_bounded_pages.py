@@ -97,7 +97,7 @@ def test_an_agent_page_lists_the_newest_runs_of_each_version_and_links_the_ledge
 
 
 def test_an_agent_page_with_many_versions_lists_fewer_runs_of_each(export, tmp_path, monkeypatch):
-    from podium import plan
+    from podium.plan import site as plan
 
     monkeypatch.setattr(plan, "AGENT_ROWS", 12)  # 5 versions: 12 // 5 = 2 each
     for m in range(5):
@@ -110,7 +110,8 @@ def test_an_agent_page_with_many_versions_lists_fewer_runs_of_each(export, tmp_p
 
 
 def test_a_mission_page_draws_and_lists_its_newest_runs_and_links_the_ledger(export, tmp_path, monkeypatch):
-    from podium import charts, plan
+    from podium.plan import charts
+    from podium.plan import site as plan
 
     monkeypatch.setattr(plan, "MISSION_RUNS", 4)
     monkeypatch.setattr(charts, "PLOT_POINTS", 6)
@@ -135,7 +136,7 @@ def test_a_mission_page_draws_and_lists_its_newest_runs_and_links_the_ledger(exp
 
 
 def test_the_missions_index_pages_its_cards_current_versions_first(export, tmp_path, monkeypatch):
-    from podium import plan
+    from podium.plan import site as plan
 
     monkeypatch.setattr(plan, "MISSION_CARDS", 2)
     for m in range(3):
@@ -167,7 +168,7 @@ def kit_rel(from_path: str, to_path: str) -> str:
 
 
 def test_the_home_page_shows_the_top_agents_as_cards_and_ranks_the_rest_in_a_table(export, tmp_path, monkeypatch):
-    from podium import plan
+    from podium.plan import site as plan
 
     monkeypatch.setattr(plan, "HOME_CARDS", 2)
     monkeypatch.setattr(plan, "HOME_ROWS", 2)

@@ -817,9 +817,9 @@ def _text_links_export(root: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def text_links_site(tmp_path_factory) -> Path:
-    from podium import plan
     from podium.build import build_site
     from podium.config import Config
+    from podium.plan import site as plan
 
     root = tmp_path_factory.mktemp("text-links")
     out = root / "site"

@@ -252,8 +252,8 @@ def _overlaps(a, b) -> bool:
 def test_no_text_is_drawn_over_a_mark_of_the_interval_chart(tmp_path):
     """Issue 17.3: "no CI" once sat over a median near 100%. Every label box (no CI, names, ticks)
     against every mark box (medians, intervals, their ends, grid and axis), medians from 0 to 100%."""
-    from podium.compare_charts import intervals
     from podium.model import PairVersion
+    from podium.plan.compare_charts import intervals
     from podium.render.templates import builtin_themes, make_environment, theme_chain
 
     env = make_environment(theme_chain("default", [builtin_themes()]))

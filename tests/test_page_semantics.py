@@ -355,7 +355,7 @@ def test_ledger_cells_dash_for_no_score_and_no_judge_for_a_judge_that_never_ran(
 def test_caps_are_said_on_the_page(export, tmp_path, monkeypatch):
     """README: each cap is said on the page (the card plot draws the newest 200; an agent page lists the
     newest runs of each version, a mission page its newest 20)."""
-    from podium import plan
+    from podium.plan import site as plan
 
     monkeypatch.setattr(plan, "VERSION_RUNS", (3, 3))
     monkeypatch.setattr(plan, "MISSION_RUNS", 3)

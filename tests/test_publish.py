@@ -20,10 +20,10 @@ from podium import hosts
 from podium.cli import main
 from podium.config import load_config
 from podium.count.summarize import summarize
-from podium.entries import LedgerPage
 from podium.errors import ConfigError
 from podium.hosts import HOSTS, Host, Meter, OverBudget, fitting_newest, human_size
-from podium.plan import Site, plan_site
+from podium.plan.entries import LedgerPage
+from podium.plan.site import Site, plan_site
 from podium.progress import Progress
 from podium.render.redact import Redaction
 from podium.render.report import ReportRenderer

@@ -16,9 +16,9 @@ import pytest
 import sitekit as kit
 
 from podium.count.summarize import summarize
-from podium.entries import Page
 from podium.model import Conditions, Export, Grade, Problem, Run
-from podium.plan import Site, plan_site
+from podium.plan.entries import Page
+from podium.plan.site import Site, plan_site
 from podium.render.site import render_page
 from podium.render.templates import builtin_themes, make_environment, theme_chain
 

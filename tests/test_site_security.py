@@ -26,8 +26,8 @@ import pytest
 import sitekit as kit
 from exportkit import ExportDir, env_failure, graded, report_md, run_id
 
-from podium import charts
 from podium.errors import BuildError
+from podium.plan import charts
 from podium.render.data import csv_cell
 from podium.render.markdown import render_report
 from podium.render.redact import Redactor

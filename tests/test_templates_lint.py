@@ -18,7 +18,7 @@ import podium.build
 import podium.render.site
 from podium.build import build_site
 from podium.config import load_config
-from podium.entries import Page
+from podium.plan.entries import Page
 
 REPO = Path(__file__).resolve().parents[1]
 THEMES = REPO / "themes"

@@ -14,13 +14,13 @@ from podium.config import CONFIG_NAME, Config, source_date_epoch
 from podium.count import compare
 from podium.count.kinds import record_of, shared_record
 from podium.count.summarize import summarize
-from podium.entries import Blob, LazyPage, Page
 from podium.load.content import load_pages
 from podium.load.export import Scanned, WholeRuns, load_exports, scan, witnessed_answers
 from podium.load.files import NotReadable, read_regular
 from podium.load.published import MAX_BYTES
 from podium.model import Leaderboard, Outline, Pair, Run, RunRecord, codec
-from podium.plan import Site, plan_site
+from podium.plan.entries import Blob, LazyPage, Page
+from podium.plan.site import Site, plan_site
 from podium.publish import prepare as prepare_publishing
 from podium.render import gzipped
 from podium.render.markdown import render_content

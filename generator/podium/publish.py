@@ -29,12 +29,12 @@ from podium import routes
 from podium.count import diff
 from podium.count.bundle import Bundle, bundle_of, load_bundle, summary_path
 from podium.count.diff import progress_changed
-from podium.entries import Blob, Entry, Page
 from podium.errors import BuildError
 from podium.load.files import NotReadable
 from podium.load.published import CHANGES_SCHEMA, REDIRECTS_SCHEMA, read
 from podium.load.shape import INT, TEXT, TIME_TEXT, URL, Misfit, OneOf, Opt, pick
 from podium.model import Leaderboard, RunRecord, iso_utc
+from podium.plan.entries import Blob, Entry, Page
 from podium.render import data
 from podium.render.badge import LABEL, badge
 from podium.words.diff_text import headline, progress_line

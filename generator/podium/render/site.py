@@ -20,10 +20,10 @@ from markupsafe import Markup
 
 from podium import workers
 from podium.cache import NO_CACHE, NO_KEYS, Key, Keys, NoCache
-from podium.entries import Asset, Blob, DataFile, Entry, LazyPage, LedgerPage, Page, RunPage
 from podium.errors import BuildError
 from podium.load.files import Stamp
 from podium.model import Leaderboard, Run, RunRecord
+from podium.plan.entries import Asset, Blob, DataFile, Entry, LazyPage, LedgerPage, Page, RunPage
 from podium.render import compare_data, data, gzipped
 from podium.render.redact import Redaction
 from podium.render.report import ReportRenderer

@@ -14,12 +14,13 @@ from __future__ import annotations
 
 from collections import defaultdict
 
-from podium import charts, routes
-from podium.compare_charts import intervals
+from podium import routes
 from podium.count.compare import MATRIX_AGENTS, pairs_by_agent
 from podium.count.figures import first
-from podium.entries import DataFile
 from podium.model import AgentSummary, Leaderboard, ModelSummary, Pair, RunRecord
+from podium.plan import charts
+from podium.plan.compare_charts import intervals
+from podium.plan.entries import DataFile
 from podium.words.compare_text import (
     flag_sentences,
     superiority_words,

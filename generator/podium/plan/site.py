@@ -16,12 +16,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from urllib.parse import quote
 
-from podium import charts, plan_compare, plan_progress, routes
+from podium import routes
 from podium.count import ledger as layout
 from podium.count.figures import first, models_differ
-from podium.entries import Asset, DataFile, Entry, LedgerPage, Page, RunPage
 from podium.load.content import ContentPage
 from podium.model import KIND_ORDER, AgentSummary, Leaderboard, RunRecord
+from podium.plan import charts
+from podium.plan import compare as plan_compare
+from podium.plan import progress as plan_progress
+from podium.plan.entries import Asset, DataFile, Entry, LedgerPage, Page, RunPage
 from podium.words import figures_text
 from podium.words import progress_text as progress_words
 from podium.words.figures_text import ledger_texts

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from podium import charts, routes
-from podium.charts import Strip
+from podium import routes
 from podium.count.verdicts import AgentProgress, Cell, CellStep
 from podium.model import RunRecord
+from podium.plan import charts
+from podium.plan.charts import Strip
 from podium.words import progress_text as words
 from podium.words.figures_text import pp_delta
 
