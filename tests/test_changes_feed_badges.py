@@ -20,13 +20,13 @@ from click.testing import CliRunner
 from exportkit import ExportDir, agent_id, env_failure, graded, grading, run_id
 from sitekit import AGENT_NAMES, hostile_export, pages, parse_html, site_files
 
-from podium import publish
 from podium.build import build_site, count_export, public_view
 from podium.cli import main
 from podium.config import Config
 from podium.count import bundle, diff
 from podium.load import published, shape
 from podium.load.files import NotReadable
+from podium.render import changes as publish
 from podium.render.data import dump_json, summary_dict
 from podium.words import diff_text
 

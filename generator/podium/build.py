@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from podium import hosts, search_engines
+from podium import hosts
 from podium.cache import NO_CACHE, NoCache, open_cache, tree_fingerprint
 from podium.config import CONFIG_NAME, Config, source_date_epoch
 from podium.count import compare
@@ -21,8 +21,9 @@ from podium.load.published import MAX_BYTES
 from podium.model import Leaderboard, Outline, Pair, Run, RunRecord, codec
 from podium.plan.entries import Blob, LazyPage, Page
 from podium.plan.site import Site, plan_site
-from podium.publish import prepare as prepare_publishing
 from podium.render import gzipped
+from podium.render.changes import prepare as prepare_publishing
+from podium.render.crawlers import crawler_files
 from podium.render.markdown import render_content
 from podium.render.redact import Answers, Redaction, exposed_values
 from podium.render.report import ReportRenderer
@@ -307,7 +308,7 @@ def _build(config: Config, export: Path | Sequence[Path], env, chain: list[Path]
     manifest = extras.apply(plan_site(public, site, static_files(chain)))
     listed = [e.path for e in manifest if isinstance(e, LazyPage)
               or (isinstance(e, Page) and e.path.endswith(".html") and e.template != "redirect.html")]
-    extra, notes = search_engines.crawler_files(listed, config.base_url, config.search_engines)
+    extra, notes = crawler_files(listed, config.base_url, config.search_engines)
     manifest += [Blob(path, data) for path, data in extra.items()]
     keys = cache.keys(chain, redaction.configured)
     reports = ReportRenderer(_paths(export), config.limits.report_bytes, redaction, cache, keys)

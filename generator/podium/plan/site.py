@@ -53,7 +53,7 @@ class Site:
     base_url: str
     pages: tuple[ContentPage, ...]
     generated_at: int | None
-    search_engines: bool = True  # False: every page carries a noindex meta (search_engines.py: robots.txt)
+    search_engines: bool = True  # False: every page carries a noindex meta (render/crawlers.py: robots.txt)
     extra_pages: tuple[Page, ...] = ()  # pages planned elsewhere (publish.py: change reports)
     extra_nav: tuple[tuple[str, str], ...] = ()  # (title, path) after the built-in sections
 

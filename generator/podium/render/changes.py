@@ -1,4 +1,4 @@
-"""Publishing extras: the change report pages, the Atom feed, README badges and rename redirects.
+"""The extras carried from build to build: the change report pages, the Atom feed, README badges and rename redirects.
 
 Planned like every other output (pages = template + context, data files as bytes)
 and handed to the plan in two ways: ``pages`` and ``nav`` go through plan.py (so
