@@ -16,12 +16,10 @@ from exportkit import ExportDir, graded, run_id
 from sitekit import ledger_rows
 from test_site_links import is_ledger_view
 
-from podium import hosts
 from podium.cli import main
 from podium.config import load_config
 from podium.count.summarize import summarize
 from podium.errors import ConfigError
-from podium.hosts import HOSTS, Host, Meter, OverBudget, fitting_newest, human_size
 from podium.plan.entries import LedgerPage
 from podium.plan.site import Site, plan_site
 from podium.progress import Progress
@@ -30,6 +28,8 @@ from podium.render.report import ReportRenderer
 from podium.render.safe import public_board
 from podium.render.site import SiteRenderer, render_site
 from podium.render.templates import builtin_themes, make_environment, theme_chain
+from podium.write import hosts
+from podium.write.hosts import HOSTS, Host, Meter, OverBudget, fitting_newest, human_size
 
 SITEMAP_NS = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
 

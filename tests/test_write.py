@@ -13,11 +13,11 @@ import pytest
 from exportkit import ExportDir, graded, run_id
 from sitekit import ledger_rows_at
 
-from podium import write
 from podium.build import build_site
 from podium.config import load_config
 from podium.errors import BuildError
-from podium.write import MARKER, MARKER_TEXT, check_output_dir, write_site
+from podium.write import site as write
+from podium.write.site import MARKER, MARKER_TEXT, check_output_dir, write_site
 
 
 def snapshot(root: Path) -> dict[str, str]:

@@ -8,7 +8,6 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from podium import hosts
 from podium.cache import NO_CACHE, NoCache, open_cache, tree_fingerprint
 from podium.config import CONFIG_NAME, Config, source_date_epoch
 from podium.count import compare
@@ -35,7 +34,8 @@ from podium.render.templates import (
     static_files,
     theme_chain,
 )
-from podium.write import check_output_dir, list_site, write_site
+from podium.write import hosts
+from podium.write.site import check_output_dir, list_site, write_site
 
 
 @dataclass(frozen=True)

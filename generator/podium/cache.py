@@ -83,12 +83,12 @@ from pathlib import Path
 from typing import NamedTuple
 
 import podium
-from podium import hosts
 from podium.load.export import NoStore
 from podium.load.files import ABSENT, stamp, unchanged
 from podium.model import Outline, RunRecord, codec
 from podium.render.redact import Screen, is_answer, literal_forms, literal_pattern
-from podium.write import MARKER, list_site
+from podium.write import hosts
+from podium.write.site import MARKER, list_site
 
 FORMAT = 8
 DEFAULT_DIR = ".podium-cache"

@@ -21,7 +21,6 @@ from podium.cache import DEFAULT_DIR as DEFAULT_CACHE
 from podium.config import Config, load_config
 from podium.count.diff import diff_files
 from podium.errors import EXIT_PROBLEMS, PodiumError
-from podium.hosts import HOSTS
 from podium.model import Leaderboard, Outline
 from podium.progress import Progress
 from podium.render.compare_data import pair_dict
@@ -30,6 +29,7 @@ from podium.render.data import agent_dict, dump_json, model_dict, progress_file,
 from podium.render.text import history_table, progress_text, rank_table
 from podium.words.diff_text import gate_line, to_markdown
 from podium.words.figures_text import rank_text
+from podium.write.hosts import HOSTS
 
 CONFIG_HELP = "Settings file (default: ./podium.yaml when it exists)."
 EXPORT_ARG = click.argument("export", nargs=-1, type=click.Path(path_type=Path))

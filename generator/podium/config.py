@@ -30,10 +30,10 @@ from dataclasses import fields as dc_fields
 from pathlib import Path
 
 from podium.errors import ConfigError
-from podium.hosts import HOSTS
 from podium.load.export import Limits
 from podium.load.files import NotReadable, read_regular
 from podium.load.yamlfile import YamlError, parse_yaml
+from podium.write.hosts import HOSTS
 
 CONFIG_NAME = "podium.yaml"
 CONFIG_MAX_BYTES = 1024 * 1024

@@ -30,7 +30,7 @@ from podium.render.report import ReportRenderer
 from podium.render.safe import run_view
 from podium.render.templates import make_environment
 from podium.render.visible import reader_texts
-from podium.write import Kept
+from podium.write.site import Kept
 
 DATA_FILES = {  # a DataFile's kind -> its bytes from the public board (and the ledger part or pairs it names)
     "summary": lambda board, generated_at, entry: data.dump_json(data.summary_dict(board, generated_at)),
