@@ -20,8 +20,8 @@ import pytest
 from click.testing import CliRunner
 from exportkit import ExportDir, graded, report_md, run_id
 
-from podium import cache as cache_module
 from podium.build import build_site
+from podium.cache import store as cache_module
 from podium.cli import main
 from podium.config import Config
 

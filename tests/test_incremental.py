@@ -19,7 +19,7 @@ from exportkit import ExportDir, graded, report_md, run_id
 from sitekit import ledger_rows_at
 
 import podium.build
-import podium.cache
+import podium.cache.store
 import podium.load.export
 import podium.render.report
 import podium.render.site
@@ -281,7 +281,7 @@ def test_a_theme_change(project, tmp_path):
 
 
 def test_another_podium_never_reuses_a_page(project, monkeypatch):
-    monkeypatch.setattr(podium.cache, "code_fingerprint", lambda: "another podium")
+    monkeypatch.setattr(podium.cache.store, "code_fingerprint", lambda: "another podium")
     again = project.build()
     assert again.reused == 0
     project.assert_same_as_clean()
@@ -391,7 +391,7 @@ def test_workers_render_with_cached_reports(project, monkeypatch):
         raise AssertionError("a cached report was rendered again")
 
     # Workers are separate processes: a report one rendered anew comes back to this one to be kept.
-    monkeypatch.setattr(podium.cache.BuildCache, "keep_report", never)
+    monkeypatch.setattr(podium.cache.store.BuildCache, "keep_report", never)
     for _ in range(2):
         shutil.rmtree(project.tmp / "site")
         with sqlite3.connect(project.cache / "cache.sqlite") as db:
@@ -554,7 +554,7 @@ def test_no_cache_stamps_pickles_and_keys_nothing(project, monkeypatch):
     def never(*args, **kw):
         raise AssertionError("the cache's work done without a cache")
 
-    for module, name in ((podium.cache, "stamp"), (podium.cache, "key_of"), (podium.cache, "tree_fingerprint"),
+    for module, name in ((podium.cache.store, "stamp"), (podium.cache.store, "key_of"), (podium.cache.store, "tree_fingerprint"),
                          (podium.load.export.codec, "dumps"), (podium.build, "scan")):
         monkeypatch.setattr(module, name, never)
     built = build_site(project.config("uncached"), project.export.root)
@@ -583,14 +583,14 @@ def test_a_run_records_digest_changes_with_every_field_and_only_with_them():
                "older": True, "models_reported": ("x",), "exposed": (), "started": None,
                "completed": when.astimezone(timezone(timedelta(hours=2))), "when": when + timedelta(microseconds=1),
                "agent_url": None, "end": None}
-    digest = podium.cache.record_digest(base)
+    digest = podium.cache.store.record_digest(base)
     fresh = RunRecord(**{f.name: (getattr(base, f.name) + "x")[:-1] if isinstance(getattr(base, f.name), str)
                          else getattr(base, f.name) for f in dataclasses.fields(RunRecord)})
-    assert podium.cache.record_digest(fresh) == digest
+    assert podium.cache.store.record_digest(fresh) == digest
     for field in dataclasses.fields(RunRecord):
         value = getattr(base, field.name)
         other = changed.get(field.name, value + "'" if isinstance(value, str) else None)
-        assert podium.cache.record_digest(dataclasses.replace(base, **{field.name: other})) != digest, field.name
+        assert podium.cache.store.record_digest(dataclasses.replace(base, **{field.name: other})) != digest, field.name
 
 
 @pytest.mark.parametrize("ordered", [False, True])
@@ -608,10 +608,10 @@ def test_rows_read_in_windows_are_the_rows_and_take_one_query_per_window(ordered
         random.Random(5).shuffle(asked)
     queries: list[str] = []
     db.set_trace_callback(queries.append)
-    window = podium.cache._Window("t", "key", "a, b", asked if ordered else None)
+    window = podium.cache.store._Window("t", "key", "a, b", asked if ordered else None)
     for key in asked:
         assert window.row(db, key) == ((key.upper(), "b") if key in present else None)
-    assert len(queries) == -(-len(asked) // podium.cache.WINDOW)
+    assert len(queries) == -(-len(asked) // podium.cache.store.WINDOW)
     queries.clear()
     for key in random.Random(7).sample(asked, 50):  # out of order: still right, one query each at most
         assert window.row(db, key) == ((key.upper(), "b") if key in present else None)
@@ -624,8 +624,8 @@ def test_a_rebuild_stamps_each_unchanged_run_file_once(project, monkeypatch):
     rid = project.add(99)
     project.export.sidecars()
     stamped: list[str] = []
-    real = podium.cache.stamp
-    monkeypatch.setattr(podium.cache, "stamp", lambda path: stamped.append(str(path)) or real(path))
+    real = podium.cache.store.stamp
+    monkeypatch.setattr(podium.cache.store, "stamp", lambda path: stamped.append(str(path)) or real(path))
     project.build()
     export = str(project.export.root.resolve())
     assert sorted(p for p in stamped if p.startswith(export)) == sorted(
@@ -641,7 +641,7 @@ def test_stat_pass_digests_that_do_not_match_only_cost_stamps(project):
 
     from podium.load.export import Scanned, load_export, scan
 
-    cache = podium.cache.open_cache(project.cache)
+    cache = podium.cache.store.open_cache(project.cache)
     try:
         def read(seen):
             return load_export(project.export.root, cache=cache, seen=seen)

@@ -12,7 +12,7 @@ import pytest
 from exportkit import ExportDir, crash_fallback, graded, report_md, run_id
 
 from podium import workers
-from podium.cache import open_cache
+from podium.cache.store import open_cache
 from podium.errors import BuildError
 from podium.load import export as reader
 from podium.load.export import load_export

@@ -17,7 +17,7 @@ import click
 
 from podium import __version__
 from podium.build import Built, build_site, public_comparisons, public_view
-from podium.cache import DEFAULT_DIR as DEFAULT_CACHE
+from podium.cache.store import DEFAULT_DIR as DEFAULT_CACHE
 from podium.config import Config, load_config
 from podium.count.diff import diff_files
 from podium.errors import EXIT_PROBLEMS, PodiumError

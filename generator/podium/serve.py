@@ -42,7 +42,7 @@ from pathlib import Path
 from urllib.parse import unquote_to_bytes
 
 from podium.build import build_site, check_output
-from podium.cache import DEFAULT_DIR as DEFAULT_CACHE
+from podium.cache.store import DEFAULT_DIR as DEFAULT_CACHE
 from podium.config import CONFIG_NAME, Config, load_config
 from podium.errors import PodiumError, UnsafeOutput
 from podium.render.templates import builtin_themes

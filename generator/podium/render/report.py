@@ -13,7 +13,7 @@ from pathlib import Path
 
 from markupsafe import Markup
 
-from podium.cache import NO_CACHE, NO_KEYS, Keys, NoCache
+from podium.cache.store import NO_CACHE, NO_KEYS, Keys, NoCache
 from podium.load.files import read_file
 from podium.model import Problem, Run, RunRecord
 from podium.render import reportmd

@@ -19,7 +19,7 @@ import jinja2
 from markupsafe import Markup
 
 from podium import workers
-from podium.cache import NO_CACHE, NO_KEYS, Key, Keys, NoCache
+from podium.cache.store import NO_CACHE, NO_KEYS, Key, Keys, NoCache
 from podium.errors import BuildError
 from podium.load.files import Stamp
 from podium.model import Leaderboard, Run, RunRecord
