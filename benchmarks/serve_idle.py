@@ -17,7 +17,7 @@ rows), for which it counts the rebuilds that followed.
 `--watch poll` sets PODIUM_SERVE_POLL=1 (the polling fallback); `both` measures the
 default watcher and then the fallback.
 
-`--watcher-only --runs 100000` measures the watcher alone (podium.watch.Watcher in this
+`--watcher-only --runs 100000` measures the watcher alone (podium.commands.watch.Watcher in this
 process, no build, no server) on a bare tree of that many run directories (result.json,
 report.md and the two sidecars, a few bytes each: quick to make at any size): how long it
 takes to start, its idle CPU share, and how long an in-place edit of the last run
@@ -239,7 +239,7 @@ def watcher_only(args, work: Path) -> dict:
     import resource
     import threading
 
-    from podium.watch import Inputs, Watcher
+    from podium.commands.watch import Inputs, Watcher
 
     export = bare_tree(work / "bare", args.runs)
     inputs = Inputs.of(exports=[export])

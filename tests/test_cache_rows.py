@@ -22,7 +22,7 @@ from exportkit import ExportDir, graded, report_md, run_id
 
 from podium.build import build_site
 from podium.cache import store as cache_module
-from podium.cli import main
+from podium.commands.cli import main
 from podium.config import Config
 
 DEEP = "[" * 100_000 + "]" * 100_000  # far past any recursion limit

@@ -21,7 +21,7 @@ from exportkit import ExportDir, agent_id, env_failure, graded, grading, run_id
 from sitekit import AGENT_NAMES, hostile_export, pages, parse_html, site_files
 
 from podium.build import build_site, count_export, public_view
-from podium.cli import main
+from podium.commands.cli import main
 from podium.config import Config
 from podium.count import bundle, diff
 from podium.load import published, shape

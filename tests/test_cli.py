@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 from exportkit import ExportDir, agent_id, env_failure, graded, run_id
 
-from podium.cli import main
+from podium.commands.cli import main
 
 SUMMARY = Path("api/results/summary.json")
 

@@ -25,7 +25,7 @@ import sitekit as kit
 from click.testing import CliRunner
 from exportkit import ExportDir, agent_id, graded, run_id
 
-from podium.cli import main
+from podium.commands.cli import main
 from podium.words.compare_text import OVERLAP, TOO_FEW
 
 MAIN = Path(__file__).resolve().parents[1]

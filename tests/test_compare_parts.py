@@ -30,7 +30,7 @@ import sitekit as kit
 from click.testing import CliRunner
 from exportkit import ExportDir, graded, run_id
 
-from podium.cli import main
+from podium.commands.cli import main
 from podium.count import compare
 from podium.count.summarize import summarize
 from podium.load.export import load_export

@@ -18,7 +18,7 @@ from click.testing import CliRunner
 from exportkit import ExportDir, graded, run_id
 from sitekit import read_site_file
 
-from podium.cli import main
+from podium.commands.cli import main
 from podium.model import Pair, PairVersion
 from podium.render.safe import PAIR_IDENTITY_FIELDS, PAIR_VERSION_IDENTITY_FIELDS
 

@@ -527,7 +527,7 @@ def test_explain_nothing_changed_and_no_cache(project):
 def test_explain_on_the_command_line(project, monkeypatch):
     from click.testing import CliRunner
 
-    from podium.cli import main
+    from podium.commands.cli import main
 
     monkeypatch.chdir(project.tmp)
     (project.tmp / "podium.yaml").write_text("title: Board\n")

@@ -49,7 +49,7 @@ GOLDEN_SUMMARY = Path(__file__).parent / "golden" / "demo-site" / "api" / "resul
 # the high-water mark of this process's memory alone (ru_maxrss keeps the parent's across exec)
 _MEASURED = """
 import sys
-from podium.cli import main
+from podium.commands.cli import main
 try:
     main(sys.argv[1:], prog_name="podium")
 except SystemExit:

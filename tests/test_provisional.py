@@ -27,7 +27,7 @@ import sitekit as kit
 from click.testing import CliRunner
 from exportkit import ExportDir, env_failure, graded, run_id
 
-from podium.cli import main
+from podium.commands.cli import main
 from podium.count.summarize import summarize
 from podium.load.export import load_export
 from podium.words import figures_text as numbers

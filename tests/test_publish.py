@@ -16,13 +16,13 @@ from exportkit import ExportDir, graded, run_id
 from sitekit import ledger_rows
 from test_site_links import is_ledger_view
 
-from podium.cli import main
+from podium.commands.cli import main
+from podium.commands.progress_bar import Progress
 from podium.config import load_config
 from podium.count.summarize import summarize
 from podium.errors import ConfigError
 from podium.plan.entries import LedgerPage
 from podium.plan.site import Site, plan_site
-from podium.progress import Progress
 from podium.render.redact import Redaction
 from podium.render.report import ReportRenderer
 from podium.render.safe import public_board

@@ -17,7 +17,7 @@ import pytest
 from click.testing import CliRunner
 from exportkit import ExportDir, graded, run_id
 
-from podium.cli import main
+from podium.commands.cli import main
 
 
 def podium(*args, cwd: Path | None = None, env: dict | None = None) -> subprocess.CompletedProcess:

@@ -30,7 +30,7 @@ import pytest
 from click.testing import CliRunner
 from conftest import SAMPLES, needs_samples
 
-from podium.cli import main
+from podium.commands.cli import main
 from podium.count.summarize import summarize
 from podium.load.export import load_export
 from podium.model import COUNTED_KINDS

@@ -26,7 +26,7 @@ import pytest
 import sitekit as kit
 from exportkit import ExportDir, graded, run_id
 
-from podium.serve import RELOAD_TAG, inject_reload
+from podium.commands.serve import RELOAD_TAG, inject_reload
 
 WAIT = 60  # seconds: the longest any one step may take on a loaded machine
 

@@ -14,7 +14,7 @@ from exportkit import ExportDir, graded, grading, report_md, run_id
 from sitekit import site_files
 
 from podium.build import build_site, count_export
-from podium.cli import main
+from podium.commands.cli import main
 from podium.config import Config, load_config
 
 SHARED = run_id("regraded")

@@ -21,7 +21,7 @@ from exportkit import graded, run_id
 
 from podium import routes
 from podium.build import build_site
-from podium.cli import main
+from podium.commands.cli import main
 from podium.config import Config
 from podium.errors import ConfigError
 from podium.render.templates import builtin_themes, static_files, theme_chain

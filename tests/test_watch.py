@@ -13,8 +13,8 @@ import time
 import pytest
 from exportkit import ExportDir, graded, run_id
 
-from podium import watch
-from podium.watch import Inputs, Pending, Watcher, network_filesystem, notify_plan, temporary
+from podium.commands import watch
+from podium.commands.watch import Inputs, Pending, Watcher, network_filesystem, notify_plan, temporary
 
 WAIT = 30  # seconds: the longest one batch may take on a loaded machine
 

@@ -18,11 +18,11 @@ import click
 from podium import __version__
 from podium.build import Built, build_site, public_comparisons, public_view
 from podium.cache.store import DEFAULT_DIR as DEFAULT_CACHE
+from podium.commands.progress_bar import Progress
 from podium.config import Config, load_config
 from podium.count.diff import diff_files
 from podium.errors import EXIT_PROBLEMS, PodiumError
 from podium.model import Leaderboard, Outline
-from podium.progress import Progress
 from podium.render.compare_data import pair_dict
 from podium.render.compare_text import model_table, pair_text
 from podium.render.data import agent_dict, dump_json, model_dict, progress_file, ranked_agents
@@ -294,6 +294,6 @@ def _find_agent(board: Leaderboard, wanted: str) -> str:
 def serve(export: tuple[Path, ...], port: int, host: str, out: Path | None, config_path: Path | None,
           theme_dir: Path | None) -> None:
     """Build, serve the site on 127.0.0.1 and rebuild when the export, content, theme or config changes."""
-    from podium.serve import serve as run_server
+    from podium.commands.serve import serve as run_server
 
     run_server(config_path, export, host=host, port=port, out=out, theme_dir=theme_dir, say=say, jobs=_cores())

@@ -43,10 +43,10 @@ from urllib.parse import unquote_to_bytes
 
 from podium.build import build_site, check_output
 from podium.cache.store import DEFAULT_DIR as DEFAULT_CACHE
+from podium.commands.watch import Inputs, Watcher
 from podium.config import CONFIG_NAME, Config, load_config
 from podium.errors import PodiumError, UnsafeOutput
 from podium.render.templates import builtin_themes
-from podium.watch import Inputs, Watcher
 
 PREFIX = "/__podium/"
 RELOAD_TAG = b'<script src="/__podium/reload.js" defer></script>\n'
