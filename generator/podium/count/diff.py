@@ -36,7 +36,6 @@ from podium.load.shape import (
     Opt,
 )
 from podium.model import CONFIGURATION_FIELDS, LEFT_OUT_KINDS, provisional
-from podium.words.figures_text import NO_CI
 
 LEFT_OUT = LEFT_OUT_KINDS  # the kinds a report counts apart: model.py
 ANY_AGENT = "*"
@@ -210,14 +209,8 @@ def progress_changed(row: dict) -> bool:
     return bool(progress and progress["known_before"] and progress["verdict"] != progress["old_verdict"])
 
 
-VERDICTS = {  # a row's verdict (compare: _verdict) -> how the Markdown reads it
-    "new": "new",
-    "unchanged": "same median",
-    "no_median": "median appeared or vanished",
-    "no_ci": NO_CI,
-    "inside_both_cis": "inside both CIs: not evidence of a change",
-    "outside_a_ci": "outside a CI",
-}
+VERDICTS = ("new", "unchanged", "no_median", "no_ci", "inside_both_cis", "outside_a_ci")  # a row's (_verdict);
+# how each reads is words/diff_text.py's VERDICTS
 _LEFT_OUT = Map(INT, frozenset(LEFT_OUT))
 _AGENT_BRIEF = {"agent": TEXT, "name": TEXT, "url": Maybe(Opt(URL)), "rank": Opt(INT), "median": Opt(NUMBER),
                 "runs": INT, "provisional": Maybe(BOOL)}

@@ -19,18 +19,17 @@ import jinja2
 from markupsafe import Markup
 
 from podium import workers
-from podium.cache.store import NO_CACHE, NO_KEYS, Key, Keys, NoCache
 from podium.errors import BuildError
 from podium.load.files import Stamp
 from podium.model import Leaderboard, Run, RunRecord
 from podium.plan.entries import Asset, Blob, DataFile, Entry, LazyPage, LedgerPage, Page, RunPage
 from podium.render import compare_data, data, gzipped
+from podium.render.cached import NO_KEYS, NO_STORE, FileKeys, Kept, Key, Store
 from podium.render.redact import Redaction
 from podium.render.report import ReportRenderer
 from podium.render.safe import run_view
 from podium.render.templates import make_environment
 from podium.render.visible import reader_texts
-from podium.write.site import Kept
 
 DATA_FILES = {  # a DataFile's kind -> its bytes from the public board (and the ledger part or pairs it names)
     "summary": lambda board, generated_at, entry: data.dump_json(data.summary_dict(board, generated_at)),
@@ -56,7 +55,7 @@ GZIPPED = frozenset({"part_jsonl_gz"})  # data files whose bytes depend on the c
 class SiteRenderer:
     """Everything the render stage needs: the theme, the public board, and each run's raw record.
 
-    With a cache (cache.py, and the ``keys`` it made) a page whose key is unchanged is left in
+    With a cache (render/cached.py's ``Store``, and the ``keys`` it made) a page whose key is unchanged is left in
     the previous site (``old_site``, as ``old_files`` lists it); with ``jobs`` > 1 (and the theme
     ``chain`` ``env`` was made from) the run pages that must be rendered, when there are enough of
     them, are rendered by a pool of worker processes, in manifest order. With ``explain``, each
@@ -65,7 +64,7 @@ class SiteRenderer:
 
     def __init__(self, env: jinja2.Environment, board: Leaderboard, runs: Sequence[RunRecord], whole,
                  redaction: Redaction, reports: ReportRenderer, generated_at: int | None, *,
-                 cache: NoCache = NO_CACHE, keys: Keys = NO_KEYS, old_site: Path | None = None,
+                 cache: Store = NO_STORE, keys: FileKeys = NO_KEYS, old_site: Path | None = None,
                  old_files: dict[str, Stamp] | None = None, jobs: int = 1, chain: list[Path] | None = None,
                  explain: bool = False):
         self.env = env
@@ -247,7 +246,7 @@ def _parallel(manifest: list[Entry], pending: Iterator[int], renderer: SiteRende
     pages waiting to be written stay bounded whatever the history holds.
     """
     reports = copy.copy(renderer.reports)
-    reports.cache = NO_CACHE
+    reports.cache = NO_STORE
 
     def task(entry: RunPage) -> tuple[Page, RunRecord, str | None]:
         record = renderer.runs[entry.index]

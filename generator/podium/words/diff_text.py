@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import re
 
-from podium.count.diff import VERDICTS, progress_changed
+from podium.count.diff import progress_changed
 from podium.words.figures_text import (
     DASH,
+    NO_CI,
     ci_range,
     count_delta,
     counted,
@@ -21,6 +22,15 @@ from podium.words.figures_text import (
 from podium.words.progress_text import ONE_CONFIGURATION, verdict_label
 
 _MD_SPECIAL = set("\\`*_[]<>#!|~@&$:")
+
+VERDICTS = {  # a row's verdict (count/diff.py _verdict) -> how the Markdown reads it
+    "new": "new",
+    "unchanged": "same median",
+    "no_median": "median appeared or vanished",
+    "no_ci": NO_CI,
+    "inside_both_cis": "inside both CIs: not evidence of a change",
+    "outside_a_ci": "outside a CI",
+}
 
 
 def md(text: object) -> str:

@@ -35,20 +35,11 @@ from pathlib import Path
 
 from podium.errors import BuildError, UnsafeOutput
 from podium.load.files import Stamp, stamp_of
+from podium.render.cached import Kept
 
 MARKER = ".podium-site"
 MARKER_TEXT = b"This directory is written by podium; `podium build` replaces it whole.\n"
 _SAFE_PART = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
-
-
-@dataclass(frozen=True)
-class Kept:
-    """An output file the previous build wrote with exactly the bytes this one would: left in place."""
-
-    size: int
-
-    def __len__(self) -> int:  # counted by the host budget like any file
-        return self.size
 
 
 @dataclass(frozen=True)
