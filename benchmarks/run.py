@@ -63,7 +63,7 @@ INCREMENTAL = PODIUM[1:]
 CACHE_FLAGS = ("--cache-dir", "--no-cache", "--jobs")
 TITLE, NEW_TITLE = "Benchmark results", "Benchmark results (renamed)"
 MB = 1024 * 1024
-GB_DECIMAL = 1000 ** 3                  # GitHub Pages' "1 GB" (podium's hosts.py reads it so)
+GB_DECIMAL = 1000 ** 3                  # GitHub Pages' "1 GB" (podium's write/hosts.py reads it so)
 
 
 # --- environment ------------------------------------------------------------------------------

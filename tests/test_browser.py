@@ -84,7 +84,7 @@ def _unavailable(reason: str):
 
 
 def _build(out: Path, **sizes) -> Path:
-    """The demo site; ``sizes`` change ledger.py's (PAGE_ROWS, FRONT_ROWS, BROWSER_LIMIT) for this build."""
+    """The demo site; ``sizes`` change count/ledger.py's (PAGE_ROWS, FRONT_ROWS, BROWSER_LIMIT) for this build."""
     from podium.build import build_site
     from podium.config import load_config
     from podium.count import ledger

@@ -26,7 +26,7 @@ from podium.commands.cli import main
 from podium.config import Config
 
 DEEP = "[" * 100_000 + "]" * 100_000  # far past any recursion limit
-LARGEST = 25 * 1024 * 1024  # the largest file a host publishes (hosts.py): the most a copy may inflate to
+LARGEST = 25 * 1024 * 1024  # the largest file a host publishes (write/hosts.py): the most a copy may inflate to
 
 
 def tree(root: Path) -> dict[str, bytes]:

@@ -1,4 +1,4 @@
-"""codec.py: cache rows are data read back only as the type named, and anything else is refused."""
+"""model/codec.py: cache rows are data read back only as the type named, and anything else is refused."""
 
 from datetime import UTC, datetime
 

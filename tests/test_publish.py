@@ -123,7 +123,7 @@ def test_run_pages_newest_keeps_every_run_and_links_the_rest_to_ledger_rows(expo
 
 
 def test_ledger_anchor_names_the_page_the_row_is_on():
-    """A run without a page links to its row: the ledger page of its month that lists it (ledger.py)."""
+    """A run without a page links to its row: the ledger page of its month that lists it (count/ledger.py)."""
     from test_scale import synthetic_export
 
     board = summarize(synthetic_export(800))

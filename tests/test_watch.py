@@ -1,4 +1,4 @@
-"""watch.py (issue 27.4): what counts as an input, how a burst becomes one batch, when polling takes over.
+"""commands/watch.py (issue 27.4): what counts as an input, how a burst becomes one batch, when polling takes over.
 
 In-process and quick: the end-to-end checks (a real `podium serve` in both modes) are in test_serve.py.
 """

@@ -49,7 +49,7 @@ class Built:
     meter: hosts.Meter | None = None  # sizes by section, the largest files, the host budget used
     warnings: tuple[str, ...] = ()  # about --previous (a damaged change history, no base_url for the feed)
     rendered: int = 0  # pages rendered by this build
-    reused: int = 0  # pages taken back from the previous site (unchanged inputs, cache.py)
+    reused: int = 0  # pages taken back from the previous site (unchanged inputs, cache/store.py)
     why: tuple[tuple[str, tuple[str, ...]], ...] = ()  # with explain: each page rendered again, and why
     build_why: tuple[str, ...] = ()  # with explain: why the build did not stop early (nothing changed)
     damaged: tuple[tuple[str, int], ...] = ()  # cache rows that did not read back and were made again, by column
@@ -93,7 +93,7 @@ def _known_answers(cache: NoCache, roots: Sequence[Path], limit: int) -> dict[st
 class _Keep:
     """What the build keeps of each run as it is read (load/export.py ``Keeper``): its compact record, and
     its answers added to its mission's. The cache stores both as data, the answers as their salted digests
-    only (cache.py: no secret is kept), and a rebuild takes them back for a run whose inputs did not change,
+    only (cache/store.py: no secret is kept), and a rebuild takes them back for a run whose inputs did not change,
     each digest made an answer again by ``known`` (digest -> answer: the last build's, read from their
     witnesses, and those of the runs read so far); a digest it does not know makes the run counted afresh
     (its result.json read again)."""
@@ -144,8 +144,8 @@ class _Keep:
 
     def redacted(self, configured: Sequence[str]) -> tuple[list[tuple[str, str | None, str | None, str | None]],
                                                              dict[str, str]]:
-        """What the cache keeps of this build's redacted values (cache.py ``keep_redacted``): each answer's digest,
-        mission and witness, each configured literal's digest; and digest -> value for all of them."""
+        """What the cache keeps of this build's redacted values (cache/store.py ``keep_redacted``): each answer's
+        digest, mission and witness, each configured literal's digest; and digest -> value for all of them."""
         if not self.stored:
             return [], {}
         plain = {digest: answer for digest, answer in self.known.items() if digest in self.witnesses}
@@ -172,7 +172,7 @@ class Counted:
 
     def pair(self, a: str, b: str) -> Pair | None:
         """The public pair of agents ``a`` and ``b`` (ids, either order) with every shared version, or None
-        when they share none: the board keeps versions only for the pairs with a page (compare.py)."""
+        when they share none: the board keeps versions only for the pairs with a page (count/compare.py)."""
         found = [p for p in self.raw.pairs if {p.a, p.b} == {a, b}]
         return self.public_pair(compare.full_pair(self.raw, found[0])) if found else None
 
@@ -226,8 +226,8 @@ def build_site(config: Config, export: Path | Sequence[Path], *, strict: bool = 
 
     ``previous``: the last publish (summary.json or site directory), for the change report and redirects.
     ``progress(done, total, path)`` is called after each file is rendered; the host
-    budget (``host:``) is enforced as files stream to the writer (hosts.py).
-    ``cache_dir``: the build cache (cache.py), or None for none (the CLI's default: ``.podium-cache`` beside
+    budget (``host:``) is enforced as files stream to the writer (write/hosts.py).
+    ``cache_dir``: the build cache (cache/store.py), or None for none (the CLI's default: ``.podium-cache`` beside
     the output directory).
     ``jobs``: worker processes for run pages (render/site.py) and, in a cold build, for reading run
     directories (load/export.py).

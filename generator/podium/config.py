@@ -13,12 +13,12 @@ podium.yaml (all keys optional; paths are relative to the file)::
       jwt-none-bypass: {current: "1.3.0"}
     redact: ["literal secret"]      # extra strings removed from every page
     limits: {result_bytes: 4194304, report_bytes: 2097152, sidecar_bytes: 2147483648}
-    host: github-pages              # fail the build when the site would not fit this host (hosts.py)
+    host: github-pages              # fail the build when the site would not fit this host (write/hosts.py)
     run_pages: {newest: 20}         # run pages only for the newest N runs per agent and mission version
     search_engines: false           # robots.txt Disallow: / and a noindex meta on every page
 
 Direction: config reads podium.yaml with load's safe file and YAML readers, takes the
-export limits' type from load/export.py and the host names from hosts.py; none of them
+export limits' type from load/export.py and the host names from write/hosts.py; none of them
 imports config (load/export.py is handed ``config.limits``), so every arrow points down.
 """
 

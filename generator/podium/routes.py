@@ -22,7 +22,7 @@ MAX_SLUG = 60
 
 SUMMARY_JSON = "api/results/summary.json"
 SUMMARY_SCHEMA = "api/results/summary.schema.json"
-RUNS_JSON = "api/results/runs.json"  # the ledger's index: every data part (ledger.py)
+RUNS_JSON = "api/results/runs.json"  # the ledger's index: every data part (count/ledger.py)
 RUNS_SCHEMA = "api/results/runs.schema.json"
 FEED = "feed.xml"  # written only with base_url (Atom needs absolute links)
 LEDGER_JS = "api/results/ledger.js"  # the same index, as a script for the ledger page (works from file://)

@@ -1,7 +1,7 @@
 """``podium serve``: build, serve the site on loopback, rebuild when an input changes.
 
 The inputs (export, content, theme directories, override directory, podium.yaml)
-are watched by watch.py: the operating system's notifications where they work (idle
+are watched by commands/watch.py: the operating system's notifications where they work (idle
 costs nothing), cheap polling where they do not; a burst of changes is one rebuild.
 A failed rebuild prints its error and the last good site keeps being served.
 
@@ -361,7 +361,7 @@ def serve(config_path: Path | None, export: tuple[Path, ...], *, host: str, port
           theme_dir: Path | None, say: Callable[[str], None], ready: Callable[[str], None] | None = None,
           jobs: int = 1) -> None:
     """Build, serve and rebuild until interrupted (Ctrl-C or SIGTERM); each rebuild uses the build
-    cache beside the output (cache.py), so an edit re-renders only the pages it changes."""
+    cache beside the output (cache/store.py), so an edit re-renders only the pages it changes."""
     own_dir = None
     if out is not None:
         _check_output(config_path, export, out, theme_dir)  # exit 2 exactly where `podium build` is, creating nothing

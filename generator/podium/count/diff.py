@@ -1,6 +1,6 @@
 """What changed between two summary bundles (``podium diff``, the change report), and the gates.
 
-Pure: two bundles (bundle.py) in, one report (a JSON-ready dict) out; diff_text.py
+Pure: two bundles (count/bundle.py) in, one report (a JSON-ready dict) out; words/diff_text.py
 writes it as Markdown for a pull-request comment or job summary.
 The report holds names, ids, versions, kinds and numbers only: no free text an
 agent or a judge wrote ever reaches it. The numbers it adds (rank moves, median
@@ -37,7 +37,7 @@ from podium.load.shape import (
 )
 from podium.model import CONFIGURATION_FIELDS, LEFT_OUT_KINDS, provisional
 
-LEFT_OUT = LEFT_OUT_KINDS  # the kinds a report counts apart: model.py
+LEFT_OUT = LEFT_OUT_KINDS  # the kinds a report counts apart: model/__init__.py
 ANY_AGENT = "*"
 
 
@@ -217,7 +217,7 @@ _AGENT_BRIEF = {"agent": TEXT, "name": TEXT, "url": Maybe(Opt(URL)), "rank": Opt
 _VERSION = {"mission": TEXT, "version": TEXT}
 _SIDE = {"runs": INT, "agents": INT, "mission_versions": Maybe(INT), "digest": Maybe(Opt(DIGEST)),
          "newest_run": Maybe(Opt(TIME_TEXT))}
-# The change report, as compare() makes it and changes.json carries it: publish.py reads it back with this
+# The change report, as compare() makes it and changes.json carries it: render/changes.py reads it back with this
 # shape (a key marked Maybe may be missing from a report an older podium wrote).
 REPORT_SHAPE = {
     "schema": OneOf({REPORT_SCHEMA}), "changed": BOOL, "old": _SIDE, "new": _SIDE,

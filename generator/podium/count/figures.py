@@ -1,5 +1,5 @@
 """The figures of one set of counted runs (counting.md §3) and the rank order (§5): one definition,
-used by the summary step for agents, mission versions and cells, and by compare.py for model keys.
+used by the summary step for agents, mission versions and cells, and by count/compare.py for model keys.
 """
 
 from __future__ import annotations

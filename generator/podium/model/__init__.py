@@ -394,7 +394,7 @@ class Leaderboard:
     groups: RunGroups = field(default_factory=RunGroups)
     pairs: tuple[Pair, ...] = field(default=())  # compare.md §1, by a's rank then b's
     by_model: tuple[ModelSummary, ...] = field(default=())  # compare.md §2, ranked
-    ledger: Ledger | None = None  # which ledger page lists each run, which data part holds it (ledger.py)
+    ledger: Ledger | None = None  # which ledger page lists each run, which data part holds it (count/ledger.py)
     # agent id -> its verdicts.AgentProgress: which way it is moving (docs/rules/progress.md), every agent
     progress: dict = field(default_factory=dict)
 
@@ -496,7 +496,7 @@ def _quick_to_pickle(cls: type) -> None:
     cls.__getstate__, cls.__setstate__ = getstate, setstate
 
 
-# The ledger's layout (made by ledger.py).
+# The ledger's layout (made by count/ledger.py).
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,4 +1,4 @@
-"""Data-only encoding of podium's frozen dataclasses, for the build cache (cache.py).
+"""Data-only encoding of podium's frozen dataclasses, for the build cache (cache/store.py).
 
 A value becomes plain JSON (a dataclass: the list of its fields in order; a datetime: its
 ISO text; tuples: lists) and comes back only as the type the caller names, field by field

@@ -1,8 +1,8 @@
 """The head-to-head and by-model pages: which template each gets, with what context.
 
-Pure, like plan.py (which hooks this in): the Leaderboard in, ``(path, template,
+Pure, like plan/site.py (which hooks this in): the Leaderboard in, ``(path, template,
 context)`` triples out. Contexts carry the summary's Pair and ModelSummary objects,
-chart geometry and sentences (compare_words.py); templates never count.
+chart geometry and sentences (words/compare_text.py); templates never count.
 
 Pages: ``compare/index.html`` (a matrix of every pair among the top
 ``compare.MATRIX_AGENTS`` ranked agents), one page per such pair, ``models/index.html``

@@ -1,4 +1,4 @@
-"""The manifest's entry types: what plan.py lists and render/site.py renders.
+"""The manifest's entry types: what plan/site.py lists and render/site.py renders.
 
 One small module below both stages, so the plan builds these and the render stage
 consumes them without either importing the other. An entry is a site path and what its
@@ -25,7 +25,7 @@ class Page:
 
 
 class PageMaker(Protocol):
-    """What makes a lazy page's Page when it is rendered (plan.py: RunPages, LedgerPages)."""
+    """What makes a lazy page's Page when it is rendered (plan/site.py: RunPages, LedgerPages)."""
 
     chrome: dict
 

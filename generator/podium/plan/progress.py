@@ -1,6 +1,6 @@
 """What the pages show of an agent's progress (docs/rules/progress.md §5), as typed, finished values.
 
-Pure: the agent's progress result (verdicts.py) in, panels of text out; templates only place them.
+Pure: the agent's progress result (count/verdicts.py) in, panels of text out; templates only place them.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """The manifest: every output file of the site and what it is rendered from.
 
 Pure: the (public) Leaderboard, the site settings and the theme's static files in,
-a list of entries (entries.py: :class:`Page`, :class:`DataFile`, :class:`Asset`, …) out; nothing is
+a list of entries (plan/entries.py: :class:`Page`, :class:`DataFile`, :class:`Asset`, …) out; nothing is
 rendered or read here. Page contexts carry summary objects and chart geometry
 only (templates never count); a run page names its run, and the render stage
 adds that run's redacted record and report (render/site.py). The context fields
@@ -54,7 +54,7 @@ class Site:
     pages: tuple[ContentPage, ...]
     generated_at: int | None
     search_engines: bool = True  # False: every page carries a noindex meta (render/crawlers.py: robots.txt)
-    extra_pages: tuple[Page, ...] = ()  # pages planned elsewhere (publish.py: change reports)
+    extra_pages: tuple[Page, ...] = ()  # pages planned elsewhere (render/changes.py: change reports)
     extra_nav: tuple[tuple[str, str], ...] = ()  # (title, path) after the built-in sections
 
 
@@ -80,7 +80,7 @@ def plan_site(board: Leaderboard, site: Site, static: dict[str, Path] | None = N
     ledger_pages = LedgerPages(board, site, nav)
     outputs += [LedgerPage(p.path, i, ledger_pages) for i, p in enumerate(board.ledger.pages if board.ledger else ())]
     run_pages = RunPages(board, site, nav)
-    outputs += [RunPage(r.url, i, run_pages) for i, r in enumerate(board.runs) if "#" not in r.url]  # hosts.py
+    outputs += [RunPage(r.url, i, run_pages) for i, r in enumerate(board.runs) if "#" not in r.url]  # write/hosts.py
     outputs += [Asset(f"{routes.ASSETS}/{rel}", source) for rel, source in sorted((static or {}).items())]
     return outputs
 
@@ -248,7 +248,7 @@ def _version_progress(mission, index: _Index) -> dict:
 
 
 def _ledger_front(board: Leaderboard) -> Page:
-    """The ledger's front page: the newest runs, the filters, every month (ledger.py)."""
+    """The ledger's front page: the newest runs, the filters, every month (count/ledger.py)."""
     ledger = board.ledger
     parts = ledger.parts if ledger else ()
     newest = board.runs[:layout.FRONT_ROWS]

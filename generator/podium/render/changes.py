@@ -1,7 +1,7 @@
 """The extras carried from build to build: the change report pages, the Atom feed, README badges and rename redirects.
 
 Planned like every other output (pages = template + context, data files as bytes)
-and handed to the plan in two ways: ``pages`` and ``nav`` go through plan.py (so
+and handed to the plan in two ways: ``pages`` and ``nav`` go through plan/site.py (so
 they get the common page context), ``apply`` adds the rest to the plan's outputs
 and gives each agent page its badge snippet.
 
@@ -48,7 +48,7 @@ _OLD_PATH = re.compile(r"^(?:agents/[a-z0-9-]{1,80}|missions/[a-z0-9-]{1,80}/[a-
 
 @dataclass
 class Publishing:
-    pages: tuple[Page, ...] = ()  # pages that need the common context (plan.py adds it)
+    pages: tuple[Page, ...] = ()  # pages that need the common context (plan/site.py adds it)
     nav: tuple[tuple[str, str], ...] = ()  # (title, path) added to the site nav
     files: dict[str, Page | bytes] = field(default_factory=dict)  # standalone outputs
     badges: dict[str, dict] = field(default_factory=dict)  # agent page path -> its badge snippet

@@ -1,6 +1,6 @@
 """The comparisons as terminal text: ``podium compare A B`` and ``podium rank --by model``.
 
-The sentences are compare_words.py's, the same wording the pages use.
+The sentences are words/compare_text.py's, the same wording the pages use.
 """
 
 from __future__ import annotations

@@ -218,7 +218,7 @@ def summary_schema() -> bytes:
     return resources.files("podium").joinpath("summary.schema.json").read_bytes()
 
 
-# ---------------------------------------------------------------- the ledger, in parts (ledger.py)
+# ---------------------------------------------------------------- the ledger, in parts (count/ledger.py)
 
 def ledger_index(board: Leaderboard, generated_at: int | None = None) -> bytes:
     """``runs.json``: the ledger's index, every part in every format (the whole ledger is their union)."""

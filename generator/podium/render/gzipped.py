@@ -2,7 +2,7 @@
 
 Deflate's output is not defined by the format: zlib, zlib-ng (the zlib of Fedora, Arch and some Python
 builds) and patched or hardware-assisted zlibs each compress the same input to other, equally valid
-bytes. A cached part (cache.py keeps each file's key and bytes) made by one of them must not be kept by a
+bytes. A cached part (cache/store.py keeps each file's key and bytes) made by one of them must not be kept by a
 build that runs another, or an incremental build would differ from a clean one on the same runner. So:
 
 - :func:`gzip_bytes` writes the gzip wrapper itself (no name, no time, OS "unknown", as Python's

@@ -496,7 +496,7 @@ class RunRedactor:
 class Screen:
     """Whether a text holds nothing a page would redact: the configured literals and the answers known
     (answer-shaped ones, :func:`is_answer`, as pages redact them), a run's own values, every secret
-    shape, in every spelling. What the build cache may keep is screened so (cache.py ``may_keep``):
+    shape, in every spelling. What the build cache may keep is screened so (cache/store.py ``may_keep``):
     it must hold no more than the site does. Answers are added as a build meets them."""
 
     def __init__(self, configured: Iterable[str] = (), answers: Iterable[str] = ()):

@@ -1,6 +1,6 @@
 """A run's report.md for its page: read from the export again (not kept in memory), rendered safely.
 
-A rendered report is cached (cache.py) under its key (cache.Keys.report: the report's
+A rendered report is cached (cache/store.py) under its key (cache.Keys.report: the report's
 bytes, the run's redaction fingerprint, podium's code and the Markdown engines' versions),
 so a rebuild renders only new or changed reports, and a new answer for a mission
 re-renders every report of that mission.

@@ -59,7 +59,7 @@ class SiteRenderer:
     the previous site (``old_site``, as ``old_files`` lists it); with ``jobs`` > 1 (and the theme
     ``chain`` ``env`` was made from) the run pages that must be rendered, when there are enough of
     them, are rendered by a pool of worker processes, in manifest order. With ``explain``, each
-    page rendered is listed in ``explained`` with why (cache.py ``why``).
+    page rendered is listed in ``explained`` with why (cache/store.py ``why``).
     """
 
     def __init__(self, env: jinja2.Environment, board: Leaderboard, runs: Sequence[RunRecord], whole,

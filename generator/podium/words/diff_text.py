@@ -1,5 +1,5 @@
 """The change report in words: Markdown for ``podium diff`` and the job summary, the one-line headline,
-and the gate lines. Reads the report diff.py made; computes nothing.
+and the gate lines. Reads the report count/diff.py made; computes nothing.
 """
 
 from __future__ import annotations

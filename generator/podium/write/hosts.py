@@ -9,7 +9,7 @@ stops the build with an :class:`OverBudget` naming the limit and the numbers
 agent on each mission version. Every run stays in the numbers, summary.json,
 runs.json/csv and the ledger; a run without a page links to its ledger row
 (``runs/<YYYY-MM>/<n>/index.html#run-<id>``) everywhere a run link appears; the summary applies
-it as it places each record (summarize.py), so a history is never copied for it.
+it as it places each record (count/summarize.py), so a history is never copied for it.
 """
 
 from __future__ import annotations
