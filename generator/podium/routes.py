@@ -138,12 +138,13 @@ def model_path(model_slug: str) -> str:
 
 
 RUN_PAGE = re.compile(r"^runs/[0-9a-f]{32}/index\.html$")  # what run_path makes
+RUN_PATH = "runs/{run}/index.html"  # a run's own page; the ledger's script fills in {run} (runs.html)
 
 
 def run_path(run_id: str) -> str:
     if not RUN_DIR.match(run_id):
         raise ValueError(f"not a run id: {run_id!r}")
-    return f"runs/{run_id}/index.html"
+    return RUN_PATH.format(run=run_id)
 
 
 def ledger_page_path(bucket: str, number: int) -> str:

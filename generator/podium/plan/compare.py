@@ -27,6 +27,7 @@ from podium.words.compare_text import (
     verdict_counts,
     verdict_words,
 )
+from podium.words.figures_text import models_lead
 
 MODEL_RUNS = 20  # newest runs listed on a model page (site.md "Bounded")
 MODEL_CARDS = 10  # model cards on models/index.html; the keys ranked below them are table rows…
@@ -133,7 +134,8 @@ def _models_index(board: Leaderboard, by_key: dict[str, list[RunRecord]]) -> Pla
              for m in board.by_model[:MODEL_CARDS]]
     ranked, unlisted = first(board.by_model[MODEL_CARDS:], MODEL_ROWS)
     return (routes.MODELS_INDEX, "models.html", {
-        "page_title": "Models", "cards": cards, "ranked": list(ranked), "unlisted": unlisted})
+        "page_title": "Models", "cards": cards, "ranked_below": len(cards), "lead": models_lead(board.by_model),
+        "ranked": list(ranked), "unlisted": unlisted})
 
 
 def _model_page(model: ModelSummary, runs: list[RunRecord]) -> Planned:

@@ -118,7 +118,7 @@ def _home(board: Leaderboard, index: _Index) -> Page:
     headline = figures_text.home_headline(board.agents)
     problems, problems_more = first(board.problems, HOME_PROBLEMS)
     return Page(routes.HOME, "index.html", {
-        "page_title": "Agents", "totals": board.totals, "cards": cards,
+        "page_title": "Agents", "totals": board.totals, "cards": cards, "ranked_below": len(cards),
         "ranked": list(ranked), "unlisted": unlisted,
         "problems": problems, "problems_total": len(board.problems), "problems_more": problems_more,
         "missions": board.missions, "headline": headline, "description": figures_text.plain(headline),
@@ -254,9 +254,11 @@ def _ledger_front(board: Leaderboard) -> Page:
     newest = board.runs[:layout.FRONT_ROWS]
     return Page(routes.LEDGER, "runs.html", {
         "page_title": "All runs", "rows": [{"record": r, "text": ledger_texts(r)} for r in newest],
-        "total": len(board.runs), "totals": board.totals, "months": ledger.months if ledger else (),
+        "shown": len(newest), "total": len(board.runs), "totals": board.totals,
+        "months": ledger.months if ledger else (),
         "agent_options": agent_options(parts), "mission_names": sorted({p.mission for p in parts}),
-        "kinds": list(reversed(KIND_ORDER)), "index_script": routes.LEDGER_JS, "browser_limit": layout.BROWSER_LIMIT,
+        "kinds": list(reversed(KIND_ORDER)), "index_script": routes.LEDGER_JS,
+        "run_page": routes.RUN_PATH, "no_judge": figures_text.NO_JUDGE, "browser_limit": layout.BROWSER_LIMIT,
         "description": figures_text.ledger_headline(len(board.runs), board.totals),
     })
 
@@ -315,6 +317,7 @@ class RunPages(_Chrome):
     def page(self, index: int) -> Page:
         record = self.board.runs[index]
         return self._made(Page(record.url, "run.html", {"page_title": f"Run {record.run_id[:8]}", "record": record,
+                                                        "placement": figures_text.run_placement(record),
                                                         "description": figures_text.run_headline(record)},
                                run_id=record.run_id))
 

@@ -33,7 +33,7 @@ from podium.errors import BuildError
 from podium.load.files import NotReadable
 from podium.load.published import CHANGES_SCHEMA, REDIRECTS_SCHEMA, read
 from podium.load.shape import INT, TEXT, TIME_TEXT, URL, Misfit, OneOf, Opt, pick
-from podium.model import Leaderboard, RunRecord, iso_utc
+from podium.model import PROVISIONAL_BELOW, Leaderboard, RunRecord, iso_utc
 from podium.plan.entries import Blob, Entry, Page
 from podium.render import data
 from podium.render.badge import LABEL, badge
@@ -126,7 +126,9 @@ def _badges(board: Leaderboard, title: str, base: str, pub: Publishing) -> dict[
         else:
             value, tone = f"median {pct(fig.median)} · #{agent.rank}{mark}", "provisional" if mark else "ranked"
         ci = f" (95% CI {ci_range(fig.median_ci)})" if fig.median_ci else ""
-        note = f" ({provisional_note(fig.in_median)}: fewer than 6 runs in the median)" if agent.provisional else ""
+        note = ""
+        if agent.provisional:
+            note = f" ({provisional_note(fig.in_median)}: fewer than {PROVISIONAL_BELOW} runs in the median)"
         words = (f"{agent.name} on {title}: median {pct(fig.median)}{ci}, rank {agent.rank} of {ranked}{note}; "
                  f"{median_line(fig)}")
         path = routes.badge_path(agent.slug)
@@ -166,11 +168,12 @@ def _change_pages(board: Leaderboard, reports: list[dict]) -> list[Page]:
                            if progress_changed(a)]}
                for r in reports]
     pages = [Page(routes.CHANGES_INDEX, "changes.html", {
-        "page_title": "Changes", "entry": history[0] if history else None, "history": history, "links": links,
+        "page_title": "Changes", "entry": history[0] if history else None, "history": history, "kept": len(history),
+        "links": links,
         "index": True})]
     for entry in history:
         pages.append(Page(entry["path"], "changes.html", {
-            "page_title": f"Change report {entry['number']}", "entry": entry, "history": history,
+            "page_title": f"Change report {entry['number']}", "entry": entry, "history": history, "kept": len(history),
             "links": links, "index": False}))
     return pages
 

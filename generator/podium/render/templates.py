@@ -18,7 +18,7 @@ import podium
 from podium import routes
 from podium.errors import ConfigError
 from podium.load.yamlfile import YamlError, parse_yaml
-from podium.model import KIND_LABELS
+from podium.model import KIND_LABELS, PROVISIONAL_BELOW
 from podium.words import diff_text, figures_text
 
 
@@ -87,7 +87,8 @@ def make_environment(chain: list[Path]) -> jinja2.Environment:
     env.globals.update(routes=routes)  # every path a template links to by name (routes.LEDGER, ...)
     env.globals.update(kind_labels=KIND_LABELS, left_out=figures_text.left_out, ledger_text=figures_text.ledger_texts,
                        provisional_note=figures_text.provisional_note,
-                       provisional_sentence=figures_text.provisional_sentence)
+                       provisional_sentence=figures_text.provisional_sentence,
+                       provisional_below=PROVISIONAL_BELOW, judges_warning=figures_text.judges_warning)
     env.filters.update(pp_delta=figures_text.pp_delta, count_delta=figures_text.count_delta,
                        left_out_text=figures_text.left_out_text, ci_range=figures_text.ci_range,
                        ci_text=figures_text.ci_range,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from podium.count.verdicts import AgentProgress
-from podium.model import AgentSummary, RunRecord
+from podium.model import PROVISIONAL_BELOW, AgentSummary, RunRecord
 from podium.words import progress_text as words
 from podium.words.figures_text import DASH, ci_range, median_line, pct, pct_range
 
@@ -14,7 +14,7 @@ def table(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
-PROVISIONAL_FOOTNOTE = ("provisional: fewer than 6 runs in the median, so no confidence interval; "
+PROVISIONAL_FOOTNOTE = (f"provisional: fewer than {PROVISIONAL_BELOW} runs in the median, so no confidence interval; "
                         "the rank may move as runs come in")
 
 

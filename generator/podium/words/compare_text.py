@@ -8,11 +8,11 @@ agent name, a model key, a mission) is marked ``name`` so a page wraps it in ``<
 
 from __future__ import annotations
 
-from podium.model import Pair
+from podium.model import PROVISIONAL_BELOW, Pair
 from podium.words.figures_text import Part, Sentence, pct
 
 OVERLAP = "overlapping: not evidence of a difference"
-TOO_FEW = "too few runs: fewer than 6 on a side"
+TOO_FEW = f"too few runs: fewer than {PROVISIONAL_BELOW} on a side"
 AHEAD = "ahead"
 
 

@@ -11,10 +11,12 @@ from dataclasses import dataclass
 from podium.model import (
     KIND_LABELS,
     LEFT_OUT_KINDS,
+    MEDIAN_KINDS,
     PROVISIONAL_BELOW,
     AgentSummary,
     Figures,
     MissionVersionSummary,
+    ModelSummary,
     RunRecord,
     Totals,
 )
@@ -33,6 +35,7 @@ class Part:
     name: bool = False
     url: str | None = None
     strong: bool = False
+    key: bool = False  # a model key (pages mark it as one)
 
 
 Sentence = tuple[Part, ...]
@@ -47,7 +50,7 @@ def pct(value: float | None) -> str:
     return DASH if value is None else f"{value * 100:.1f}%"
 
 
-NO_CI = "no CI (fewer than 6 runs)"
+NO_CI = f"no CI (fewer than {PROVISIONAL_BELOW} runs)"
 
 
 def ci_range(ci, none: str = DASH) -> str:
@@ -172,21 +175,28 @@ def rank_text(rank: int | None, provisional: bool | None, in_median: int) -> str
     return f"#{rank}" + (f" · {provisional_note(in_median)}" if provisional else "")
 
 
+def _leads(name: str, url: str | None, fig: Figures, provisional: bool | None, key: bool = False) -> list[Part]:
+    """ "kestrel leads with a median of 87.5% over 12 runs[, a provisional rank (…)]": the home page's and
+    the models page's lead clause, one wording."""
+    parts = [Part(name, name=True, url=url, key=key), Part(" leads with a median of "),
+             Part(pct(fig.median), strong=True), Part(f" over {n_runs(fig.in_median)}")]
+    if provisional:
+        parts.append(Part(f", a provisional rank (fewer than {PROVISIONAL_BELOW} runs in the median)"))
+    return parts
+
+
 def home_headline(agents: tuple[AgentSummary, ...] | list[AgentSummary]) -> Sentence:
     """The home page's headline, as parts (the page links the names): "kestrel leads with a median of
     87.5% over 12 runs; next is osprey at 80.0%."
 
     A provisional rank is said in the clause of the agent it belongs to: "…; next is tern at
-    90.0%, a provisional rank on 1 run." (site.md "Ranks on few runs")."""
+    90.0%, a provisional rank on 1 run." (docs/rules/site.md "Ranks on few runs")."""
     if not agents:
         return (Part("No finished runs yet — nothing to rank."),)
     top = agents[0]
     if top.figures.median is None:
         return (Part("No agent has a run in a median yet."),)
-    parts = [Part(top.name, name=True, url=top.url), Part(" leads with a median of "),
-             Part(pct(top.figures.median), strong=True), Part(f" over {n_runs(top.figures.in_median)}")]
-    if top.provisional:
-        parts.append(Part(f", a provisional rank (fewer than {PROVISIONAL_BELOW} runs in the median)"))
+    parts = _leads(top.name, top.url, top.figures, top.provisional)
     if len(agents) > 1:
         second = agents[1]
         if second.figures.median is None:
@@ -197,6 +207,17 @@ def home_headline(agents: tuple[AgentSummary, ...] | list[AgentSummary]) -> Sent
             if second.provisional:
                 parts.append(Part(f", a provisional rank on {n_runs(second.figures.in_median)}"))
     return (*parts, Part("."))
+
+
+def models_lead(models: tuple[ModelSummary, ...] | list[ModelSummary]) -> Sentence:
+    """The models page's ranking sentence, by the home headline's rules: "model-a leads with a median of
+    87.5% over 12 runs.", or that no model key has a run in a median yet; nothing without a key."""
+    if not models:
+        return ()
+    top = models[0]
+    if top.figures.median is None:
+        return (Part("No model has a run in a median yet."),)
+    return (*_leads(top.model, top.url, top.figures, top.provisional, key=True), Part("."))
 
 
 def agent_headline(agent: AgentSummary) -> str:
@@ -235,6 +256,30 @@ def ledger_page_headline(label: str, number: int, count: int) -> str:
     """ "Runs of September 2026, page 3: 150 runs, newest first." """
     what = "Undated runs" if label == "Undated" else f"Runs of {label}"
     return f"{what}, page {number}: {n_runs(count)}, newest first."
+
+
+def run_placement(record: RunRecord) -> str:
+    """How a run is counted, as its page says it (docs/rules/counting.md §2): "counted in the median at 87.5%.",
+    "left out of the median and counted beside it as “no judge”.", or not counted at all."""
+    if record.kind in MEDIAN_KINDS:
+        bound = ", its lower bound" if record.kind == "partial_judge" or record.judge_upper is not None else ""
+        return f"counted in the median at {pct(record.overall)}{bound}."
+    if record.kind == "not_a_run":
+        return "it ended before the agent started, so it is not counted anywhere."
+    return f"left out of the median and counted beside it as “{KIND_LABELS[record.kind].lower()}”."
+
+
+def judges_warning(fig: Figures) -> Sentence:
+    """ "Judged by 2 models (a, b): their judge scores may not compare." when more than one model judged
+    these runs; nothing otherwise."""
+    models = fig.judge_models
+    if len(models) < 2:
+        return ()
+    parts = [Part(f"Judged by {len(models)} models (")]
+    for i, model in enumerate(models):
+        parts += [Part(", ")] if i else []
+        parts.append(Part(model, name=True))
+    return (*parts, Part("): their judge scores may not compare."))
 
 
 def run_headline(record: RunRecord) -> str:
