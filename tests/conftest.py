@@ -30,8 +30,11 @@ def export(tmp_path) -> ExportDir:
 
 
 def pytest_addoption(parser):
-    parser.addoption("--update-golden", action="store_true",
-                     help="rewrite tests/golden/ from a fresh build instead of comparing against it")
+    parser.addoption(
+        "--update-golden",
+        action="store_true",
+        help="rewrite tests/golden/ from a fresh build instead of comparing against it",
+    )
 
 
 def pytest_collection_modifyitems(config, items):

@@ -60,9 +60,15 @@ AGENT_SLUG = "osprey-co"  # the ledger's view of an agent is keyed by its slug (
 def test_an_agent_page_lists_the_newest_runs_of_each_version_and_links_the_ledger_for_the_rest(export, tmp_path):
     newest_first = {}
     for version, count in (("2.0.0", 14), ("1.0.0", 4)):
-        ids = [export.run(graded(run_id(f"{version}-{n}"), mission_version=version), agent=AGENT,
-                          version=version, at=1000 * n + (7 if version == "2.0.0" else 0))
-               for n in range(count)]
+        ids = [
+            export.run(
+                graded(run_id(f"{version}-{n}"), mission_version=version),
+                agent=AGENT,
+                version=version,
+                at=1000 * n + (7 if version == "2.0.0" else 0),
+            )
+            for n in range(count)
+        ]
         newest_first[version] = ids[::-1]
     other = [export.run(graded(run_id(f"m2-{n}")), agent=AGENT, mission="m2", at=500 + 1000 * n) for n in range(13)]
     newest_first["m2"] = other[::-1]
@@ -130,8 +136,11 @@ def test_a_mission_page_draws_and_lists_its_newest_runs_and_links_the_ledger(exp
     runs_section = next(s for s in doc.root.iter("section") if "Runs" == text(next(s.iter("h2"))))
     assert run_rows(runs_section) == newest[:4]
     assert "6 older runs are in the ledger." in text(runs_section)
-    filters = {tuple(ledger_filter(a.get("href")).items()) for a in runs_section.iter("a")
-               if "runs/index.html#" in a.get("href")}
+    filters = {
+        tuple(ledger_filter(a.get("href")).items())
+        for a in runs_section.iter("a")
+        if "runs/index.html#" in a.get("href")
+    }
     assert filters == {(("mission", "m1 1.0.0"),)}
 
 
@@ -180,8 +189,10 @@ def test_the_home_page_shows_the_top_agents_as_cards_and_ranks_the_rest_in_a_tab
     assert cards == ["agent-a1", "agent-a2"]
     (table,) = [s for s in doc.root.iter("section") if "ranked" in classes(s)]
     rows = [[text(td) for td in tr.iter("td")] for tr in table.iter("tr") if list(tr.iter("td"))]
-    assert rows == [["#3 · provisional, 2 runs", "a3", "75.0%", "2 of 2"],
-                    ["#4 · provisional, 2 runs", "a4", "62.5%", "2 of 2"]]
+    assert rows == [
+        ["#3 · provisional, 2 runs", "a3", "75.0%", "2 of 2"],
+        ["#4 · provisional, 2 runs", "a4", "62.5%", "2 of 2"],
+    ]
     assert "1 more agent ranked below #4" in text(table)
 
 

@@ -39,8 +39,12 @@ class Project:
         self.export = ExportDir(tmp / "export")
         for n in range(3):
             rid = run_id(f"row{n}")
-            self.export.run(graded(rid, det=n / 4, judge=0.5), rid=rid, agent=("osprey", "kestrel")[n % 2],
-                            report=report_md(rid=rid))
+            self.export.run(
+                graded(rid, det=n / 4, judge=0.5),
+                rid=rid,
+                agent=("osprey", "kestrel")[n % 2],
+                report=report_md(rid=rid),
+            )
         self.export.sidecars()
         self.cache = tmp / "cache"
         self.db = self.cache / "cache.sqlite"
@@ -132,19 +136,23 @@ def test_a_file_over_the_largest_copy_is_not_kept(project, monkeypatch):
 
 def _rewrite(table: str, column: str, change) -> callable:
     """A damage: every row's ``column`` of ``table`` replaced by ``change(text)``."""
+
     def damage(db: sqlite3.Connection) -> int:
         rows = db.execute(f"SELECT rowid, {column} FROM {table}").fetchall()
         db.executemany(f"UPDATE {table} SET {column} = ? WHERE rowid = ?", [(change(v), r) for r, v in rows])
         return len(rows)
+
     return damage
 
 
 def _line(index: int):
     """Replace line ``index`` of a row (runs.value: head, body; kept.value: inputs, problems, record)."""
+
     def change(text: str) -> str:
         lines = text.split("\n")
         lines[index] = DEEP
         return "\n".join(lines)
+
     return change
 
 
@@ -183,8 +191,17 @@ def test_the_build_says_which_rows_it_ignored(project, flag):
         db.execute("UPDATE runs SET stamps = ?", (DEEP,))
         db.execute("UPDATE last SET parts = ?", (DEEP,))
     (project.export.root / "runs.json").touch()
-    args = ["build", str(project.export.root), "--out", str(project.tmp / "site"),
-            "--cache-dir", str(project.cache), "--jobs", "1", flag]
+    args = [
+        "build",
+        str(project.export.root),
+        "--out",
+        str(project.tmp / "site"),
+        "--cache-dir",
+        str(project.cache),
+        "--jobs",
+        "1",
+        flag,
+    ]
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 0, result.output
     assert "podium: cache: 4 damaged row(s) ignored and made again (1 last.parts, 3 runs.stamps)" in result.output

@@ -42,32 +42,66 @@ def spellings(value: str) -> list[bytes]:
 
 
 def checks(*values: tuple[str, bool]) -> list[dict]:
-    return [{"id": f"c{i}", "source": "artifacts", "ref": "flag", "op": "equals", "value": value, "passed": passed,
-             "weight": 1.0, "error": None, "blocked_by": []} for i, (value, passed) in enumerate(values)]
+    return [
+        {
+            "id": f"c{i}",
+            "source": "artifacts",
+            "ref": "flag",
+            "op": "equals",
+            "value": value,
+            "passed": passed,
+            "weight": 1.0,
+            "error": None,
+            "blocked_by": [],
+        }
+        for i, (value, passed) in enumerate(values)
+    ]
 
 
-def quoting_run(export: ExportDir, rid: str, quoted: str, own: str = "not-it-at-all", own_named: bool = True,
-                **extra) -> None:
+def quoting_run(
+    export: ExportDir, rid: str, quoted: str, own: str = "not-it-at-all", own_named: bool = True, **extra
+) -> None:
     """A run of the same mission whose agent-written names, judge texts and report quote ``quoted`` (and its
     own submitted value ``own``, in a model name, when ``own_named``)."""
     names = [f"gpt-{quoted}", f"x {own} y"] if own_named else [f"gpt-{quoted}"]
-    body = graded(rid, check_breakdown=checks((own, False)), models_reported=names,
-                  model=f"declared {quoted}", judge_model=f"judge {quoted}", judge_detail=f"saw {quoted}", **extra)
+    body = graded(
+        rid,
+        check_breakdown=checks((own, False)),
+        models_reported=names,
+        model=f"declared {quoted}",
+        judge_model=f"judge {quoted}",
+        judge_detail=f"saw {quoted}",
+        **extra,
+    )
     body["conditions"]["platform"] = f"linux {quoted}"
     body["grade"]["judge_status"] = f"odd status {quoted}"  # not a status podium knows: a problem quoting it
-    export.run(body, rid=rid, report=report_md(rid=rid, extra=f"| Agent model | {quoted} (reported by the harness) |\n"
-                                                               f"\n## Notes\n\nIt printed {quoted}.\n"))
+    export.run(
+        body,
+        rid=rid,
+        report=report_md(
+            rid=rid, extra=f"| Agent model | {quoted} (reported by the harness) |\n\n## Notes\n\nIt printed {quoted}.\n"
+        ),
+    )
 
 
 def make_export(root: Path) -> ExportDir:
     export = ExportDir(root)
     quoting_run(export, QUOTER, f"{ANSWER} {FILE_ANSWER.strip()} {LITERAL} {SHAPE}", own=OWN)
-    export.run(graded(SOLVER, check_breakdown=checks((ANSWER, True), (FILE_ANSWER, True), (FAILED, False))),
-               rid=SOLVER, report=report_md(rid=SOLVER))
+    export.run(
+        graded(SOLVER, check_breakdown=checks((ANSWER, True), (FILE_ANSWER, True), (FAILED, False))),
+        rid=SOLVER,
+        report=report_md(rid=SOLVER),
+    )
     export.run(graded(PLAIN), rid=PLAIN, report=report_md(rid=PLAIN))
-    for rid, name, own in (("5" * 8 + "c" * 24, f"x {OWN_ALONE} y", OWN_ALONE), ("6" * 8 + "c" * 24, f"m {SHAPE}", "z" * 9)):
-        export.run(graded(rid, check_breakdown=checks((own, False)), models_reported=[name]), rid=rid,
-                   report=report_md(rid=rid))  # (no answer in them: only the screen keeps these rows out)
+    for rid, name, own in (
+        ("5" * 8 + "c" * 24, f"x {OWN_ALONE} y", OWN_ALONE),
+        ("6" * 8 + "c" * 24, f"m {SHAPE}", "z" * 9),
+    ):
+        export.run(
+            graded(rid, check_breakdown=checks((own, False)), models_reported=[name]),
+            rid=rid,
+            report=report_md(rid=rid),
+        )  # (no answer in them: only the screen keeps these rows out)
     export.sidecars()
     return export
 
@@ -114,13 +148,27 @@ def cache_bytes(cache: Path) -> list[tuple[str, bytes]]:
 
 
 def secrets_in_cache(cache: Path, secrets=SECRETS) -> list[tuple[str, str]]:
-    return sorted({(where, secret) for where, data in cache_bytes(cache) for secret in secrets
-                   for form in spellings(secret) if form in data})
+    return sorted(
+        {
+            (where, secret)
+            for where, data in cache_bytes(cache)
+            for secret in secrets
+            for form in spellings(secret)
+            if form in data
+        }
+    )
 
 
 def secrets_in_site(site: Path) -> list[tuple[str, str]]:
-    return sorted({(path, secret) for path, data in tree(site).items() for secret in SECRETS
-                   for form in spellings(secret) if form in data})
+    return sorted(
+        {
+            (path, secret)
+            for path, data in tree(site).items()
+            for secret in SECRETS
+            for form in spellings(secret)
+            if form in data
+        }
+    )
 
 
 @pytest.fixture
@@ -151,8 +199,9 @@ def test_no_secret_is_in_the_cache_after_rebuilds(project):
     project.assert_same_as_clean()
     late = "FLAG{late_answer_3}"
     quoting_run(project.export, "2" * 8 + "d" * 24, late)  # read before the run that makes it an answer
-    project.export.run(graded("a" * 32, check_breakdown=checks((late, True))), rid="a" * 32,
-                       report=report_md(rid="a" * 32))
+    project.export.run(
+        graded("a" * 32, check_breakdown=checks((late, True))), rid="a" * 32, report=report_md(rid="a" * 32)
+    )
     project.export.sidecars()
     project.build()
     project.build()
@@ -169,8 +218,9 @@ def test_a_row_of_yesterday_is_swept_when_what_it_quotes_becomes_an_answer(proje
     (project.export.root / PLAIN[:8] / "result.json").write_text(json.dumps(body))
     project.build()
     assert value.encode() in b"".join(data for _, data in cache_bytes(project.cache))  # not a secret yet
-    project.export.run(graded("b" * 32, check_breakdown=checks((value, True))), rid="b" * 32,
-                       report=report_md(rid="b" * 32))
+    project.export.run(
+        graded("b" * 32, check_breakdown=checks((value, True))), rid="b" * 32, report=report_md(rid="b" * 32)
+    )
     project.export.sidecars()
     project.build()
     assert secrets_in_cache(project.cache, (value,)) == []
@@ -181,8 +231,10 @@ def test_a_cache_of_an_older_podium_is_emptied_to_its_last_byte(project):
     """An older format kept submitted values in plain text: its file is vacuumed, not only its tables dropped."""
     with sqlite3.connect(project.cache / "cache.sqlite") as db:
         db.execute("UPDATE meta SET format = format - 1")
-        db.executemany("INSERT INTO runs VALUES (?, '{}', '{}', ?)",
-                       [(f"k{n}", f"value FLAG{{older_podium_plain_{n}}}" * 40) for n in range(50)])
+        db.executemany(
+            "INSERT INTO runs VALUES (?, '{}', '{}', ?)",
+            [(f"k{n}", f"value FLAG{{older_podium_plain_{n}}}" * 40) for n in range(50)],
+        )
     project.build()
     assert b"older_podium_plain" not in (project.cache / "cache.sqlite").read_bytes()
     assert secrets_in_cache(project.cache) == []
@@ -190,9 +242,10 @@ def test_a_cache_of_an_older_podium_is_emptied_to_its_last_byte(project):
 
 def test_a_rebuild_reads_again_one_result_json_per_answer_not_per_run(project, monkeypatch):
     for n in range(12):  # twelve more solvers of the same answers
-        rid = f"{n + 0xc0:08x}" + "e" * 24
-        project.export.run(graded(rid, check_breakdown=checks((ANSWER, True), (FILE_ANSWER, True))), rid=rid,
-                           report=report_md(rid=rid))
+        rid = f"{n + 0xC0:08x}" + "e" * 24
+        project.export.run(
+            graded(rid, check_breakdown=checks((ANSWER, True), (FILE_ANSWER, True))), rid=rid, report=report_md(rid=rid)
+        )
     project.export.sidecars()
     project.build()
     reads: list[str] = []  # result.json files read to count the runs (a run page rendered reads its own too)
@@ -219,7 +272,7 @@ def test_a_rebuild_reads_again_one_result_json_per_answer_not_per_run(project, m
     # the new run, and the runs whose names quote a secret (their rows are not kept: they are read every time);
     # then one witness per distinct answer: one of the thirteen solvers for ANSWER and FILE_ANSWER (each holds
     # both), the plain run for exportkit's default value; not every solver
-    solvers = {f"{n + 0xc0:08x}/result.json" for n in range(12)} | {f"{SOLVER[:8]}/result.json"}
+    solvers = {f"{n + 0xC0:08x}/result.json" for n in range(12)} | {f"{SOLVER[:8]}/result.json"}
     not_kept = {f"{name[:8]}/result.json" for name in (QUOTER_TWO, QUOTER, "5" * 8, "6" * 8)}
     assert len(reads) == len(set(reads)) and len(set(reads) & solvers) == 1, reads
     assert set(reads) - solvers == not_kept | {f"{PLAIN[:8]}/result.json"}, reads
@@ -232,13 +285,14 @@ def test_a_rebuild_reads_again_one_result_json_per_answer_not_per_run(project, m
 @pytest.mark.parametrize("how", ["witness deleted", "witness changed", "redacted rows lost", "salt lost"])
 def test_a_lost_witness_makes_the_runs_counted_afresh_and_the_site_the_same(project, how):
     for n in range(3):  # other solvers that can stand in
-        rid = f"{n + 0xd0:08x}" + "f" * 24
+        rid = f"{n + 0xD0:08x}" + "f" * 24
         project.export.run(graded(rid, check_breakdown=checks((ANSWER, True))), rid=rid, report=report_md(rid=rid))
     project.export.sidecars()
     project.build()
     with sqlite3.connect(project.cache / "cache.sqlite") as db:
-        (witness,) = db.execute("SELECT witness FROM redacted WHERE witness IS NOT NULL AND witness LIKE ?",
-                                (f"%/{SOLVER[:8]}",)).fetchone() or (None,)
+        (witness,) = db.execute(
+            "SELECT witness FROM redacted WHERE witness IS NOT NULL AND witness LIKE ?", (f"%/{SOLVER[:8]}",)
+        ).fetchone() or (None,)
         if how == "redacted rows lost":
             db.execute("DELETE FROM redacted")
         if how == "salt lost":

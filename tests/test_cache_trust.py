@@ -34,8 +34,12 @@ class Project:
         self.export = ExportDir(tmp / "export")
         for n in range(4):
             rid = run_id(f"t{n}")
-            self.export.run(graded(rid, det=n / 4, judge=0.5), rid=rid, agent=("osprey", "kestrel")[n % 2],
-                            report=report_md(rid=rid, extra=f"| Note | run {n} |\n"))
+            self.export.run(
+                graded(rid, det=n / 4, judge=0.5),
+                rid=rid,
+                agent=("osprey", "kestrel")[n % 2],
+                report=report_md(rid=rid, extra=f"| Note | run {n} |\n"),
+            )
         self.export.sidecars()
         self.cache = tmp / "cache"
         self.db = self.cache / "cache.sqlite"
@@ -138,8 +142,10 @@ def test_an_edited_report_row_is_never_published(project):
     """The issue's reproduction: a reports row edited to hold a link and a live key (and here a run's
     own submitted value too) is rendered afresh, so the site equals a clean build's."""
     with sqlite3.connect(project.db) as db:
-        db.execute("UPDATE reports SET html = ?",
-                   (f'<p><a href="https://evil.example/">x</a> {KEY} FLAG{{secret-check-value}}</p>',))
+        db.execute(
+            "UPDATE reports SET html = ?",
+            (f'<p><a href="https://evil.example/">x</a> {KEY} FLAG{{secret-check-value}}</p>',),
+        )
     (project.tmp / "site").rename(project.tmp / "old-site")  # every run page rendered again
     project.build()
     site = b"".join(tree(project.tmp / "site").values())

@@ -140,13 +140,18 @@ def test_the_report_names_every_kind_of_change(pair):
     m = report["missions"]
     assert [(x["mission"], x["version"], x["current"]) for x in m["added"]] == [("m2", "2.0.0", True)]
     assert [(x["mission"], x["version"], x["runs"], x["current"]) for x in m["became_older"]] == [
-        ("m2", "1.0.0", 2, "2.0.0")]
+        ("m2", "1.0.0", 2, "2.0.0")
+    ]
     assert m["gone"] == []
-    assert {(x["mission"], x["version"]): x["new_runs"] for x in m["runs"]} == {
-        ("m1", "1.0.0"): 7, ("m2", "2.0.0"): 1}
+    assert {(x["mission"], x["version"]): x["new_runs"] for x in m["runs"]} == {("m1", "1.0.0"): 7, ("m2", "2.0.0"): 1}
     cells = {(x["name"], x["mission"], x["version"]): x["new_runs"] for x in report["new_runs"]}
-    assert cells == {("falcon", "m1", "1.0.0"): 1, ("osprey", "m1", "1.0.0"): 2, ("kestrel", "m1", "1.0.0"): 6,
-                     ("merlin prime", "m2", "2.0.0"): 1, ("harrier", "m1", "1.0.0"): -2}
+    assert cells == {
+        ("falcon", "m1", "1.0.0"): 1,
+        ("osprey", "m1", "1.0.0"): 2,
+        ("kestrel", "m1", "1.0.0"): 6,
+        ("merlin prime", "m2", "2.0.0"): 1,
+        ("harrier", "m1", "1.0.0"): -2,
+    }
 
 
 def test_no_change_is_said_plainly(pair):
@@ -175,18 +180,21 @@ def test_json_output_is_the_report_plus_gates(pair):
     assert data == {**diff.compare(bundle.load_bundle(old), bundle.load_bundle(new)), "gates": []}
 
 
-@pytest.mark.parametrize("spec, code", [
-    ("kestrel=5", 0),  # a drop of exactly 5.0 pp does not trip
-    ("kestrel=4.99", 1),
-    ("*=5", 0),
-    ("*=4.9", 1),
-    (f"{agent_id('kestrel')}=4.9", 1),  # by id
-    ("KESTREL=5.01", 0),  # by name, case-folded
-    ("osprey=0", 0),  # osprey went up
-    ("merlin=0", 0),  # the old name still finds the agent; it went up
-    ("falcon=0", 0),  # new: nothing to drop from
-    ("harrier=100", 1),  # gone: a named gate trips
-])
+@pytest.mark.parametrize(
+    "spec, code",
+    [
+        ("kestrel=5", 0),  # a drop of exactly 5.0 pp does not trip
+        ("kestrel=4.99", 1),
+        ("*=5", 0),
+        ("*=4.9", 1),
+        (f"{agent_id('kestrel')}=4.9", 1),  # by id
+        ("KESTREL=5.01", 0),  # by name, case-folded
+        ("osprey=0", 0),  # osprey went up
+        ("merlin=0", 0),  # the old name still finds the agent; it went up
+        ("falcon=0", 0),  # new: nothing to drop from
+        ("harrier=100", 1),  # gone: a named gate trips
+    ],
+)
 def test_the_drop_gate_trips_above_its_limit_only(pair, spec, code):
     old, new = pair
     result = podium("diff", old, new, "--fail-on-drop", spec)
@@ -212,22 +220,36 @@ def _bad(tmp_path: Path, name: str, text: str) -> Path:
     return path
 
 
-@pytest.mark.parametrize("text, field", [
-    ("{not json", "not JSON"),
-    ("[]", "(top level)"),
-    ('{"schema": "other/1"}', "schema"),
-    ('{"schema": "podium.summary/1", "totals": {"runs": 1, "counts": {}}, "missions": []}', "agents"),
-    ('{"schema": "podium.summary/1", "totals": {"runs": -1, "counts": {}}, "agents": [], "missions": []}',
-     "totals.runs"),
-    ('{"schema": "podium.summary/1", "totals": {"runs": 1, "counts": {}}, "missions": [], '
-     '"agents": [{"agent": "a", "name": "a", "rank": 1, "runs": 1, "in_median": 1, "median": "80%", '
-     '"counts": {}}]}', "agents[0].median"),
-    ('{"schema": "podium.summary/1", "totals": {"runs": 1, "counts": {}}, "missions": [], '
-     '"agents": [{"agent": "a", "name": "a", "rank": 1, "runs": 1, "in_median": 1, "median": NaN, '
-     '"counts": {}}]}', "not JSON"),
-    ('{"schema": "podium.summary/1", "totals": {"runs": 1, "counts": {}}, "agents": [], '
-     '"missions": [{"mission": "m", "version": "1", "current": "yes", "runs": 1}]}', "missions[0].current"),
-])
+@pytest.mark.parametrize(
+    "text, field",
+    [
+        ("{not json", "not JSON"),
+        ("[]", "(top level)"),
+        ('{"schema": "other/1"}', "schema"),
+        ('{"schema": "podium.summary/1", "totals": {"runs": 1, "counts": {}}, "missions": []}', "agents"),
+        (
+            '{"schema": "podium.summary/1", "totals": {"runs": -1, "counts": {}}, "agents": [], "missions": []}',
+            "totals.runs",
+        ),
+        (
+            '{"schema": "podium.summary/1", "totals": {"runs": 1, "counts": {}}, "missions": [], '
+            '"agents": [{"agent": "a", "name": "a", "rank": 1, "runs": 1, "in_median": 1, "median": "80%", '
+            '"counts": {}}]}',
+            "agents[0].median",
+        ),
+        (
+            '{"schema": "podium.summary/1", "totals": {"runs": 1, "counts": {}}, "missions": [], '
+            '"agents": [{"agent": "a", "name": "a", "rank": 1, "runs": 1, "in_median": 1, "median": NaN, '
+            '"counts": {}}]}',
+            "not JSON",
+        ),
+        (
+            '{"schema": "podium.summary/1", "totals": {"runs": 1, "counts": {}}, "agents": [], '
+            '"missions": [{"mission": "m", "version": "1", "current": "yes", "runs": 1}]}',
+            "missions[0].current",
+        ),
+    ],
+)
 def test_a_file_that_is_not_a_summary_is_exit_2_naming_file_and_field(pair, tmp_path, text, field):
     old, _ = pair
     bad = _bad(tmp_path, "bad.json", text)
@@ -266,8 +288,13 @@ def test_one_reader_for_every_published_file(tmp_path):
     path = tmp_path / "x.json"
     path.write_bytes(b'\xef\xbb\xbf{"a": [1, 2]}')
     assert published.read(path) == {"a": [1, 2]}
-    for text, why in ((b'{"a": NaN}', "not JSON: a: NaN"), (b'{"a": 1, "a": 2}', "duplicate key"),
-                      (b"\xff", "not UTF-8"), (b"", "empty"), (b"[" * 100_000, "not JSON")):
+    for text, why in (
+        (b'{"a": NaN}', "not JSON: a: NaN"),
+        (b'{"a": 1, "a": 2}', "duplicate key"),
+        (b"\xff", "not UTF-8"),
+        (b"", "empty"),
+        (b"[" * 100_000, "not JSON"),
+    ):
         path.write_bytes(text)
         with pytest.raises(NotReadable, match=why):
             published.read(path)
@@ -300,8 +327,9 @@ def test_a_site_directory_is_read_as_its_summary(tmp_path):
 
 def build(tmp_path: Path, export: Path, name: str, *, previous: Path | None = None, base_url: str = BASE):
     out = tmp_path / name
-    built = build_site(Config(source="", root=tmp_path, out=out, base_url=base_url, title="Team & co"), export,
-                       previous=previous)
+    built = build_site(
+        Config(source="", root=tmp_path, out=out, base_url=base_url, title="Team & co"), export, previous=previous
+    )
     return out, built
 
 
@@ -321,8 +349,18 @@ def test_the_change_report_is_published_and_linked(sites):
     assert "changes/index.html" in [a.get("href") for a in home.all("a")]
     page = parse_html(files["changes/1/index.html"].decode())
     text = page.text()
-    for words in ("kestrel", "falcon", "harrier", "merlin prime", "inside both CIs", "outside a CI", "+1 infra failed",
-                  "−5.0 pp", "▼1", "m2 2.0.0"):
+    for words in (
+        "kestrel",
+        "falcon",
+        "harrier",
+        "merlin prime",
+        "inside both CIs",
+        "outside a CI",
+        "+1 infra failed",
+        "−5.0 pp",
+        "▼1",
+        "m2 2.0.0",
+    ):
         assert words in re.sub(r"\s+", " ", text), words
     history = json.loads(files["api/results/changes.json"])
     assert history["schema"] == "podium.changes/1"
@@ -342,7 +380,8 @@ def test_the_history_is_carried_and_capped(tmp_path, sites):
     assert numbers == list(range(13, 13 - publish.KEEP_REPORTS, -1))
     files = site_files(site)
     assert {p for p in files if p.startswith("changes/")} == {"changes/index.html"} | {
-        f"changes/{n}/index.html" for n in numbers}
+        f"changes/{n}/index.html" for n in numbers
+    }
 
 
 def test_a_damaged_history_is_dropped_with_a_warning(tmp_path, sites):
@@ -370,8 +409,10 @@ def test_a_renamed_agent_leaves_a_redirect_page(tmp_path, sites):
     metas = {(m.get("http-equiv") or m.get("name")): m.get("content") for m in page.all("meta")}
     assert metas["refresh"] == "0; url=../../agents/merlin-prime/index.html"
     assert metas["robots"] == "noindex"
-    assert "script-src" not in metas["Content-Security-Policy"] and "default-src 'none'" in metas[
-        "Content-Security-Policy"]
+    assert (
+        "script-src" not in metas["Content-Security-Policy"]
+        and "default-src 'none'" in metas["Content-Security-Policy"]
+    )
     assert not page.all("script") and "style=" not in page.source
     (link,) = page.all("a")
     assert link.get("href") == "../../agents/merlin-prime/index.html"
@@ -427,7 +468,7 @@ def test_the_feed_follows_the_atom_rules_and_its_links_resolve(sites):
         assert len(links) == 1
         href = links[0].get("href")
         assert href.startswith(BASE + "/")
-        path = href[len(BASE) + 1:]
+        path = href[len(BASE) + 1 :]
         assert (path + "index.html" if path.endswith("/") else path) in files, href
         ids.append(entry.find(f"{ATOM}id").text)
     assert len(set(ids)) == len(ids)
@@ -453,8 +494,11 @@ def test_no_base_url_no_feed_and_a_warning(tmp_path):
 
 
 def _feed_links(html: str) -> list:
-    return [link for link in parse_html(html).head().iter("link")
-            if link.get("rel") == "alternate" and link.get("type") == "application/atom+xml"]
+    return [
+        link
+        for link in parse_html(html).head().iter("link")
+        if link.get("rel") == "alternate" and link.get("type") == "application/atom+xml"
+    ]
 
 
 def test_every_page_of_a_site_with_a_feed_links_it_for_autodiscovery(sites):
@@ -487,8 +531,7 @@ def test_a_site_without_a_feed_links_none(tmp_path):
     out, _ = build(tmp_path, old_export(tmp_path / "e").root, "site", base_url="")
     files = site_files(out)
     assert "feed.xml" not in files
-    assert not [path for path, data in files.items()
-                if path.endswith(".html") and _feed_links(data.decode("utf-8"))]
+    assert not [path for path, data in files.items() if path.endswith(".html") and _feed_links(data.decode("utf-8"))]
 
 
 # ------------------------------------------------------------------ badges
@@ -514,6 +557,7 @@ def test_badges_are_svg_with_a_title_and_the_agent_page_gives_the_snippet(sites)
 
 def test_badge_widths_grow_with_the_text():
     from podium.render.badge import badge
+
     short, long = badge("podium", "median 1.0% · #1", "t", "ranked"), badge("podium", "median 100.0% · #12", "t", "x")
     assert long.value_width > short.value_width and short.label_width == long.label_width
 
@@ -547,21 +591,37 @@ def test_the_change_page_context_is_documented(tmp_path, monkeypatch):
 
     captured = []
     real = podium.build.plan_site
-    monkeypatch.setattr(podium.build, "plan_site", lambda board, site, static: captured.append(
-        real(board, site, static)) or captured[-1])
+    monkeypatch.setattr(
+        podium.build,
+        "plan_site",
+        lambda board, site, static: captured.append(real(board, site, static)) or captured[-1],
+    )
     old = build(tmp_path, old_export(tmp_path / "old-export").root, "old-site")[0]
     build(tmp_path, new_export(tmp_path / "new-export").root, "new-site", previous=old)
     text, common, rows = readme_sections()
     changes = [p for p in captured[-1] if getattr(p, "template", None) == "changes.html"]
     assert changes
-    missing = {f"{key} > {inner}" for page in changes for key, value in page.context.items()
-               if key not in common for inner in nested_keys(value) if not documented(inner, text)}
-    missing |= {key for page in changes for key in page.context
-                if not (documented(key, rows["changes.html"]) or key in common)}
+    missing = {
+        f"{key} > {inner}"
+        for page in changes
+        for key, value in page.context.items()
+        if key not in common
+        for inner in nested_keys(value)
+        if not documented(inner, text)
+    }
+    missing |= {
+        key for page in changes for key in page.context if not (documented(key, rows["changes.html"]) or key in common)
+    }
     from podium.model import KIND_ORDER  # left_out maps are keyed by kind (data, not fields)
 
-    assert sorted(k for k in missing if "\n" not in k and not k.startswith("links > ")
-                  and k.split(" > ")[-1] not in KIND_ORDER) == []
+    assert (
+        sorted(
+            k
+            for k in missing
+            if "\n" not in k and not k.startswith("links > ") and k.split(" > ")[-1] not in KIND_ORDER
+        )
+        == []
+    )
 
 
 def test_noncharacters_and_invisible_look_alikes_never_reach_the_feed_or_badges(tmp_path):
@@ -599,7 +659,8 @@ def test_a_carried_history_is_kept_exactly(tmp_path, sites):
     _, new = sites
     same, _ = build(tmp_path, new_export(tmp_path / "again").root, "same-site", previous=new)
     assert json.loads((same / "api/results/changes.json").read_text()) == json.loads(
-        (new / "api/results/changes.json").read_text())
+        (new / "api/results/changes.json").read_text()
+    )
 
 
 def test_free_text_in_a_previous_history_never_reaches_the_new_site(tmp_path, sites):
@@ -612,8 +673,9 @@ def test_free_text_in_a_previous_history_never_reaches_the_new_site(tmp_path, si
     report["agents"][0]["note"] = "FREE-TEXT-3"
     report["FREE-TEXT-4"] = {"x": "FREE-TEXT-5"}
     history["reports"][0]["FREE-TEXT-6"] = "y"
-    report["agents_gone"].append({"agent": "a" * 40, "name": "N" * 5000 + "FREE-TEXT-7", "rank": 9, "median": None,
-                                  "runs": 1, "url": None})
+    report["agents_gone"].append(
+        {"agent": "a" * 40, "name": "N" * 5000 + "FREE-TEXT-7", "rank": 9, "median": None, "runs": 1, "url": None}
+    )
     report["agents_renamed"].append({"agent": "b" * 40, "old_name": "os\u2060prey", "name": "osprey"})
     path.write_text(json.dumps(history))
     nxt, built = build(tmp_path, new_export(tmp_path / "e").root, "next", previous=new)
@@ -648,16 +710,25 @@ def test_previous_redirects_are_bounded_and_carry_known_keys_only(tmp_path, site
     doc = json.loads(path.read_text())
     assert doc["redirects"]  # merlin was renamed
     doc["redirects"][0]["note"] = "FREE-TEXT-8"
-    doc["redirects"] += [{"from": f"agents/old-{n}/index.html", "kind": "agent", "agent": doc["redirects"][0]["agent"],
-                          "mission": None, "version": None} for n in range(20)]
+    doc["redirects"] += [
+        {
+            "from": f"agents/old-{n}/index.html",
+            "kind": "agent",
+            "agent": doc["redirects"][0]["agent"],
+            "mission": None,
+            "version": None,
+        }
+        for n in range(20)
+    ]
     path.write_text(json.dumps(doc))
     nxt, built = build(tmp_path, new_export(tmp_path / "e").root, "next", previous=new)
     carried = json.loads((nxt / "api/results/redirects.json").read_text())["redirects"]
     assert len(carried) == 21 and b"FREE-TEXT" not in (nxt / "api/results/redirects.json").read_bytes()
     assert all(set(entry) == {"from", "kind", "agent", "mission", "version"} for entry in carried)
     # Past the bound the file is not carried at all (a warning; renames since the previous summary still redirect).
-    doc["redirects"] += [dict(doc["redirects"][1], **{"from": f"agents/x-{n}/index.html"})
-                         for n in range(publish.MAX_REDIRECTS)]
+    doc["redirects"] += [
+        dict(doc["redirects"][1], **{"from": f"agents/x-{n}/index.html"}) for n in range(publish.MAX_REDIRECTS)
+    ]
     path.write_text(json.dumps(doc))
     nxt2, built = build(tmp_path, new_export(tmp_path / "e2").root, "next2", previous=new)
     assert any("redirects.json" in w and f"{publish.MAX_REDIRECTS:,}" in w for w in built.warnings)
@@ -679,8 +750,9 @@ def _plant(path: Path, how: str) -> None:
 
 def _podium_process(*args, timeout: int = 60) -> subprocess.CompletedProcess:
     """The real command, in a process a hang cannot take the test run with."""
-    return subprocess.run([sys.executable, "-m", "podium", *map(str, args)], capture_output=True, text=True,
-                          timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "podium", *map(str, args)], capture_output=True, text=True, timeout=timeout
+    )
 
 
 HOW = ["dev-zero", "fifo", "symlink", "directory"]
@@ -704,8 +776,9 @@ def test_a_history_file_that_is_not_a_regular_file_is_a_warning_and_a_fresh_star
     _, new = sites
     for name in ("changes.json", "redirects.json"):
         _plant(new / "api/results" / name, how)
-    result = _podium_process("build", new_export(tmp_path / "e").root, "--out", tmp_path / "out",
-                             "--previous", new, "--no-cache")
+    result = _podium_process(
+        "build", new_export(tmp_path / "e").root, "--out", tmp_path / "out", "--previous", new, "--no-cache"
+    )
     assert result.returncode == 0, result.stderr
     for name in ("changes.json", "redirects.json"):
         assert f"warning: {new / 'api/results' / name}: ignored" in result.stderr, result.stderr

@@ -34,8 +34,12 @@ def small_export(root: Path) -> ExportDir:
     """osprey: graded 0.9 then 0.5, a no-judge run in between; kestrel: 0.75 and an infra failure."""
     export = ExportDir(root)
     export.run(graded(run_id(1), det=0.9, judge=0.9), rid=run_id(1), agent="osprey", at=0)
-    export.run(graded(run_id(2), det=1.0, judge=0.0, judge_status="model-not-configured", judge_model=None),
-               rid=run_id(2), agent="osprey", at=60)
+    export.run(
+        graded(run_id(2), det=1.0, judge=0.0, judge_status="model-not-configured", judge_model=None),
+        rid=run_id(2),
+        agent="osprey",
+        at=60,
+    )
     export.run(graded(run_id(3), det=0.5, judge=0.5), rid=run_id(3), agent="osprey", at=120)
     export.run(graded(run_id(4), det=0.75, judge=0.75), rid=run_id(4), agent="kestrel", at=30)
     export.run(env_failure(run_id(5)), rid=run_id(5), agent="kestrel", at=90)
@@ -43,20 +47,25 @@ def small_export(root: Path) -> ExportDir:
 
 
 def snapshot(root: Path) -> dict[str, str]:
-    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else "dir"
-            for p in sorted(root.rglob("*"))}
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest() if p.is_file() else "dir"
+        for p in sorted(root.rglob("*"))
+    }
 
 
 # ------------------------------------------------------------------ help
 
 
-@pytest.mark.parametrize("args, words", [
-    ([], ["build", "rank", "check", "history", "Publish XORCISE run results"]),
-    (["build"], ["--out", "--config", "--theme-dir", "--strict", "EXPORT"]),
-    (["rank"], ["--json", "EXPORT"]),
-    (["check"], ["list every problem", "EXPORT"]),
-    (["history"], ["AGENT", "--json", "oldest to newest"]),
-])
+@pytest.mark.parametrize(
+    "args, words",
+    [
+        ([], ["build", "rank", "check", "history", "Publish XORCISE run results"]),
+        (["build"], ["--out", "--config", "--theme-dir", "--strict", "EXPORT"]),
+        (["rank"], ["--json", "EXPORT"]),
+        (["check"], ["list every problem", "EXPORT"]),
+        (["history"], ["AGENT", "--json", "oldest to newest"]),
+    ],
+)
 @pytest.mark.parametrize("flag", ["--help", "-h"])
 def test_help_on_every_command(args, words, flag):
     result = podium(*args, flag)
@@ -95,8 +104,10 @@ def test_build_with_explicit_export_and_out(tmp_path):
     result = podium("build", export.root, "--out", tmp_path / "public")
     assert result.exit_code == 0, result.output
     assert (tmp_path / "public" / ".podium-site").is_file()
-    assert "podium: " + str(export.root) + ": 5 runs (3 graded, 1 no_judge, 1 infra_failed); 0 not a run; " \
-           "0 problem(s)" in result.stderr
+    assert (
+        "podium: " + str(export.root) + ": 5 runs (3 graded, 1 no_judge, 1 infra_failed); 0 not a run; "
+        "0 problem(s)" in result.stderr
+    )
 
 
 def _break(export: ExportDir) -> None:
@@ -106,10 +117,12 @@ def _break(export: ExportDir) -> None:
     (export.root / run_id(4)[:8] / "result.json").write_text(json.dumps(body))
 
 
-PROBLEM_LINES = sorted([  # sorted by path: 4b227777 (run 4) before 4e074085 (run 3)
-    f"problem: {run_id(3)[:8]}/result.json: invalid JSON at line 1 column 11: Expecting value",
-    f"problem: {run_id(4)[:8]}/result.json: grade.overall: expected a number in [0, 1], got 1.7",
-])
+PROBLEM_LINES = sorted(
+    [  # sorted by path: 4b227777 (run 4) before 4e074085 (run 3)
+        f"problem: {run_id(3)[:8]}/result.json: invalid JSON at line 1 column 11: Expecting value",
+        f"problem: {run_id(4)[:8]}/result.json: grade.overall: expected a number in [0, 1], got 1.7",
+    ]
+)
 
 
 def test_build_strict_with_problems_writes_nothing(tmp_path):
@@ -141,8 +154,9 @@ def test_build_without_strict_publishes_problems(tmp_path):
     result = podium("build", export.root, "--out", tmp_path / "site")
     assert result.exit_code == 0
     summary = json.loads((tmp_path / "site" / SUMMARY).read_bytes())
-    assert [f"problem: {p['path']}: {p['field'] + ': ' if p['field'] else ''}{p['message']}"
-            for p in summary["problems"]] == PROBLEM_LINES
+    assert [
+        f"problem: {p['path']}: {p['field'] + ': ' if p['field'] else ''}{p['message']}" for p in summary["problems"]
+    ] == PROBLEM_LINES
     assert summary["totals"]["counts"]["unknown"] == 2
 
 
@@ -255,14 +269,19 @@ def test_history_by_name_id_and_slug(tmp_path, who):
     rows = lines[1:4]
     assert [row.split()[2] for row in rows] == [run_id(1)[:8], run_id(2)[:8], run_id(3)[:8]]  # oldest first
     assert [row.split()[:2] for row in rows] == [
-        ["2026-10-01", "09:20"], ["2026-10-01", "10:20"], ["2026-10-01", "11:20"]]
+        ["2026-10-01", "09:20"],
+        ["2026-10-01", "10:20"],
+        ["2026-10-01", "11:20"],
+    ]
     assert rows[0].split()[6:7] == ["90.0%"]
     assert rows[1].split()[6:7] == ["50.0%*"]  # no judge ran
     assert rows[2].split()[6:7] == ["50.0%"]
     assert lines[4].startswith("* no judge ran")
     # then which way it is moving: the run with no judge model configured is a configuration of its own
-    assert lines[5:7] == ["", "Which way it is moving: ≠ not comparable since no judge model: on the checks, "
-                              "… too few runs (1 of 5)"]
+    assert lines[5:7] == [
+        "",
+        "Which way it is moving: ≠ not comparable since no judge model: on the checks, … too few runs (1 of 5)",
+    ]
 
 
 def test_history_json(tmp_path):
@@ -275,8 +294,11 @@ def test_history_json(tmp_path):
     progress = json.loads(result.stdout)
     assert progress["schema"] == "podium.progress/1" and progress["name"] == "kestrel"
     cells = {(c["mission"], c["version"]): c for c in progress["cells"]}
-    assert sum(sum(s["left_out"].values()) for c in cells.values() for s in c["segments"]) \
-        + sum(sum(c["left_out_unplaced"].values()) for c in cells.values()) == 1  # its infra failure, counted beside
+    assert (
+        sum(sum(s["left_out"].values()) for c in cells.values() for s in c["segments"])
+        + sum(sum(c["left_out_unplaced"].values()) for c in cells.values())
+        == 1
+    )  # its infra failure, counted beside
 
 
 def test_history_unknown_agent(tmp_path):
@@ -288,12 +310,16 @@ def test_history_unknown_agent(tmp_path):
 
 def test_missing_export_is_one_line_exit_2(tmp_path):
     for command in (["check"], ["rank"], ["rank", "--json"], ["build"], ["history", "osprey"]):
-        args = command[:1] + [tmp_path / "nowhere"] + command[1:] if command[0] != "history" else \
-            command + [tmp_path / "nowhere"]
+        args = (
+            command[:1] + [tmp_path / "nowhere"] + command[1:]
+            if command[0] != "history"
+            else command + [tmp_path / "nowhere"]
+        )
         result = podium(*args)
         assert result.exit_code == 2, command
-        assert result.stderr == (f"Error: {tmp_path / 'nowhere'}: export directory not found "
-                                 "(pass EXPORT or set export: in podium.yaml)\n"), command
+        assert result.stderr == (
+            f"Error: {tmp_path / 'nowhere'}: export directory not found (pass EXPORT or set export: in podium.yaml)\n"
+        ), command
         assert result.stdout == ""
 
 
@@ -314,9 +340,14 @@ def test_hostile_names_print_escaped(tmp_path):
     (export.root / "::error::dir\n::x").mkdir()
     export.sidecars()
     outputs = []
-    for args in (["check", export.root], ["rank", export.root], ["rank", export.root, "--json"],
-                 ["build", export.root, "--out", tmp_path / "site"],
-                 ["history", names[0], export.root], ["history", "::error::x\n::y", export.root]):
+    for args in (
+        ["check", export.root],
+        ["rank", export.root],
+        ["rank", export.root, "--json"],
+        ["build", export.root, "--out", tmp_path / "site"],
+        ["history", names[0], export.root],
+        ["history", "::error::x\n::y", export.root],
+    ):
         result = podium(*args)
         outputs += [result.stdout, result.stderr]
     for text in outputs:
@@ -332,12 +363,15 @@ def test_console_script(tmp_path):
     if script is None:
         pytest.skip("the podium console script is not installed (pip install .)")
     export = small_export(tmp_path / "export")
-    done = subprocess.run([script, "rank", str(export.root), "--json"], capture_output=True, text=True,
-                          timeout=120, cwd=tmp_path)
+    done = subprocess.run(
+        [script, "rank", str(export.root), "--json"], capture_output=True, text=True, timeout=120, cwd=tmp_path
+    )
     assert done.returncode == 0, done.stderr
     assert [a["name"] for a in json.loads(done.stdout)] == ["kestrel", "osprey"]
-    done = subprocess.run([script, "check", str(tmp_path / "nowhere")], capture_output=True, text=True,
-                          timeout=120, cwd=tmp_path)
+    done = subprocess.run(
+        [script, "check", str(tmp_path / "nowhere")], capture_output=True, text=True, timeout=120, cwd=tmp_path
+    )
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == [
-        f"Error: {tmp_path / 'nowhere'}: export directory not found (pass EXPORT or set export: in podium.yaml)"]
+        f"Error: {tmp_path / 'nowhere'}: export directory not found (pass EXPORT or set export: in podium.yaml)"
+    ]

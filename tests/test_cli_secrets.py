@@ -40,27 +40,73 @@ def forms(value: str) -> list[str]:
 
 def planted(root: Path) -> ExportDir:
     export = ExportDir(root)
-    answer_check = [{"id": "flag", "source": "artifacts", "ref": "flag", "op": "equals", "value": ANSWER,
-                     "passed": True, "weight": 1.0, "error": None, "blocked_by": []}]
-    own_check = [{"id": "flag", "source": "artifacts", "ref": "flag", "op": "equals", "value": OWN,
-                  "passed": False, "weight": 1.0, "error": None, "blocked_by": []}]
+    answer_check = [
+        {
+            "id": "flag",
+            "source": "artifacts",
+            "ref": "flag",
+            "op": "equals",
+            "value": ANSWER,
+            "passed": True,
+            "weight": 1.0,
+            "error": None,
+            "blocked_by": [],
+        }
+    ]
+    own_check = [
+        {
+            "id": "flag",
+            "source": "artifacts",
+            "ref": "flag",
+            "op": "equals",
+            "value": OWN,
+            "passed": False,
+            "weight": 1.0,
+            "error": None,
+            "blocked_by": [],
+        }
+    ]
     # osprey solves the mission: its submitted value is the mission's answer
     for n in range(3):
-        export.run(graded(run_id(f"solve{n}"), det=1.0, judge=0.8, check_breakdown=answer_check,
-                          models_reported=[KEY]),
-                   rid=run_id(f"solve{n}"), agent="osprey", mission="m1", at=n * 60)
+        export.run(
+            graded(run_id(f"solve{n}"), det=1.0, judge=0.8, check_breakdown=answer_check, models_reported=[KEY]),
+            rid=run_id(f"solve{n}"),
+            agent="osprey",
+            mission="m1",
+            at=n * 60,
+        )
     # kestrel: model names carry the mission's answer, its own check value, a configured literal and a key
     for n in range(3):
         said = f"Quoted {ANSWER} and {OWN} and {LITERAL} and {LIVE_KEY}"
-        export.run(graded(run_id(f"quote{n}"), det=0.5, judge=0.4, check_breakdown=own_check,
-                          models_reported=[f"gpt-{ANSWER}", f"model-{OWN}", f"m-{LITERAL}", LIVE_KEY],
-                          model=f"declared-{OWN}", judge_detail=said),
-                   rid=run_id(f"quote{n}"), agent="kestrel", mission="m1", at=200 + n * 60,
-                   report=report_md(agent="kestrel v1", mission="m1 v1.0.0", rid=run_id(f"quote{n}"),
-                                    extra=f"\n{said}\n\n## Judge rubric\n\n> {said}\n"))
+        export.run(
+            graded(
+                run_id(f"quote{n}"),
+                det=0.5,
+                judge=0.4,
+                check_breakdown=own_check,
+                models_reported=[f"gpt-{ANSWER}", f"model-{OWN}", f"m-{LITERAL}", LIVE_KEY],
+                model=f"declared-{OWN}",
+                judge_detail=said,
+            ),
+            rid=run_id(f"quote{n}"),
+            agent="kestrel",
+            mission="m1",
+            at=200 + n * 60,
+            report=report_md(
+                agent="kestrel v1",
+                mission="m1 v1.0.0",
+                rid=run_id(f"quote{n}"),
+                extra=f"\n{said}\n\n## Judge rubric\n\n> {said}\n",
+            ),
+        )
     # a problem whose message would quote the run's own value and a key (an unknown judge status)
-    export.run(graded(run_id("odd"), judge_status=OWN, check_breakdown=own_check),
-               rid=run_id("odd"), agent="kestrel", mission="m1", at=600)
+    export.run(
+        graded(run_id("odd"), judge_status=OWN, check_breakdown=own_check),
+        rid=run_id("odd"),
+        agent="kestrel",
+        mission="m1",
+        at=600,
+    )
     export.run(graded(run_id("odd2"), judge_status=KEY), rid=run_id("odd2"), agent="kestrel", mission="m1", at=660)
     return export.sidecars()
 
@@ -70,7 +116,8 @@ def project(tmp_path, monkeypatch):
     monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
     planted(tmp_path / "export")
     (tmp_path / "podium.yaml").write_text(
-        f"title: t\nexport: export\nout: site\nredact: [{json.dumps(LITERAL)}]\n", encoding="utf-8")
+        f"title: t\nexport: export\nout: site\nredact: [{json.dumps(LITERAL)}]\n", encoding="utf-8"
+    )
     monkeypatch.chdir(tmp_path)
     return tmp_path
 
@@ -125,15 +172,23 @@ def test_diff_prints_no_planted_secret(project):
     run_cli("build", "--no-cache", "--out", "old")
     (project / "export" / run_id("solve0")[:8]).rename(project / "gone")  # something changed
     run_cli("build", "--no-cache", "--out", "new")
-    for args in (("diff", "old", "new"), ("diff", "old", "new", "--json"),
-                 ("diff", "old", "new", "--fail-on-drop", "*=0")):
+    for args in (
+        ("diff", "old", "new"),
+        ("diff", "old", "new", "--json"),
+        ("diff", "old", "new", "--fail-on-drop", "*=0"),
+    ):
         result = run_cli(*args, code=None)
         assert leaks(result.stdout + result.stderr) == [], args
 
 
 def test_serve_lines_hold_no_planted_secret(project):
-    proc = subprocess.Popen([sys.executable, "-m", "podium", "serve", "--port", "0"], cwd=project,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "podium", "serve", "--port", "0"],
+        cwd=project,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline, seen = time.monotonic() + 60, ""
         while "serving" not in seen and time.monotonic() < deadline and proc.poll() is None:
@@ -157,7 +212,10 @@ def test_json_outputs_equal_the_published_files_byte_for_byte(project):
     assert pair.pop("schema") == "podium.compare-pair/1"
     assert run_cli("compare", "kestrel", "osprey", "--json").stdout_bytes == dump_json(pair)
     kestrel = next(a for a in summary["agents"] if a["name"] == "kestrel")
-    assert run_cli("history", "kestrel", "--json").stdout_bytes == (project / "site" / kestrel["progress"]["url"]).read_bytes()
+    assert (
+        run_cli("history", "kestrel", "--json").stdout_bytes
+        == (project / "site" / kestrel["progress"]["url"]).read_bytes()
+    )
 
 
 def test_commands_read_the_board_through_one_way_in():

@@ -31,8 +31,13 @@ def add(export, agent, mission, values, *, version="1.0.0", **kw):
     """One graded run of ``agent`` on ``mission`` ``version`` per value (overall == value)."""
     for x in values:
         n = next(_ids)
-        export.run(graded(run_id(n), det=x, judge=x, mission_version=version, **kw), rid=run_id(n),
-                   agent=agent, mission=mission, version=version)
+        export.run(
+            graded(run_id(n), det=x, judge=x, mission_version=version, **kw),
+            rid=run_id(n),
+            agent=agent,
+            mission=mission,
+            version=version,
+        )
 
 
 def board_of(export, **kw):
@@ -51,6 +56,7 @@ LOW = [0.25, 0.3125, 0.375, 0.5, 0.5, 0.625]  # median 0.4375, CI [0.25, 0.625]
 
 
 # ------------------------------------------------------------------ superiority and verdict, directly
+
 
 def test_superiority_counts_wins_and_half_ties():
     # (0.5>0.25) 1, (0.5>0.125) 1, (0.25==0.25) 1/2, (0.25>0.125) 1  ->  3.5 / 4
@@ -93,6 +99,7 @@ def test_verdict_needs_both_intervals_and_no_overlap():
 
 
 # ------------------------------------------------------------------ pairs through the summary step
+
 
 def test_a_pair_by_hand(export):
     add(export, "osprey", "m1", HIGH)
@@ -177,8 +184,12 @@ def test_only_shared_current_versions_with_a_median_population_count(export):
     add(export, "osprey", "m1", [0.75], version="2.0.0")  # ... current: 2.0.0
     add(export, "harrier", "m1", [0.25], version="2.0.0")
     add(export, "osprey", "m2", [0.75])  # m2: harrier has no run in the median there
-    export.run(graded(run_id(9001), det=0.5, judge=0.0, judge_status="model-not-configured", judge_model=None),
-               rid=run_id(9001), agent="harrier", mission="m2")
+    export.run(
+        graded(run_id(9001), det=0.5, judge=0.0, judge_status="model-not-configured", judge_model=None),
+        rid=run_id(9001),
+        agent="harrier",
+        mission="m2",
+    )
     add(export, "osprey", "m3", [0.75])  # m3: only osprey
     pair = the_pair(board_of(export), "osprey", "harrier")
     assert [(v.mission, v.version) for v in pair.versions] == [("m1", "2.0.0")]
@@ -198,11 +209,15 @@ def test_pairs_are_ordered_by_rank_and_versions_by_mission(export):
         add(export, "kestrel", mission, [0.375])
     board = board_of(export)
     assert [(p.a_name, p.b_name) for p in board.pairs] == [
-        ("osprey", "harrier"), ("osprey", "kestrel"), ("harrier", "kestrel")]
+        ("osprey", "harrier"),
+        ("osprey", "kestrel"),
+        ("harrier", "kestrel"),
+    ]
     assert [v.mission for v in board.pairs[0].versions] == ["m1", "m2"]
 
 
 # ------------------------------------------------------------------ the four traps
+
 
 def test_judge_models_differ_raised_and_named(export):
     add(export, "osprey", "m1", [0.75], judge_model="judge-1")
@@ -218,8 +233,12 @@ def test_judge_models_differ_not_raised_by_runs_outside_the_median(export):
     add(export, "osprey", "m1", [0.75], judge_model="judge-1")
     add(export, "harrier", "m1", [0.5], judge_model="judge-1")
     # a stopped run judged by another model is left out of the median: it does not count
-    export.run(graded(run_id(9101), det=0.5, judge=0.5, judge_model="judge-2", partial_trigger="operator"),
-               rid=run_id(9101), agent="harrier", mission="m1")
+    export.run(
+        graded(run_id(9101), det=0.5, judge=0.5, judge_model="judge-2", partial_trigger="operator"),
+        rid=run_id(9101),
+        agent="harrier",
+        mission="m1",
+    )
     pair = the_pair(board_of(export), "osprey", "harrier")
     assert pair.flags.judge_models_differ == ()
 
@@ -275,7 +294,9 @@ def test_model_changed_leaves_out_a_run_with_no_model_at_all(export):
 def test_run_model_rules():
     bare = dict(run_id="0" * 32, directory="x", shape="graded")
     assert run_model(record_of(Run(**bare, models_reported=("z-model", "a-model")))) == "z-model + a-model"
-    assert run_model(record_of(Run(**bare, models_reported=("", ), conditions=Conditions(model="declared")))) == "declared"
+    assert (
+        run_model(record_of(Run(**bare, models_reported=("",), conditions=Conditions(model="declared")))) == "declared"
+    )
     assert run_model(record_of(Run(**bare, model_declared="from-runs-json"))) == "from-runs-json"
     assert run_model(record_of(Run(**bare))) is None
 
@@ -283,8 +304,12 @@ def test_run_model_rules():
 def test_model_changed_not_raised_by_runs_outside_the_median_or_other_versions(export):
     add(export, "osprey", "m1", [0.75], models_reported=["model-x"])
     add(export, "harrier", "m1", [0.5], models_reported=["model-x"])
-    export.run(graded(run_id(9201), det=0.5, judge=0.5, models_reported=["model-y"], partial_trigger="operator"),
-               rid=run_id(9201), agent="osprey", mission="m1")  # stopped: not in the median
+    export.run(
+        graded(run_id(9201), det=0.5, judge=0.5, models_reported=["model-y"], partial_trigger="operator"),
+        rid=run_id(9201),
+        agent="osprey",
+        mission="m1",
+    )  # stopped: not in the median
     add(export, "osprey", "m2", [0.75], models_reported=["model-z"])  # m2 is not shared
     pair = the_pair(board_of(export), "osprey", "harrier")
     assert pair.flags.model_changed == ()
@@ -292,14 +317,19 @@ def test_model_changed_not_raised_by_runs_outside_the_median_or_other_versions(e
 
 def no_judge_run(export, agent, mission="m1"):
     n = next(_ids)
-    export.run(graded(run_id(n), det=0.5, judge=0.0, judge_status="model-not-configured", judge_model=None),
-               rid=run_id(n), agent=agent, mission=mission)
+    export.run(
+        graded(run_id(n), det=0.5, judge=0.0, judge_status="model-not-configured", judge_model=None),
+        rid=run_id(n),
+        agent=agent,
+        mission=mission,
+    )
 
 
 def timed_out_run(export, agent, x=0.25, mission="m1"):
     n = next(_ids)
-    export.run(graded(run_id(n), det=x, judge=x, partial_trigger="timeout"), rid=run_id(n), agent=agent,
-               mission=mission)
+    export.run(
+        graded(run_id(n), det=x, judge=x, partial_trigger="timeout"), rid=run_id(n), agent=agent, mission=mission
+    )
 
 
 @pytest.mark.parametrize("in_median, raised", [(8, True), (9, False)])
@@ -353,15 +383,24 @@ def test_no_flag_on_a_clean_pair(export):
     add(export, "harrier", "m1", LOW, models_reported=["model-y"])
     flags = the_pair(board_of(export), "osprey", "harrier").flags
     assert (flags.judge_models_differ, flags.model_changed, flags.no_judge_gap, flags.timeout_gap) == (
-        (), (), False, False)
+        (),
+        (),
+        False,
+        False,
+    )
 
 
 # ------------------------------------------------------------------ model keys and the by-model view
 
+
 def test_model_key_rules():
     bare = dict(run_id="0" * 32, directory="x", shape="graded")
-    assert model_key(record_of(Run(**bare, models_reported=("z-model", "a-model")))) == "z-model + a-model"  # order kept
-    assert model_key(record_of(Run(**bare, models_reported=("only",), conditions=Conditions(model="declared")))) == "only"
+    assert (
+        model_key(record_of(Run(**bare, models_reported=("z-model", "a-model")))) == "z-model + a-model"
+    )  # order kept
+    assert (
+        model_key(record_of(Run(**bare, models_reported=("only",), conditions=Conditions(model="declared")))) == "only"
+    )
     assert model_key(record_of(Run(**bare, conditions=Conditions(model="declared")))) == "declared (declared)"
     assert model_key(record_of(Run(**bare, model_declared="from-runs-json"))) == "from-runs-json (declared)"
     assert model_key(record_of(Run(**bare))) == "(unknown model)"
@@ -416,6 +455,7 @@ def test_demo_harnesses_that_skip_the_model_are_not_flagged():
     # The demo's kestrel and gyr falcon report their model on some runs only and declare the same
     # one: no change. Under the old "(declared)" key every demo pair was flagged.
     from pathlib import Path
+
     board = summarize(load_export(Path(__file__).resolve().parents[1] / "content" / "demo-export"))
     flagged = {(p.a_name, p.b_name): p.flags.model_changed for p in board.pairs}
     assert flagged[("kestrel", "gyr falcon")] == ()

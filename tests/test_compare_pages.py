@@ -58,8 +58,12 @@ def design(root: Path) -> ExportDir:
     add(export, "kestrel", "m1", [0.25, 0.25], partial_trigger="timeout")
     for _ in range(3):
         n = next(_ids)
-        export.run(graded(run_id(n), det=0.5, judge=0.0, judge_status="unavailable", judge_model=None),
-                   rid=run_id(n), agent="kestrel", mission="m1")
+        export.run(
+            graded(run_id(n), det=0.5, judge=0.0, judge_status="unavailable", judge_model=None),
+            rid=run_id(n),
+            agent="kestrel",
+            mission="m1",
+        )
     return export.sidecars()
 
 
@@ -94,6 +98,7 @@ def pair_entry(built, a, b) -> dict:
 
 # ------------------------------------------------------------------ the data files
 
+
 def test_compare_json_validates_against_the_shipped_schema(built):
     schema = kit.strict_json(built["files"][COMPARE_SCHEMA])
     assert built["files"][COMPARE_SCHEMA] == (MAIN / "generator" / "podium" / "compare.schema.json").read_bytes()
@@ -103,7 +108,10 @@ def test_compare_json_validates_against_the_shipped_schema(built):
     validator.validate(data)
     assert data["schema"] == "podium.compare/2"
     assert [(p["a_name"], p["b_name"]) for p in data["pairs"]] == [
-        ("osprey", "harrier"), ("osprey", "kestrel"), ("harrier", "kestrel")]
+        ("osprey", "harrier"),
+        ("osprey", "kestrel"),
+        ("harrier", "kestrel"),
+    ]
     parts = [path for path in built["files"] if path.startswith("api/results/compare/")]
     assert sorted(parts) == sorted([a["part"] for a in data["agents"]] + [p["detail"] for p in data["pairs"]])
     for path in parts:
@@ -127,15 +135,23 @@ def test_compare_schema_rejects_a_broken_entry(built):
 def test_compare_json_entry_by_hand(built):
     pair = pair_entry(built, "osprey", "harrier")
     assert [(v["mission"], v["verdict"]) for v in pair["versions"]] == [
-        ("m1", "a_ahead"), ("m2", "overlap"), ("m3", "too_few"), ("m4", "b_ahead")]
+        ("m1", "a_ahead"),
+        ("m2", "overlap"),
+        ("m3", "too_few"),
+        ("m4", "b_ahead"),
+    ]
     assert pair["verdicts"] == {"a_ahead": 1, "b_ahead": 1, "overlap": 1, "too_few": 1}
     # superiority per version: 1, 0.5 (all ties), 1, 0  -> mean 0.625
     assert [v["superiority"] for v in pair["versions"]] == [1.0, 0.5, 1.0, 0.0]
     assert pair["superiority"] == 0.625
     # median diffs: 0.4375, 0, 0.5, -0.4375  -> median of four = (0 + 0.4375) / 2
     assert pair["median_diff"] == 0.21875
-    assert pair["flags"] == {"judge_models_differ": ["m2 1.0.0"], "model_changed": [agent_id("osprey")],
-                             "no_judge_gap": False, "timeout_gap": False}
+    assert pair["flags"] == {
+        "judge_models_differ": ["m2 1.0.0"],
+        "model_changed": [agent_id("osprey")],
+        "no_judge_gap": False,
+        "timeout_gap": False,
+    }
     kestrel = pair_entry(built, "osprey", "kestrel")
     assert kestrel["flags"]["no_judge_gap"] is True and kestrel["flags"]["timeout_gap"] is True
     assert (kestrel["no_judge_share_b"], kestrel["timeout_share_b"]) == (3 / 9, 2 / 6)
@@ -157,14 +173,17 @@ def test_summary_by_model_validates_and_is_ranked(built):
 
 # ------------------------------------------------------------------ pages
 
+
 def test_pair_page_says_each_verdict_in_words(built):
     path = "compare/harrier/osprey/index.html"  # slugs in sorted order, whatever the ranking
     html = built["pages"][path]
     text = main_text(html)
-    headings = [re.sub(r"\s+", " ", h.text()).strip() for h in kit.parse_html(html).root.iter("h2")
-                if h.parent.get("class") == "pair-version"]
-    assert headings == ["m1 1.0.0 osprey ahead", f"m2 1.0.0 {OVERLAP}", f"m3 1.0.0 {TOO_FEW}",
-                        "m4 1.0.0 harrier ahead"]
+    headings = [
+        re.sub(r"\s+", " ", h.text()).strip()
+        for h in kit.parse_html(html).root.iter("h2")
+        if h.parent.get("class") == "pair-version"
+    ]
+    assert headings == ["m1 1.0.0 osprey ahead", f"m2 1.0.0 {OVERLAP}", f"m3 1.0.0 {TOO_FEW}", "m4 1.0.0 harrier ahead"]
     assert OVERLAP == "overlapping: not evidence of a difference"
     assert TOO_FEW == "too few runs: fewer than 6 on a side"
     assert "a run of osprey beats a run of harrier 62.5% of the time (ties count half)" in text
@@ -173,13 +192,13 @@ def test_pair_page_says_each_verdict_in_words(built):
 
 def test_pair_page_raises_each_trap_as_a_sentence(built):
     text = main_text(built["pages"]["compare/harrier/osprey/index.html"])
-    assert ("Judge models differ on m2 1.0.0: the judge halves of osprey and harrier may not compare there."
-            in text)
+    assert "Judge models differ on m2 1.0.0: the judge halves of osprey and harrier may not compare there." in text
     assert "osprey's runs on the shared versions ran 2 models (model-x and model-y): its scores mix models." in text
     assert "timed out" not in text and "want of a judge" not in text  # not raised on this pair
     text = main_text(built["pages"]["compare/kestrel/osprey/index.html"])
-    assert ("kestrel has 33.3% of its runs on the shared versions left out for want of a judge, against 0.0% for "
-            "osprey") in text
+    assert (
+        "kestrel has 33.3% of its runs on the shared versions left out for want of a judge, against 0.0% for osprey"
+    ) in text
     assert "33.3% of kestrel's runs in the median timed out, against 0.0% of osprey's" in text
     assert "Judge models differ" not in text
 
@@ -194,11 +213,12 @@ def test_pair_page_draws_both_intervals_on_one_axis(built):
     title = first.find("title") if first.find("title") is not None else first.find(f"{ns}title")
     desc = first.find("desc") if first.find("desc") is not None else first.find(f"{ns}desc")
     assert title.text == "Medians and 95% intervals on m1 1.0.0"
-    assert desc.text == ("osprey: median 87.5%, 95% CI 75.0%–100.0%, 6 runs in the median. "
-                         "harrier: median 43.8%, 95% CI 25.0%–62.5%, 6 runs in the median.")
+    assert desc.text == (
+        "osprey: median 87.5%, 95% CI 75.0%–100.0%, 6 runs in the median. "
+        "harrier: median 43.8%, 95% CI 25.0%–62.5%, 6 runs in the median."
+    )
     # the numbers are also text, in the side-by-side table
-    assert ('<th scope="row">95% CI</th><td class="num">75.0%–100.0%</td><td class="num">25.0%–62.5%</td>'
-            in html)
+    assert '<th scope="row">95% CI</th><td class="num">75.0%–100.0%</td><td class="num">25.0%–62.5%</td>' in html
     assert "none (n &lt; 6)" in html  # m3
 
 
@@ -262,13 +282,28 @@ def test_no_text_is_drawn_over_a_mark_of_the_interval_chart(tmp_path):
     for median in (0.0, 0.01, 0.5, 0.9, 0.97, 0.99, 1.0):
         for ci in (None, (max(0.0, median - 0.1), min(1.0, median + 0.1)), (median, 1.0)):
             cases.append((median, ci))
-    for (median_a, ci_a) in cases:
-        for (median_b, ci_b) in [(1.0, None), (0.99, None), (0.0, (0.0, 1.0))]:
-            v = PairVersion(mission="m", version="1", url=None, n_a=6, n_b=3, median_a=median_a,
-                            median_b=median_b, median_ci_a=ci_a, median_ci_b=ci_b,
-                            median_diff=median_a - median_b, median_deterministic_a=None,
-                            median_deterministic_b=None, median_judge_a=None, median_judge_b=None,
-                            judge_models_a=(), judge_models_b=(), superiority=0.5, verdict="too_few")
+    for median_a, ci_a in cases:
+        for median_b, ci_b in [(1.0, None), (0.99, None), (0.0, (0.0, 1.0))]:
+            v = PairVersion(
+                mission="m",
+                version="1",
+                url=None,
+                n_a=6,
+                n_b=3,
+                median_a=median_a,
+                median_b=median_b,
+                median_ci_a=ci_a,
+                median_ci_b=ci_b,
+                median_diff=median_a - median_b,
+                median_deterministic_a=None,
+                median_deterministic_b=None,
+                median_judge_a=None,
+                median_judge_b=None,
+                judge_models_a=(),
+                judge_models_b=(),
+                superiority=0.5,
+                verdict="too_few",
+            )
             chart = intervals(v, "A" * 40, "Søren Recon")
             svg = kit.parse_svg(str(macro(chart, "t")))
             texts, marks = _chart_boxes(svg)
@@ -311,7 +346,8 @@ def test_compare_index_matrix_links_every_pair(built):
 def test_agent_and_mission_pages_link_to_the_pairs(built):
     doc = kit.parse_html(built["pages"]["agents/osprey/index.html"])
     assert {"../../compare/harrier/osprey/index.html", "../../compare/kestrel/osprey/index.html"} <= {
-        a.get("href") for a in doc.root.iter("a")}
+        a.get("href") for a in doc.root.iter("a")
+    }
     html = built["pages"]["missions/m2/1.0.0/index.html"]
     assert 'href="../../../compare/harrier/osprey/index.html#v-m2-1-0-0"' in html
     assert 'id="v-m2-1-0-0"' in built["pages"]["compare/harrier/osprey/index.html"]
@@ -334,6 +370,7 @@ def test_nav_and_footer_reach_the_new_pages(built):
 
 # ------------------------------------------------------------------ hostile names and long keys
 
+
 def test_hostile_names_and_model_keys_are_escaped_and_isolated(tmp_path):
     export = ExportDir(tmp_path / "export")
     evil = "<script>alert(1)</script>"
@@ -346,8 +383,12 @@ def test_hostile_names_and_model_keys_are_escaped_and_isolated(tmp_path):
     assert len(htmls) == 5  # compare index, one pair, models index, two model pages
     for path, html in htmls.items():
         doc = kit.parse_html(html)
-        assert not any(t.tag in ("img", "script") and t.get("src") != "../assets/podium.js"
-                       and not (t.get("src") or "").endswith("assets/podium.js") for t in doc.tags), path
+        assert not any(
+            t.tag in ("img", "script")
+            and t.get("src") != "../assets/podium.js"
+            and not (t.get("src") or "").endswith("assets/podium.js")
+            for t in doc.tags
+        ), path
         assert "<script>alert" not in html and "<img src=x" not in html, path
     pair_path = next(p for p in htmls if p.count("/") == 3)
     doc = kit.parse_html(htmls[pair_path])
@@ -378,6 +419,7 @@ def test_the_matrix_names_how_many_agents_are_left_out(tmp_path):
 
 # ------------------------------------------------------------------ CLI
 
+
 def podium(*args):
     result = CliRunner().invoke(main, [str(a) for a in args], catch_exceptions=False)
     assert "Traceback" not in result.output
@@ -387,8 +429,7 @@ def podium(*args):
 def test_cli_compare_json_is_the_compare_json_entry_in_either_order(built):
     export = built["export"]
     want = pair_entry(built, "osprey", "harrier")
-    for a, b in (("osprey", "harrier"), ("harrier", "osprey"), (agent_id("harrier"), "osprey"),
-                 ("Harrier", "OSPREY")):
+    for a, b in (("osprey", "harrier"), ("harrier", "osprey"), (agent_id("harrier"), "osprey"), ("Harrier", "OSPREY")):
         result = podium("compare", a, b, export, "--json")
         assert result.exit_code == 0, result.output
         assert json.loads(result.output) == want

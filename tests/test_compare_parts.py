@@ -55,8 +55,14 @@ def many_agents(root: Path) -> ExportDir:
     for k in range(33):
         add(export, f"agent-{k:02d}", "m1", [round(1.0 - k / 40 - d / 100, 4) for d in range(6)])
         if k % 3 == 0:
-            add(export, f"agent-{k:02d}", "m2", [0.5, 0.25 + k / 100], judge_model=f"judge-{k % 2}",
-                models_reported=[f"model-{k % 4}"])
+            add(
+                export,
+                f"agent-{k:02d}",
+                "m2",
+                [0.5, 0.25 + k / 100],
+                judge_model=f"judge-{k % 2}",
+                models_reported=[f"model-{k % 4}"],
+            )
     return export.sidecars()
 
 
@@ -114,8 +120,9 @@ def test_the_cli_prints_a_pair_without_a_page_in_full(built):
     index = kit.strict_json(files["api/results/compare.json"])
     last = index["agents"][-1]
     summary = next(p for p in kit.strict_json(files[last["part"]])["pairs"] if p["url"] is None)
-    result = CliRunner().invoke(main, ["compare", summary["b"], summary["a"], str(built["export"]), "--json"],
-                                catch_exceptions=False)
+    result = CliRunner().invoke(
+        main, ["compare", summary["b"], summary["a"], str(built["export"]), "--json"], catch_exceptions=False
+    )
     assert result.exit_code == 0, result.output
     entry = json.loads(result.output)
     assert {k: v for k, v in entry.items() if k != "versions"} == {k: v for k, v in summary.items() if k != "detail"}
@@ -133,25 +140,53 @@ def _pair(i: int, versions: int, *, with_versions: bool) -> Pair:
     name = "agent-with-a-long-name-" + "x" * 40
     missions = [(f"mission-with-a-long-slug-{m:03d}", "10.20.30") for m in range(versions)]
     judges = tuple(f"judge-model-{k}-" + "j" * 40 for k in range(3))
-    vs = tuple(PairVersion(
-        mission=m, version=v, url=f"missions/{m}/{v}/index.html", n_a=1000, n_b=999, median_a=0.123456789012345,
-        median_b=0.987654321098765, median_ci_a=(0.111111111111111, 0.999999999999999),
-        median_ci_b=(0.111111111111112, 0.999999999999998), median_diff=-0.864197532086420,
-        median_deterministic_a=0.333333333333333, median_deterministic_b=0.666666666666667,
-        median_judge_a=0.142857142857143, median_judge_b=0.857142857142857, judge_models_a=judges,
-        judge_models_b=judges[::-1], superiority=0.499999999999999, verdict="overlap") for m, v in missions)
+    vs = tuple(
+        PairVersion(
+            mission=m,
+            version=v,
+            url=f"missions/{m}/{v}/index.html",
+            n_a=1000,
+            n_b=999,
+            median_a=0.123456789012345,
+            median_b=0.987654321098765,
+            median_ci_a=(0.111111111111111, 0.999999999999999),
+            median_ci_b=(0.111111111111112, 0.999999999999998),
+            median_diff=-0.864197532086420,
+            median_deterministic_a=0.333333333333333,
+            median_deterministic_b=0.666666666666667,
+            median_judge_a=0.142857142857143,
+            median_judge_b=0.857142857142857,
+            judge_models_a=judges,
+            judge_models_b=judges[::-1],
+            superiority=0.499999999999999,
+            verdict="overlap",
+        )
+        for m, v in missions
+    )
     return Pair(
-        a=f"{i:032x}", b=f"{i + 1:032x}", a_name=name + str(i), b_name=name + str(i + 1),
-        url=f"compare/{name}{i}/{name}{i + 1}/index.html" if with_versions else None, shared=versions,
-        superiority=0.499999999999999, verdicts={"a_ahead": 13, "b_ahead": 13, "overlap": 13, "too_few": 1},
+        a=f"{i:032x}",
+        b=f"{i + 1:032x}",
+        a_name=name + str(i),
+        b_name=name + str(i + 1),
+        url=f"compare/{name}{i}/{name}{i + 1}/index.html" if with_versions else None,
+        shared=versions,
+        superiority=0.499999999999999,
+        verdicts={"a_ahead": 13, "b_ahead": 13, "overlap": 13, "too_few": 1},
         median_diff=-0.864197532086420,
-        flags=PairFlags(judge_models_differ=tuple(f"{m} {v}" for m, v in missions),
-                        model_changed=(f"{i:032x}", f"{i + 1:032x}"), no_judge_gap=True, timeout_gap=True),
+        flags=PairFlags(
+            judge_models_differ=tuple(f"{m} {v}" for m, v in missions),
+            model_changed=(f"{i:032x}", f"{i + 1:032x}"),
+            no_judge_gap=True,
+            timeout_gap=True,
+        ),
         models_a=tuple("model-" + "m" * 60 + str(k) for k in range(3)),
         models_b=tuple("model-" + "n" * 60 + str(k) for k in range(3)),
-        no_judge_share_a=0.333333333333333, no_judge_share_b=0.666666666666667,
-        timeout_share_a=0.142857142857143, timeout_share_b=0.857142857142857,
-        versions=vs if with_versions else ())
+        no_judge_share_a=0.333333333333333,
+        no_judge_share_b=0.666666666666667,
+        timeout_share_a=0.142857142857143,
+        timeout_share_b=0.857142857142857,
+        versions=vs if with_versions else (),
+    )
 
 
 def test_every_file_stays_far_under_4_mib_at_300_rivals_and_40_shared_versions():
@@ -167,8 +202,9 @@ def test_every_file_stays_far_under_4_mib_at_300_rivals_and_40_shared_versions()
     assert all(size < MiB for size in sizes.values()), sizes  # a quarter of the bound, at the least
     assert len(json.loads(part)["pairs"]) == 300 and len(json.loads(pair_file)["versions"]) == 40
     # each grows with one dimension only: twice the rivals, twice the part; versions are in the pair file
-    doubled = compare_data.compare_agent_part(SimpleNamespace(pairs=pairs * 2, agents=agents), agents[0],
-                                              list(range(600)))
+    doubled = compare_data.compare_agent_part(
+        SimpleNamespace(pairs=pairs * 2, agents=agents), agents[0], list(range(600))
+    )
     assert len(doubled) < 2.05 * len(part)
 
 
@@ -177,12 +213,18 @@ def test_every_file_stays_far_under_4_mib_at_300_rivals_and_40_shared_versions()
 
 def _peak_build(export: Path, out: Path) -> int:
     """Build in a fresh process (no cache, one job); its peak resident memory in bytes."""
-    code = ("import resource, sys, runpy\n"
-            "sys.argv = ['podium', 'build', sys.argv[1], '--out', sys.argv[2], '--no-cache', '--jobs', '1', '--quiet']\n"
-            "try:\n    runpy.run_module('podium', run_name='__main__')\n"
-            "finally:\n    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n")
-    done = subprocess.run([sys.executable, "-c", code, str(export), str(out)], capture_output=True, text=True,
-                          env={**os.environ, "PYTHONHASHSEED": "0"})
+    code = (
+        "import resource, sys, runpy\n"
+        "sys.argv = ['podium', 'build', sys.argv[1], '--out', sys.argv[2], '--no-cache', '--jobs', '1', '--quiet']\n"
+        "try:\n    runpy.run_module('podium', run_name='__main__')\n"
+        "finally:\n    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, str(export), str(out)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, "PYTHONHASHSEED": "0"},
+    )
     assert done.returncode == 0, done.stderr
     return int(done.stderr.strip().splitlines()[-1]) * 1024
 
@@ -193,11 +235,26 @@ def test_150_agents_on_40_missions(tmp_path):
     384 MB; now every comparison file is far under 4 MiB, the comparison data under 17 MiB in all (pairs are
     in both their agents' parts), and the build peaks under 200 MB (141 MB measured)."""
     export = tmp_path / "export"
-    subprocess.run([sys.executable, str(MAIN / "scripts" / "make_export.py"), str(export), "--agents", "150",
-                    "--missions", "40", "--runs", "6000"], check=True, capture_output=True)
+    subprocess.run(
+        [
+            sys.executable,
+            str(MAIN / "scripts" / "make_export.py"),
+            str(export),
+            "--agents",
+            "150",
+            "--missions",
+            "40",
+            "--runs",
+            "6000",
+        ],
+        check=True,
+        capture_output=True,
+    )
     out = tmp_path / "site"
     peak = _peak_build(export, out)
-    files = [p for p in (out / "api" / "results").rglob("*") if p.is_file() and "compare" in p.relative_to(out).as_posix()]
+    files = [
+        p for p in (out / "api" / "results").rglob("*") if p.is_file() and "compare" in p.relative_to(out).as_posix()
+    ]
     sizes = {p.relative_to(out).as_posix(): p.stat().st_size for p in files}
     index = json.loads((out / "api/results/compare.json").read_text(encoding="utf-8"))
     assert len(index["agents"]) == 150 and len(index["pairs"]) == 435

@@ -33,15 +33,42 @@ def planted(root: Path) -> ExportDir:
     """osprey and kestrel share m1; their judges' names are a key, another key, a configured literal
     and m1's answer (osprey submitted it and passed)."""
     export = ExportDir(root)
-    answer = [{"id": "flag", "source": "artifacts", "ref": "flag", "op": "equals", "value": ANSWER,
-               "passed": True, "weight": 1.0, "error": None, "blocked_by": []}]
+    answer = [
+        {
+            "id": "flag",
+            "source": "artifacts",
+            "ref": "flag",
+            "op": "equals",
+            "value": ANSWER,
+            "passed": True,
+            "weight": 1.0,
+            "error": None,
+            "blocked_by": [],
+        }
+    ]
     for n, judge in enumerate((KEY, KEY, f"judge {ANSWER}")):
-        export.run(graded(run_id(f"o{n}"), det=1.0, judge=0.9, judge_model=judge, check_breakdown=answer,
-                          models_reported=[f"model {LITERAL}"]),
-                   rid=run_id(f"o{n}"), agent="osprey", mission="m1", at=n)
+        export.run(
+            graded(
+                run_id(f"o{n}"),
+                det=1.0,
+                judge=0.9,
+                judge_model=judge,
+                check_breakdown=answer,
+                models_reported=[f"model {LITERAL}"],
+            ),
+            rid=run_id(f"o{n}"),
+            agent="osprey",
+            mission="m1",
+            at=n,
+        )
     for n, judge in enumerate((OTHER_KEY, LITERAL, OTHER_KEY)):
-        export.run(graded(run_id(f"k{n}"), det=0.5, judge=0.4, judge_model=judge),
-                   rid=run_id(f"k{n}"), agent="kestrel", mission="m1", at=10 + n)
+        export.run(
+            graded(run_id(f"k{n}"), det=0.5, judge=0.4, judge_model=judge),
+            rid=run_id(f"k{n}"),
+            agent="kestrel",
+            mission="m1",
+            at=10 + n,
+        )
     return export.sidecars()
 
 
@@ -50,7 +77,8 @@ def project(tmp_path, monkeypatch):
     monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
     planted(tmp_path / "export")
     (tmp_path / "podium.yaml").write_text(
-        f"title: t\nexport: export\nout: site\nredact: [{json.dumps(LITERAL)}]\n", encoding="utf-8")
+        f"title: t\nexport: export\nout: site\nredact: [{json.dumps(LITERAL)}]\n", encoding="utf-8"
+    )
     monkeypatch.chdir(tmp_path)
     return tmp_path
 
@@ -68,9 +96,15 @@ def leaks(text: str) -> list[str]:
 def test_judge_models_are_redacted_on_every_comparison_output(project):
     podium("build", "--no-cache")
     site = project / "site"
-    outputs = {p.relative_to(site).as_posix(): read_site_file(p).decode("utf-8")
-               for p in [*site.glob("api/results/compare*"), *site.glob("api/results/compare/**/*.json"),
-                         *site.glob("compare/**/*.html")] if p.is_file()}
+    outputs = {
+        p.relative_to(site).as_posix(): read_site_file(p).decode("utf-8")
+        for p in [
+            *site.glob("api/results/compare*"),
+            *site.glob("api/results/compare/**/*.json"),
+            *site.glob("compare/**/*.html"),
+        ]
+        if p.is_file()
+    }
     pair_pages = [path for path in outputs if path.count("/") == 3]
     assert pair_pages, sorted(outputs)  # the pair has its page
     assert "[REDACTED" in outputs[pair_pages[0]]  # its judge models are on it, redacted
@@ -91,8 +125,10 @@ def test_judge_models_are_redacted_on_every_comparison_output(project):
 def test_every_text_field_of_a_pair_is_an_identity_or_made_public():
     """A field added to Pair or PairVersion must be placed: an identity published as it is, or a name
     render/safe.py redacts. These are the names it redacts today."""
+
     def texts(cls) -> set[str]:
         return {f.name for f in dataclasses.fields(cls) if "str" in str(f.type)}
+
     assert texts(Pair) - PAIR_IDENTITY_FIELDS == {"models_a", "models_b"}
     assert texts(PairVersion) - PAIR_VERSION_IDENTITY_FIELDS == {"judge_models_a", "judge_models_b"}
     assert {"flags", "versions"} <= {f.name for f in dataclasses.fields(Pair)}  # flags hold versions and ids only

@@ -67,9 +67,22 @@ SPECS = [
 ] + [(name, _score(0.7), {}) for name in FORMULA_NAMES + [QUOTED_NAME]]
 
 EXPECTED_KINDS = {
-    0: "graded", 1: "graded", 2: "graded", 3: "partial_judge", 4: "timed_out", 5: "no_judge", 6: "stopped",
-    7: "graded", 8: "graded", 9: "graded", 10: "infra_failed", 11: "grading", 12: "grading_failed",
-    13: "unknown", 14: "not_a_run", **{15 + i: "graded" for i in range(5)},
+    0: "graded",
+    1: "graded",
+    2: "graded",
+    3: "partial_judge",
+    4: "timed_out",
+    5: "no_judge",
+    6: "stopped",
+    7: "graded",
+    8: "graded",
+    9: "graded",
+    10: "infra_failed",
+    11: "grading",
+    12: "grading_failed",
+    13: "unknown",
+    14: "not_a_run",
+    **{15 + i: "graded" for i in range(5)},
 }
 
 
@@ -170,15 +183,26 @@ def test_each_schema_name_is_said_once_in_code_and_matches_its_shipped_schema():
     compare_schema = json.loads((shipped / "compare.schema.json").read_bytes())
     runs_schema = json.loads((shipped / "runs.schema.json").read_bytes())
     assert summary_schema["$id"] == summary_schema["properties"]["schema"]["const"] == published.SUMMARY_SCHEMA
-    assert compare_schema["$id"] == compare_schema["$defs"]["Index"]["properties"]["schema"]["const"] \
+    assert (
+        compare_schema["$id"]
+        == compare_schema["$defs"]["Index"]["properties"]["schema"]["const"]
         == published.COMPARE_SCHEMA
+    )
     assert compare_schema["$defs"]["AgentPart"]["properties"]["schema"]["const"] == published.COMPARE_AGENT_SCHEMA
     assert compare_schema["$defs"]["PairFile"]["properties"]["schema"]["const"] == published.COMPARE_PAIR_SCHEMA
     assert runs_schema["$defs"]["index"]["properties"]["schema"]["const"] == published.RUNS_SCHEMA
     assert runs_schema["$id"].endswith("runs-" + published.RUNS_SCHEMA.rpartition("/")[2] + ".json")
     code = "".join(path.read_text() for path in shipped.rglob("*.py") if path.name != "published.py")
-    for name in (published.SUMMARY_SCHEMA, published.COMPARE_SCHEMA, published.COMPARE_AGENT_SCHEMA,
-                 published.COMPARE_PAIR_SCHEMA, published.RUNS_SCHEMA, published.REPORT_SCHEMA, published.CHANGES_SCHEMA, published.REDIRECTS_SCHEMA):
+    for name in (
+        published.SUMMARY_SCHEMA,
+        published.COMPARE_SCHEMA,
+        published.COMPARE_AGENT_SCHEMA,
+        published.COMPARE_PAIR_SCHEMA,
+        published.RUNS_SCHEMA,
+        published.REPORT_SCHEMA,
+        published.CHANGES_SCHEMA,
+        published.REDIRECTS_SCHEMA,
+    ):
         assert f'"{name}"' not in code, name
 
 
@@ -206,14 +230,24 @@ def test_summary_top_level(summary):
     assert summary["generator"]["name"] == "podium"
     assert summary["source"]["runs_read"] == len(SPECS)
     assert summary["totals"] == {
-        "runs": len(SPECS) - 1, "not_a_run": 1,
-        "counts": {"graded": 11, "partial_judge": 1, "timed_out": 1, "no_judge": 1, "stopped": 1,
-                   "infra_failed": 1, "grading_failed": 1, "grading": 1, "unknown": 1},
+        "runs": len(SPECS) - 1,
+        "not_a_run": 1,
+        "counts": {
+            "graded": 11,
+            "partial_judge": 1,
+            "timed_out": 1,
+            "no_judge": 1,
+            "stopped": 1,
+            "infra_failed": 1,
+            "grading_failed": 1,
+            "grading": 1,
+            "unknown": 1,
+        },
     }
     assert "generated_at" not in summary  # no clock without SOURCE_DATE_EPOCH
-    assert summary["problems"] == [{
-        "path": f"{run_id(13)[:8]}/result.json", "field": "grade.overall",
-        "message": "expected a number, got 'high'"}]
+    assert summary["problems"] == [
+        {"path": f"{run_id(13)[:8]}/result.json", "field": "grade.overall", "message": "expected a number, got 'high'"}
+    ]
 
 
 def test_summary_figures_recomputed_by_hand(summary):
@@ -241,7 +275,7 @@ def test_summary_figures_recomputed_by_hand(summary):
 def test_summary_ranking_order(summary):
     """Ties at 0.7 are broken by the case-folded name (counting.md §5)."""
     ranked = [a["name"] for a in summary["agents"]]
-    assert ranked == ["+1", "-2+3", "=HYPERLINK(\"http://x\",\"y\")", "@SUM(A1)", QUOTED_NAME, "osprey", "kestrel"]
+    assert ranked == ["+1", "-2+3", '=HYPERLINK("http://x","y")', "@SUM(A1)", QUOTED_NAME, "osprey", "kestrel"]
     assert [a["rank"] for a in summary["agents"]] == list(range(1, 8))
 
 
@@ -295,7 +329,11 @@ def test_ledger_ungraded_kinds_have_null_scores(ledger):
 def test_ledger_no_judge_run(ledger):
     (row,) = [row for row in ledger if row["kind"] == "no_judge"]
     assert (row["overall"], row["deterministic"], row["judge"], row["judge_status"]) == (
-        0.5, 1.0, None, "model-not-configured")
+        0.5,
+        1.0,
+        None,
+        "model-not-configured",
+    )
     assert row["status"] == "Completed"
 
 
@@ -303,7 +341,11 @@ def test_ledger_partial_judge_and_older(ledger):
     rows = {row["run_id"]: row for row in ledger}
     partial = rows[run_id(3)]
     assert (partial["overall"], partial["overall_upper"], partial["judge"], partial["judge_upper"]) == (
-        0.6, 0.8, 0.6, 1.0)
+        0.6,
+        0.8,
+        0.6,
+        1.0,
+    )
     older = rows[run_id(7)]
     assert (older["version"], older["older"], older["overall"]) == ("0.9.0", True, 0.1)
     assert rows[run_id(0)]["older"] is False
@@ -412,10 +454,10 @@ def test_csv_cell_neutralises_a_formula_after_a_semicolon():
     """Issue 29 item 10: a spreadsheet that splits on ";" starts a cell after each one."""
     assert data.csv_cell("x;=1+1") == "x;'=1+1"
     assert data.csv_cell("a; +SUM(A1)") == "a;' +SUM(A1)"  # past spaces…
-    assert data.csv_cell('q;"=HYPERLINK(1)"') == "q;'\"=HYPERLINK(1)\""  # …and quotes
+    assert data.csv_cell('q;"=HYPERLINK(1)"') == 'q;\'"=HYPERLINK(1)"'  # …and quotes
     assert data.csv_cell("=a;@b;-c") == "'=a;'@b;'-c"  # each one, and the cell's own start
     assert data.csv_cell("fine; ok") == "fine; ok"
-    assert data.csv_line(["x;'=1+1", "plain"]) == "\"x;'=1+1\",plain\r\n"  # and the cell is quoted
+    assert data.csv_line(["x;'=1+1", "plain"]) == '"x;\'=1+1",plain\r\n'  # and the cell is quoted
 
 
 def test_csv_split_on_semicolons_starts_no_formula():
@@ -425,7 +467,7 @@ def test_csv_split_on_semicolons_starts_no_formula():
     text = _all_csv(board)
     for line in text.split("\r\n"):
         for cell in line.split(";")[1:]:
-            assert not cell.lstrip(" \t\"").startswith(("=", "+", "-", "@")), (line, cell)
+            assert not cell.lstrip(' \t"').startswith(("=", "+", "-", "@")), (line, cell)
             assert not cell.startswith(("\t", "\r")), (line, cell)
     rows = list(csv.DictReader(io.StringIO(text, newline="")))
     assert sorted(r["agent_name"].replace(";'", ";").removeprefix("'") for r in rows) == sorted(SEMICOLON_NAMES)
@@ -435,9 +477,17 @@ def test_csv_split_on_semicolons_starts_no_formula():
 
 def _board_with(names: list[str]):
     runs = tuple(
-        Run(run_id=run_id(n), directory=run_id(n)[:8], shape="grading", agent=f"a{n}",
-            agent_name=name, mission=name, version="1.0.0")
-        for n, name in enumerate(names))
+        Run(
+            run_id=run_id(n),
+            directory=run_id(n)[:8],
+            shape="grading",
+            agent=f"a{n}",
+            agent_name=name,
+            mission=name,
+            version="1.0.0",
+        )
+        for n, name in enumerate(names)
+    )
     return summarize(Export(runs=runs, problems=(), runs_read=len(runs), inputs_digest="sha256:0"))
 
 
@@ -449,7 +499,7 @@ def _all_csv(board) -> str:
 
 def test_csv_round_trips_newlines_commas_and_quotes():
     """F2 at the writer: names the reader would clean still come back whole through csv.reader."""
-    names = ['a,b', 'say "hi"', "two\nlines", "car\rriage", "crlf\r\nend", "\u2028sep", "tab\tin", "é漢字"]
+    names = ["a,b", 'say "hi"', "two\nlines", "car\rriage", "crlf\r\nend", "\u2028sep", "tab\tin", "é漢字"]
     text = _all_csv(_board_with(names))
     rows = list(csv.reader(io.StringIO(text, newline="")))
     assert len(rows) == len(names) + 1
@@ -461,8 +511,11 @@ def test_csv_round_trips_newlines_commas_and_quotes():
 def test_ledger_json_round_trips_hostile_names():
     names = ["two\nlines", "</script><script>", "\u2028", 'q"uote']
     board = _board_with(names)
-    rows = [json.loads(line) for i in range(len(board.ledger.parts))
-            for line in data.part_jsonl(board, i).decode("utf-8").splitlines()]
+    rows = [
+        json.loads(line)
+        for i in range(len(board.ledger.parts))
+        for line in data.part_jsonl(board, i).decode("utf-8").splitlines()
+    ]
     assert sorted(r["agent_name"] for r in rows) == sorted(names)
 
 
@@ -471,8 +524,11 @@ def test_agreement_between_summary_ledger_and_csv(summary, ledger, csv_rows):
     _, cells = csv_rows
     for scope, agents in (("current", summary["agents"]), ("older", summary["agents_older"])):
         for agent in agents:
-            mine = [r for r in ledger if r["agent"] == agent["agent"] and r["kind"] != "not_a_run"
-                    and r["older"] == (scope == "older")]
+            mine = [
+                r
+                for r in ledger
+                if r["agent"] == agent["agent"] and r["kind"] != "not_a_run" and r["older"] == (scope == "older")
+            ]
             population = [r["overall"] for r in mine if r["kind"] in MEDIAN_KINDS]
             assert agent["runs"] == len(mine)
             assert agent["in_median"] == len(population)
@@ -488,8 +544,11 @@ def test_agreement_between_summary_ledger_and_csv(summary, ledger, csv_rows):
 
 def test_mission_summaries_agree_with_the_ledger(summary, ledger):
     for mission in summary["missions"]:
-        mine = [r for r in ledger if (r["mission"], r["version"]) == (mission["mission"], mission["version"])
-                and r["kind"] != "not_a_run"]
+        mine = [
+            r
+            for r in ledger
+            if (r["mission"], r["version"]) == (mission["mission"], mission["version"]) and r["kind"] != "not_a_run"
+        ]
         population = [r["overall"] for r in mine if r["kind"] in MEDIAN_KINDS]
         assert mission["runs"] == len(mine)
         assert mission["median"] == (statistics.median(population) if population else None)
@@ -501,8 +560,11 @@ def test_mission_summaries_agree_with_the_ledger(summary, ledger):
 
 
 def _env(**changes) -> dict:
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("SOURCE_DATE_EPOCH", "TZ", "LC_ALL", "LANG", "LC_CTYPE", "PYTHONHASHSEED")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("SOURCE_DATE_EPOCH", "TZ", "LC_ALL", "LANG", "LC_CTYPE", "PYTHONHASHSEED")
+    }
     env["PYTHONPATH"] = os.pathsep.join([str(MAIN)] + [p for p in [os.environ.get("PYTHONPATH")] if p])
     env.update({k: v for k, v in changes.items() if v is not None})
     return env
@@ -510,23 +572,34 @@ def _env(**changes) -> dict:
 
 def _cli_build(export: Path, out: Path, cwd: Path, **env) -> subprocess.CompletedProcess:
     cwd.mkdir(parents=True, exist_ok=True)
-    return subprocess.run([sys.executable, "-m", "podium", "build", str(export), "--out", str(out)],
-                          cwd=cwd, env=_env(**env), capture_output=True, text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "podium", "build", str(export), "--out", str(out)],
+        cwd=cwd,
+        env=_env(**env),
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
 
 
 def _digests(root: Path) -> dict[str, str]:
-    return {str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(root.rglob("*")) if p.is_file()}
+    return {
+        str(p.relative_to(root)): hashlib.sha256(p.read_bytes()).hexdigest()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
 
 
 def test_two_builds_are_byte_identical(tmp_path):
     first = write_export(tmp_path / "a" / "export")
     second = write_export(tmp_path / "b" / "deep" / "export", order=list(reversed(range(len(SPECS)))))
     assert _digests(first.root) == _digests(second.root)  # the same input bytes, created in another order
-    one = _cli_build(first.root, tmp_path / "a" / "site", tmp_path / "a",
-                     TZ="UTC", LC_ALL="C.UTF-8", PYTHONHASHSEED="0")
-    two = _cli_build(second.root, tmp_path / "b" / "out" / "public", tmp_path / "b",
-                     TZ="Asia/Kathmandu", PYTHONHASHSEED="12345")
+    one = _cli_build(
+        first.root, tmp_path / "a" / "site", tmp_path / "a", TZ="UTC", LC_ALL="C.UTF-8", PYTHONHASHSEED="0"
+    )
+    two = _cli_build(
+        second.root, tmp_path / "b" / "out" / "public", tmp_path / "b", TZ="Asia/Kathmandu", PYTHONHASHSEED="12345"
+    )
     assert one.returncode == 0, one.stderr
     assert two.returncode == 0, two.stderr
     a, b = _digests(tmp_path / "a" / "site"), _digests(tmp_path / "b" / "out" / "public")
@@ -579,7 +652,7 @@ def test_ledger_page_script_rebuilds_every_runs_link():
     for i, part in enumerate(board.ledger.parts):
         text = data.part_script(board, i).decode("ascii")
         assert text.startswith("podiumLedger.part(") and text.endswith(");\n")
-        script = json.loads(text[len("podiumLedger.part("):-len(");\n")])
+        script = json.loads(text[len("podiumLedger.part(") : -len(");\n")])
         column = script["columns"].index("url")
         assert len(script["pages"]) == len(set(script["pages"]))
         for index, row in zip(part.runs, script["rows"], strict=True):

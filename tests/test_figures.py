@@ -92,8 +92,17 @@ def test_runs_in_median_and_counts_sum_to_runs(export):
     # 11 directories - 1 not_a_run = 10 runs; median population graded 2 + partial 1 + timeout 1 = 4
     assert fig.runs == 10
     assert fig.in_median == 4
-    assert fig.counts == counts(graded=2, partial_judge=1, timed_out=1, no_judge=1, stopped=1,
-                                infra_failed=1, grading=1, grading_failed=1, unknown=1)
+    assert fig.counts == counts(
+        graded=2,
+        partial_judge=1,
+        timed_out=1,
+        no_judge=1,
+        stopped=1,
+        infra_failed=1,
+        grading=1,
+        grading_failed=1,
+        unknown=1,
+    )
     assert sum(fig.counts.values()) == fig.runs
     assert list(fig.counts) == list(COUNTED_KINDS)
 
@@ -132,8 +141,7 @@ def test_empty_population_is_null_not_zero(export):
 def test_median_upper_with_a_partial_judge(export):
     export.run(g(1, 0.25))
     # partial judge: det 0.75, judge 0.25 -> overall 0.5 (lower bound); upper bound 0.875
-    export.run(graded(run_id(2), det=0.75, judge=0.25, judge_status="partial", overall_upper=0.875,
-                      judge_upper=1.0))
+    export.run(graded(run_id(2), det=0.75, judge=0.25, judge_status="partial", overall_upper=0.875, judge_upper=1.0))
     export.run(g(3, 0.75))
     fig = headline(export)
     # lows 0.25, 0.5, 0.75 -> 0.5; uppers 0.25, 0.875, 0.75 -> sorted 0.25, 0.75, 0.875 -> 0.75
@@ -146,8 +154,7 @@ def test_median_upper_with_a_partial_judge(export):
 
 def test_median_upper_old_grade_without_upper_bound(export):
     # overall_upper null on an old grade: treat it as equal to overall
-    export.run(graded(run_id(1), det=0.5, judge=0.5, judge_status="partial", overall_upper=None,
-                      judge_upper=None))
+    export.run(graded(run_id(1), det=0.5, judge=0.5, judge_status="partial", overall_upper=None, judge_upper=None))
     export.run(g(2, 1.0))
     fig = headline(export)
     # lows 0.5, 1.0 -> 0.75; uppers 0.5, 1.0 -> 0.75
@@ -295,8 +302,9 @@ def test_rates_stopped_by_run_list_trigger(export):
 
 def test_judge_models_only_where_the_judge_ran(export):
     export.run(graded(run_id(1), judge_model="judge-b"))  # ok
-    export.run(graded(run_id(2), judge_model="judge-a", judge_status="partial", overall_upper=0.9,
-                      judge_upper=0.8))  # partial
+    export.run(
+        graded(run_id(2), judge_model="judge-a", judge_status="partial", overall_upper=0.9, judge_upper=0.8)
+    )  # partial
     export.run(graded(run_id(3), judge_model="judge-e", partial_trigger="operator"))  # stopped, judge ok: ran
     export.run(graded(run_id(4), judge_model="judge-c", judge_status="unavailable", judge=0.0))  # did not run
     export.run(crash_fallback(run_id(5), judge_model="judge-d"))  # grading failed: did not run
@@ -595,14 +603,20 @@ def test_mission_chips_carry_each_agents_median_on_that_version(export):
     on(export, 2, "2.0.0", 0.75, agent="osprey")
     on(export, 3, "1.0.0", 0.0, agent="osprey")  # older version: not on the 2.0.0 chip
     on(export, 4, "2.0.0", 1.0, agent="kestrel")
-    export.run(graded(run_id(5), judge_status="model-not-configured", judge=0.0, mission_version="2.0.0"),
-               agent="hawk", version="2.0.0")
+    export.run(
+        graded(run_id(5), judge_status="model-not-configured", judge=0.0, mission_version="2.0.0"),
+        agent="hawk",
+        version="2.0.0",
+    )
     export.sidecars()
     board = board_of(export)
     card = mission(board, "m1", "2.0.0")
     # osprey on 2.0.0: (0.25 + 0.75) / 2 = 0.5; kestrel 1.0; hawk no median (last)
     assert [(c.name, c.median, c.in_median, c.runs) for c in card.agents] == [
-        ("kestrel", 1.0, 1, 1), ("osprey", 0.5, 2, 2), ("hawk", None, 0, 1)]
+        ("kestrel", 1.0, 1, 1),
+        ("osprey", 0.5, 2, 2),
+        ("hawk", None, 0, 1),
+    ]
     assert card.figures.median == 0.75  # 0.25, 0.75, 1.0
     assert card.current is True
     old = mission(board, "m1", "1.0.0")
@@ -635,16 +649,28 @@ def test_display_name_from_report_when_agents_json_lacks_it(export):
     assert run.agent_name == "Osprey Prime"
 
 
-@pytest.mark.parametrize("duration, completed", [
-    ("12.3s", datetime(2026, 10, 2, 8, 0, 12, 300000, tzinfo=UTC)),
-    ("19m 43s", datetime(2026, 10, 2, 8, 19, 43, tzinfo=UTC)),
-    ("1h 2m 3s", datetime(2026, 10, 2, 9, 2, 3, tzinfo=UTC)),
-])
+@pytest.mark.parametrize(
+    "duration, completed",
+    [
+        ("12.3s", datetime(2026, 10, 2, 8, 0, 12, 300000, tzinfo=UTC)),
+        ("19m 43s", datetime(2026, 10, 2, 8, 19, 43, tzinfo=UTC)),
+        ("1h 2m 3s", datetime(2026, 10, 2, 9, 2, 3, tzinfo=UTC)),
+    ],
+)
 def test_report_md_fallback(export, duration, completed):
     rid = run_id("report")
-    export.run(graded(rid, det=0.5, judge=0.5, mission_version="1.2.0"), rid=rid, row=False,
-               report=report_md(agent="gyr falcon v2", mission="web portal v1.2.0",
-                                started="2026-10-02 08:00:00 UTC", duration=duration, rid=rid))
+    export.run(
+        graded(rid, det=0.5, judge=0.5, mission_version="1.2.0"),
+        rid=rid,
+        row=False,
+        report=report_md(
+            agent="gyr falcon v2",
+            mission="web portal v1.2.0",
+            started="2026-10-02 08:00:00 UTC",
+            duration=duration,
+            rid=rid,
+        ),
+    )
     board = board_of(export)  # no runs.json, no agents.json
     run = record(board, rid)
     # Agent "gyr falcon v2" split on the last " v": name "gyr falcon"; mission "web portal"
@@ -660,8 +686,7 @@ def test_report_md_fallback(export, duration, completed):
 
 def test_report_md_gives_version_of_a_run_without_grade(export):
     rid = run_id("grading")
-    export.run(grading(rid), rid=rid, row=False,
-               report=report_md(agent="kite v1", mission="smb loot v3.4.5"))
+    export.run(grading(rid), rid=rid, row=False, report=report_md(agent="kite v1", mission="smb loot v3.4.5"))
     board = board_of(export)
     run = record(board, rid)
     assert (run.agent, run.mission, run.version) == ("kite", "smb loot", "3.4.5")

@@ -39,8 +39,14 @@ def other_zlib(monkeypatch, *, version: str | None = "1.3.1.zlib-ng", output: bo
     if output:
         real_compressobj = zlib.compressobj
 
-        def compressobj(level=-1, method=zlib.DEFLATED, wbits=zlib.MAX_WBITS, memLevel=zlib.DEF_MEM_LEVEL,
-                        strategy=zlib.Z_DEFAULT_STRATEGY, *rest):
+        def compressobj(
+            level=-1,
+            method=zlib.DEFLATED,
+            wbits=zlib.MAX_WBITS,
+            memLevel=zlib.DEF_MEM_LEVEL,
+            strategy=zlib.Z_DEFAULT_STRATEGY,
+            *rest,
+        ):
             return real_compressobj(level, method, wbits, memLevel, zlib.Z_HUFFMAN_ONLY, *rest)
 
         def compress(data, /, level=-1, wbits=zlib.MAX_WBITS):

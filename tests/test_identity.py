@@ -27,8 +27,9 @@ TRUNCATED = b'{"grade": {"run_id": "' + RID.encode() + b'", "overall": 0.7'
 
 
 def _copy(export: ExportDir, dirname: str, broken: bool, report: bool) -> None:
-    export.run(TRUNCATED if broken else GOOD, rid=RID, dirname=dirname, row=True,
-               report=report_md(rid=RID) if report else None)
+    export.run(
+        TRUNCATED if broken else GOOD, rid=RID, dirname=dirname, row=True, report=report_md(rid=RID) if report else None
+    )
 
 
 COPIES = list(itertools.product((False, True), (False, True), (False, True), (False, True)))
@@ -112,8 +113,7 @@ def test_html_export_without_sidecars_reads_identity_from_the_overview(tmp_path)
     by_id = {r.run_id[:8]: r for r in board.runs}
     regrade = by_id["3f25c137"]  # result.json says grading; its report shows the earlier grade
     assert regrade.kind == "grading"
-    assert (regrade.agent_name, regrade.mission, regrade.version) == ("Søren Recon", "kerberoast-lab",
-                                                                                  "1.2.0")
+    assert (regrade.agent_name, regrade.mission, regrade.version) == ("Søren Recon", "kerberoast-lab", "1.2.0")
     assert regrade.started is not None and regrade.completed is not None
     assert all(r.report_file is None for r in board.runs)  # report.html is never rendered
     assert "f2a542c0" in by_id  # the deploy failure has no report: (unattributed), still counted

@@ -43,8 +43,13 @@ class Project:
 
     def add(self, n: int, mission: str = "m1", **grade) -> str:
         rid = run_id(f"run-{n}")
-        self.export.run(graded(rid, det=(n % 4) / 4, judge=0.5, **grade), rid=rid, mission=mission,
-                        agent=("osprey", "kestrel")[n % 2], report=report_md(rid=rid, extra=f"| Note | run {n} |\n"))
+        self.export.run(
+            graded(rid, det=(n % 4) / 4, judge=0.5, **grade),
+            rid=rid,
+            mission=mission,
+            agent=("osprey", "kestrel")[n % 2],
+            report=report_md(rid=rid, extra=f"| Note | run {n} |\n"),
+        )
         return rid
 
     def config(self, out: str) -> Config:
@@ -80,7 +85,11 @@ def test_an_unchanged_page_is_left_in_place_not_written_again(project):
     project.export.sidecars()
     project.build()
     after = os.stat(page)
-    assert (after.st_ino, after.st_mtime_ns, after.st_ctime_ns) == (before.st_ino, before.st_mtime_ns, before.st_ctime_ns)
+    assert (after.st_ino, after.st_mtime_ns, after.st_ctime_ns) == (
+        before.st_ino,
+        before.st_mtime_ns,
+        before.st_ctime_ns,
+    )
     project.assert_same_as_clean()
 
 
@@ -152,7 +161,9 @@ def _counted_afresh(monkeypatch) -> list[str]:
     """The runs a build attributes and keeps afresh (the rest it takes back from the cache's kept rows)."""
     counted: list[str] = []
     real = podium.load.export._attribute
-    monkeypatch.setattr(podium.load.export, "_attribute", lambda item, *a: counted.append(item.run_id) or real(item, *a))
+    monkeypatch.setattr(
+        podium.load.export, "_attribute", lambda item, *a: counted.append(item.run_id) or real(item, *a)
+    )
     return counted
 
 
@@ -169,8 +180,9 @@ def test_a_run_added_counts_only_the_new_run_afresh(project, monkeypatch):
 
 
 def test_a_renamed_agent_counts_its_runs_afresh_and_only_them(project, monkeypatch):
-    project.export.agents = {aid: ("Kestrel Two" if name == "kestrel" else name)
-                             for aid, name in project.export.agents.items()}
+    project.export.agents = {
+        aid: ("Kestrel Two" if name == "kestrel" else name) for aid, name in project.export.agents.items()
+    }
     project.export.sidecars(runs=False)
     counted = _counted_afresh(monkeypatch)
     project.build()
@@ -202,8 +214,11 @@ def test_a_damaged_kept_row_is_counted_afresh(project, monkeypatch, damage):
         assert len(rows) == 6
         key, value = rows[0]
         inputs, problems, kept = value.split("\n")
-        value = {"garbage": "x", "wrong inputs": f"{'0' * 64}\n{problems}\n{kept}",
-                 "bad record": f"{inputs}\n{problems}\n[1, 2]"}[damage]
+        value = {
+            "garbage": "x",
+            "wrong inputs": f"{'0' * 64}\n{problems}\n{kept}",
+            "bad record": f"{inputs}\n{problems}\n[1, 2]",
+        }[damage]
         db.execute("UPDATE kept SET value = ? WHERE key = ?", (value, key))
     (project.export.root / "runs.json").touch()  # the build does not stop at the whole-build key
     counted = _counted_afresh(monkeypatch)
@@ -294,9 +309,22 @@ def test_a_new_answer_re_redacts_yesterdays_pages_of_its_mission(project):
     project.build()
     page = project.tmp / "site" / "runs" / quoted / "index.html"
     assert "Winter2026!Secret" in page.read_text()  # nobody had submitted it: not known as an answer yet
-    project.add(50, check_breakdown=[{"id": "pw", "source": "artifacts", "ref": "pw", "op": "equals",
-                                      "value": "Winter2026!Secret", "passed": True, "weight": 1.0,
-                                      "error": None, "blocked_by": []}])
+    project.add(
+        50,
+        check_breakdown=[
+            {
+                "id": "pw",
+                "source": "artifacts",
+                "ref": "pw",
+                "op": "equals",
+                "value": "Winter2026!Secret",
+                "passed": True,
+                "weight": 1.0,
+                "error": None,
+                "blocked_by": [],
+            }
+        ],
+    )
     project.export.sidecars()
     project.build()
     assert "Winter2026!Secret" not in page.read_text()
@@ -323,9 +351,11 @@ def test_a_corrupt_cache_is_rebuilt_not_trusted(project):
 def test_a_cache_in_an_older_format_is_replaced(project):
     (project.cache / "cache.sqlite").unlink()
     with sqlite3.connect(project.cache / "cache.sqlite") as db:  # podium's first cache format
-        db.executescript("CREATE TABLE meta (format INTEGER, code TEXT); INSERT INTO meta VALUES (1, 'old');"
-                         "CREATE TABLE pages (path TEXT PRIMARY KEY, key TEXT, sha TEXT);"
-                         "INSERT INTO pages VALUES ('index.html', 'k', 's');")
+        db.executescript(
+            "CREATE TABLE meta (format INTEGER, code TEXT); INSERT INTO meta VALUES (1, 'old');"
+            "CREATE TABLE pages (path TEXT PRIMARY KEY, key TEXT, sha TEXT);"
+            "INSERT INTO pages VALUES ('index.html', 'k', 's');"
+        )
     again = project.build()
     assert again.reused == 0
     project.assert_same_as_clean()
@@ -407,6 +437,7 @@ def test_parsed_runs_and_reports_are_stored_as_made_and_only_the_used_ones_kept(
     are made, so a build that fails after them still leaves them for the next one (they are bound to
     their inputs); the pages are recorded only once the site is in place; a run that left the export
     leaves the cache at the next build."""
+
     def rows(table: str) -> int:
         db = sqlite3.connect(project.cache / "cache.sqlite")
         try:
@@ -499,8 +530,10 @@ def test_explain_a_settings_change(project):
     why = explained(built)
     assert all("the site settings changed" in reasons for path, reasons in why.items() if path.endswith(".html"))
     # a few pages say the title in what they show (the compare and model pages, the badges' words)
-    assert {reason for reasons in why.values() for reason in reasons} == {"the site settings changed",
-                                                                           "what it shows changed"}
+    assert {reason for reasons in why.values() for reason in reasons} == {
+        "the site settings changed",
+        "what it shows changed",
+    }
     assert why["index.html"] == why[f"runs/{run_id('run-1')}/index.html"] == ("the site settings changed",)
     assert built.build_why == ("the settings changed",)
 
@@ -551,11 +584,17 @@ def test_explain_on_the_command_line(project, monkeypatch):
 
 def test_no_cache_stamps_pickles_and_keys_nothing(project, monkeypatch):
     """--no-cache is NoCache, and only it: no file stamped, no run encoded for the cache, no key made."""
+
     def never(*args, **kw):
         raise AssertionError("the cache's work done without a cache")
 
-    for module, name in ((podium.cache.store, "stamp"), (podium.cache.store, "key_of"), (podium.cache.store, "tree_fingerprint"),
-                         (podium.load.export.codec, "dumps"), (podium.build, "scan")):
+    for module, name in (
+        (podium.cache.store, "stamp"),
+        (podium.cache.store, "key_of"),
+        (podium.cache.store, "tree_fingerprint"),
+        (podium.load.export.codec, "dumps"),
+        (podium.build, "scan"),
+    ):
         monkeypatch.setattr(module, name, never)
     built = build_site(project.config("uncached"), project.export.root)
     assert built.rendered > 0 and built.reused == 0
@@ -573,19 +612,63 @@ def test_a_run_records_digest_changes_with_every_field_and_only_with_them():
 
     when = datetime(2026, 10, 1, 12, 0, tzinfo=UTC)
     base = RunRecord(
-        run_id="a" * 32, directory="aaaaaaaa", source=0, agent="ag", agent_name="Agent", mission="m",
-        version="1.0.0", kind="graded", end="done", status="Completed", overall=0.5, overall_upper=0.5,
-        deterministic=0.4, judge=0.6, judge_upper=None, no_judge_ran=False, judge_status="ok",
-        judge_model="j", model_declared="x", models_reported=("x", "y"), started=when, completed=when,
-        when=when, report_digest="r" * 64, digest="d" * 64, exposed=("s",), older=False, url="runs/a/",
-        agent_url="agents/ag/", mission_url="missions/m/1.0.0/", configuration=Configuration("1", "x", "j", 60.0))
-    changed = {"configuration": Configuration("1", "x", "j", 60.5), "source": 1, "overall": 0.25, "overall_upper": -0.0, "judge_upper": 0.0, "no_judge_ran": True,
-               "older": True, "models_reported": ("x",), "exposed": (), "started": None,
-               "completed": when.astimezone(timezone(timedelta(hours=2))), "when": when + timedelta(microseconds=1),
-               "agent_url": None, "end": None}
+        run_id="a" * 32,
+        directory="aaaaaaaa",
+        source=0,
+        agent="ag",
+        agent_name="Agent",
+        mission="m",
+        version="1.0.0",
+        kind="graded",
+        end="done",
+        status="Completed",
+        overall=0.5,
+        overall_upper=0.5,
+        deterministic=0.4,
+        judge=0.6,
+        judge_upper=None,
+        no_judge_ran=False,
+        judge_status="ok",
+        judge_model="j",
+        model_declared="x",
+        models_reported=("x", "y"),
+        started=when,
+        completed=when,
+        when=when,
+        report_digest="r" * 64,
+        digest="d" * 64,
+        exposed=("s",),
+        older=False,
+        url="runs/a/",
+        agent_url="agents/ag/",
+        mission_url="missions/m/1.0.0/",
+        configuration=Configuration("1", "x", "j", 60.0),
+    )
+    changed = {
+        "configuration": Configuration("1", "x", "j", 60.5),
+        "source": 1,
+        "overall": 0.25,
+        "overall_upper": -0.0,
+        "judge_upper": 0.0,
+        "no_judge_ran": True,
+        "older": True,
+        "models_reported": ("x",),
+        "exposed": (),
+        "started": None,
+        "completed": when.astimezone(timezone(timedelta(hours=2))),
+        "when": when + timedelta(microseconds=1),
+        "agent_url": None,
+        "end": None,
+    }
     digest = podium.cache.store.record_digest(base)
-    fresh = RunRecord(**{f.name: (getattr(base, f.name) + "x")[:-1] if isinstance(getattr(base, f.name), str)
-                         else getattr(base, f.name) for f in dataclasses.fields(RunRecord)})
+    fresh = RunRecord(
+        **{
+            f.name: (getattr(base, f.name) + "x")[:-1]
+            if isinstance(getattr(base, f.name), str)
+            else getattr(base, f.name)
+            for f in dataclasses.fields(RunRecord)
+        }
+    )
     assert podium.cache.store.record_digest(fresh) == digest
     for field in dataclasses.fields(RunRecord):
         value = getattr(base, field.name)
@@ -629,7 +712,8 @@ def test_a_rebuild_stamps_each_unchanged_run_file_once(project, monkeypatch):
     project.build()
     export = str(project.export.root.resolve())
     assert sorted(p for p in stamped if p.startswith(export)) == sorted(
-        f"{export}/{rid[:8]}/{file}" for file in podium.load.export.RUN_FILES)
+        f"{export}/{rid[:8]}/{file}" for file in podium.load.export.RUN_FILES
+    )
     monkeypatch.undo()
     project.assert_same_as_clean()
 
@@ -643,6 +727,7 @@ def test_stat_pass_digests_that_do_not_match_only_cost_stamps(project):
 
     cache = podium.cache.store.open_cache(project.cache)
     try:
+
         def read(seen):
             return load_export(project.export.root, cache=cache, seen=seen)
 

@@ -208,27 +208,32 @@ def _body(rid, mutate):
 
 UNKNOWN_CASES = {
     "overall missing": (lambda rid: _body(rid, lambda b: b["grade"].pop("overall")), "grade.overall"),
-    "judge half missing": (lambda rid: _body(rid, lambda b: b["grade"]["breakdown"].pop("judge")),
-                           "grade.breakdown.judge"),
+    "judge half missing": (
+        lambda rid: _body(rid, lambda b: b["grade"]["breakdown"].pop("judge")),
+        "grade.breakdown.judge",
+    ),
     "deterministic half missing": (
         lambda rid: _body(rid, lambda b: b["grade"]["breakdown"].pop("deterministic")),
-        "grade.breakdown.deterministic"),
+        "grade.breakdown.deterministic",
+    ),
     "overall NaN": (lambda rid: _raw(rid, '"overall":0.7,', '"overall":NaN,'), "grade.overall"),
     "overall Infinity": (lambda rid: _raw(rid, '"overall":0.7,', '"overall":Infinity,'), "grade.overall"),
     "overall 1e999": (lambda rid: _raw(rid, '"overall":0.7,', '"overall":1e999,'), "grade.overall"),
     "judge NaN": (lambda rid: _raw(rid, '"judge":0.6}', '"judge":NaN}'), "grade.breakdown.judge"),
     "overall 1.7": (lambda rid: graded(rid, overall=1.7), "grade.overall"),
     "overall -0.1": (lambda rid: graded(rid, overall=-0.1), "grade.overall"),
-    "overall string": (lambda rid: _body(rid, lambda b: b["grade"].__setitem__("overall", "0.9")),
-                       "grade.overall"),
+    "overall string": (lambda rid: _body(rid, lambda b: b["grade"].__setitem__("overall", "0.9")), "grade.overall"),
     "overall true": (lambda rid: _body(rid, lambda b: b["grade"].__setitem__("overall", True)), "grade.overall"),
-    "deterministic 1.5": (lambda rid: _body(rid, lambda b: b["grade"]["breakdown"].__setitem__("deterministic", 1.5)),
-                          "grade.breakdown.deterministic"),
+    "deterministic 1.5": (
+        lambda rid: _body(rid, lambda b: b["grade"]["breakdown"].__setitem__("deterministic", 1.5)),
+        "grade.breakdown.deterministic",
+    ),
     "unknown judge_status": (lambda rid: graded(rid, judge_status="superb"), "grade.judge_status"),
-    "judge_status missing": (lambda rid: _body(rid, lambda b: b["grade"].pop("judge_status")),
-                             "grade.judge_status"),
-    "judge_status not a string": (lambda rid: _body(rid, lambda b: b["grade"].__setitem__("judge_status", 7)),
-                                  "grade.judge_status"),
+    "judge_status missing": (lambda rid: _body(rid, lambda b: b["grade"].pop("judge_status")), "grade.judge_status"),
+    "judge_status not a string": (
+        lambda rid: _body(rid, lambda b: b["grade"].__setitem__("judge_status", 7)),
+        "grade.judge_status",
+    ),
     "unknown partial_trigger": (lambda rid: graded(rid, partial_trigger="meteor"), "partial_trigger"),
     "unknown top-level status": (lambda rid: {"run_id": rid, "status": "exploded"}, "status"),
 }
@@ -344,8 +349,9 @@ def test_no_judge(export, status):
 
 def test_timed_out_without_judge_is_no_judge(export):
     """Precedence note: rule 7 comes before rule 8."""
-    rid = export.run(graded(run_id("t"), det=0.5, judge=0.0, judge_status="model-not-configured",
-                            partial_trigger="timeout"))
+    rid = export.run(
+        graded(run_id("t"), det=0.5, judge=0.0, judge_status="model-not-configured", partial_trigger="timeout")
+    )
     export.sidecars()
     board = check_single(export, rid, "no_judge")
     assert record(board, rid).end == "timeout"
@@ -366,8 +372,17 @@ def test_timed_out(export):
 
 def test_timed_out_with_partial_judge_is_timed_out(export):
     """Precedence note: a timed-out run with a partial judge is timed_out (rule 8 before 9)."""
-    rid = export.run(graded(run_id("t"), det=0.5, judge=0.25, judge_status="partial", partial_trigger="timeout",
-                            overall_upper=0.625, judge_upper=0.75))
+    rid = export.run(
+        graded(
+            run_id("t"),
+            det=0.5,
+            judge=0.25,
+            judge_status="partial",
+            partial_trigger="timeout",
+            overall_upper=0.625,
+            judge_upper=0.75,
+        )
+    )
     export.sidecars()
     board = check_single(export, rid, "timed_out")
     osprey = agent_summary(board, "osprey")
@@ -381,8 +396,9 @@ def test_timed_out_with_partial_judge_is_timed_out(export):
 
 
 def test_partial_judge(export):
-    rid = export.run(graded(run_id("p"), det=1.0, judge=0.5, judge_status="partial",
-                            overall_upper=0.875, judge_upper=0.75))
+    rid = export.run(
+        graded(run_id("p"), det=1.0, judge=0.5, judge_status="partial", overall_upper=0.875, judge_upper=0.75)
+    )
     export.sidecars()
     board = check_single(export, rid, "partial_judge")
     osprey = agent_summary(board, "osprey")
@@ -432,14 +448,22 @@ def test_every_kind_in_one_export_each_once(export):
 # ---------------------------------------------------------------- how each run ended (ledger status)
 
 
-@pytest.mark.parametrize("body, trigger, outcome, end, status", [
-    # the run list says cancelled, though result.json looks like a finished graded run
-    (lambda rid: graded(rid), "done", "cancelled", "cancelled", "Cancelled"),
-    (lambda rid: graded(rid), "never_started", "partial", "never_started", "Never started"),
-    (lambda rid: env_failure(rid, "cancelled"), "deploy_failed", "infra_failed", "cancelled", "Cancelled"),
-    (lambda rid: env_failure(rid, "never_started"), "never_started", "never_started", "never_started",
-     "Never started"),
-])
+@pytest.mark.parametrize(
+    "body, trigger, outcome, end, status",
+    [
+        # the run list says cancelled, though result.json looks like a finished graded run
+        (lambda rid: graded(rid), "done", "cancelled", "cancelled", "Cancelled"),
+        (lambda rid: graded(rid), "never_started", "partial", "never_started", "Never started"),
+        (lambda rid: env_failure(rid, "cancelled"), "deploy_failed", "infra_failed", "cancelled", "Cancelled"),
+        (
+            lambda rid: env_failure(rid, "never_started"),
+            "never_started",
+            "never_started",
+            "never_started",
+            "Never started",
+        ),
+    ],
+)
 def test_not_a_run_is_never_labelled_completed(export, body, trigger, outcome, end, status):
     rid = run_id("end")
     export.run(body(rid), rid=rid, trigger=trigger, outcome=outcome)
@@ -455,16 +479,19 @@ def test_infra_failed_by_run_list_ends_as_the_run_list_says(export):
     assert (rec.kind, rec.end, rec.status) == ("infra_failed", "crashed", "Crashed")
 
 
-@pytest.mark.parametrize("body, kind, end, status", [
-    (lambda rid: graded(rid), "graded", "done", "Completed"),
-    (lambda rid: graded(rid, partial_trigger="timeout"), "timed_out", "timeout", "Timed out"),
-    (lambda rid: graded(rid, partial_trigger="operator"), "stopped", "operator", "Stopped"),
-    (lambda rid: env_failure(rid, "deploy_failed"), "infra_failed", "deploy_failed", "Deploy failed"),
-    (lambda rid: env_failure(rid, "crashed"), "infra_failed", "crashed", "Crashed"),
-    (lambda rid: grading(rid), "grading", "done", "Grading"),
-    (lambda rid: crash_fallback(rid), "grading_failed", "done", "Grading failed"),
-    (lambda rid: graded(rid, overall=1.7), "unknown", "done", "Unknown"),
-])
+@pytest.mark.parametrize(
+    "body, kind, end, status",
+    [
+        (lambda rid: graded(rid), "graded", "done", "Completed"),
+        (lambda rid: graded(rid, partial_trigger="timeout"), "timed_out", "timeout", "Timed out"),
+        (lambda rid: graded(rid, partial_trigger="operator"), "stopped", "operator", "Stopped"),
+        (lambda rid: env_failure(rid, "deploy_failed"), "infra_failed", "deploy_failed", "Deploy failed"),
+        (lambda rid: env_failure(rid, "crashed"), "infra_failed", "crashed", "Crashed"),
+        (lambda rid: grading(rid), "grading", "done", "Grading"),
+        (lambda rid: crash_fallback(rid), "grading_failed", "done", "Grading failed"),
+        (lambda rid: graded(rid, overall=1.7), "unknown", "done", "Unknown"),
+    ],
+)
 def test_end_and_status_label(export, body, kind, end, status):
     rid = run_id("label")
     export.run(body(rid), rid=rid)

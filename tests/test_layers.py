@@ -37,8 +37,9 @@ def test_an_upward_import_breaks_it(tmp_path):
     shutil.copytree(PACKAGE, tmp_path / "generator" / "podium", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(ROOT / "pyproject.toml", tmp_path / "pyproject.toml")
     planted = tmp_path / "generator" / "podium" / "count" / "stats.py"
-    planted.write_text(planted.read_text(encoding="utf-8") + "\nfrom podium.render import data  # noqa\n",
-                       encoding="utf-8")
+    planted.write_text(
+        planted.read_text(encoding="utf-8") + "\nfrom podium.render import data  # noqa\n", encoding="utf-8"
+    )
     done = lint_imports(tmp_path)
     assert done.returncode == 1, done.stdout + done.stderr
     assert "podium.count is not allowed to import podium.render" in done.stdout
@@ -48,12 +49,17 @@ def test_an_upward_import_breaks_it(tmp_path):
 def test_every_module_is_in_a_layer():
     """A new top-level module or folder must be placed in the pipeline (pyproject.toml), not left outside it."""
     named = {layer.removeprefix("podium.") for layer in LAYERS}
-    present = {p.stem for p in PACKAGE.glob("*.py")} | {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").is_file()}
+    present = {p.stem for p in PACKAGE.glob("*.py")} | {
+        p.name for p in PACKAGE.iterdir() if (p / "__init__.py").is_file()
+    }
     assert present - {"__init__", "__main__"} == named
 
 
 def test_every_folder_ships():
     packages = set(PYPROJECT["tool"]["setuptools"]["packages"])
-    folders = {"podium"} | {"podium." + ".".join(p.parent.relative_to(PACKAGE).parts)
-                            for p in PACKAGE.rglob("__init__.py") if p.parent != PACKAGE}
+    folders = {"podium"} | {
+        "podium." + ".".join(p.parent.relative_to(PACKAGE).parts)
+        for p in PACKAGE.rglob("__init__.py")
+        if p.parent != PACKAGE
+    }
     assert folders | {"podium.themes"} == packages

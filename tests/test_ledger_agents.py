@@ -33,8 +33,14 @@ def twins(root: Path) -> ExportDir:
     for n in range(2):
         export.run(graded(run_id(f"b{n}"), det=0.4), rid=run_id(f"b{n}"), agent="kestrel-2", mission="m1", at=9 + n)
     export.run(graded(run_id("c0"), det=0.6), rid=run_id("c0"), agent="osprey", mission="m2", at=20)
-    export.run(env_failure(run_id("d0"), trigger="cancelled"), rid=run_id("d0"), agent="kestrel-3", mission="m1",
-               at=30, outcome="cancelled")
+    export.run(
+        env_failure(run_id("d0"), trigger="cancelled"),
+        rid=run_id("d0"),
+        agent="kestrel-3",
+        mission="m1",
+        at=30,
+        outcome="cancelled",
+    )
     export.agents[agent_id("kestrel-2")] = TWIN
     export.agents[agent_id("kestrel-3")] = TWIN
     return export.sidecars()
@@ -50,7 +56,7 @@ def built(tmp_path_factory):
 def script_value(data: bytes, call: str):
     text = data.decode("ascii")
     assert text.startswith(call + "(") and text.endswith(");\n")
-    return json.loads(text[len(call) + 1:-3])
+    return json.loads(text[len(call) + 1 : -3])
 
 
 def fragment_agent(href: str) -> str | None:
@@ -107,9 +113,23 @@ def test_an_agent_without_a_page_gets_a_slug_no_page_has():
 
 def test_parts_carry_their_agents_page_slug():
     blank = dict.fromkeys(f.name for f in dataclasses.fields(RunRecord))
-    runs = [RunRecord(**{**blank, "run_id": run_id(n), "directory": run_id(n)[:8], "agent": f"id{n % 2}",
-                         "agent_name": "twin", "mission": "m1", "version": "1.0.0", "kind": "graded",
-                         "models_reported": (), "exposed": ()}) for n in range(4)]
+    runs = [
+        RunRecord(
+            **{
+                **blank,
+                "run_id": run_id(n),
+                "directory": run_id(n)[:8],
+                "agent": f"id{n % 2}",
+                "agent_name": "twin",
+                "mission": "m1",
+                "version": "1.0.0",
+                "kind": "graded",
+                "models_reported": (),
+                "exposed": (),
+            }
+        )
+        for n in range(4)
+    ]
     layout = ledger.layout(runs, {"id0": "twin-aaaaaa", "id1": "twin-bbbbbb"})
     assert sorted(p.agent_slug for p in layout.parts) == ["twin-aaaaaa", "twin-bbbbbb"]
     assert sorted(p.paths["script"].split("/")[3] for p in layout.parts) == ["twin-aaaaaa", "twin-bbbbbb"]

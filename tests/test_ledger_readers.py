@@ -60,10 +60,22 @@ def nulls_first(root: Path) -> Path:
     for n in range(40):
         export.run(env_failure(run_id(f"n{n}")), rid=run_id(f"n{n}"), agent=f"a{n:02d}", mission="m1", at=n)
     for n in range(6):
-        export.run(graded(run_id(f"z{n}"), det=0.25 * (n % 4), judge=0.5, models_reported=["model-z"],
-                          partial_trigger="timeout" if n == 1 else None, judge_status="partial" if n == 2 else "ok",
-                          overall_upper=0.9 if n == 2 else "same", judge_upper=0.75 if n == 2 else "same"),
-                   rid=run_id(f"z{n}"), agent="zz", mission=f"m{1 + n % 2}", at=100 + n)
+        export.run(
+            graded(
+                run_id(f"z{n}"),
+                det=0.25 * (n % 4),
+                judge=0.5,
+                models_reported=["model-z"],
+                partial_trigger="timeout" if n == 1 else None,
+                judge_status="partial" if n == 2 else "ok",
+                overall_upper=0.9 if n == 2 else "same",
+                judge_upper=0.75 if n == 2 else "same",
+            ),
+            rid=run_id(f"z{n}"),
+            agent="zz",
+            mission=f"m{1 + n % 2}",
+            at=100 + n,
+        )
     export.sidecars()
     return kit.build(export.root, root / "site")
 
@@ -76,8 +88,11 @@ def site(request, tmp_path_factory) -> dict:
     rows = kit.ledger_rows_at(out)
     if request.param == "nulls-first":
         first = sorted(p["jsonl_gz"] for p in index["parts"])[:32]
-        assert all(r["overall"] is None for r in rows if any(r["agent"] == p["agent"] for p in index["parts"]
-                                                              if p["jsonl_gz"] in first))
+        assert all(
+            r["overall"] is None
+            for r in rows
+            if any(r["agent"] == p["agent"] for p in index["parts"] if p["jsonl_gz"] in first)
+        )
     return {"root": out, "index": index, "rows": rows}
 
 
@@ -144,8 +159,11 @@ def test_jq_reads_one_object_per_run(site):
     assert language == "sh"
     result = subprocess.run(["bash", "-c", block], cwd=site["root"], capture_output=True, text=True, check=True)
     got = [kit.strict_json(line, sorted_keys=False) for line in result.stdout.splitlines()]
-    want = [{"run_id": r["run_id"], "agent_name": r["agent_name"], "overall": r["overall"]}
-            for r in site["rows"] if r["kind"] == "timed_out"]
+    want = [
+        {"run_id": r["run_id"], "agent_name": r["agent_name"], "overall": r["overall"]}
+        for r in site["rows"]
+        if r["kind"] == "timed_out"
+    ]
     assert want  # the block really selects something on this site
     assert sorted(got, key=lambda r: r["run_id"]) == sorted(want, key=lambda r: r["run_id"])
 

@@ -72,9 +72,13 @@ def _repeat(unit: str, tail: str = ""):
 
 def _report_with(line_of):
     """A report whose Artifacts section holds the line in its fence, as an attacker agent writes it."""
+
     def make(n: int) -> str:
-        return ("# XORCISE Run Report — m\n\n## Overview\n\n| Field | Value |\n|---|---|\n| Agent | a v1 |\n\n"
-                "## Artifacts\n\n### report (artifact)\n\n```\n" + line_of(n) + "\n```\n\n## Telemetry\n\nok\n")
+        return (
+            "# XORCISE Run Report — m\n\n## Overview\n\n| Field | Value |\n|---|---|\n| Agent | a v1 |\n\n"
+            "## Artifacts\n\n### report (artifact)\n\n```\n" + line_of(n) + "\n```\n\n## Telemetry\n\nok\n"
+        )
+
     return make
 
 
@@ -87,28 +91,46 @@ FUNCTIONS = [
     ("overview_table_html: <h2 without >", report.overview_table_html, _repeat("<h2")),
     ("overview_table_html: <h2> without a title", report.overview_table_html, _repeat("<h2> ")),
     ("overview_table_html: titles without </table>", report.overview_table_html, _repeat("<h2>Overview</h2>")),
-    ("overview_table_html: <tr without >", report.overview_table_html,
-     lambda n: "<h2>Overview</h2><table>" + "<tr" * (n // 3) + "</table>"),
-    ("overview_table_html: rows without </tr>", report.overview_table_html,
-     lambda n: "<h2>Overview</h2><table>" + "<tr>" * (n // 4) + "</table>"),
-    ("overview_table_html: cells without a close", report.overview_table_html,
-     lambda n: "<h2>Overview</h2><table><tr>" + "<td>" * (n // 4) + "</tr></table>"),
-    ("overview_table_html: < in a cell", report.overview_table_html,
-     lambda n: "<h2>Overview</h2><table><tr><td>" + "<" * n + "</td><td>x</td></tr></table>"),
+    (
+        "overview_table_html: <tr without >",
+        report.overview_table_html,
+        lambda n: "<h2>Overview</h2><table>" + "<tr" * (n // 3) + "</table>",
+    ),
+    (
+        "overview_table_html: rows without </tr>",
+        report.overview_table_html,
+        lambda n: "<h2>Overview</h2><table>" + "<tr>" * (n // 4) + "</table>",
+    ),
+    (
+        "overview_table_html: cells without a close",
+        report.overview_table_html,
+        lambda n: "<h2>Overview</h2><table><tr>" + "<td>" * (n // 4) + "</tr></table>",
+    ),
+    (
+        "overview_table_html: < in a cell",
+        report.overview_table_html,
+        lambda n: "<h2>Overview</h2><table><tr><td>" + "<" * n + "</td><td>x</td></tr></table>",
+    ),
     ("overview_table: pipes", report.overview_table, lambda n: "## Overview\n\n" + "|" * n + "\n"),
     ("overview_table: escaped pipes", report.overview_table, lambda n: "## Overview\n\n| " + "\\|" * (n // 2) + "\n"),
     ("closing hashes", lambda t: reportmd._without_closing_hashes(t), _repeat(" #", "x#")),
     ("heading title", reportmd._heading_title, _repeat("> - 1. ", "# artifacts #")),
-    ("render: a heading of closing-hash runs", lambda t: reportmd.render(t, str),
-     lambda n: "## a" + " #" * (n // 2) + "x#\n"),
+    (
+        "render: a heading of closing-hash runs",
+        lambda t: reportmd.render(t, str),
+        lambda n: "## a" + " #" * (n // 2) + "x#\n",
+    ),
     ("render: the ReDoS line in a fence", lambda t: reportmd.render(t, str), _report_with(_fill("## a"))),
     ("render: a heading line of spaces", lambda t: reportmd.render(t, str), _fill("## a", "b\n")),
     ("render: < then letters", lambda t: reportmd.render(t, str), _repeat("<a:b")),
     ("render: spaces before <", lambda t: reportmd.render(t, str), _repeat(" " * 64 + "<a")),
     ("render: backslashes before ~", lambda t: reportmd.render(t, str), _repeat("\\\\\\~")),
     ("render: ]: definitions", lambda t: reportmd.render(t, str), _repeat("[a]: <")),
-    ("render: refused definitions", lambda t: reportmd.render(t, str),
-     lambda n: "".join(f"[a{i}]: javascript:x\n" for i in range(n // 20))),
+    (
+        "render: refused definitions",
+        lambda t: reportmd.render(t, str),
+        lambda n: "".join(f"[a{i}]: javascript:x\n" for i in range(n // 20)),
+    ),
     ("redact: keyword and spaces", Redactor(["Answ3r-One!x7"]), _fill("password:", "")),
     ("redact: token runs", Redactor(["Answ3r-One!x7"]), _repeat("sk-")),
     ("redact: scheme runs", Redactor(["Answ3r-One!x7"]), _repeat("a://")),
@@ -140,7 +162,7 @@ def _package_patterns() -> list[tuple[str, re.Pattern]]:
             elif isinstance(value, (list, tuple, dict)):  # tables of patterns (redact's shapes and gates)
                 items = value.values() if isinstance(value, dict) else value
                 for k, item in enumerate(items):
-                    for inner in (item if isinstance(item, tuple) else (item,)):
+                    for inner in item if isinstance(item, tuple) else (item,):
                         if isinstance(inner, re.Pattern):
                             found.setdefault(id(inner), (f"{info.name}.{name}[{k}]", inner))
     return sorted(found.values(), key=lambda pair: pair[0])
@@ -166,8 +188,37 @@ ANCHORED = {
     "podium.render.reportmd._UNDERLINE",  # the line after a heading-like line
 }
 
-FRAGMENTS = ["## a", "#", " #", "<h2", "<tr", "<td", "<", "<a:", "a@", "sk-", "token", "password:", "FLAG{",
-             "-----BEGIN ", "eyJa.", "a://", "|", "\\", "~", "=", "-", " ", "\t", "a", "1", ".", "[", ">", "\x80"]
+FRAGMENTS = [
+    "## a",
+    "#",
+    " #",
+    "<h2",
+    "<tr",
+    "<td",
+    "<",
+    "<a:",
+    "a@",
+    "sk-",
+    "token",
+    "password:",
+    "FLAG{",
+    "-----BEGIN ",
+    "eyJa.",
+    "a://",
+    "|",
+    "\\",
+    "~",
+    "=",
+    "-",
+    " ",
+    "\t",
+    "a",
+    "1",
+    ".",
+    "[",
+    ">",
+    "\x80",
+]
 
 
 def _lines(size: int) -> list[str]:
@@ -221,6 +272,7 @@ _OLD_TAG = re.compile(r"<[^>]*>")
 
 def _old_overview_table_html(text: str) -> dict[str, str]:
     import html
+
     tables = _OLD_OVERVIEW.findall(text)
     table: dict[str, str] = {}
     for row in _OLD_ROW.findall(tables[-1]) if tables else []:
@@ -238,8 +290,31 @@ def test_heading_name_is_the_pattern_it_replaced(tail, spaces, hashes):
         assert withhold.heading_name(line) == (None if match is None else (match.group(1) or "").strip().lower())
 
 
-_HTML_TOKENS = ["<h2>", "<H2 a>", "<h2", "Overview", " ", "\n", "</h2>", "<table>", "</table>", "<tr>", "<tr",
-                "</tr>", "<td>", "<th x>", "<td", "</td>", "</th>", "a", "b", ">", "<", "&amp;", "<b>"]
+_HTML_TOKENS = [
+    "<h2>",
+    "<H2 a>",
+    "<h2",
+    "Overview",
+    " ",
+    "\n",
+    "</h2>",
+    "<table>",
+    "</table>",
+    "<tr>",
+    "<tr",
+    "</tr>",
+    "<td>",
+    "<th x>",
+    "<td",
+    "</td>",
+    "</th>",
+    "a",
+    "b",
+    ">",
+    "<",
+    "&amp;",
+    "<b>",
+]
 
 
 @settings(max_examples=3000, deadline=None)

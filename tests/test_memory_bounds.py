@@ -64,8 +64,13 @@ print(int(peak.split()[1]) * 1024, file=sys.stderr)
 
 def peak_rss(*args: str | Path) -> tuple[int, str]:
     """``podium ARGS`` in a new process: its peak RSS in bytes, and what it printed."""
-    done = subprocess.run([sys.executable, "-c", _MEASURED, *map(str, args)], capture_output=True, text=True,
-                          timeout=600, env={**os.environ, "PYTHONHASHSEED": "0"})
+    done = subprocess.run(
+        [sys.executable, "-c", _MEASURED, *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env={**os.environ, "PYTHONHASHSEED": "0"},
+    )
     *said, peak = done.stderr.strip().splitlines()
     return int(peak), done.stdout + "\n".join(said)
 
@@ -195,8 +200,10 @@ def test_a_dense_summary_is_refused_in_bounded_memory(tmp_path, problem):
 def test_a_big_real_shaped_summary_is_read_in_bounded_memory(tmp_path):
     """A 12 MiB summary.json shaped as podium writes it (many problems, each with its text): read, compared,
     and the peak grows by less than 8 times the file."""
-    problem = json.dumps({"field": "grade.overall", "message": "expected a number in [0, 1], got 1.5",
-                          "path": "0b5e8d2f/result.json"}, sort_keys=True)
+    problem = json.dumps(
+        {"field": "grade.overall", "message": "expected a number in [0, 1], got 1.5", "path": "0b5e8d2f/result.json"},
+        sort_keys=True,
+    )
     big = tmp_path / "summary.json"
     big.write_bytes(_summary_with(problem, 12 * MiB // (len(problem) + 1)))
     small, _ = peak_rss("diff", GOLDEN_SUMMARY, GOLDEN_SUMMARY)
@@ -213,8 +220,13 @@ def _real(text: str) -> int:
     parse = _Parse()
     tracemalloc.start()
     try:
-        value = json.loads(text, object_pairs_hook=parse.pairs, parse_constant=parse.constant,
-                           parse_float=parse.float_, parse_int=parse.int_)
+        value = json.loads(
+            text,
+            object_pairs_hook=parse.pairs,
+            parse_constant=parse.constant,
+            parse_float=parse.float_,
+            parse_int=parse.int_,
+        )
         used = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
@@ -248,8 +260,10 @@ def test_podiums_own_summary_is_well_under_the_ratio():
     counted well under MEMORY_RATIO, read (the values of such files take 2-4 times their bytes in fact)."""
     data = GOLDEN_SUMMARY.read_bytes()
     top = json.loads(data)
-    top["problems"] = [{"field": "", "message": "missing: the run cannot be classified",
-                        "path": f"{n:08x}/result.json"} for n in range(2000)]
+    top["problems"] = [
+        {"field": "", "message": "missing: the run cannot be classified", "path": f"{n:08x}/result.json"}
+        for n in range(2000)
+    ]
     indented = json.dumps(top, indent=2, sort_keys=True).encode()
     minified = json.dumps(top, separators=(",", ":")).encode()
     for doc, most in ((data, 0.65), (indented, 0.7), (minified, 0.9)):
@@ -274,6 +288,7 @@ def test_a_string_left_open_is_counted_in_linear_time():
     """An unclosed string full of escaped quotes: each quote would start a string again for a pattern that
     backtracks (quadratic); the count's pattern runs to the end once."""
     import time
+
     times = []
     for n in (200_000, 400_000):
         data = b'["' + b'\\"' * n
@@ -334,8 +349,9 @@ def test_read_ahead_tasks_are_cut_by_the_bytes_they_read(tmp_path, monkeypatch):
     tasks = list(reader._ahead_tasks(export.root, Limits(), names))
     assert [name for task in tasks for name in task.args[2]] == names
     assert all(task.weight <= 10_000 or len(task.args[2]) == 1 for task in tasks) and len(tasks) > 1
-    assert all(task.weight == sum((export.root / n / "result.json").stat().st_size for n in task.args[2])
-               for task in tasks)
+    assert all(
+        task.weight == sum((export.root / n / "result.json").stat().st_size for n in task.args[2]) for task in tasks
+    )
     over = list(reader._ahead_tasks(export.root, Limits(result_bytes=1000), names))
     assert sum(task.weight for task in over) < 12 * 1000  # a file over the limit is never read: it weighs nothing
     assert reader.AHEAD_BYTES == 64 * MiB

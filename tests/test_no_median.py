@@ -20,8 +20,10 @@ def pages(tmp_path_factory):
     root = tmp_path_factory.mktemp("no-median")
     export = ExportDir(root / "export")
     for n, agent in enumerate(("osprey", "kestrel", "osprey")):
-        export.run(graded(run_id(60_000 + n), det=0.5, judge=0.0, judge_status="model-not-configured",
-                          judge_model=None), agent=agent)
+        export.run(
+            graded(run_id(60_000 + n), det=0.5, judge=0.0, judge_status="model-not-configured", judge_model=None),
+            agent=agent,
+        )
     export.sidecars()
     return kit.pages(kit.site_files(kit.build(export.root, root / "site")))
 

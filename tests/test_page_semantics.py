@@ -27,8 +27,15 @@ def g(n, x, **kw):
 
 def partial(n, *, det, judge, judge_upper, **kw):
     """A partial-judge run: overall = (det + judge)/2, upper = (det + judge_upper)/2."""
-    return graded(run_id(n), det=det, judge=judge, judge_status="partial", judge_upper=judge_upper,
-                  overall_upper=0.5 * det + 0.5 * judge_upper, **kw)
+    return graded(
+        run_id(n),
+        det=det,
+        judge=judge,
+        judge_status="partial",
+        judge_upper=judge_upper,
+        overall_upper=0.5 * det + 0.5 * judge_upper,
+        **kw,
+    )
 
 
 def no_judge(n, det=0.5, **kw):
@@ -134,14 +141,17 @@ def models_section(doc: kit.Document) -> kit.Element:
     return section
 
 
-@pytest.mark.parametrize("runs, differ", [
-    pytest.param([("model-a", ["model-a"]), ("model-a", ["model-a"])], False, id="consistent"),
-    pytest.param([("model-a", []), ("model-a", [])], False, id="nothing-reported"),
-    pytest.param([("model-a", ["model-a"]), ("model-a", ["model-b"])], True, id="one-run-reports-another"),
-    pytest.param([("model-a", ["model-b"]), ("model-a", ["model-b"])], True, id="reported-is-not-declared"),
-    pytest.param([("model-a", ["model-a", "model-b"])], True, id="one-run-reports-two"),
-    pytest.param([("model-a", ["model-a"]), ("model-b", ["model-b"])], True, id="two-declared"),
-])
+@pytest.mark.parametrize(
+    "runs, differ",
+    [
+        pytest.param([("model-a", ["model-a"]), ("model-a", ["model-a"])], False, id="consistent"),
+        pytest.param([("model-a", []), ("model-a", [])], False, id="nothing-reported"),
+        pytest.param([("model-a", ["model-a"]), ("model-a", ["model-b"])], True, id="one-run-reports-another"),
+        pytest.param([("model-a", ["model-b"]), ("model-a", ["model-b"])], True, id="reported-is-not-declared"),
+        pytest.param([("model-a", ["model-a", "model-b"])], True, id="one-run-reports-two"),
+        pytest.param([("model-a", ["model-a"]), ("model-b", ["model-b"])], True, id="two-declared"),
+    ],
+)
 def test_models_differ_flag_on_the_agent_page(export, tmp_path, runs, differ):
     for n, (declared, reported) in enumerate(runs):
         export.run(g(n, 0.5, model=declared, models_reported=reported), agent="osprey")
@@ -241,18 +251,19 @@ def test_the_card_line_names_every_kind_left_out_with_its_count(export, tmp_path
 
 def test_every_left_out_kind_is_named_and_nothing_else(export, tmp_path):
     export.run(g(1, 0.5))
-    export.run(g(2, 0.5, partial_trigger="operator"))                       # stopped
-    export.run(no_judge(3))                                                  # no judge
-    export.run(env_failure(run_id(4), "crashed"), rid=run_id(4))             # infra failed
-    export.run(crash_fallback(run_id(5)), rid=run_id(5))                     # grading failed
-    export.run(crash_fallback(run_id(6)), rid=run_id(6))                     # grading failed
-    export.run(grading(run_id(7)), rid=run_id(7))                            # grading
-    export.run(graded(run_id(8), det=0.5, judge=1.5), rid=run_id(8))         # unknown (judge out of range)
+    export.run(g(2, 0.5, partial_trigger="operator"))  # stopped
+    export.run(no_judge(3))  # no judge
+    export.run(env_failure(run_id(4), "crashed"), rid=run_id(4))  # infra failed
+    export.run(crash_fallback(run_id(5)), rid=run_id(5))  # grading failed
+    export.run(crash_fallback(run_id(6)), rid=run_id(6))  # grading failed
+    export.run(grading(run_id(7)), rid=run_id(7))  # grading
+    export.run(graded(run_id(8), det=0.5, judge=1.5), rid=run_id(8))  # unknown (judge out of range)
     export.run(env_failure(run_id(9), "cancelled"), rid=run_id(9), outcome="cancelled")  # not a run: nowhere
     site = build_pages(export, tmp_path)
     line = median_line(agent_card(site["index.html"], "osprey"))
-    assert line == ("1 of 8 runs in the median · 1 no judge · 1 stopped · 1 infra failed · 2 grading failed"
-                    " · 1 grading · 1 unknown")
+    assert line == (
+        "1 of 8 runs in the median · 1 no judge · 1 stopped · 1 infra failed · 2 grading failed · 1 grading · 1 unknown"
+    )
 
 
 def test_nothing_left_out_means_no_left_out_items(export, tmp_path):
@@ -286,7 +297,9 @@ def test_older_version_runs_have_their_own_marked_line_never_the_headline(export
     page = site["agents/osprey/index.html"]
     lead = one(page.root, "agent-lead", "section")
     assert median_line(lead) == "3 of 4 runs in the median · 1 no judge"
-    assert text(one(lead, "older-line", "p")).startswith("older version 3 runs on older mission versions · median 100.0%")
+    assert text(one(lead, "older-line", "p")).startswith(
+        "older version 3 runs on older mission versions · median 100.0%"
+    )
     # One table per mission version, current first, the older one marked.
     tables = with_class(page.root, "mission-table", "section")
     assert [text(next(t.iter("h2"))) for t in tables] == ["m1 2.0.0", "m1 1.0.0 older version"]
@@ -342,14 +355,17 @@ def test_ledger_cells_dash_for_no_score_and_no_judge_for_a_judge_that_never_ran(
         if links and "k-row-" in (tr.get("class") or ""):
             tds = list(tr.iter("td"))
             cells[text(links[0])] = [text(td) for td in tds[-3:]]
-    assert cells == {
-        run_id(1)[:8]: ["50.0%", "50.0%", "50.0%"],
-        run_id(2)[:8]: ["37.5%*", "75.0%", "No judge"],  # overall 0.5*0.75 = 0.375, marked: no judge
-        run_id(3)[:8]: ["—", "—", "—"],
-        run_id(4)[:8]: ["—", "—", "—"],
-        run_id(5)[:8]: ["—", "—", "—"],
-        run_id(6)[:8]: ["37.5–62.5%", "50.0%", "25.0–75.0%"],  # a partial judge reads as its range
-    }
+    assert (
+        cells
+        == {
+            run_id(1)[:8]: ["50.0%", "50.0%", "50.0%"],
+            run_id(2)[:8]: ["37.5%*", "75.0%", "No judge"],  # overall 0.5*0.75 = 0.375, marked: no judge
+            run_id(3)[:8]: ["—", "—", "—"],
+            run_id(4)[:8]: ["—", "—", "—"],
+            run_id(5)[:8]: ["—", "—", "—"],
+            run_id(6)[:8]: ["37.5–62.5%", "50.0%", "25.0–75.0%"],  # a partial judge reads as its range
+        }
+    )
 
 
 def test_caps_are_said_on_the_page(export, tmp_path, monkeypatch):

@@ -51,7 +51,7 @@ def ref_j(n: int) -> int | None:
     the condition holds for j = 1..J and fails after, and the scan may stop at the
     first failure. The Fraction form is then checked at J and J+1.
     """
-    total = 2 ** n
+    total = 2**n
     cums = [0]  # cums[j] = cum(j)
     best = None
     for j in range(1, n + 1):
@@ -95,8 +95,11 @@ def flt(x):
 
 def ref_kind(s: dict) -> str:
     """counting.md §2, first matching row wins."""
-    if (s["list_outcome"] in NOT_A_RUN or s["list_trigger"] in NOT_A_RUN
-            or (s["shape"] == "not_graded" and s["result_trigger"] in NOT_A_RUN)):
+    if (
+        s["list_outcome"] in NOT_A_RUN
+        or s["list_trigger"] in NOT_A_RUN
+        or (s["shape"] == "not_graded" and s["result_trigger"] in NOT_A_RUN)
+    ):
         return "not_a_run"
     if s["shape"] == "not_graded" or s["list_outcome"] == "infra_failed":
         return "infra_failed"
@@ -104,9 +107,12 @@ def ref_kind(s: dict) -> str:
         return "grading"
     if s["shape"] == "graded" and (s["judge_detail"] or "").startswith("grading failed"):
         return "grading_failed"
-    if (s["shape"] != "graded" or not s["valid"]
-            or s["judge_status"] not in ("ok", "partial", "model-not-configured", "unavailable")
-            or s["partial_trigger"] not in (None, "timeout", "operator")):
+    if (
+        s["shape"] != "graded"
+        or not s["valid"]
+        or s["judge_status"] not in ("ok", "partial", "model-not-configured", "unavailable")
+        or s["partial_trigger"] not in (None, "timeout", "operator")
+    ):
         return "unknown"
     if s["partial_trigger"] == "operator" or s["list_trigger"] == "operator":
         return "stopped"
@@ -167,21 +173,41 @@ def run_specs(draw, agents=tuple(AGENTS), missions=tuple(MISSIONS), versions=tup
         "mission": draw(st.sampled_from(missions)),
         "version": draw(st.sampled_from(versions)),
         "result_trigger": draw(st.sampled_from(["deploy_failed", "crashed", "cancelled", "never_started"]))
-        if shape == "not_graded" else None,
-        "list_outcome": pick(draw, clean, [None, "completed", "partial"],
-                             [None, "completed", "partial", "infra_failed", "cancelled", "never_started"]),
-        "list_trigger": pick(draw, clean, [None, None, "done"],
-                             [None, "done", "timeout", "operator", "deploy_failed", "crashed", "cancelled",
-                              "never_started"]),
+        if shape == "not_graded"
+        else None,
+        "list_outcome": pick(
+            draw,
+            clean,
+            [None, "completed", "partial"],
+            [None, "completed", "partial", "infra_failed", "cancelled", "never_started"],
+        ),
+        "list_trigger": pick(
+            draw,
+            clean,
+            [None, None, "done"],
+            [None, "done", "timeout", "operator", "deploy_failed", "crashed", "cancelled", "never_started"],
+        ),
         "start": draw(st.none() | st.integers(0, 50)),
         "duration": draw(st.none() | st.integers(0, 30)),
-        "judge_status": None, "judge_detail": None, "partial_trigger": None, "valid": False,
-        "overall": None, "overall_upper": None, "det": None, "judge": None,
-        "judge_model": None, "models_reported": (), "model": None,
+        "judge_status": None,
+        "judge_detail": None,
+        "partial_trigger": None,
+        "valid": False,
+        "overall": None,
+        "overall_upper": None,
+        "det": None,
+        "judge": None,
+        "judge_model": None,
+        "models_reported": (),
+        "model": None,
     }
     if shape == "graded":
-        status = pick(draw, clean, ["ok"] * 4 + ["partial"] * 2 + ["model-not-configured", "unavailable"],
-                      ["ok", "partial", "model-not-configured", "unavailable", "weird", None])
+        status = pick(
+            draw,
+            clean,
+            ["ok"] * 4 + ["partial"] * 2 + ["model-not-configured", "unavailable"],
+            ["ok", "partial", "model-not-configured", "unavailable", "weird", None],
+        )
         det = draw(st.sampled_from(GRID))
         judge = Fraction(0) if status in ("model-not-configured", "unavailable") else draw(st.sampled_from(GRID))
         overall = draw(st.sampled_from(GRID))  # podium reads grade.overall as given
@@ -193,10 +219,14 @@ def run_specs(draw, agents=tuple(AGENTS), missions=tuple(MISSIONS), versions=tup
         s.update(
             judge_status=status,
             judge_detail=pick(draw, clean, [None, "fine"], [None, "fine", "grading failed: worker crashed"]),
-            partial_trigger=pick(draw, clean, [None] * 4 + ["timeout"] * 2 + ["operator"],
-                                 [None, "timeout", "operator", "meteor"]),
+            partial_trigger=pick(
+                draw, clean, [None] * 4 + ["timeout"] * 2 + ["operator"], [None, "timeout", "operator", "meteor"]
+            ),
             valid=pick(draw, clean, [True], [True, False]),
-            det=det, judge=judge, overall=overall, overall_upper=upper,
+            det=det,
+            judge=judge,
+            overall=overall,
+            overall_upper=upper,
             judge_model=draw(st.sampled_from([None, "j1", "j2"])),
             models_reported=tuple(draw(st.lists(st.sampled_from(["ma", "mb", "mc"]), max_size=2))),
             model=draw(st.sampled_from([None, "model-a", "model-b"])),
@@ -224,9 +254,16 @@ def to_run(index: int, s: dict) -> Run:
     grade = conditions = None
     if s["shape"] == "graded":
         grade = Grade(
-            overall=flt(s["overall"]), deterministic=flt(s["det"]), judge=flt(s["judge"]),
-            overall_upper=flt(s["overall_upper"]), judge_upper=flt(s["judge"]), judge_coverage=None,
-            judge_status=s["judge_status"], judge_detail=s["judge_detail"], scores_valid=s["valid"])
+            overall=flt(s["overall"]),
+            deterministic=flt(s["det"]),
+            judge=flt(s["judge"]),
+            overall_upper=flt(s["overall_upper"]),
+            judge_upper=flt(s["judge"]),
+            judge_coverage=None,
+            judge_status=s["judge_status"],
+            judge_detail=s["judge_detail"],
+            scores_valid=s["valid"],
+        )
         conditions = Conditions(model=s["model"], judge_model=s["judge_model"], mission_version=s["version"])
     started = BASE + timedelta(minutes=s["start"]) if s["start"] is not None else None
     completed = started + timedelta(minutes=s["duration"]) if started and s["duration"] is not None else None
@@ -253,8 +290,7 @@ def to_run(index: int, s: dict) -> Run:
 
 
 def make_export(runs) -> Export:
-    return Export(runs=tuple(runs), problems=(), runs_read=len(runs),
-                  inputs_digest="sha256:" + "0" * 64)
+    return Export(runs=tuple(runs), problems=(), runs_read=len(runs), inputs_digest="sha256:" + "0" * 64)
 
 
 EXPORTS = exports()
@@ -360,8 +396,7 @@ def test_figures_match_reference(specs):
         groups = defaultdict(list)
         for s in own:
             groups[(s["mission"], s["version"])].append(s)
-        got = {(m.mission, m.version): got_figures(m.figures)
-               for a in [head] + olds for m in a.missions}
+        got = {(m.mission, m.version): got_figures(m.figures) for a in [head] + olds for m in a.missions}
         assert got == {key: ref_figures(group) for key, group in groups.items()}
 
     # §5 ranking
@@ -384,14 +419,18 @@ def test_figures_match_reference(specs):
         card = got[key]
         assert card.current == (current[key[0]] == key[1])
         assert got_figures(card.figures) == ref_figures(own)
-        full = [abs(s["det"] - s["judge"]) for s in own
-                if s["kind"] in ("graded", "timed_out", "stopped") and s["judge_status"] == "ok"]
+        full = [
+            abs(s["det"] - s["judge"])
+            for s in own
+            if s["kind"] in ("graded", "timed_out", "stopped") and s["judge_status"] == "ok"
+        ]
         assert card.judge_vs_checks == (flt(sum(full) / len(full)) if full else None)
         chips = defaultdict(list)
         for s in own:
             chips[s["agent"]].append(s)
         assert {c.name: c.median for c in card.agents} == {
-            name: ref_figures(theirs)["median"] for name, theirs in chips.items()}
+            name: ref_figures(theirs)["median"] for name, theirs in chips.items()
+        }
 
 
 def test_ci_rank_matches_exact_reference_up_to_1100():

@@ -40,8 +40,12 @@ SCHEMA = "api/results/summary.schema.json"
 def add(export, agent, values, models_reported, mission="m1"):
     for x in values:
         n = next(_ids)
-        export.run(graded(run_id(n), det=x, judge=x, models_reported=models_reported), rid=run_id(n),
-                   agent=agent, mission=mission)
+        export.run(
+            graded(run_id(n), det=x, judge=x, models_reported=models_reported),
+            rid=run_id(n),
+            agent=agent,
+            mission=mission,
+        )
 
 
 def design(root: Path) -> ExportDir:
@@ -108,9 +112,16 @@ def test_the_schema_requires_provisional_as_a_boolean(built):
 def test_provisional_is_computed_once_in_the_summary_step(built):
     board = summarize(load_export(built["export"]))
     assert [(a.name, a.provisional) for a in board.agents] == [
-        ("tern", True), ("kite", False), ("wren", True), ("gull", True)]
+        ("tern", True),
+        ("kite", False),
+        ("wren", True),
+        ("gull", True),
+    ]
     assert [(m.model, m.provisional) for m in board.by_model] == [
-        ("model-y", True), ("model-x", False), ("model-a (declared)", True)]
+        ("model-y", True),
+        ("model-x", False),
+        ("model-a (declared)", True),
+    ]
     assert all(a.provisional is None for a in board.agents_older)
 
 
@@ -120,8 +131,10 @@ def test_provisional_is_computed_once_in_the_summary_step(built):
 def test_headline_says_the_leader_is_provisional(built):
     home = built["pages"]["index.html"]
     (headline,) = by_class(home, "headline")
-    expected = ("tern leads with a median of 87.5% over 1 run, a provisional rank (fewer than 6 runs in the "
-                "median); next is kite at 50.0%.")
+    expected = (
+        "tern leads with a median of 87.5% over 1 run, a provisional rank (fewer than 6 runs in the "
+        "median); next is kite at 50.0%."
+    )
     assert headline == expected
     assert description(home) == expected
 
@@ -133,7 +146,8 @@ def test_headline_says_the_next_one_is_provisional(tmp_path):
     export.sidecars()
     board = summarize(load_export(export.root))
     assert numbers.plain(numbers.home_headline(board.agents)) == (
-        "kite leads with a median of 75.0% over 6 runs; next is tern at 62.5%, a provisional rank on 1 run.")
+        "kite leads with a median of 75.0% over 6 runs; next is tern at 62.5%, a provisional rank on 1 run."
+    )
     out = kit.build(export.root, tmp_path / "site")
     home = (out / "index.html").read_text(encoding="utf-8")
     assert by_class(home, "headline") == [numbers.plain(numbers.home_headline(board.agents))]
@@ -146,7 +160,8 @@ def test_headline_with_no_provisional_rank_is_unchanged(tmp_path):
     export.sidecars()
     board = summarize(load_export(export.root))
     assert numbers.plain(numbers.home_headline(board.agents)) == (
-        "kite leads with a median of 75.0% over 6 runs; next is tern at 62.5%.")
+        "kite leads with a median of 75.0% over 6 runs; next is tern at 62.5%."
+    )
     assert not any(a.provisional for a in board.agents)
 
 
@@ -155,8 +170,12 @@ def test_headline_with_no_provisional_rank_is_unchanged(tmp_path):
 
 def test_cards_mark_provisional_ranks(built):
     home = built["pages"]["index.html"]
-    assert by_class(home, "rank") == ["#1 · provisional, 1 run", "#2", "#3 · provisional, 5 runs",
-                                      "#4 · provisional, no median"]
+    assert by_class(home, "rank") == [
+        "#1 · provisional, 1 run",
+        "#2",
+        "#3 · provisional, 5 runs",
+        "#4 · provisional, no median",
+    ]
 
 
 def test_agent_page_marks_its_provisional_rank(built):
@@ -165,7 +184,8 @@ def test_agent_page_marks_its_provisional_rank(built):
     assert eyebrow == "Agents · rank #1 · provisional, 1 run"
     assert by_class(tern, "provisional-line") == [
         "Provisional rank: only 1 run in the median, fewer than the 6 a confidence interval needs, "
-        "so rank #1 may move as runs come in."]
+        "so rank #1 may move as runs come in."
+    ]
     assert description(tern).startswith("tern, rank #1 (provisional, 1 run): median 87.5%")
     kite = built["pages"]["agents/kite/index.html"]
     assert by_class(kite, "eyebrow") == ["Agents · rank #2"]
@@ -190,14 +210,22 @@ def test_models_pages_mark_provisional_ranks(built):
     models = built["pages"]["models/index.html"]
     assert by_class(models, "rank") == ["#1 · provisional, 1 run", "#2", "#3 · provisional, no median"]
     (headline,) = by_class(models, "headline")
-    assert "model-y leads with a median of 87.5% over 1 run, a provisional rank (fewer than 6 runs in the " \
-           "median)." in headline
-    model_y = next(html for path, html in built["pages"].items()
-                   if path.startswith("models/model-y") and path.endswith("/index.html"))
+    assert (
+        "model-y leads with a median of 87.5% over 1 run, a provisional rank (fewer than 6 runs in the "
+        "median)." in headline
+    )
+    model_y = next(
+        html
+        for path, html in built["pages"].items()
+        if path.startswith("models/model-y") and path.endswith("/index.html")
+    )
     assert by_class(model_y, "eyebrow") == ["Models · rank #1 · provisional, 1 run"]
     assert len(by_class(model_y, "provisional-line")) == 1
-    model_x = next(html for path, html in built["pages"].items()
-                   if path.startswith("models/model-x") and path.endswith("/index.html"))
+    model_x = next(
+        html
+        for path, html in built["pages"].items()
+        if path.startswith("models/model-x") and path.endswith("/index.html")
+    )
     assert by_class(model_x, "eyebrow") == ["Models · rank #2"]
 
 
@@ -228,10 +256,14 @@ def podium(*args):
 def test_podium_rank_marks_provisional_ranks(built):
     lines = podium("rank", built["export"]).stdout.splitlines()
     assert [line.split()[:3] for line in lines[1:5]] == [
-        ["1", "provisional", "tern"], ["2", "kite", "50.0%"], ["3", "provisional", "wren"],
-        ["4", "provisional", "gull"]]
-    assert lines[5] == ("provisional: fewer than 6 runs in the median, so no confidence interval; "
-                        "the rank may move as runs come in")
+        ["1", "provisional", "tern"],
+        ["2", "kite", "50.0%"],
+        ["3", "provisional", "wren"],
+        ["4", "provisional", "gull"],
+    ]
+    assert lines[5] == (
+        "provisional: fewer than 6 runs in the median, so no confidence interval; the rank may move as runs come in"
+    )
     by_model = podium("rank", built["export"], "--by", "model").stdout.splitlines()
     assert by_model[1].split()[:3] == ["1", "provisional", "model-y"]
     assert by_model[2].split()[:2] == ["2", "model-x"]

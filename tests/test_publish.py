@@ -42,8 +42,13 @@ def make_export(root: Path, per_group: int = 6) -> ExportDir:
             for _ in range(per_group):
                 n += 1
                 rid = run_id(f"pub-{n}")
-                export.run(graded(rid, det=(n % 5) / 4, mission_version=version), rid=rid, agent=agent,
-                           version=version, at=n * 7)
+                export.run(
+                    graded(rid, det=(n % 5) / 4, mission_version=version),
+                    rid=rid,
+                    agent=agent,
+                    version=version,
+                    at=n * 7,
+                )
     return export.sidecars()
 
 
@@ -113,8 +118,9 @@ def test_run_pages_newest_keeps_every_run_and_links_the_rest_to_ledger_rows(expo
                 if name in ("href", "src", "xlink:href") and url and kit.is_internal(url):
                     path, fragment = kit.split_target(url)
                     target = posixpath.normpath(posixpath.join(posixpath.dirname(page), path)) if path else page
-                    if target not in files or (fragment and fragment not in ids.get(target, ())
-                                               and not is_ledger_view(target, fragment)):
+                    if target not in files or (
+                        fragment and fragment not in ids.get(target, ()) and not is_ledger_view(target, fragment)
+                    ):
                         bad.append((page, url))
     assert bad == []
     # Agent pages link the runs without a page to their ledger rows.
@@ -156,7 +162,7 @@ def test_over_budget_fails_names_the_limit_and_leaves_the_previous_site(export_r
     message = err.value.message
     assert err.value.exit_code == 3
     assert "host: tiny: the site would not fit. Tiny host publishes at most" in message
-    assert f"in {len(before) :,} files" in message  # the whole site was measured
+    assert f"in {len(before):,} files" in message  # the whole site was measured
     assert "Nothing was written; the previous site is untouched." in message
     assert "run_pages: {newest: N}" in message and "about N = " in message
     assert kit.site_files(out) == before
@@ -223,8 +229,10 @@ def test_sitemap_robots_and_preview_meta(export_root, tmp_path):
     assert meta["og:description"].startswith(f"{top['name']} leads with a median of {top['median'] * 100:.1f}%")
     assert meta["og:description"] == meta["description"]  # one sentence for both
     assert meta["twitter:description"] == meta["og:description"] == meta["description"]
-    agent = {m.get("property") or m.get("name"): m.get("content")
-             for m in kit.parse_html(files[top["url"]].decode()).head().iter("meta")}
+    agent = {
+        m.get("property") or m.get("name"): m.get("content")
+        for m in kit.parse_html(files[top["url"]].decode()).head().iter("meta")
+    }
     assert f"rank #1: median {top['median'] * 100:.1f}%" in agent["og:description"]
     assert "robots" not in meta
 
@@ -249,11 +257,15 @@ def test_search_engines_false_disallows_and_noindexes_every_page(export_root, tm
 def test_sitemap_index_past_fifty_thousand_urls():
     from podium import search_engines
 
-    files, _ = search_engines.crawler_files([f"runs/{n:032x}/index.html" for n in range(50_001)], "https://x.example", True)
+    files, _ = search_engines.crawler_files(
+        [f"runs/{n:032x}/index.html" for n in range(50_001)], "https://x.example", True
+    )
     assert sorted(files) == ["robots.txt", "sitemap-1.xml", "sitemap-2.xml", "sitemap.xml"]
     index = ET.fromstring(files["sitemap.xml"])
-    assert [s.find(f"{SITEMAP_NS}loc").text for s in index] == ["https://x.example/sitemap-1.xml",
-                                                                 "https://x.example/sitemap-2.xml"]
+    assert [s.find(f"{SITEMAP_NS}loc").text for s in index] == [
+        "https://x.example/sitemap-1.xml",
+        "https://x.example/sitemap-2.xml",
+    ]
     assert len(ET.fromstring(files["sitemap-2.xml"])) == 1
 
 
@@ -269,7 +281,9 @@ def test_stable_anchors_on_cards_and_rows(export_root, tmp_path):
         ids = set(kit.parse_html(files[mission["url"]].decode()).ids())
         _, slug, version, _ = mission["url"].split("/")
         assert f"mission-{slug}-{version}" in ids
-        assert {f"agent-{a['slug']}" for a in summary["agents"] if a["agent"] in {m["agent"] for m in mission["agents"]}} <= ids
+        assert {
+            f"agent-{a['slug']}" for a in summary["agents"] if a["agent"] in {m["agent"] for m in mission["agents"]}
+        } <= ids
         assert f"mission-{slug}-{version}" in set(kit.parse_html(files["missions/index.html"].decode()).ids())
     for agent in summary["agents"]:
         ids = set(kit.parse_html(files[agent["url"]].decode()).ids())

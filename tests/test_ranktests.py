@@ -55,6 +55,7 @@ def same(a: float, b: float) -> bool:
 
 # --- the exact null distribution -------------------------------------------------------------
 
+
 @pytest.mark.parametrize("m", range(0, 8))
 @pytest.mark.parametrize("n", range(0, 8))
 def test_null_counts_are_the_arrangements_counted_one_by_one(m, n):
@@ -72,6 +73,7 @@ def test_null_counts_refuse_negative_sizes():
 
 
 # --- Moses k ---------------------------------------------------------------------------------
+
 
 def test_moses_k_worked_examples():
     # m = 4, n = 5 at α = 0.01: P(U ≤ 0) = 1/126 > 0.005, so no interval
@@ -103,9 +105,11 @@ def test_moses_k_the_tail_is_compared_exactly_at_equality():
 
 
 def test_moses_k_above_50_runs_is_the_normal_formula_with_the_spec_constants():
-    for m, n, alpha, z in [(30, 30, Fraction(1, 100), 2.5758293035489004),
-                           (26, 25, Fraction(1, 10), 1.6448536269514722),
-                           (100, 7, Fraction(1, 100), 2.5758293035489004)]:
+    for m, n, alpha, z in [
+        (30, 30, Fraction(1, 100), 2.5758293035489004),
+        (26, 25, Fraction(1, 10), 1.6448536269514722),
+        (100, 7, Fraction(1, 100), 2.5758293035489004),
+    ]:
         mn = m * n
         expected = math.floor(mn / 2 - z * math.sqrt(mn * (m + n + 1) / 12))
         assert moses_k(m, n, alpha) == expected
@@ -138,8 +142,12 @@ grid = st.integers(0, 64).map(lambda i: i / 64)  # heavy ties
 unit = st.floats(0, 1, allow_nan=False)
 wild = st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False, allow_subnormal=True)
 few = st.sampled_from([0.0, 0.1, 0.2, 0.30000000000000004, 0.3, 1e-300, 5e-324, 0.7, 1.0])
-values = st.one_of(st.lists(grid, min_size=1, max_size=40), st.lists(unit, min_size=1, max_size=40),
-                   st.lists(wild, min_size=1, max_size=30), st.lists(few, min_size=1, max_size=40))
+values = st.one_of(
+    st.lists(grid, min_size=1, max_size=40),
+    st.lists(unit, min_size=1, max_size=40),
+    st.lists(wild, min_size=1, max_size=30),
+    st.lists(few, min_size=1, max_size=40),
+)
 
 
 @pytest.fixture
@@ -264,6 +272,7 @@ def test_sample_median_is_the_plain_median(v):
 
 # --- properties ------------------------------------------------------------------------------------
 
+
 @settings(max_examples=200, deadline=None)
 @given(values, values)
 def test_swapping_the_sides_negates_the_shift_and_reverses_the_interval(x, y):
@@ -304,6 +313,7 @@ def test_the_order_of_the_values_changes_nothing(x, y, rnd):
 
 # --- van Elteren ---------------------------------------------------------------------------------
 
+
 def brute_van_elteren(strata):
     num = den = 0.0
     for x, y in strata:
@@ -312,7 +322,7 @@ def brute_van_elteren(strata):
             continue
         big = m + n
         u = sum(1.0 if b > a else 0.5 if b == a else 0.0 for a in x for b in y)
-        ties = sum(t ** 3 - t for t in Counter(x + y).values())
+        ties = sum(t**3 - t for t in Counter(x + y).values())
         var = m * n / 12 * (big + 1 - ties / (big * (big - 1)))
         w = 1 / (big + 1)
         num += w * (u - m * n / 2)
@@ -323,8 +333,10 @@ def brute_van_elteren(strata):
     return z, math.erfc(abs(z) / math.sqrt(2))
 
 
-stratum = st.tuples(st.lists(st.integers(0, 8).map(lambda i: i / 8), max_size=12),
-                    st.lists(st.integers(0, 8).map(lambda i: i / 8), max_size=12))
+stratum = st.tuples(
+    st.lists(st.integers(0, 8).map(lambda i: i / 8), max_size=12),
+    st.lists(st.integers(0, 8).map(lambda i: i / 8), max_size=12),
+)
 
 
 @settings(max_examples=300, deadline=None)
@@ -359,6 +371,7 @@ def test_twice_u_counts_pairs(x, y):
 
 
 # --- §4: the shift search ----------------------------------------------------------------------------
+
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.one_of(grid, few), max_size=40))
@@ -405,8 +418,11 @@ def naive_shift_search(values, delta=0.05):
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.lists(st.sampled_from([0.0, 0.5, 1.0]), min_size=1, max_size=6),
-       st.lists(st.sampled_from([0.0, 0.5, 1.0]), min_size=1, max_size=6), st.integers(1, 18))
+@given(
+    st.lists(st.sampled_from([0.0, 0.5, 1.0]), min_size=1, max_size=6),
+    st.lists(st.sampled_from([0.0, 0.5, 1.0]), min_size=1, max_size=6),
+    st.integers(1, 18),
+)
 def test_the_shift_search_skips_an_interval_only_when_it_holds_zero(x, y, rank):
     mn = len(x) * len(y)
     rank = min(rank, (mn + 1) // 2)
@@ -441,8 +457,11 @@ def test_a_flat_noisy_segment_has_no_shift():
 
 def test_the_search_looks_again_inside_each_side_and_finds_a_second_jump():
     rng = random.Random(2)
-    v = ([round(rng.uniform(0.15, 0.25), 3) for _ in range(25)] + [round(rng.uniform(0.55, 0.65), 3) for _ in range(20)]
-         + [round(rng.uniform(0.75, 0.85), 3) for _ in range(15)])
+    v = (
+        [round(rng.uniform(0.15, 0.25), 3) for _ in range(25)]
+        + [round(rng.uniform(0.55, 0.65), 3) for _ in range(20)]
+        + [round(rng.uniform(0.75, 0.85), 3) for _ in range(15)]
+    )
     assert rt.best_split(v)[0] == 25  # the first split is the big jump; the second is inside its later side
     found = rt.shift_search(v)
     assert [s.start for s in found] == [25, 45]
@@ -453,8 +472,11 @@ def test_the_best_split_can_fall_between_two_jumps_and_is_then_a_shift_too():
     """Three levels of 20: the largest |z| is at 33, inside the middle level; the rule calls it a
     shift (the series does move there) and then finds both jumps inside its two sides."""
     rng = random.Random(2)
-    v = ([round(rng.uniform(0.1, 0.2), 3) for _ in range(20)] + [round(rng.uniform(0.45, 0.55), 3) for _ in range(20)]
-         + [round(rng.uniform(0.8, 0.9), 3) for _ in range(20)])
+    v = (
+        [round(rng.uniform(0.1, 0.2), 3) for _ in range(20)]
+        + [round(rng.uniform(0.45, 0.55), 3) for _ in range(20)]
+        + [round(rng.uniform(0.8, 0.9), 3) for _ in range(20)]
+    )
     found = rt.shift_search(v)
     assert [s.start for s in found] == [20, 33, 40]
     assert [(s.start, s.shift, s.interval) for s in found] == naive_shift_search(v)
@@ -475,8 +497,10 @@ def test_an_exact_tie_in_z_keeps_the_smallest_split():
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.sampled_from([0.0, 0.25, 0.5, 0.75, 1.0]), min_size=10, max_size=24),
-       st.lists(st.sampled_from([0.0, 0.25, 0.5, 0.75, 1.0]), min_size=0, max_size=24))
+@given(
+    st.lists(st.sampled_from([0.0, 0.25, 0.5, 0.75, 1.0]), min_size=10, max_size=24),
+    st.lists(st.sampled_from([0.0, 0.25, 0.5, 0.75, 1.0]), min_size=0, max_size=24),
+)
 def test_shift_search_is_the_rule_written_out(a, b):
     v = a + [min(1.0, x + 0.5) for x in b]
     assert [(s.start, s.shift, s.interval) for s in rt.shift_search(v)] == naive_shift_search(v)

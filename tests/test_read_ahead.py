@@ -30,8 +30,13 @@ def _export(root: Path) -> ExportDir:
         elif n % 13 == 0:
             export.run(None, rid=rid, report=report_md(), agent=None)  # no result.json: a problem
         else:
-            export.run(graded(rid, det=(n % 7) / 7, judge=(n % 5) / 5, model=f"model-{n % 3}"), rid=rid,
-                       agent=f"agent-{n % 4}", mission=f"m{n % 3}", report=report_md())
+            export.run(
+                graded(rid, det=(n % 7) / 7, judge=(n % 5) / 5, model=f"model-{n % 3}"),
+                rid=rid,
+                agent=f"agent-{n % 4}",
+                mission=f"m{n % 3}",
+                report=report_md(),
+            )
     return export.sidecars()
 
 

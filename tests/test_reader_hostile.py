@@ -101,26 +101,37 @@ def assert_counted_unknown(ex: Export, run: str = RID) -> None:
 GOOD = json.dumps(graded(RID), separators=(",", ":"))
 
 
-@pytest.mark.parametrize("data, message", [
-    pytest.param(b'{"grade": {', "invalid JSON at line 1 column 12: Expecting property name", id="invalid"),
-    pytest.param(GOOD[:40].encode(), "invalid JSON at line 1 column 20: Unterminated string starting at",
-                 id="truncated"),
-    pytest.param(GOOD[:-1].encode(), f"invalid JSON at line 1 column {len(GOOD)}: Expecting ',' delimiter",
-                 id="truncated-end"),
-    pytest.param(b'{"grade": {"overall": 0.5,}}', "invalid JSON at line 1 column 27: Expecting property name",
-                 id="trailing-comma"),
-    pytest.param(b'{\n  "grade": {\n    "overall": 0.5,\n  }\n}', "invalid JSON at line 4 column 3: ",
-                 id="multi-line"),
-    pytest.param(b"", "file is empty", id="empty"),
-    pytest.param(b"  \n\t\r\n ", "file is empty", id="whitespace"),
-    pytest.param(b"[0.9]", "expected a JSON object at the top level, got an array", id="array"),
-    pytest.param(b'"graded"', "expected a JSON object at the top level, got 'graded'", id="string"),
-    pytest.param(b"0.9", "expected a JSON object at the top level, got 0.9", id="number"),
-    pytest.param(b"null", "the top level is null; nothing to read", id="null"),
-    pytest.param(b'{"grade": {"judge_detail": "caf\xff"}}', "not UTF-8: byte 0xff at offset 31", id="byte-0xff"),
-    pytest.param(b"[" * 100_000, "JSON is nested too deeply to read", id="deep-nesting"),
-    pytest.param(b'{"a":' * 100_000, "JSON is nested too deeply to read", id="deep-objects"),
-])
+@pytest.mark.parametrize(
+    "data, message",
+    [
+        pytest.param(b'{"grade": {', "invalid JSON at line 1 column 12: Expecting property name", id="invalid"),
+        pytest.param(
+            GOOD[:40].encode(), "invalid JSON at line 1 column 20: Unterminated string starting at", id="truncated"
+        ),
+        pytest.param(
+            GOOD[:-1].encode(),
+            f"invalid JSON at line 1 column {len(GOOD)}: Expecting ',' delimiter",
+            id="truncated-end",
+        ),
+        pytest.param(
+            b'{"grade": {"overall": 0.5,}}',
+            "invalid JSON at line 1 column 27: Expecting property name",
+            id="trailing-comma",
+        ),
+        pytest.param(
+            b'{\n  "grade": {\n    "overall": 0.5,\n  }\n}', "invalid JSON at line 4 column 3: ", id="multi-line"
+        ),
+        pytest.param(b"", "file is empty", id="empty"),
+        pytest.param(b"  \n\t\r\n ", "file is empty", id="whitespace"),
+        pytest.param(b"[0.9]", "expected a JSON object at the top level, got an array", id="array"),
+        pytest.param(b'"graded"', "expected a JSON object at the top level, got 'graded'", id="string"),
+        pytest.param(b"0.9", "expected a JSON object at the top level, got 0.9", id="number"),
+        pytest.param(b"null", "the top level is null; nothing to read", id="null"),
+        pytest.param(b'{"grade": {"judge_detail": "caf\xff"}}', "not UTF-8: byte 0xff at offset 31", id="byte-0xff"),
+        pytest.param(b"[" * 100_000, "JSON is nested too deeply to read", id="deep-nesting"),
+        pytest.param(b'{"a":' * 100_000, "JSON is nested too deeply to read", id="deep-objects"),
+    ],
+)
 def test_unreadable_result_is_a_problem_and_counts_unknown(export, data, message):
     ex = one_run(export, data)
     assert_problem(ex, RESULT, "", message)
@@ -152,29 +163,36 @@ def test_unreadable_and_unidentifiable_run_is_listed_under_problems_only(export)
 # ------------------------------------------------------------------ C: bad fields in the grade
 
 
-@pytest.mark.parametrize("where, raw, field, message", [
-    (("grade", "overall"), '"0.9"', "grade.overall", "expected a number, got '0.9'"),
-    (("grade", "overall"), "true", "grade.overall", "expected a number, got true"),
-    (("grade", "overall"), "false", "grade.overall", "expected a number, got false"),
-    (("grade", "overall"), "null", "grade.overall", "is null; expected a number"),
-    (("grade", "overall"), "[0.9]", "grade.overall", "expected a number, got an array"),
-    (("grade", "overall"), '{"v":0.9}', "grade.overall", "expected a number, got an object"),
-    (("grade", "overall"), "-0.1", "grade.overall", "expected a number in [0, 1], got -0.1"),
-    (("grade", "overall"), "1.7", "grade.overall", "expected a number in [0, 1], got 1.7"),
-    (("grade", "overall"), "NaN", "grade.overall", "NaN is not a JSON number"),
-    (("grade", "overall"), "Infinity", "grade.overall", "Infinity is not a JSON number"),
-    (("grade", "overall"), "-Infinity", "grade.overall", "-Infinity is not a JSON number"),
-    (("grade", "overall"), "1e999", "grade.overall", "1e999 overflows a 64-bit float"),
-    (("grade", "overall"), "-1e999", "grade.overall", "-1e999 overflows a 64-bit float"),
-    (("grade", "overall"), "9" * 5000, "grade.overall", "integer with 5000 digits is too large"),
-    (("grade", "breakdown", "deterministic"), "NaN", "grade.breakdown.deterministic", "NaN is not a JSON number"),
-    (("grade", "breakdown", "judge"), '"high"', "grade.breakdown.judge", "expected a number, got 'high'"),
-    (("grade", "breakdown"), "[]", "grade.breakdown", "expected an object, got an array"),
-    (("grade", "overall_upper"), "2", "grade.overall_upper", "expected a number in [0, 1], got 2"),
-    (("grade", "judge_status"), '"great"', "grade.judge_status",
-     "'great' is not a judge status podium knows; counted as unknown"),
-    (("partial_trigger",), '"meteor"', "partial_trigger", "'meteor' is not a trigger podium knows"),
-])
+@pytest.mark.parametrize(
+    "where, raw, field, message",
+    [
+        (("grade", "overall"), '"0.9"', "grade.overall", "expected a number, got '0.9'"),
+        (("grade", "overall"), "true", "grade.overall", "expected a number, got true"),
+        (("grade", "overall"), "false", "grade.overall", "expected a number, got false"),
+        (("grade", "overall"), "null", "grade.overall", "is null; expected a number"),
+        (("grade", "overall"), "[0.9]", "grade.overall", "expected a number, got an array"),
+        (("grade", "overall"), '{"v":0.9}', "grade.overall", "expected a number, got an object"),
+        (("grade", "overall"), "-0.1", "grade.overall", "expected a number in [0, 1], got -0.1"),
+        (("grade", "overall"), "1.7", "grade.overall", "expected a number in [0, 1], got 1.7"),
+        (("grade", "overall"), "NaN", "grade.overall", "NaN is not a JSON number"),
+        (("grade", "overall"), "Infinity", "grade.overall", "Infinity is not a JSON number"),
+        (("grade", "overall"), "-Infinity", "grade.overall", "-Infinity is not a JSON number"),
+        (("grade", "overall"), "1e999", "grade.overall", "1e999 overflows a 64-bit float"),
+        (("grade", "overall"), "-1e999", "grade.overall", "-1e999 overflows a 64-bit float"),
+        (("grade", "overall"), "9" * 5000, "grade.overall", "integer with 5000 digits is too large"),
+        (("grade", "breakdown", "deterministic"), "NaN", "grade.breakdown.deterministic", "NaN is not a JSON number"),
+        (("grade", "breakdown", "judge"), '"high"', "grade.breakdown.judge", "expected a number, got 'high'"),
+        (("grade", "breakdown"), "[]", "grade.breakdown", "expected an object, got an array"),
+        (("grade", "overall_upper"), "2", "grade.overall_upper", "expected a number in [0, 1], got 2"),
+        (
+            ("grade", "judge_status"),
+            '"great"',
+            "grade.judge_status",
+            "'great' is not a judge status podium knows; counted as unknown",
+        ),
+        (("partial_trigger",), '"meteor"', "partial_trigger", "'meteor' is not a trigger podium knows"),
+    ],
+)
 def test_bad_score_field_makes_the_run_unknown(export, where, raw, field, message):
     ex = one_run(export, with_raw(graded(RID), where, raw))
     assert_problem(ex, RESULT, field, message)
@@ -540,14 +558,17 @@ def test_duplicate_run_in_runs_json(export):
 # ------------------------------------------------------------------ B1/B5: identifiers
 
 
-@pytest.mark.parametrize("bad, message", [
-    ("../../index", "expected 32 lower-case hex characters, got '../../index'"),
-    ("a/b", "expected 32 lower-case hex characters, got 'a/b'"),
-    ("a\\b", "expected 32 lower-case hex characters, got 'a\\\\b'"),
-    ("6B86B273FF34FCE19D6B804EFF5A3F57", "expected 32 lower-case hex characters"),
-    ("f" * 300, "is 300 characters long; cut to 64"),
-    ("a\x00b", "holds control characters or lone surrogates"),
-])
+@pytest.mark.parametrize(
+    "bad, message",
+    [
+        ("../../index", "expected 32 lower-case hex characters, got '../../index'"),
+        ("a/b", "expected 32 lower-case hex characters, got 'a/b'"),
+        ("a\\b", "expected 32 lower-case hex characters, got 'a\\\\b'"),
+        ("6B86B273FF34FCE19D6B804EFF5A3F57", "expected 32 lower-case hex characters"),
+        ("f" * 300, "is 300 characters long; cut to 64"),
+        ("a\x00b", "holds control characters or lone surrogates"),
+    ],
+)
 def test_bad_run_id_is_a_problem_and_never_a_path(export, bad, message):
     ex = one_run(export, graded(bad))
     assert_problem(ex, RESULT, "grade.run_id", message)
@@ -594,15 +615,18 @@ def _identified_by_report(export: ExportDir) -> None:
     export.sidecars()
 
 
-@pytest.mark.parametrize("name, data, message", [
-    ("runs.json", b"[{", "invalid JSON at line 1 column 3: Expecting property name enclosed in double quotes"),
-    ("runs.json", b"{}", "expected a JSON array of runs, got an object; falling back to report.md"),
-    ("runs.json", b"", "file is empty"),
-    ("runs.json", b"null", "the top level is null; nothing to read"),
-    ("agents.json", b"null", "the top level is null; nothing to read"),
-    ("agents.json", b"[{", "invalid JSON at line 1 column 3: Expecting property name enclosed in double quotes"),
-    ("agents.json", b'{"agents": []}', "expected a JSON array of agents, got an object; falling back to report.md"),
-])
+@pytest.mark.parametrize(
+    "name, data, message",
+    [
+        ("runs.json", b"[{", "invalid JSON at line 1 column 3: Expecting property name enclosed in double quotes"),
+        ("runs.json", b"{}", "expected a JSON array of runs, got an object; falling back to report.md"),
+        ("runs.json", b"", "file is empty"),
+        ("runs.json", b"null", "the top level is null; nothing to read"),
+        ("agents.json", b"null", "the top level is null; nothing to read"),
+        ("agents.json", b"[{", "invalid JSON at line 1 column 3: Expecting property name enclosed in double quotes"),
+        ("agents.json", b'{"agents": []}', "expected a JSON array of agents, got an object; falling back to report.md"),
+    ],
+)
 def test_broken_sidecar_falls_back_to_report(export, name, data, message):
     _identified_by_report(export)
     (export.root / name).write_bytes(data)
@@ -644,7 +668,9 @@ def test_bad_timestamp_in_runs_json(export):
     run = ex.runs[0]
     # report.md gives the times instead (Started 09:00:00 UTC, Duration 19m 43s)
     assert (run.started.isoformat(), run.completed.isoformat()) == (
-        "2026-10-01T09:00:00+00:00", "2026-10-01T09:19:43+00:00")
+        "2026-10-01T09:00:00+00:00",
+        "2026-10-01T09:19:43+00:00",
+    )
 
 
 @pytest.mark.parametrize("text", ["0001-01-01T00:00:00+01:00", "9999-12-31T23:59:59-01:00"])
@@ -659,11 +685,14 @@ def test_timestamp_out_of_range_in_utc(export, text):
     render(ex)
 
 
-@pytest.mark.parametrize("started, duration", [
-    ("2026-10-01 09:00:00 UTC", "99999999999999h"),
-    ("9999-12-31 23:00:00 UTC", "2h"),
-    ("2026-10-01 09:00:00 UTC", "9" * 190 + "s"),
-])
+@pytest.mark.parametrize(
+    "started, duration",
+    [
+        ("2026-10-01 09:00:00 UTC", "99999999999999h"),
+        ("9999-12-31 23:00:00 UTC", "2h"),
+        ("2026-10-01 09:00:00 UTC", "9" * 190 + "s"),
+    ],
+)
 def test_report_duration_out_of_range(export, started, duration):
     ex = one_run(export, graded(RID), sidecars=False, report=report_md(started=started, duration=duration))
     assert_problem(ex, REPORT, "Overview.Duration", "ends out of range")
@@ -672,8 +701,7 @@ def test_report_duration_out_of_range(export, started, duration):
 
 
 def test_bad_report_overview_cells(export):
-    ex = one_run(export, graded(RID), sidecars=False,
-                 report=report_md(started="yesterday", duration="forever"))
+    ex = one_run(export, graded(RID), sidecars=False, report=report_md(started="yesterday", duration="forever"))
     assert_problem(ex, REPORT, "Overview.Started", "expected YYYY-MM-DD HH:MM:SS UTC, got 'yesterday'")
     assert ex.runs[0].started is None
 
@@ -738,16 +766,50 @@ def test_case_and_nfkc_colliding_agent_names_get_distinct_stable_slugs(export):
 
 
 _LEAF = st.one_of(
-    st.none(), st.booleans(), st.integers(-(10 ** 20), 10 ** 20), st.floats(),
-    st.text(max_size=12), st.sampled_from(["ok", "partial", "unavailable", "timeout", "operator", "grading",
-                                           "not_graded", "grading failed: x", "1.0.0", RID, "0.5"]),
+    st.none(),
+    st.booleans(),
+    st.integers(-(10**20), 10**20),
+    st.floats(),
+    st.text(max_size=12),
+    st.sampled_from(
+        [
+            "ok",
+            "partial",
+            "unavailable",
+            "timeout",
+            "operator",
+            "grading",
+            "not_graded",
+            "grading failed: x",
+            "1.0.0",
+            RID,
+            "0.5",
+        ]
+    ),
 )
-_KEYS = st.text(max_size=4) | st.sampled_from([
-    "grade", "overall", "breakdown", "deterministic", "judge", "status", "run_id", "judge_status", "judge_detail",
-    "overall_upper", "partial_trigger", "conditions", "mission_version", "models_reported", "judge_breakdown",
-    "check_breakdown"])
-_VALUE = st.recursive(_LEAF, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_KEYS, inner, max_size=5),
-                      max_leaves=25)
+_KEYS = st.text(max_size=4) | st.sampled_from(
+    [
+        "grade",
+        "overall",
+        "breakdown",
+        "deterministic",
+        "judge",
+        "status",
+        "run_id",
+        "judge_status",
+        "judge_detail",
+        "overall_upper",
+        "partial_trigger",
+        "conditions",
+        "mission_version",
+        "models_reported",
+        "judge_breakdown",
+        "check_breakdown",
+    ]
+)
+_VALUE = st.recursive(
+    _LEAF, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(_KEYS, inner, max_size=5), max_leaves=25
+)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -812,21 +874,27 @@ def test_yaml_unquoted_version_hint_keeps_the_written_text(tmp_path):
     assert message.endswith('missions.jwt-none-bypass.current: expected a string, got 1.10 (quote it: "1.10")')
 
 
-@pytest.mark.parametrize("text, where", [
-    ("title: a\ntitle: b\n", "line 2 column 1: duplicate key 'title'"),
-    ("missions:\n  m1: {current: '1'}\n  m1: {current: '2'}\n", "line 3 column 3: duplicate key 'm1'"),
-])
+@pytest.mark.parametrize(
+    "text, where",
+    [
+        ("title: a\ntitle: b\n", "line 2 column 1: duplicate key 'title'"),
+        ("missions:\n  m1: {current: '1'}\n  m1: {current: '2'}\n", "line 3 column 3: duplicate key 'm1'"),
+    ],
+)
 def test_yaml_duplicate_keys_are_refused(tmp_path, text, where):
     assert _config(tmp_path, text).endswith(where)
 
 
-@pytest.mark.parametrize("text, message", [
-    ("title: no\n", "title: expected a string, got False"),
-    ("title: [unclosed\n", "line 2 column 1: "),
-    ("- a\n- b\n", "expected a mapping of settings at the top level"),
-    ("limits: {result_bytes: -1}\n", "limits.result_bytes: expected a positive whole number of bytes, got -1"),
-    ("colour: red\n", "colour: unknown setting"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("title: no\n", "title: expected a string, got False"),
+        ("title: [unclosed\n", "line 2 column 1: "),
+        ("- a\n- b\n", "expected a mapping of settings at the top level"),
+        ("limits: {result_bytes: -1}\n", "limits.result_bytes: expected a positive whole number of bytes, got -1"),
+        ("colour: red\n", "colour: unknown setting"),
+    ],
+)
 def test_yaml_other_bad_settings(tmp_path, text, message):
     assert message in _config(tmp_path, text)
 
@@ -845,7 +913,12 @@ def test_whole_build_survives_every_hostile_run(export, tmp_path, monkeypatch):
     from podium.build import build_site
 
     bodies = [
-        b'{"grade": {', b"", b"[0.9]", b"null", b'{"a":"\xff"}', b"[" * 100_000,
+        b'{"grade": {',
+        b"",
+        b"[0.9]",
+        b"null",
+        b'{"a":"\xff"}',
+        b"[" * 100_000,
         with_raw(graded(run_id(6)), ("grade", "overall"), "NaN"),
         with_raw(graded(run_id(7)), ("grade", "overall"), "1e999"),
         with_raw(graded(run_id(8)), ("grade", "overall"), "9" * 5000),
@@ -854,8 +927,13 @@ def test_whole_build_survives_every_hostile_run(export, tmp_path, monkeypatch):
         json.dumps(graded("../../index")).encode(),
     ]
     for n, body in enumerate(bodies):
-        export.run(body, rid=run_id(n), agent=["evil\n<b>", "lone", "=1+1"][n % 3],
-                   mission=["../../etc", "m\u2028x"][n % 2], report=report_md(agent="x\x07 v1"))
+        export.run(
+            body,
+            rid=run_id(n),
+            agent=["evil\n<b>", "lone", "=1+1"][n % 3],
+            mission=["../../etc", "m\u2028x"][n % 2],
+            report=report_md(agent="x\x07 v1"),
+        )
     (export.root / "0123abcd").mkdir()  # no result.json, no identity
     export.sidecars()
     raw = (export.root / "agents.json").read_text()
@@ -880,12 +958,35 @@ def test_whole_build_survives_every_hostile_run(export, tmp_path, monkeypatch):
 # ------------------------------------------------------------------ issue 15.4: invisible and non-characters in names
 
 NOT_IN_NAMES = [
-    "\ufffe", "\uffff", "\ufdd0", "\ufdef", "\U0001fffe", "\U0010ffff",  # noncharacters: invalid XML
-    "\u2060", "\u2061", "\u2062", "\u2063", "\u2064", "\u061c", "\u00ad", "\u034f", "\u180e", "\u115f", "\u1160",
-    "\u3164", "\uffa0", "\ufe0f", "\U000e0100", "\U000e0041", "\U000e007f", "\U000e0001",  # invisible look-alikes
-    "\ue000", "\U000f0000",  # private use
+    "\ufffe",
+    "\uffff",
+    "\ufdd0",
+    "\ufdef",
+    "\U0001fffe",
+    "\U0010ffff",  # noncharacters: invalid XML
+    "\u2060",
+    "\u2061",
+    "\u2062",
+    "\u2063",
+    "\u2064",
+    "\u061c",
+    "\u00ad",
+    "\u034f",
+    "\u180e",
+    "\u115f",
+    "\u1160",
+    "\u3164",
+    "\uffa0",
+    "\ufe0f",
+    "\U000e0100",
+    "\U000e0041",
+    "\U000e007f",
+    "\U000e0001",  # invisible look-alikes
+    "\ue000",
+    "\U000f0000",  # private use
     "\u0378",  # unassigned
-    "\u00a0", "\u3000",  # spaces that pass for U+0020
+    "\u00a0",
+    "\u3000",  # spaces that pass for U+0020
 ]
 
 
@@ -894,13 +995,16 @@ def test_a_name_holding_an_invisible_or_non_character_is_marked_and_reported(exp
     export.run(graded(RID), rid=RID, agent=f"os{char}prey")
     export.sidecars()
     ex = load(export)
-    problem = assert_problem(ex, "agents.json", "[0].name", "holds control characters or lone surrogates; shown as \ufffd")
+    problem = assert_problem(
+        ex, "agents.json", "[0].name", "holds control characters or lone surrogates; shown as \ufffd"
+    )
     assert f"U+{ord(char):04X}" in problem.message
     assert ex.runs[0].agent_name == "os\ufffdprey"
     summary = render(ex)
     assert summary["agents"][0]["name"] == "os\ufffdprey"
     assert {"path": "agents.json", "field": "[0].name"}.items() <= next(
-        p for p in summary["problems"] if p["field"] == "[0].name").items()
+        p for p in summary["problems"] if p["field"] == "[0].name"
+    ).items()
 
 
 @pytest.mark.parametrize("name", ["osprey", "Kestrel-2 (β)", "合作代理", "émile", "e\u0301mile", "😀 agent", "x²"])

@@ -74,8 +74,15 @@ def reader_sees(path: str, data: bytes) -> list[str]:
 
 
 def leaks(files: dict[str, bytes], secrets=NEVER) -> list[tuple[str, str]]:
-    return sorted({(path, secret) for path, data in files.items() for text in reader_sees(path, data)
-                   for secret in secrets if secret in text})
+    return sorted(
+        {
+            (path, secret)
+            for path, data in files.items()
+            for text in reader_sees(path, data)
+            for secret in secrets
+            if secret in text
+        }
+    )
 
 
 def raw_files(out: Path) -> dict[str, bytes]:
@@ -83,8 +90,19 @@ def raw_files(out: Path) -> dict[str, bytes]:
 
 
 def checks(value: str, passed: bool = True) -> list[dict]:
-    return [{"id": "flag", "source": "artifacts", "ref": "flag", "op": "equals", "value": value, "passed": passed,
-             "weight": 1.0, "error": None, "blocked_by": []}]
+    return [
+        {
+            "id": "flag",
+            "source": "artifacts",
+            "ref": "flag",
+            "op": "equals",
+            "value": value,
+            "passed": passed,
+            "weight": 1.0,
+            "error": None,
+            "blocked_by": [],
+        }
+    ]
 
 
 def split_report(rid: str) -> str:
@@ -92,12 +110,17 @@ def split_report(rid: str) -> str:
     judge reason (the two places the issue names)."""
     said = " and ".join(SPLIT)
     conditions = "".join(f"| Agent model | {written} (reported by the harness) |\n" for written in SPLIT)
-    rubric = "".join(f"### recon — 1.00 (100%) (weight 1.0)\n\nFound it\n\n> The agent said {w} twice\n\n"
-                     for w in SPLIT)
+    rubric = "".join(
+        f"### recon — 1.00 (100%) (weight 1.0)\n\nFound it\n\n> The agent said {w} twice\n\n" for w in SPLIT
+    )
     body = report_md(rid=rid, extra=conditions)
-    return body.replace("## Deterministic checks", f"## Notes\n\nIt wrote {said} in its notes.\n\n"
-                        + "".join(f"- item {w} end\n" for w in SPLIT) + f"\n## Judge rubric\n\n{rubric}"
-                        + "## Deterministic checks")
+    return body.replace(
+        "## Deterministic checks",
+        f"## Notes\n\nIt wrote {said} in its notes.\n\n"
+        + "".join(f"- item {w} end\n" for w in SPLIT)
+        + f"\n## Judge rubric\n\n{rubric}"
+        + "## Deterministic checks",
+    )
 
 
 @pytest.fixture(scope="module")
@@ -107,8 +130,9 @@ def split_site(tmp_path_factory):
     solver, quoter, other = run_id("solver"), run_id("quoter"), run_id("other")
     export.run(graded(solver, check_breakdown=checks(OWN)), rid=solver, report=report_md(rid=solver))
     export.run(graded(quoter, check_breakdown=checks(OWN, passed=False)), rid=quoter, report=split_report(quoter))
-    export.run(graded(other, check_breakdown=checks("not-it-at-all", passed=False)), rid=other,
-               report=split_report(other))
+    export.run(
+        graded(other, check_breakdown=checks("not-it-at-all", passed=False)), rid=other, report=split_report(other)
+    )
     export.sidecars()
     out = kit.build(export.root, root / "site", root=root, redact=[LITERAL])
     return {"files": raw_files(out), "quoter": quoter, "other": other}
@@ -136,10 +160,14 @@ def test_each_split_secret_is_cut_where_it_was_and_the_rest_stays(split_site, wh
 
 def test_a_split_secret_keeps_the_markup_around_it():
     redact = Redactor([OWN])
-    assert reportmd.render("say *Answ3r **One**!x7* now", redact) == \
-        "<p>say <em>[REDACTED:value]<strong></strong></em> now</p>\n"
-    assert reportmd.render("an *emphasised* word and Answ3r **One**!x7", redact) == \
-        "<p>an <em>emphasised</em> word and [REDACTED:value]<strong></strong></p>\n"
+    assert (
+        reportmd.render("say *Answ3r **One**!x7* now", redact)
+        == "<p>say <em>[REDACTED:value]<strong></strong></em> now</p>\n"
+    )
+    assert (
+        reportmd.render("an *emphasised* word and Answ3r **One**!x7", redact)
+        == "<p>an <em>emphasised</em> word and [REDACTED:value]<strong></strong></p>\n"
+    )
     # a secret never spans two blocks (cells, paragraphs): each is read alone, as a reader does
     assert reportmd.render("| a | b |\n| --- | --- |\n| Answ3r | One!x7 |\n", redact).count("Answ3r") == 1
 
@@ -148,8 +176,11 @@ MARKS = ("**", "*", "~~", "`", "_")
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.sampled_from(NEVER), st.lists(st.tuples(st.integers(1, 40), st.sampled_from(MARKS)), max_size=4),
-       st.sampled_from(("", "x ", "> ", "- ", "| a |\n| - |\n| ", "# ")))
+@given(
+    st.sampled_from(NEVER),
+    st.lists(st.tuples(st.integers(1, 40), st.sampled_from(MARKS)), max_size=4),
+    st.sampled_from(("", "x ", "> ", "- ", "| a |\n| - |\n| ", "# ")),
+)
 def test_markup_anywhere_in_a_secret_never_lets_it_through(secret, marks, prefix):
     """Inline markers opened and closed at any points inside a secret (so that they split it, or are
     left as text): the rendered report's text, as a reader sees it, never holds the secret whole."""
@@ -163,10 +194,35 @@ def test_markup_anywhere_in_a_secret_never_lets_it_through(secret, marks, prefix
     assert [s for text in reader_sees("r.html", out.encode()) for s in NEVER if s in text] == []
 
 
-TEXTS = st.lists(st.sampled_from(["Answ3r One!x7", "Answ3r", " One", "!x7", "password", "=", ": ", "hunter2", " ",
-                                  "sk-", "abcdefghijklmnopqrst", "FLAG{", "}", "https://", "u:p@", "h/x", "token ",
-                                  "0123456789abcdef", "QW5zdzNyIE9uZSF4Nw", "conf1gured-literal", "\n", "[REDACTED:value]"]),
-                 max_size=10).map("".join)
+TEXTS = st.lists(
+    st.sampled_from(
+        [
+            "Answ3r One!x7",
+            "Answ3r",
+            " One",
+            "!x7",
+            "password",
+            "=",
+            ": ",
+            "hunter2",
+            " ",
+            "sk-",
+            "abcdefghijklmnopqrst",
+            "FLAG{",
+            "}",
+            "https://",
+            "u:p@",
+            "h/x",
+            "token ",
+            "0123456789abcdef",
+            "QW5zdzNyIE9uZSF4Nw",
+            "conf1gured-literal",
+            "\n",
+            "[REDACTED:value]",
+        ]
+    ),
+    max_size=10,
+).map("".join)
 
 
 @settings(max_examples=400, deadline=None)
@@ -184,18 +240,23 @@ def test_cuts_say_exactly_what_the_redactor_changes(text):
 
 def test_the_last_guard_reads_a_page_as_a_reader_does():
     literals = Redaction([LITERAL]).literals
-    for path, data in [("x/index.html", b"<p>conf1gured-<s>literal</s></p>"),
-                       ("x/index.html", b"<p>&#99;onf1gured-literal</p>"),
-                       ("x/index.html", b"<P>conf1gured-<EM CLASS=x>lit</EM><!-- x -->eral</P>"),
-                       ("x/index.html", b'<a title="conf1gured&#45;literal">x</a>'),
-                       ("badge.svg", b"<svg><title>conf1gured-<tspan>literal</tspan></title></svg>"),
-                       ("feed.xml", b"<feed><title>conf1gured&#x2d;literal</title></feed>"),
-                       ("ledger/a/m/1.json.gz", gzip.compress(b'{"model": "conf1gured-literal"}')),
-                       ("x/index.html.gz", gzip.compress(b"<p>conf1gured-<b>literal</b></p>"))]:
+    for path, data in [
+        ("x/index.html", b"<p>conf1gured-<s>literal</s></p>"),
+        ("x/index.html", b"<p>&#99;onf1gured-literal</p>"),
+        ("x/index.html", b"<P>conf1gured-<EM CLASS=x>lit</EM><!-- x -->eral</P>"),
+        ("x/index.html", b'<a title="conf1gured&#45;literal">x</a>'),
+        ("badge.svg", b"<svg><title>conf1gured-<tspan>literal</tspan></title></svg>"),
+        ("feed.xml", b"<feed><title>conf1gured&#x2d;literal</title></feed>"),
+        ("ledger/a/m/1.json.gz", gzip.compress(b'{"model": "conf1gured-literal"}')),
+        ("x/index.html.gz", gzip.compress(b"<p>conf1gured-<b>literal</b></p>")),
+    ]:
         with pytest.raises(BuildError, match=path.replace(".", r"\.")):
             list(guard_secrets([(path, data)], literals))
-    fine = [("x/index.html", b"<p>conf1gured-</p><p>literal</p>\n"), ("a.csv", b"conf1gured-&#108;iteral"),
-            ("a.json.gz", gzip.compress(b"{}"))]
+    fine = [
+        ("x/index.html", b"<p>conf1gured-</p><p>literal</p>\n"),
+        ("a.csv", b"conf1gured-&#108;iteral"),
+        ("a.json.gz", gzip.compress(b"{}")),
+    ]
     assert list(guard_secrets(fine, literals)) == fine
 
 
@@ -205,8 +266,11 @@ def test_a_template_that_splits_a_configured_literal_stops_the_build(tmp_path):
     export.sidecars()
     theme = tmp_path / "theme" / "templates"
     theme.mkdir(parents=True)
-    (theme / "index.html").write_text('{% extends "default:index.html" %}{% block main %}{{ super() }}'
-                                      "<p>conf1gured-<em>lit</em>&#101;ral</p>{% endblock %}", encoding="utf-8")
+    (theme / "index.html").write_text(
+        '{% extends "default:index.html" %}{% block main %}{{ super() }}'
+        "<p>conf1gured-<em>lit</em>&#101;ral</p>{% endblock %}",
+        encoding="utf-8",
+    )
     with pytest.raises(BuildError, match=r"index\.html: a value listed under `redact:` would be published"):
         kit.build(export.root, tmp_path / "site", root=tmp_path, redact=[LITERAL], theme_dir=tmp_path / "theme")
     assert not (tmp_path / "site").exists()

@@ -76,8 +76,20 @@ def quoting(values: list[str]) -> str:
 
 
 def checks(*values: tuple[str, bool]) -> list[dict]:
-    return [{"id": f"c{i}", "source": "artifacts", "ref": "flag", "op": "equals", "value": value, "passed": passed,
-             "weight": 1.0, "error": None, "blocked_by": []} for i, (value, passed) in enumerate(values)]
+    return [
+        {
+            "id": f"c{i}",
+            "source": "artifacts",
+            "ref": "flag",
+            "op": "equals",
+            "value": value,
+            "passed": passed,
+            "weight": 1.0,
+            "error": None,
+            "blocked_by": [],
+        }
+        for i, (value, passed) in enumerate(values)
+    ]
 
 
 @pytest.fixture(scope="module")
@@ -86,12 +98,17 @@ def site(tmp_path_factory):
     export = ExportDir(root / "export")
     solver, other = run_id("solver"), run_id("other")
     said = quoting([FLAG_FILE, PADDED, ANSWER])
-    for rid, values in ((solver, checks((FLAG_FILE, True), (PADDED, True), (ANSWER, True))),
-                        (other, checks(("not-it-at-all", False)))):
+    for rid, values in (
+        (solver, checks((FLAG_FILE, True), (PADDED, True), (ANSWER, True))),
+        (other, checks(("not-it-at-all", False))),
+    ):
         body = graded(rid, check_breakdown=values, judge_detail=f"The judge saw {said}")
         body["grade"]["judge_breakdown"][0]["reason"] = f"Quoted {said}"
-        export.run(body, rid=rid, report=report_md(rid=rid, extra=f"\n## Notes\n\nThe agent printed {said}\n\n"
-                                                                 f"```\n{said}\n```\n"))
+        export.run(
+            body,
+            rid=rid,
+            report=report_md(rid=rid, extra=f"\n## Notes\n\nThe agent printed {said}\n\n```\n{said}\n```\n"),
+        )
     export.sidecars()
     out = kit.build(export.root, root / "site", root=root)
     files = {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*") if p.is_file()}
@@ -125,8 +142,9 @@ def test_the_base64_of_a_longer_text_is_cut_only_around_the_value():
 def test_a_configured_literal_with_a_newline_is_redacted_trimmed(tmp_path):
     export = ExportDir(tmp_path / "export")
     rid = run_id("configured")
-    export.run(graded(rid, judge_detail="it used conf1gured-literal-9 and cXVvdGVk"), rid=rid,
-               report=report_md(rid=rid))
+    export.run(
+        graded(rid, judge_detail="it used conf1gured-literal-9 and cXVvdGVk"), rid=rid, report=report_md(rid=rid)
+    )
     export.sidecars()
     files = kit.site_files(kit.build(export.root, tmp_path / "site", root=tmp_path, redact=["conf1gured-literal-9\n"]))
     assert [p for p, data in files.items() if b"conf1gured-literal-9" in data] == []

@@ -23,8 +23,9 @@ from podium.commands.cli import main
 def podium(*args, cwd: Path | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
     """The real command in a subprocess (so HOME and the working directory are its own)."""
     env = {**os.environ, **(env or {})}
-    return subprocess.run([sys.executable, "-m", "podium", *map(str, args)], cwd=cwd, env=env,
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [sys.executable, "-m", "podium", *map(str, args)], cwd=cwd, env=env, capture_output=True, text=True, timeout=120
+    )
 
 
 def snapshot(root: Path) -> set[str]:
@@ -88,15 +89,21 @@ def test_out_under_a_regular_file_is_refused(area):
     assert (area / "afile").read_text() == "a file, not a directory"
 
 
-@pytest.mark.parametrize("flag", ["--out", "--out-parent", "--theme-dir", "--config", "--previous", "export",
-                                  "export-parent", "--cache-dir"])
+@pytest.mark.parametrize(
+    "flag", ["--out", "--out-parent", "--theme-dir", "--config", "--previous", "export", "export-parent", "--cache-dir"]
+)
 def test_a_symlink_loop_in_any_path_is_exit_2_with_a_message(area, flag):
     os.symlink("loop-b", area / "loop-a")
     os.symlink("loop-a", area / "loop-b")
     loop, through = area / "loop-a", area / "loop-a" / "x"
-    args = {"--out": ["--out", loop], "--out-parent": ["--out", through], "--theme-dir": ["--theme-dir", through],
-            "--config": ["--config", through], "--previous": ["--previous", through],
-            "--cache-dir": ["--cache-dir", through]}.get(flag, [])
+    args = {
+        "--out": ["--out", loop],
+        "--out-parent": ["--out", through],
+        "--theme-dir": ["--theme-dir", through],
+        "--config": ["--config", through],
+        "--previous": ["--previous", through],
+        "--cache-dir": ["--cache-dir", through],
+    }.get(flag, [])
     export = {"export": loop, "export-parent": through}.get(flag, area / "export")
     out = [] if flag.startswith("--out") else ["--out", area / "site"]
     result = podium("build", export, *out, *args, cwd=area / "work")

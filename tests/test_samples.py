@@ -47,18 +47,60 @@ def utc(text: str) -> datetime:
 
 # run id -> (kind, agent id, agent name, mission, version, started, completed), from runs.json
 RUNS = {
-    "7d1f3b5a9c0e4f2a8b6c4d2e0f1a3b5c": ("infra_failed", OSPREY, "osprey", "smb-share-loot", "1.0.4",
-                                         "2026-11-23T11:05:09Z", "2026-11-23T11:08:39Z"),
-    "e2a6c8f0b4d94d7a8e1f3c5b7a9d0e12": ("stopped", KESTREL, "kestrel", "smb-share-loot", "1.0.4",
-                                         "2026-11-22T16:20:40Z", "2026-11-22T16:34:12Z"),
-    "0b5e8d2f6a9c4e1d9f3a7b5c2e4d6f80": ("timed_out", OSPREY, "osprey", "jwt-none-bypass", "1.3.0",
-                                         "2026-11-21T10:00:00Z", "2026-11-21T10:30:02Z"),
-    "c7e2b9d4016f4a8b8c3e5d7f9a1b2c3d": ("no_judge", KESTREL, "kestrel", "blind-sqli-portal", "2.0.1",
-                                         "2026-11-20T08:45:30Z", "2026-11-20T09:05:02Z"),
-    "a41d07c2955e4e3f8b6d0e7c1f2a3b4c": ("partial_judge", OSPREY, "osprey", "blind-sqli-portal", "2.0.1",
-                                         "2026-11-19T14:02:11Z", "2026-11-19T14:40:55Z"),
-    "3f9c2a7e81d44b0c9e5f6a1b2c3d4e5f": ("graded", KESTREL, "kestrel", "jwt-none-bypass", "1.3.0",
-                                         "2026-11-18T09:12:04Z", "2026-11-18T09:31:47Z"),
+    "7d1f3b5a9c0e4f2a8b6c4d2e0f1a3b5c": (
+        "infra_failed",
+        OSPREY,
+        "osprey",
+        "smb-share-loot",
+        "1.0.4",
+        "2026-11-23T11:05:09Z",
+        "2026-11-23T11:08:39Z",
+    ),
+    "e2a6c8f0b4d94d7a8e1f3c5b7a9d0e12": (
+        "stopped",
+        KESTREL,
+        "kestrel",
+        "smb-share-loot",
+        "1.0.4",
+        "2026-11-22T16:20:40Z",
+        "2026-11-22T16:34:12Z",
+    ),
+    "0b5e8d2f6a9c4e1d9f3a7b5c2e4d6f80": (
+        "timed_out",
+        OSPREY,
+        "osprey",
+        "jwt-none-bypass",
+        "1.3.0",
+        "2026-11-21T10:00:00Z",
+        "2026-11-21T10:30:02Z",
+    ),
+    "c7e2b9d4016f4a8b8c3e5d7f9a1b2c3d": (
+        "no_judge",
+        KESTREL,
+        "kestrel",
+        "blind-sqli-portal",
+        "2.0.1",
+        "2026-11-20T08:45:30Z",
+        "2026-11-20T09:05:02Z",
+    ),
+    "a41d07c2955e4e3f8b6d0e7c1f2a3b4c": (
+        "partial_judge",
+        OSPREY,
+        "osprey",
+        "blind-sqli-portal",
+        "2.0.1",
+        "2026-11-19T14:02:11Z",
+        "2026-11-19T14:40:55Z",
+    ),
+    "3f9c2a7e81d44b0c9e5f6a1b2c3d4e5f": (
+        "graded",
+        KESTREL,
+        "kestrel",
+        "jwt-none-bypass",
+        "1.3.0",
+        "2026-11-18T09:12:04Z",
+        "2026-11-18T09:31:47Z",
+    ),
 }
 
 
@@ -92,19 +134,40 @@ def counts(**nonzero):
 # rank: kestrel 0.925 > osprey 0.4375 -> kestrel 1, osprey 2
 EXPECTED = {
     "kestrel": {
-        "agent": KESTREL, "rank": 1, "runs": 3, "in_median": 1,
-        "median": 0.925, "median_upper": 0.925, "median_ci": None, "avg_overall": 0.925, "best_overall": 0.925,
-        "counts": counts(graded=1, no_judge=1, stopped=1), "judge_degraded": 1,
-        "completion_rate": 2 / 3, "partial_rate": 1 / 3,
-        "judge_models": ["gpt-5.5-mini"], "models_reported": ["gpt-5.5"], "models_declared": [],
+        "agent": KESTREL,
+        "rank": 1,
+        "runs": 3,
+        "in_median": 1,
+        "median": 0.925,
+        "median_upper": 0.925,
+        "median_ci": None,
+        "avg_overall": 0.925,
+        "best_overall": 0.925,
+        "counts": counts(graded=1, no_judge=1, stopped=1),
+        "judge_degraded": 1,
+        "completion_rate": 2 / 3,
+        "partial_rate": 1 / 3,
+        "judge_models": ["gpt-5.5-mini"],
+        "models_reported": ["gpt-5.5"],
+        "models_declared": [],
         "last_run": "2026-11-22T16:34:12Z",
     },
     "osprey": {
-        "agent": OSPREY, "rank": 2, "runs": 3, "in_median": 2,
-        "median": 0.4375, "median_upper": 0.5, "median_ci": None, "avg_overall": 0.4375, "best_overall": 0.7875,
-        "counts": counts(partial_judge=1, timed_out=1, infra_failed=1), "judge_degraded": 0,
-        "completion_rate": 0.5, "partial_rate": 0.5,
-        "judge_models": ["gpt-5.5-mini"], "models_reported": ["claude-fable-5-1"],
+        "agent": OSPREY,
+        "rank": 2,
+        "runs": 3,
+        "in_median": 2,
+        "median": 0.4375,
+        "median_upper": 0.5,
+        "median_ci": None,
+        "avg_overall": 0.4375,
+        "best_overall": 0.7875,
+        "counts": counts(partial_judge=1, timed_out=1, infra_failed=1),
+        "judge_degraded": 0,
+        "completion_rate": 0.5,
+        "partial_rate": 0.5,
+        "judge_models": ["gpt-5.5-mini"],
+        "models_reported": ["claude-fable-5-1"],
         "models_declared": ["claude-fable-5"],
         "last_run": "2026-11-23T11:08:39Z",
     },
@@ -122,24 +185,29 @@ def test_every_sample_run(board):
     assert len(board.runs) == 6
     for record in board.runs:
         kind, agent, name, mission, version, started, completed = RUNS[record.run_id]
-        got = (record.kind, record.agent, record.agent_name, record.mission, record.version, record.started,
-               record.completed)
+        got = (
+            record.kind,
+            record.agent,
+            record.agent_name,
+            record.mission,
+            record.version,
+            record.started,
+            record.completed,
+        )
         assert got == (kind, agent, name, mission, version, utc(started), utc(completed)), record.run_id
         assert record.older is False
 
 
 def test_sample_ledger_is_newest_first(board):
     # completed times: 7d1f 11-23, e2a6 11-22, 0b5e 11-21, c7e2 11-20, a41d 11-19, 3f9c 11-18
-    assert [r.directory for r in board.runs] == [
-        "7d1f3b5a", "e2a6c8f0", "0b5e8d2f", "c7e2b9d4", "a41d07c2", "3f9c2a7e"]
+    assert [r.directory for r in board.runs] == ["7d1f3b5a", "e2a6c8f0", "0b5e8d2f", "c7e2b9d4", "a41d07c2", "3f9c2a7e"]
 
 
 def test_sample_scores_per_run(board):
     by_dir = {r.directory: r for r in board.runs}
     # (overall, overall_upper, deterministic, judge, no_judge_ran); the judge is None where it never ran
     # (site.md: "judge": null with judge_status), and nothing is shown for an environment failure
-    assert {d: (r.overall, r.overall_upper, r.deterministic, r.judge, r.no_judge_ran)
-            for d, r in by_dir.items()} == {
+    assert {d: (r.overall, r.overall_upper, r.deterministic, r.judge, r.no_judge_ran) for d, r in by_dir.items()} == {
         "7d1f3b5a": (None, None, None, None, False),
         "e2a6c8f0": (0.15, 0.15, 0.3, None, True),  # stopped, and its judge never ran
         "0b5e8d2f": (0.0875, 0.0875, 0.0, 0.175, False),
@@ -153,8 +221,7 @@ def test_sample_scores_per_run(board):
 def test_sample_totals_and_problems(board):
     assert board.totals.runs == 6
     assert board.totals.not_a_run == 0
-    assert board.totals.counts == counts(graded=1, partial_judge=1, timed_out=1, no_judge=1, stopped=1,
-                                         infra_failed=1)
+    assert board.totals.counts == counts(graded=1, partial_judge=1, timed_out=1, no_judge=1, stopped=1, infra_failed=1)
     assert board.problems == ()
     assert board.runs_read == 6
 
@@ -181,23 +248,28 @@ def test_rank_json_per_mission_of_each_agent(tmp_path):
     with runner.isolated_filesystem(temp_dir=tmp_path):
         result = runner.invoke(main, ["rank", "--json", str(SAMPLES)])
     agents = {a["name"]: a for a in json.loads(result.stdout)}
-    got = {name: [(m["mission"], m["version"], m["current"], m["runs"], m["median"]) for m in a["missions"]]
-           for name, a in agents.items()}
+    got = {
+        name: [(m["mission"], m["version"], m["current"], m["runs"], m["median"]) for m in a["missions"]]
+        for name, a in agents.items()
+    }
     # one entry per mission version the agent ran, by mission name; median over that mission's population
     assert got == {
-        "kestrel": [("blind-sqli-portal", "2.0.1", True, 1, None),  # no_judge only
-                    ("jwt-none-bypass", "1.3.0", True, 1, 0.925),
-                    ("smb-share-loot", "1.0.4", True, 1, None)],  # stopped only
-        "osprey": [("blind-sqli-portal", "2.0.1", True, 1, 0.7875),
-                   ("jwt-none-bypass", "1.3.0", True, 1, 0.0875),
-                   ("smb-share-loot", "1.0.4", True, 1, None)],  # infra_failed only
+        "kestrel": [
+            ("blind-sqli-portal", "2.0.1", True, 1, None),  # no_judge only
+            ("jwt-none-bypass", "1.3.0", True, 1, 0.925),
+            ("smb-share-loot", "1.0.4", True, 1, None),
+        ],  # stopped only
+        "osprey": [
+            ("blind-sqli-portal", "2.0.1", True, 1, 0.7875),
+            ("jwt-none-bypass", "1.3.0", True, 1, 0.0875),
+            ("smb-share-loot", "1.0.4", True, 1, None),
+        ],  # infra_failed only
     }
 
 
 def test_sample_mission_versions(board):
     cards = {(m.mission, m.version): m for m in board.missions}
-    assert set(cards) == {("blind-sqli-portal", "2.0.1"), ("jwt-none-bypass", "1.3.0"),
-                          ("smb-share-loot", "1.0.4")}
+    assert set(cards) == {("blind-sqli-portal", "2.0.1"), ("jwt-none-bypass", "1.3.0"), ("smb-share-loot", "1.0.4")}
     assert all(m.current for m in board.missions)
 
     # jwt-none-bypass 1.3.0: 0b5e8d2f (timed out, judge ok) and 3f9c2a7e (judge ok) are both full judges

@@ -25,8 +25,16 @@ from podium.render.templates import builtin_themes, make_environment, theme_chai
 MAX_BYTES = 300_000
 MAX_ELEMENTS = 3_000
 START_TAG = re.compile(rb"<[A-Za-z]")
-OWN = {"index.html", "agent.html", "missions.html", "mission.html", "model.html", "models.html", "compare.html",
-       "pair.html"}
+OWN = {
+    "index.html",
+    "agent.html",
+    "missions.html",
+    "mission.html",
+    "model.html",
+    "models.html",
+    "compare.html",
+    "pair.html",
+}
 
 
 def synthetic_export(n: int, seed: int = 1) -> Export:
@@ -38,24 +46,64 @@ def synthetic_export(n: int, seed: int = 1) -> Export:
     for i in range(n):
         det, judge = rng.choice((0.0, 0.25, 0.5, 0.75, 1.0)), rng.random()
         status = rng.choice(("ok", "ok", "ok", "partial", "model-not-configured"))
-        grade = Grade(overall=0.5 * det + 0.5 * judge, deterministic=det, judge=judge,
-                      overall_upper=min(1.0, 0.5 * det + 0.5 * judge + 0.1), judge_upper=min(1.0, judge + 0.2),
-                      judge_coverage=1.0, judge_status=status, judge_detail=None, scores_valid=True)
+        grade = Grade(
+            overall=0.5 * det + 0.5 * judge,
+            deterministic=det,
+            judge=judge,
+            overall_upper=min(1.0, 0.5 * det + 0.5 * judge + 0.1),
+            judge_upper=min(1.0, judge + 0.2),
+            judge_coverage=1.0,
+            judge_status=status,
+            judge_detail=None,
+            scores_valid=True,
+        )
         agent, name = agents[i % len(agents)]
         mission = f"mission-{i % 10}"
-        runs.append(Run(
-            run_id=f"{i:032x}", directory=f"{i:032x}", shape="graded", grade=grade,
-            conditions=Conditions(judge_model="judge", mission_version="1.0.0"), partial=False,
-            partial_trigger=rng.choice((None, None, "timeout")), agent=agent, agent_name=name, mission=mission,
-            version=rng.choice(("1.0.0", "1.0.0", "0.9.0")), started=base + timedelta(minutes=i),
-        ))
+        runs.append(
+            Run(
+                run_id=f"{i:032x}",
+                directory=f"{i:032x}",
+                shape="graded",
+                grade=grade,
+                conditions=Conditions(judge_model="judge", mission_version="1.0.0"),
+                partial=False,
+                partial_trigger=rng.choice((None, None, "timeout")),
+                agent=agent,
+                agent_name=name,
+                mission=mission,
+                version=rng.choice(("1.0.0", "1.0.0", "0.9.0")),
+                started=base + timedelta(minutes=i),
+            )
+        )
     return Export(runs=tuple(runs), problems=(), runs_read=n, inputs_digest="sha256:" + "0" * 64)
 
 
-AGENTS = ("osprey", "kestrel", "harrier", "merlin", "gyr-falcon", "saker", "eagle", "kite", "goshawk",
-          "hobby", "buzzard", "harpy")
-MODELS = ("gpt-5.5", "gpt-5.5-codex", "claude-fable-5.1", "claude-haiku-5.0", "gemini-3-pro", "llama-5-405b",
-          "qwen-4-max", "mistral-large-3", "deepseek-v4", "grok-5")
+AGENTS = (
+    "osprey",
+    "kestrel",
+    "harrier",
+    "merlin",
+    "gyr-falcon",
+    "saker",
+    "eagle",
+    "kite",
+    "goshawk",
+    "hobby",
+    "buzzard",
+    "harpy",
+)
+MODELS = (
+    "gpt-5.5",
+    "gpt-5.5-codex",
+    "claude-fable-5.1",
+    "claude-haiku-5.0",
+    "gemini-3-pro",
+    "llama-5-405b",
+    "qwen-4-max",
+    "mistral-large-3",
+    "deepseek-v4",
+    "grok-5",
+)
 
 
 def scale_export(n: int, seed: int = 7, agents: int = 12, missions: int = 40, problems: int = 300) -> Export:
@@ -79,21 +127,43 @@ def scale_export(n: int, seed: int = 7, agents: int = 12, missions: int = 40, pr
         else:
             model = MODELS[(a + (i // 5000)) % len(MODELS)] if a % 3 == 0 else MODELS[a % len(MODELS)]
         started = base + timedelta(minutes=i)
-        common = dict(run_id=f"{i:032x}", directory=f"{i:032x}", agent=f"{a:032x}", agent_name=names[a],
-                      mission=f"mission-{m:02d}", version=version, started=started,
-                      completed=started + timedelta(minutes=20), models_reported=(model,))
+        common = dict(
+            run_id=f"{i:032x}",
+            directory=f"{i:032x}",
+            agent=f"{a:032x}",
+            agent_name=names[a],
+            mission=f"mission-{m:02d}",
+            version=version,
+            started=started,
+            completed=started + timedelta(minutes=20),
+            models_reported=(model,),
+        )
         if kind >= 0.97:
-            runs.append(Run(shape="not_graded", result_trigger="deploy_failed", list_outcome="infra_failed",
-                            **common))
+            runs.append(Run(shape="not_graded", result_trigger="deploy_failed", list_outcome="infra_failed", **common))
             continue
         upper = min(1.0, judge + 0.2) if status == "partial" else judge
-        grade = Grade(overall=0.5 * det + 0.5 * judge, deterministic=det, judge=judge,
-                      overall_upper=0.5 * det + 0.5 * upper, judge_upper=upper, judge_coverage=1.0,
-                      judge_status=status, judge_detail=None, scores_valid=True)
+        grade = Grade(
+            overall=0.5 * det + 0.5 * judge,
+            deterministic=det,
+            judge=judge,
+            overall_upper=0.5 * det + 0.5 * upper,
+            judge_upper=upper,
+            judge_coverage=1.0,
+            judge_status=status,
+            judge_detail=None,
+            scores_valid=True,
+        )
         judge_model = "judge-b" if m % 7 == 0 and i % 2 else "judge-a"
-        runs.append(Run(shape="graded", grade=grade, partial=trigger is not None, partial_trigger=trigger,
-                        conditions=Conditions(model=model, judge_model=judge_model, mission_version=version),
-                        **common))
+        runs.append(
+            Run(
+                shape="graded",
+                grade=grade,
+                partial=trigger is not None,
+                partial_trigger=trigger,
+                conditions=Conditions(model=model, judge_model=judge_model, mission_version=version),
+                **common,
+            )
+        )
     found = tuple(Problem(f"{i:08x}/result.json", "grade.overall", "not a number") for i in range(problems))
     return Export(runs=tuple(runs), problems=found, runs_read=n + problems, inputs_digest="sha256:" + "0" * 64)
 
@@ -121,8 +191,9 @@ def elements(html: bytes) -> int:
 def assert_bounded(sizes: dict[str, tuple[int, int]]) -> None:
     by_bytes = max(sizes, key=lambda p: sizes[p][0])
     by_elements = max(sizes, key=lambda p: sizes[p][1])
-    print(f"{len(sizes)} pages; most bytes {by_bytes} {sizes[by_bytes]}; most elements {by_elements} "
-          f"{sizes[by_elements]}")
+    print(
+        f"{len(sizes)} pages; most bytes {by_bytes} {sizes[by_bytes]}; most elements {by_elements} {sizes[by_elements]}"
+    )
     over = {path: size for path, size in sizes.items() if size[0] >= MAX_BYTES or size[1] >= MAX_ELEMENTS}
     assert over == {}
 
@@ -132,8 +203,9 @@ def test_no_page_of_the_scale_shape_outgrows_the_budget_at_100k_runs():
     sizes = measure_pages(scale_export(100_000))
     kinds = {"agents/", "missions/page/", "compare/", "models/"}
     assert all(any(path.startswith(k) for path in sizes) for k in kinds), sorted(sizes)[:20]
-    assert sum(path.startswith("missions/") and path.count("/") == 3 and "/page/" not in path
-               for path in sizes) == 50  # every mission version has its page
+    assert (
+        sum(path.startswith("missions/") and path.count("/") == 3 and "/page/" not in path for path in sizes) == 50
+    )  # every mission version has its page
     assert_bounded(sizes)
 
 

@@ -43,8 +43,14 @@ class Server:
     def __init__(self, args: list[str], cwd: Path, env: dict | None = None):
         self.lines: queue.Queue[str] = queue.Queue()
         self.log: list[str] = []
-        self.proc = subprocess.Popen([sys.executable, "-m", "podium", "serve", *args], cwd=cwd, env=env,
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "podium", "serve", *args],
+            cwd=cwd,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         self.reader = threading.Thread(target=self._read, daemon=True)
         self.reader.start()
         self.url = self.wait_for(r"serving (http://\S+/)").group(1)
@@ -118,8 +124,11 @@ def test_serve_rebuilds_on_change_and_reloads(project, export):
         assert kind.startswith("text/html")
         assert b"Serve one" in body and body.count(RELOAD_TAG) == 1
         # The page's own CSP lets the injected script and its polling through.
-        csp = next(m.get("content") for m in kit.parse_html(body.decode()).all("meta")
-                   if m.get("http-equiv") == "Content-Security-Policy")
+        csp = next(
+            m.get("content")
+            for m in kit.parse_html(body.decode()).all("meta")
+            if m.get("http-equiv") == "Content-Security-Policy"
+        )
         assert "script-src 'self'" in csp and "connect-src 'self'" in csp
         script, kind = server.get("/__podium/reload.js")
         assert kind.startswith("text/javascript") and b"/__podium/version" in script
@@ -162,8 +171,13 @@ def test_serve_rebuilds_on_change_and_reloads(project, export):
 
     # What is on disk is exactly a plain build (no reload script anywhere).
     plain = project / "plain"
-    result = subprocess.run([sys.executable, "-m", "podium", "build", "--out", str(plain), "--config", "podium.yaml",
-                             "--quiet"], cwd=project, capture_output=True, text=True, timeout=WAIT)
+    result = subprocess.run(
+        [sys.executable, "-m", "podium", "build", "--out", str(plain), "--config", "podium.yaml", "--quiet"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=WAIT,
+    )
     assert result.returncode == 0, result.stderr
     served, built = kit.site_files(out), kit.site_files(plain)
     assert served.keys() == built.keys()
@@ -176,8 +190,14 @@ def test_serve_binds_loopback_by_default_and_cleans_its_temporary_dir(project, t
     (tmp_path / "tmp").mkdir()
     server = Server.__new__(Server)
     server.lines, server.log = queue.Queue(), []
-    server.proc = subprocess.Popen([sys.executable, "-m", "podium", "serve", "--port", "0", "--config", "podium.yaml"],
-                                   cwd=project, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True, env=env)
+    server.proc = subprocess.Popen(
+        [sys.executable, "-m", "podium", "serve", "--port", "0", "--config", "podium.yaml"],
+        cwd=project,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
     server.reader = threading.Thread(target=server._read, daemon=True)
     server.reader.start()
     try:
@@ -216,8 +236,14 @@ def raw_get(url: str, target: bytes, host: bytes | None = None, method: bytes = 
 
 
 def serve_cli(args: list, cwd: Path, env: dict | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "podium", *map(str, args)], cwd=cwd, capture_output=True, text=True,
-                          timeout=WAIT, env={**os.environ, **(env or {})})
+    return subprocess.run(
+        [sys.executable, "-m", "podium", *map(str, args)],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=WAIT,
+        env={**os.environ, **(env or {})},
+    )
 
 
 @pytest.mark.parametrize("case", ["home", "foreign", "under-a-file", "loop"])
@@ -229,8 +255,12 @@ def test_serve_refuses_every_output_build_refuses_with_builds_message(tmp_path, 
     (tmp_path / "docs").mkdir()
     (tmp_path / "docs" / "thesis.tex").write_text("years of work")
     os.symlink("loop", tmp_path / "loop")
-    out = {"home": home, "foreign": tmp_path / "docs", "under-a-file": tmp_path / "afile" / "site",
-           "loop": tmp_path / "loop" / "site"}[case]
+    out = {
+        "home": home,
+        "foreign": tmp_path / "docs",
+        "under-a-file": tmp_path / "afile" / "site",
+        "loop": tmp_path / "loop" / "site",
+    }[case]
     env = {"HOME": str(home)}
     before = sorted(str(p) for p in tmp_path.rglob("*"))
     built = serve_cli(["build", export.root, "--out", out, "--quiet"], work, env)
@@ -274,8 +304,17 @@ def test_serve_never_follows_a_symlink_out_of_its_site_nor_lists_a_directory(ser
     os.symlink(secret.parent, out / "planted-dir")
     os.symlink(secret.parent, out / "runs" / "deeper")
     (out / "api" / "results" / "listing").mkdir()
-    for target in (b"/planted.html", b"/planted-dir/secret.html", b"/runs/deeper/secret.html", b"/planted-dir/",
-                   b"/etc/passwd", b"/.podium-site", b"/api/results/listing/", b"/api/", b"/nothing/here.html"):
+    for target in (
+        b"/planted.html",
+        b"/planted-dir/secret.html",
+        b"/runs/deeper/secret.html",
+        b"/planted-dir/",
+        b"/etc/passwd",
+        b"/.podium-site",
+        b"/api/results/listing/",
+        b"/api/",
+        b"/nothing/here.html",
+    ):
         status, body = raw_get(url, target)
         assert status == 404 and b"TOP-SECRET" not in body and b"root:" not in body, (target, status)
     assert raw_get(url, b"/runs")[0] == 301  # a directory without its slash
@@ -284,9 +323,21 @@ def test_serve_never_follows_a_symlink_out_of_its_site_nor_lists_a_directory(ser
 
 
 def test_serve_answers_a_malformed_request_with_400_never_a_traceback(served):
-    for target in (b"/index.html%00.txt", b"/%zz", b"/a%2", b"/%ff%fe.html", b"/\xff\xfe.html",
-                   b"/" + b"a" * 5000, b"/../../etc/passwd", b"/%2e%2e/%2e%2e/etc/passwd", b"/a%2f..%2fb",
-                   b"/a\\..\\b", b"/a%5c..%5cb", b"/%01", b"http://evil.example/"):
+    for target in (
+        b"/index.html%00.txt",
+        b"/%zz",
+        b"/a%2",
+        b"/%ff%fe.html",
+        b"/\xff\xfe.html",
+        b"/" + b"a" * 5000,
+        b"/../../etc/passwd",
+        b"/%2e%2e/%2e%2e/etc/passwd",
+        b"/a%2f..%2fb",
+        b"/a\\..\\b",
+        b"/a%5c..%5cb",
+        b"/%01",
+        b"http://evil.example/",
+    ):
         status, body = raw_get(served.url, target)
         assert status == 400 and b"<html" not in body.lower(), (target, status)
     assert raw_get(served.url, b"/index.html")[0] == 200  # still serving
@@ -300,8 +351,14 @@ def test_serve_answers_only_host_headers_naming_its_address(served, project):
     (project / "podium.yaml").write_text('title: "Serve one"\nexport: export\nhost: moon-base\n', encoding="utf-8")
     served.wait_for(r"rebuild failed")
     assert b"moon-base" in raw_get(url, b"/__podium/version")[1]
-    for host in (b"rebind.attacker.example", b"rebind.attacker.example:" + port, b"127.0.0.1:1",
-                 b"127.0.0.2:" + port, b"localhost.attacker.example:" + port, b"[::2]:" + port):
+    for host in (
+        b"rebind.attacker.example",
+        b"rebind.attacker.example:" + port,
+        b"127.0.0.1:1",
+        b"127.0.0.2:" + port,
+        b"localhost.attacker.example:" + port,
+        b"[::2]:" + port,
+    ):
         for target in (b"/", b"/index.html", b"/__podium/version", b"/__podium/reload.js"):
             status, body = raw_get(url, target, host=host)
             assert status == 421, (host, target, status)
@@ -327,19 +384,20 @@ def themed(project):
     """The project with an override directory holding one template (the content page's)."""
     (project / "overrides" / "templates").mkdir(parents=True)
     write_page_template(project, "TEMPLATE-ONE")
-    (project / "podium.yaml").write_text('title: "Serve one"\nexport: export\ntheme_dir: overrides\n',
-                                         encoding="utf-8")
+    (project / "podium.yaml").write_text('title: "Serve one"\nexport: export\ntheme_dir: overrides\n', encoding="utf-8")
     return project
 
 
 def write_page_template(project: Path, words: str) -> None:
     (project / "overrides" / "templates" / "page.html").write_text(
-        '{% extends "default:page.html" %}{% block title %}' + words + '{% endblock %}', encoding="utf-8")
+        '{% extends "default:page.html" %}{% block title %}' + words + "{% endblock %}", encoding="utf-8"
+    )
 
 
 def start(project: Path, mode: str) -> Server:
-    server = Server(["--port", "0", "--out", str(project / "served"), "--config", "podium.yaml"], project,
-                    serve_env(mode))
+    server = Server(
+        ["--port", "0", "--out", str(project / "served"), "--config", "podium.yaml"], project, serve_env(mode)
+    )
     watching = next(line for line in server.log if line.startswith("podium serve: watching the inputs"))
     assert ("by polling: PODIUM_SERVE_POLL is set" in watching) == (mode == "poll"), watching
     assert ("operating system's notifications" in watching) == (mode == "notify"), watching
@@ -386,8 +444,9 @@ def test_each_kind_of_input_is_one_rebuild_and_its_page_is_served(themed, export
         edited(server, "overrides/templates/page.html")
         assert b"TEMPLATE-TWO" in server.get("/about/")[0]
 
-        (project / "podium.yaml").write_text('title: "Serve two"\nexport: export\ntheme_dir: overrides\n',
-                                             encoding="utf-8")
+        (project / "podium.yaml").write_text(
+            'title: "Serve two"\nexport: export\ntheme_dir: overrides\n', encoding="utf-8"
+        )
         edited(server, "podium.yaml")
         assert b"Serve two" in server.get("/")[0]
 

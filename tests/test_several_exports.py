@@ -26,8 +26,11 @@ def two_batches(tmp_path) -> tuple[ExportDir, ExportDir]:
     first.run(grading(SHARED), rid=SHARED, report=report_md(rid=SHARED, extra="| Note | FIRST-COPY-REPORT |\n"))
     first.sidecars()
     second = ExportDir(tmp_path / "batch-2")
-    second.run(graded(SHARED, det=0.5, judge=0.5), rid=SHARED,
-               report=report_md(rid=SHARED, extra="| Note | SECOND-COPY-REPORT |\n"))
+    second.run(
+        graded(SHARED, det=0.5, judge=0.5),
+        rid=SHARED,
+        report=report_md(rid=SHARED, extra="| Note | SECOND-COPY-REPORT |\n"),
+    )
     second.run(graded(run_id("only-second"), det=0.0, judge=0.5), rid=run_id("only-second"))
     (second.root / run_id("broken")[:8]).mkdir()  # a run directory with no result.json
     second.sidecars()

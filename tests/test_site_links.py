@@ -42,10 +42,15 @@ def site(request, tmp_path_factory):
         kit.build(export.root, out, root=root)
     files = kit.site_files(out)
     pages = kit.pages(files)
-    return {"name": request.param, "out": out, "files": files, "pages": pages,
-            "docs": {path: kit.parse_html(text) for path, text in pages.items()},
-            "summary": json.loads(files["api/results/summary.json"]),
-            "runs": ledger_rows(files)}
+    return {
+        "name": request.param,
+        "out": out,
+        "files": files,
+        "pages": pages,
+        "docs": {path: kit.parse_html(text) for path, text in pages.items()},
+        "summary": json.loads(files["api/results/summary.json"]),
+        "runs": ledger_rows(files),
+    }
 
 
 def page_links(doc: kit.Document) -> list[tuple[str, str]]:
@@ -125,8 +130,16 @@ def test_css_urls_resolve(site):
 
 def test_permalinks_exist(site):
     files, summary = site["files"], site["summary"]
-    fixed = ["index.html", "missions/index.html", "runs/index.html", "404.html", "api/results/summary.json",
-             "api/results/runs.json", "api/results/runs.schema.json", "api/results/ledger.js"]
+    fixed = [
+        "index.html",
+        "missions/index.html",
+        "runs/index.html",
+        "404.html",
+        "api/results/summary.json",
+        "api/results/runs.json",
+        "api/results/runs.schema.json",
+        "api/results/ledger.js",
+    ]
     assert [p for p in fixed if p not in files] == []
     agents = summary["agents"] + summary["agents_older"]
     assert agents
@@ -150,8 +163,10 @@ def test_permalinks_exist(site):
 def test_navigation_names_every_section_and_content_page(site):
     nav = [a.get("href") for a in site["docs"]["index.html"].all("a") if a.parent.tag == "li"]
     pages = ["about/index.html"] if site["name"] == "demo" else []  # content/about.md
-    assert nav == ["index.html", "missions/index.html", "compare/index.html", "models/index.html",
-                   "runs/index.html"] + pages
+    assert (
+        nav
+        == ["index.html", "missions/index.html", "compare/index.html", "models/index.html", "runs/index.html"] + pages
+    )
     assert all(p in site["files"] for p in nav)
 
 

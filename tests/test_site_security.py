@@ -36,8 +36,22 @@ from podium.render.templates import builtin_themes, make_environment, theme_chai
 SITE_TITLE = "Agent results"
 ALLOWED_SCHEMES = {None, "http", "https", "mailto"}
 URL_ATTRS = {"href", "src", "xlink:href", "action", "formaction", "poster", "data", "srcset", "data-ledger"}
-FORBIDDEN_TAGS = {"iframe", "frame", "frameset", "object", "embed", "applet", "foreignobject", "style", "base",
-                  "img", "image", "audio", "video", "template"}
+FORBIDDEN_TAGS = {
+    "iframe",
+    "frame",
+    "frameset",
+    "object",
+    "embed",
+    "applet",
+    "foreignobject",
+    "style",
+    "base",
+    "img",
+    "image",
+    "audio",
+    "video",
+    "template",
+}
 INVISIBLE = re.compile(r"[\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
 FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
@@ -82,10 +96,17 @@ def hostile(tmp_path_factory):
     kit.build(export.root, out, root=root)
     after = kit.listing(root, skip=out)
     files = kit.site_files(out)
-    return {"root": root, "out": out, "runs": runs, "files": files, "pages": kit.pages(files),
-            "before": before, "after": after,
-            "summary": json.loads(files["api/results/summary.json"]),
-            "ledger": kit.ledger_rows(files)}
+    return {
+        "root": root,
+        "out": out,
+        "runs": runs,
+        "files": files,
+        "pages": kit.pages(files),
+        "before": before,
+        "after": after,
+        "summary": json.loads(files["api/results/summary.json"]),
+        "ledger": kit.ledger_rows(files),
+    }
 
 
 @pytest.fixture(scope="module")
@@ -110,15 +131,23 @@ def test_no_script_element_but_the_site_script(docs):
             continue
         (script,) = scripts
         depth = path.count("/")
-        if (script.attrs != [("src", "../" * depth + "assets/podium.js"), ("defer", None)]
-                or script.parent.tag != "head" or script.text() != ""):
+        if (
+            script.attrs != [("src", "../" * depth + "assets/podium.js"), ("defer", None)]
+            or script.parent.tag != "head"
+            or script.text() != ""
+        ):
             bad.append((path, script))
     assert bad == []
 
 
 def test_no_event_handler_or_style_attribute(docs):
-    bad = [(path, tag) for path, doc in docs.items() for tag in doc.tags
-           for name, _ in tag.attrs if name.startswith("on") or name == "style"]
+    bad = [
+        (path, tag)
+        for path, doc in docs.items()
+        for tag in doc.tags
+        for name, _ in tag.attrs
+        if name.startswith("on") or name == "style"
+    ]
     assert bad == []
 
 
@@ -141,8 +170,16 @@ def test_every_url_has_a_safe_scheme(docs):
 
 
 def test_the_scheme_oracle_sees_through_disguises():
-    for value in ("javascript:alert(1)", "JaVaScRiPt:alert(1)", " javascript:x", "java\tscript:x",
-                  "&#106;avascript:x", "jav&#x09;ascript:x", "\x01javascript:x", "vbscript:x"):
+    for value in (
+        "javascript:alert(1)",
+        "JaVaScRiPt:alert(1)",
+        " javascript:x",
+        "java\tscript:x",
+        "&#106;avascript:x",
+        "jav&#x09;ascript:x",
+        "\x01javascript:x",
+        "vbscript:x",
+    ):
         assert kit.url_scheme(value) not in ALLOWED_SCHEMES, value
     assert kit.url_scheme("data:text/html,<b>") == "data"
     assert kit.url_scheme("../runs/index.html") is None
@@ -155,16 +192,29 @@ def test_markdown_links_with_unsafe_schemes_are_text(hostile, docs):
     for rid in hostile["runs"]:
         div = report_div(docs[f"runs/{rid}/index.html"])
         links = {a.text(): a.get("href") for a in div.iter("a")}
-        assert links == {"docs": "https://example.com/docs", "mail": "mailto:a@example.com",
-                         "[image: image]": "https://tracker.example/p.gif"}, rid
+        assert links == {
+            "docs": "https://example.com/docs",
+            "mail": "mailto:a@example.com",
+            "[image: image]": "https://tracker.example/p.gif",
+        }, rid
         text = div.text()
-        for shown in ("[js](javascript:alert(1))", "[mixed](JaVaScRiPt:alert(1))",
-                      "[data](data:text/html,<script>alert(1)</script>)", "[vb](vbscript:msgbox(1))",
-                      "[file](file:///etc/passwd)", "<javascript:alert(1)>", "[ref][1]",
-                      "![img](javascript:alert(1))", "[1]: javascript:alert(1)",
-                      "<img src=x onerror=alert(1)>", '<iframe src="https://evil.example/"></iframe>',
-                      "<style>body { display: none }</style>", "<!-- a comment -->", "<script>alert(1)</script>",
-                      "<svg onload=alert(1)><foreignObject></foreignObject></svg>"):
+        for shown in (
+            "[js](javascript:alert(1))",
+            "[mixed](JaVaScRiPt:alert(1))",
+            "[data](data:text/html,<script>alert(1)</script>)",
+            "[vb](vbscript:msgbox(1))",
+            "[file](file:///etc/passwd)",
+            "<javascript:alert(1)>",
+            "[ref][1]",
+            "![img](javascript:alert(1))",
+            "[1]: javascript:alert(1)",
+            "<img src=x onerror=alert(1)>",
+            '<iframe src="https://evil.example/"></iframe>',
+            "<style>body { display: none }</style>",
+            "<!-- a comment -->",
+            "<script>alert(1)</script>",
+            "<svg onload=alert(1)><foreignObject></foreignObject></svg>",
+        ):
             assert shown in text, (rid, shown)
         for a in div.iter("a"):
             assert a.get("rel") == "nofollow noopener noreferrer"
@@ -244,8 +294,10 @@ def test_an_overlong_name_is_cut_and_reported(hostile, docs):
     agent = next(a for a in hostile["summary"]["agents"] if a["name"].startswith("LLLL"))
     assert agent["name"] == cut
     assert docs[agent["url"]].all("h1")[0].text() == cut
-    assert any(p["path"] == "agents.json" and "5000 characters long; cut to 200" in p["message"]
-               for p in hostile["summary"]["problems"])
+    assert any(
+        p["path"] == "agents.json" and "5000 characters long; cut to 200" in p["message"]
+        for p in hostile["summary"]["problems"]
+    )
 
 
 def test_no_duplicate_ids_on_any_page(docs):
@@ -394,8 +446,16 @@ def test_no_page_loads_anything_from_elsewhere(hostile, docs):
 
 # ====================================================================== data files (F1-F3)
 
-FORMULA_NAMES = ('=HYPERLINK("http://x","y")', "+1", "-2+3", "@SUM(A1)", "\tcmd", "\rcmd", 'plain, "quoted"',
-                 "=1+1 model")
+FORMULA_NAMES = (
+    '=HYPERLINK("http://x","y")',
+    "+1",
+    "-2+3",
+    "@SUM(A1)",
+    "\tcmd",
+    "\rcmd",
+    'plain, "quoted"',
+    "=1+1 model",
+)
 
 
 @pytest.fixture(scope="module")
@@ -404,8 +464,13 @@ def formula_site(tmp_path_factory):
     export = ExportDir(root / "export")
     for n, name in enumerate(FORMULA_NAMES):
         rid = run_id(f"formula-{n}")
-        export.run(graded(rid, det=0.5, judge=0.25, model=name, models_reported=["@x", name]), rid=rid,
-                   agent=name, mission="=cmd|' /C calc'!A0" if n % 2 else "-m", at=n * 10)
+        export.run(
+            graded(rid, det=0.5, judge=0.25, model=name, models_reported=["@x", name]),
+            rid=rid,
+            agent=name,
+            mission="=cmd|' /C calc'!A0" if n % 2 else "-m",
+            at=n * 10,
+        )
     export.sidecars()
     out = kit.build(export.root, root / "site", root=root)
     return kit.site_files(out)
@@ -461,15 +526,18 @@ def test_the_strict_json_oracle_refuses_what_it_should():
 
 def ledger_scripts(files: dict[str, bytes]) -> dict[str, bytes]:
     """The ledger page's data: its index script and every part's."""
-    return {path: data for path, data in files.items()
-            if path == "api/results/ledger.js" or (path.startswith("api/results/ledger/") and path.endswith(".js"))}
+    return {
+        path: data
+        for path, data in files.items()
+        if path == "api/results/ledger.js" or (path.startswith("api/results/ledger/") and path.endswith(".js"))
+    }
 
 
 def script_json(data: bytes) -> dict:
     """A ledger script is one call with one strict JSON argument: podiumLedger.index(…) or .part(…)."""
     call = b"podiumLedger.index(" if data.startswith(b"podiumLedger.index(") else b"podiumLedger.part("
     assert data.startswith(call) and data.endswith(b");\n")
-    return kit.strict_json(data[len(call):-3])
+    return kit.strict_json(data[len(call) : -3])
 
 
 def test_ledger_script_is_a_strict_json_assignment(hostile):
@@ -520,10 +588,22 @@ LEAK_MARKERS = {
     "agent launch tips": "LEAKTIPS-8e9f",
     "agent mission preamble": "LEAKPREAMBLE-1234",
 }
-EXPORTKIT_MARKERS = ("SECRET-JUDGE-PROMPT", "FLAG{secret-check-value}", "FLAG{secret}", "SECRET-CRITERION-PROMPT",
-                     "SECRET-LOG-TAIL", "db.internal", "SECRET-EVENT", "SECRET-TRACE", "SECRET-TERMINAL-DETAIL",
-                     "SECRET-ENDPOINT", "SECRET-OTEL-TOKEN", "SECRET-LAUNCH", "FLAG{report-value}",
-                     "FLAG{report-artifact}")
+EXPORTKIT_MARKERS = (
+    "SECRET-JUDGE-PROMPT",
+    "FLAG{secret-check-value}",
+    "FLAG{secret}",
+    "SECRET-CRITERION-PROMPT",
+    "SECRET-LOG-TAIL",
+    "db.internal",
+    "SECRET-EVENT",
+    "SECRET-TRACE",
+    "SECRET-TERMINAL-DETAIL",
+    "SECRET-ENDPOINT",
+    "SECRET-OTEL-TOKEN",
+    "SECRET-LAUNCH",
+    "FLAG{report-value}",
+    "FLAG{report-artifact}",
+)
 OWN_VALUE = "zebra-unicorn-check-42"
 
 
@@ -553,13 +633,32 @@ def leak_site(tmp_path_factory):
     body = graded(rid, judge_detail=f"judge saw {OWN_VALUE} twice")
     grade = body["grade"]
     grade["judge_prompt"] = f"{m['judge prompt']} flag {OWN_VALUE}"
-    grade["judge_breakdown"][0].update(criterion_prompt=m["criterion prompt"],
-                                       reason=f"The agent submitted {OWN_VALUE} as asked")
+    grade["judge_breakdown"][0].update(
+        criterion_prompt=m["criterion prompt"], reason=f"The agent submitted {OWN_VALUE} as asked"
+    )
     grade["check_breakdown"] = [
-        {"id": "flag", "source": "artifacts", "ref": "flag", "op": "equals", "value": m["check value"],
-         "passed": True, "weight": 1.0, "error": None, "blocked_by": []},
-        {"id": "format", "source": "artifacts", "ref": "report", "op": "matches", "value": OWN_VALUE,
-         "passed": False, "weight": 0.5, "error": f"expected {OWN_VALUE}", "blocked_by": ["flag"]},
+        {
+            "id": "flag",
+            "source": "artifacts",
+            "ref": "flag",
+            "op": "equals",
+            "value": m["check value"],
+            "passed": True,
+            "weight": 1.0,
+            "error": None,
+            "blocked_by": [],
+        },
+        {
+            "id": "format",
+            "source": "artifacts",
+            "ref": "report",
+            "op": "matches",
+            "value": OWN_VALUE,
+            "passed": False,
+            "weight": 0.5,
+            "error": f"expected {OWN_VALUE}",
+            "blocked_by": ["flag"],
+        },
     ]
     export.run(body, rid=rid, report=leak_report(rid, OWN_VALUE))
     failed = run_id("leak-env")
@@ -576,9 +675,13 @@ def leak_site(tmp_path_factory):
     export.sidecars()
     agents = json.loads((export.root / "agents.json").read_text())
     for row in agents:
-        row.update(endpoint=f"https://{m['agent endpoint']}.example", otel={"headers": m["agent otel"]},
-                   launch_command_template=f"{m['agent launch command']} {{prompt}}",
-                   launch_tips=m["agent launch tips"], mission_preamble=m["agent mission preamble"])
+        row.update(
+            endpoint=f"https://{m['agent endpoint']}.example",
+            otel={"headers": m["agent otel"]},
+            launch_command_template=f"{m['agent launch command']} {{prompt}}",
+            launch_tips=m["agent launch tips"],
+            mission_preamble=m["agent mission preamble"],
+        )
     (export.root / "agents.json").write_text(json.dumps(agents, indent=2))
     out = kit.build(export.root, root / "site", root=root)
     return {"files": kit.site_files(out), "rid": rid, "export": export}
@@ -598,8 +701,7 @@ def test_no_secret_reaches_any_output_file(leak_site, where):
 
 
 def test_no_exportkit_secret_reaches_any_output_file(leak_site):
-    leaked = [(path, m) for path, data in leak_site["files"].items() for m in EXPORTKIT_MARKERS
-              if m.encode() in data]
+    leaked = [(path, m) for path, data in leak_site["files"].items() for m in EXPORTKIT_MARKERS if m.encode() in data]
     assert leaked == []
 
 
@@ -640,8 +742,10 @@ TOKENS = {
     "slack-token": "xoxb-123456789012-abc",
     "jwt": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.sig",
 }
-PEM_BODY = ("MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gunVTLw",
-            "7onLRnrq0/IzW7yWR7QkrmBL7jTKEn5u+qKhbwKfBstIs+bMY2Zkp18gnTxKLxoS2tFc")
+PEM_BODY = (
+    "MIIEowIBAAKCAQEAu1SU1LfVLPHCozMxH2Mo4lgOEePzNm0tRgeLezV6ffAt0gunVTLw",
+    "7onLRnrq0/IzW7yWR7QkrmBL7jTKEn5u+qKhbwKfBstIs+bMY2Zkp18gnTxKLxoS2tFc",
+)
 PEM = "-----BEGIN RSA PRIVATE KEY-----\n" + "\n".join(PEM_BODY) + "\n-----END RSA PRIVATE KEY-----"
 SECRET_TEXT = (
     "## Notes\n\n"
@@ -654,8 +758,11 @@ SECRET_TEXT = (
     "With hard breaks:  \n" + "  \n".join(PEM.replace("RSA ", "OPENSSH ").split("\n")) + "\n\n"
     "| token | where |\n| --- | --- |\n| AKIAZYXWVUTSRQPONMLK | table |\n"
 )
-RAW_SECRETS = list(TOKENS.values()) + ["0123456789abcdef0123", "tok3nvalue", "user:", "hunter2",
-                                       "AKIAZYXWVUTSRQPONMLK"] + list(PEM_BODY)
+RAW_SECRETS = (
+    list(TOKENS.values())
+    + ["0123456789abcdef0123", "tok3nvalue", "user:", "hunter2", "AKIAZYXWVUTSRQPONMLK"]
+    + list(PEM_BODY)
+)
 
 
 @pytest.fixture(scope="module")
@@ -704,8 +811,11 @@ def test_configured_literals_are_redacted_in_every_form(tmp_path, export):
     rid = run_id("literal")
     lines = [f"- form {i}: {v} end" for value in LITERALS for i, v in enumerate(literal_variants(value))]
     fenced = "\n".join(v for value in LITERALS for v in literal_variants(value))
-    export.run(graded(rid), rid=rid, report=report_md(rid=rid, extra="\n## Notes\n\n" + "\n".join(lines)
-                                                       + "\n\n```\n" + fenced + "\n```\n"))
+    export.run(
+        graded(rid),
+        rid=rid,
+        report=report_md(rid=rid, extra="\n## Notes\n\n" + "\n".join(lines) + "\n\n```\n" + fenced + "\n```\n"),
+    )
     export.sidecars()
     files = kit.site_files(kit.build(export.root, tmp_path / "site", root=tmp_path, redact=LITERALS))
     for value in LITERALS:
@@ -773,8 +883,10 @@ def test_pathological_report_renders_in_bounded_time(tmp_path, export, kind):
 
 def test_report_headings_never_clobber_ids(tmp_path, export):
     rid = run_id("ids")
-    extra = "\n".join(f"## {h}\n\ntext\n" for h in ("location", "__proto__", "main", "ledger", "Notes", "Notes",
-                                                     "podium-hatch", "document"))
+    extra = "\n".join(
+        f"## {h}\n\ntext\n"
+        for h in ("location", "__proto__", "main", "ledger", "Notes", "Notes", "podium-hatch", "document")
+    )
     export.run(graded(rid), rid=rid, report=report_md(rid=rid, extra="\n" + extra + "\n[x]: #main\n"))
     export.sidecars()
     files = kit.site_files(kit.build(export.root, tmp_path / "site", root=tmp_path))
@@ -795,8 +907,7 @@ def test_report_headings_never_clobber_ids(tmp_path, export):
 def test_artifacts_section_and_value_column_never_show(leak_site):
     div = report_div(run_page(leak_site["files"], leak_site["rid"]))
     text = div.text()
-    for where in ("report value column", "report artifacts", "report artifacts after a fake heading",
-                  "check value"):
+    for where in ("report value column", "report artifacts", "report artifacts after a fake heading", "check value"):
         assert LEAK_MARKERS[where] not in text
     assert "notes.txt" not in text and "flag (flag)" not in text
 
@@ -823,8 +934,9 @@ def test_a_fence_left_open_before_the_artifacts_cannot_expose_them(tmp_path, exp
 
 @pytest.mark.parametrize("heading", ["## Artifacts", "##   artifacts  ", "## ARTIFACTS ##", "# Artifacts"])
 def test_artifacts_heading_variants_are_dropped(heading):
-    html = render_report(f"## Scores\n\nshown\n\n{heading}\n\n```\nHIDDEN-PAYLOAD\n```\n\n## Telemetry\n\nafter\n",
-                         Redactor())
+    html = render_report(
+        f"## Scores\n\nshown\n\n{heading}\n\n```\nHIDDEN-PAYLOAD\n```\n\n## Telemetry\n\nafter\n", Redactor()
+    )
     doc = kit.parse_html(str(html))
     assert "HIDDEN-PAYLOAD" not in doc.text()
     assert "shown" in doc.text() and "after" in doc.text()
@@ -851,15 +963,22 @@ def built_once(tmp_path, export):
     return out, snapshot(out)
 
 
-@pytest.mark.parametrize("template, text, expected", [
-    ("run.html", '{% extends "default:run.html" %}{% block main %}{{ record.nope }}{% endblock %}', "run.html"),
-    ("index.html", '{% extends "base.html" %}{% block main %}{{ totalz }}{% endblock %}', "index.html"),
-    ("agent.html", '{% extends "base.html" %}{% block main %}{{ agent.figures.medain|pct }}{% endblock %}',
-     "agent.html"),
-    ("404.html", '{% extends "base.html" %}{% block main %}{% for x in %}{% endblock %}', "404.html"),
-])
-def test_a_failing_template_stops_the_build_and_keeps_the_old_site(tmp_path, export, built_once, template, text,
-                                                                   expected):
+@pytest.mark.parametrize(
+    "template, text, expected",
+    [
+        ("run.html", '{% extends "default:run.html" %}{% block main %}{{ record.nope }}{% endblock %}', "run.html"),
+        ("index.html", '{% extends "base.html" %}{% block main %}{{ totalz }}{% endblock %}', "index.html"),
+        (
+            "agent.html",
+            '{% extends "base.html" %}{% block main %}{{ agent.figures.medain|pct }}{% endblock %}',
+            "agent.html",
+        ),
+        ("404.html", '{% extends "base.html" %}{% block main %}{% for x in %}{% endblock %}', "404.html"),
+    ],
+)
+def test_a_failing_template_stops_the_build_and_keeps_the_old_site(
+    tmp_path, export, built_once, template, text, expected
+):
     out, before = built_once
     theme = overriding_theme(tmp_path, {template: text})
     with pytest.raises(BuildError) as err:
@@ -898,9 +1017,14 @@ HOSTILE_LABELS = (kit.SVG_TEXT, kit.FOREIGN, kit.CDATA_END, kit.AMP, kit.XSS, ki
 @pytest.mark.parametrize("label", HOSTILE_LABELS, ids=repr)
 def test_svg_templates_are_autoescaped(tmp_path, label):
     """E15: a template named .svg is escaped like any other (select_autoescape would not)."""
-    theme = overriding_theme(tmp_path, {"svg/hostile.svg": '<svg role="img" aria-label="{{ label }}">'
-                                                           "<title>{{ label }}</title><desc>d</desc>"
-                                                           "<text x=\"1\" y=\"2\">{{ label }}</text></svg>"})
+    theme = overriding_theme(
+        tmp_path,
+        {
+            "svg/hostile.svg": '<svg role="img" aria-label="{{ label }}">'
+            "<title>{{ label }}</title><desc>d</desc>"
+            '<text x="1" y="2">{{ label }}</text></svg>'
+        },
+    )
     env = make_environment(theme_chain("default", [builtin_themes()], theme))
     svg = kit.parse_svg(env.get_template("svg/hostile.svg").render(label=label))
     assert svg.get("aria-label") == label

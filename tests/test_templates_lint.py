@@ -24,7 +24,11 @@ REPO = Path(__file__).resolve().parents[1]
 THEMES = REPO / "themes"
 README = THEMES / "README.md"
 # report.py wraps a cached render_report() result back into Markup, unchanged
-MARKUP_ALLOWED = {"generator/podium/render/markdown.py", "generator/podium/load/content.py", "generator/podium/render/report.py"}
+MARKUP_ALLOWED = {
+    "generator/podium/render/markdown.py",
+    "generator/podium/load/content.py",
+    "generator/podium/render/report.py",
+}
 
 _JINJA_COMMENT = re.compile(r"\{#.*?#\}", re.S)
 _JINJA_STATEMENT = re.compile(r"\{%.*?%\}", re.S)
@@ -132,9 +136,11 @@ def test_the_template_lint_catches(rule):
 
 
 def test_the_template_lint_passes_clean_markup():
-    clean = ('{% set one = 1 %}{# on=1 style=2 #}<a href="{{ href(x) }}" class="c{% if a %} on{% endif %}" '
-             'data-agent="{{ s }}">{{ name }} is on = duty</a><script src="{{ href(\'assets/podium.js\') }}" '
-             'defer></script><p title="{{ t }}">x</p>')
+    clean = (
+        '{% set one = 1 %}{# on=1 style=2 #}<a href="{{ href(x) }}" class="c{% if a %} on{% endif %}" '
+        'data-agent="{{ s }}">{{ name }} is on = duty</a><script src="{{ href(\'assets/podium.js\') }}" '
+        'defer></script><p title="{{ t }}">x</p>'
+    )
     assert lint_template(clean) == []
 
 
@@ -209,8 +215,22 @@ def nested_keys(value, depth: int = 0) -> set[str]:
 
 def test_every_page_template_is_exercised(planned_pages):
     templates = {p.template for p in planned_pages}
-    assert templates == {"index.html", "agent.html", "missions.html", "mission.html", "runs.html", "ledger_page.html", "run.html",
-                         "page.html", "404.html", "compare.html", "pair.html", "models.html", "model.html", "badge.svg"}
+    assert templates == {
+        "index.html",
+        "agent.html",
+        "missions.html",
+        "mission.html",
+        "runs.html",
+        "ledger_page.html",
+        "run.html",
+        "page.html",
+        "404.html",
+        "compare.html",
+        "pair.html",
+        "models.html",
+        "model.html",
+        "badge.svg",
+    }
 
 
 def test_every_context_key_is_documented(planned_pages):
@@ -246,7 +266,11 @@ def test_the_run_page_writes_the_kind_badge_and_older_tag_as_their_macros_do():
     cards = (THEMES / "default/templates/partials/cards.html").read_text(encoding="utf-8")
     run = (THEMES / "default/templates/run.html").read_text(encoding="utf-8")
     macros = dict(re.findall(r"\{% macro (\w+)\([^)]*\) -%\}\n(.*?)\n\{%- endmacro %\}", cards, re.S))
-    assert macros["kind_badge"].replace("kind_labels[kind]", "kind_labels[record.kind]").replace(
-        "k-{{ kind }}", "k-{{ record.kind }}") in run
+    assert (
+        macros["kind_badge"]
+        .replace("kind_labels[kind]", "kind_labels[record.kind]")
+        .replace("k-{{ kind }}", "k-{{ record.kind }}")
+        in run
+    )
     assert macros["older_tag"] in run
     assert "import" not in _JINJA_COMMENT.sub("", run)

@@ -40,8 +40,10 @@ def write(path: Path, text: str | bytes) -> Path:
 
 def marker(layer: str, name: str) -> str:
     """A template that extends the default's own ``name`` and marks the page with its layer."""
-    return (f'{{% extends "default:{name}" %}}'
-            f'{{% block head %}}{{{{ super() }}}}<meta name="layer" content="{layer}">{{% endblock %}}')
+    return (
+        f'{{% extends "default:{name}" %}}'
+        f'{{% block head %}}{{{{ super() }}}}<meta name="layer" content="{layer}">{{% endblock %}}'
+    )
 
 
 def layers(doc: kit.Document) -> list[str]:
@@ -83,9 +85,11 @@ def project(tmp_path) -> Path:
     child, parent, override = root / "themes" / "child", root / "themes" / "parent", root / "override"
     write(child / "theme.yaml", "name: child\nextends: parent\n")
     write(parent / "theme.yaml", "name: parent\n")
-    for layer, directory, names in (("override", override, ["404.html"]),
-                                    ("child", child, ["404.html", "runs.html"]),
-                                    ("parent", parent, ["404.html", "runs.html", "missions.html"])):
+    for layer, directory, names in (
+        ("override", override, ["404.html"]),
+        ("child", child, ["404.html", "runs.html"]),
+        ("parent", parent, ["404.html", "runs.html", "missions.html"]),
+    ):
         for name in names:
             write(directory / "templates" / name, marker(layer, name))
     return root
@@ -102,8 +106,9 @@ def test_a_theme_without_extends_ends_at_default(project):
 
 
 def test_the_most_specific_layer_wins_page_by_page(project, export):
-    site = build_pages(small_export(export), project / "site", root=project, theme="child",
-                       theme_dir=project / "override")
+    site = build_pages(
+        small_export(export), project / "site", root=project, theme="child", theme_dir=project / "override"
+    )
     assert layers(site["404.html"]) == ["override"]
     assert layers(site["runs/index.html"]) == ["child"]
     assert layers(site["missions/index.html"]) == ["parent"]
@@ -115,12 +120,15 @@ def test_the_most_specific_layer_wins_page_by_page(project, export):
 
 def test_an_override_base_extends_the_default_base_it_replaces(project, export):
     # themes/README.md: `default:NAME` names the default theme's own template, so base.html can extend itself.
-    write(project / "override" / "templates" / "base.html",
-          '{% extends "default:base.html" %}'
-          '{% block title %}Branded · {{ super() }}{% endblock %}'
-          '{% block head %}<meta name="layer" content="override-base">{% endblock %}')
-    site = build_pages(small_export(export), project / "site", root=project, theme="child",
-                       theme_dir=project / "override")
+    write(
+        project / "override" / "templates" / "base.html",
+        '{% extends "default:base.html" %}'
+        "{% block title %}Branded · {{ super() }}{% endblock %}"
+        '{% block head %}<meta name="layer" content="override-base">{% endblock %}',
+    )
+    site = build_pages(
+        small_export(export), project / "site", root=project, theme="child", theme_dir=project / "override"
+    )
     for path, doc in site.items():
         (title,) = doc.head().iter("title")
         assert title.text().startswith("Branded · "), path
@@ -131,11 +139,14 @@ def test_an_override_base_extends_the_default_base_it_replaces(project, export):
     assert layers(site["index.html"]) == ["override-base"]
 
 
-@pytest.mark.parametrize("themes, chosen, named", [
-    pytest.param({"a": "b", "b": "a"}, "a", ["a"], id="a-b-a"),
-    pytest.param({"a": "a"}, "a", ["a"], id="a-a"),
-    pytest.param({"a": "b", "b": "c", "c": "b"}, "a", ["b"], id="a-b-c-b"),
-])
+@pytest.mark.parametrize(
+    "themes, chosen, named",
+    [
+        pytest.param({"a": "b", "b": "a"}, "a", ["a"], id="a-b-a"),
+        pytest.param({"a": "a"}, "a", ["a"], id="a-a"),
+        pytest.param({"a": "b", "b": "c", "c": "b"}, "a", ["b"], id="a-b-c-b"),
+    ],
+)
 def test_an_extends_cycle_is_a_config_error(tmp_path, themes, chosen, named):
     root = tmp_path / "project"
     for name, parent in themes.items():
@@ -173,10 +184,13 @@ def test_an_extends_cycle_exits_2_from_the_cli_and_writes_nothing(tmp_path, expo
     assert not (root / "site").exists()
 
 
-@pytest.mark.parametrize("theme_yaml, missing", [
-    (None, "nope"),                      # the chosen theme does not exist
-    ("extends: ghost\n", "ghost"),       # the chosen theme extends one that does not exist
-])
+@pytest.mark.parametrize(
+    "theme_yaml, missing",
+    [
+        (None, "nope"),  # the chosen theme does not exist
+        ("extends: ghost\n", "ghost"),  # the chosen theme extends one that does not exist
+    ],
+)
 def test_a_missing_theme_is_named(tmp_path, export, monkeypatch, theme_yaml, missing):
     root = tmp_path / "project"
     chosen = "nope"
@@ -254,18 +268,30 @@ def nav(doc: kit.Document) -> list[tuple[str, str]]:
 
 def test_a_content_page_is_published_at_its_slug_and_in_the_nav_by_order(export, tmp_path):
     # Orders that contradict the alphabet: the nav follows `order` (default 100), not the titles.
-    site = content_build(export, tmp_path, {
-        "guide.md": "---\ntitle: Reading the board\norder: 5\n---\n# Medians\n\nText.\n\n## Ranges\n\nMore.\n",
-        "faq.md": "---\ntitle: Questions\nslug: faq-page\norder: 20\n---\nAnswers.\n",
-        "zz-notes.md": "No front matter at all.\n",  # title from the file name, order 100
-        "about.md": "---\ntitle: About\norder: 200\n---\nLast.\n",
-    })
-    assert {"reading-the-board/index.html", "faq-page/index.html", "zz-notes/index.html",
-            "about/index.html"} <= set(site)
-    expected = [("Agents", "index.html"), ("Missions", "missions/index.html"), ("Compare", "compare/index.html"),
-                ("Models", "models/index.html"), ("All runs", "runs/index.html"),
-                ("Reading the board", "reading-the-board/index.html"), ("Questions", "faq-page/index.html"),
-                ("Zz notes", "zz-notes/index.html"), ("About", "about/index.html")]
+    site = content_build(
+        export,
+        tmp_path,
+        {
+            "guide.md": "---\ntitle: Reading the board\norder: 5\n---\n# Medians\n\nText.\n\n## Ranges\n\nMore.\n",
+            "faq.md": "---\ntitle: Questions\nslug: faq-page\norder: 20\n---\nAnswers.\n",
+            "zz-notes.md": "No front matter at all.\n",  # title from the file name, order 100
+            "about.md": "---\ntitle: About\norder: 200\n---\nLast.\n",
+        },
+    )
+    assert {"reading-the-board/index.html", "faq-page/index.html", "zz-notes/index.html", "about/index.html"} <= set(
+        site
+    )
+    expected = [
+        ("Agents", "index.html"),
+        ("Missions", "missions/index.html"),
+        ("Compare", "compare/index.html"),
+        ("Models", "models/index.html"),
+        ("All runs", "runs/index.html"),
+        ("Reading the board", "reading-the-board/index.html"),
+        ("Questions", "faq-page/index.html"),
+        ("Zz notes", "zz-notes/index.html"),
+        ("About", "about/index.html"),
+    ]
     assert nav(site["index.html"]) == expected
     # From a page one level down, the same entries link relatively.
     assert nav(site["faq-page/index.html"])[0] == ("Agents", "../index.html")
@@ -286,20 +312,23 @@ def test_content_markdown_keeps_raw_html_escaped(export, tmp_path):
     assert all(s.get("src") for s in page.all("script"))  # only the site's own script, no inline one
 
 
-@pytest.mark.parametrize("name, text, key, words", [
-    ("unknown.md", "---\ntitle: A\ntitel: B\n---\nx\n", "titel", "unknown key"),
-    ("title.md", "---\ntitle: 5\n---\nx\n", "title", "expected a string"),
-    ("title-list.md", "---\ntitle: [a, b]\n---\nx\n", "title", "expected a string"),
-    ("slug.md", "---\ntitle: A\nslug: 7\n---\nx\n", "slug", "expected a string"),
-    ("order.md", "---\ntitle: A\norder: first\n---\nx\n", "order", "expected a whole number"),
-    ("order-float.md", "---\ntitle: A\norder: 1.5\n---\nx\n", "order", "expected a whole number"),
-    ("order-bool.md", "---\ntitle: A\norder: true\n---\nx\n", "order", "expected a whole number"),
-    ("template-path.md", "---\ntitle: A\ntemplate: partials/cards.html\n---\nx\n", "template", "file name"),
-    ("template-up.md", "---\ntitle: A\ntemplate: ../base.html\n---\nx\n", "template", "file name"),
-    ("template-default.md", "---\ntitle: A\ntemplate: \"default:page.html\"\n---\nx\n", "template", "file name"),
-    ("open.md", "---\ntitle: A\n\nbody, and the front matter never closes\n", "front matter", "never ends"),
-    ("mapping.md", "---\n- a\n- b\n---\nx\n", "front matter", "expected a mapping"),
-])
+@pytest.mark.parametrize(
+    "name, text, key, words",
+    [
+        ("unknown.md", "---\ntitle: A\ntitel: B\n---\nx\n", "titel", "unknown key"),
+        ("title.md", "---\ntitle: 5\n---\nx\n", "title", "expected a string"),
+        ("title-list.md", "---\ntitle: [a, b]\n---\nx\n", "title", "expected a string"),
+        ("slug.md", "---\ntitle: A\nslug: 7\n---\nx\n", "slug", "expected a string"),
+        ("order.md", "---\ntitle: A\norder: first\n---\nx\n", "order", "expected a whole number"),
+        ("order-float.md", "---\ntitle: A\norder: 1.5\n---\nx\n", "order", "expected a whole number"),
+        ("order-bool.md", "---\ntitle: A\norder: true\n---\nx\n", "order", "expected a whole number"),
+        ("template-path.md", "---\ntitle: A\ntemplate: partials/cards.html\n---\nx\n", "template", "file name"),
+        ("template-up.md", "---\ntitle: A\ntemplate: ../base.html\n---\nx\n", "template", "file name"),
+        ("template-default.md", '---\ntitle: A\ntemplate: "default:page.html"\n---\nx\n', "template", "file name"),
+        ("open.md", "---\ntitle: A\n\nbody, and the front matter never closes\n", "front matter", "never ends"),
+        ("mapping.md", "---\n- a\n- b\n---\nx\n", "front matter", "expected a mapping"),
+    ],
+)
 def test_a_front_matter_error_names_the_file_and_the_key(export, tmp_path, name, text, key, words):
     message = build_error(export, tmp_path, {name: text, "fine.md": "---\ntitle: Fine\n---\nok\n"})
     assert name in message and key in message and words in message, message
@@ -316,11 +345,20 @@ def test_every_content_error_is_reported_at_once(export, tmp_path):
     assert "one.md" in message and "two.md" in message
 
 
-@pytest.mark.parametrize("front, slug", [
-    ("slug: agents", "agents"), ("slug: runs", "runs"), ("slug: api", "api"), ("slug: missions", "missions"),
-    ("slug: assets", "assets"), ("slug: \"404\"", "404"), ("slug: Runs", "runs"), ("title: API", "api"),
-    ("title: Agents", "agents"),
-])
+@pytest.mark.parametrize(
+    "front, slug",
+    [
+        ("slug: agents", "agents"),
+        ("slug: runs", "runs"),
+        ("slug: api", "api"),
+        ("slug: missions", "missions"),
+        ("slug: assets", "assets"),
+        ('slug: "404"', "404"),
+        ("slug: Runs", "runs"),
+        ("title: API", "api"),
+        ("title: Agents", "agents"),
+    ],
+)
 def test_a_reserved_slug_is_refused(export, tmp_path, front, slug):
     message = build_error(export, tmp_path, {"mine.md": f"---\n{front}\n---\nx\n"})
     assert "mine.md" in message and f"{slug!r}" in message and "reserved" in message
@@ -330,7 +368,7 @@ def test_a_reserved_slug_is_refused(export, tmp_path, front, slug):
 def test_every_route_of_the_site_is_refused_as_a_content_slug(export, tmp_path, section):
     """Issue 19.1: the reserved slugs are the first segments of routes.py's routes, so `compare`, `models`,
     `changes` and `badges` are refused at load like `agents` (they once passed and failed while writing)."""
-    message = build_error(export, tmp_path, {"mine.md": f"---\nslug: \"{section}\"\n---\nx\n"})
+    message = build_error(export, tmp_path, {"mine.md": f'---\nslug: "{section}"\n---\nx\n'})
     assert "mine.md" in message and f"{section!r}" in message and "reserved" in message
 
 
@@ -359,10 +397,14 @@ def test_every_path_of_a_site_is_one_of_the_routes(export, tmp_path):
 
 
 def test_two_pages_with_one_slug_are_refused_naming_both(export, tmp_path):
-    message = build_error(export, tmp_path, {
-        "a-first.md": "---\ntitle: Guide\n---\nx\n",          # slug from the title: guide
-        "b-second.md": "---\ntitle: Other\nslug: Guide\n---\ny\n",  # slugged: guide
-    })
+    message = build_error(
+        export,
+        tmp_path,
+        {
+            "a-first.md": "---\ntitle: Guide\n---\nx\n",  # slug from the title: guide
+            "b-second.md": "---\ntitle: Other\nslug: Guide\n---\ny\n",  # slugged: guide
+        },
+    )
     assert "a-first.md" in message and "b-second.md" in message and "'guide'" in message
 
 

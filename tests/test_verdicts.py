@@ -33,8 +33,21 @@ _serial = count(1)
 _clock = count(0)
 
 
-def run(score=None, *, det=None, judge=None, conf=A, kind="graded", mission="jwt", version="1.0.0", current=True,
-        started="next", judge_upper=None, run_id=None, **extra) -> ProgressRun:
+def run(
+    score=None,
+    *,
+    det=None,
+    judge=None,
+    conf=A,
+    kind="graded",
+    mission="jwt",
+    version="1.0.0",
+    current=True,
+    started="next",
+    judge_upper=None,
+    run_id=None,
+    **extra,
+) -> ProgressRun:
     """A run at the next minute; ``score`` sets both halves (and so the overall) alike."""
     scored = kind in ("graded", "partial_judge", "timed_out", "no_judge", "stopped")
     if scored and score is None and det is None:
@@ -48,13 +61,20 @@ def run(score=None, *, det=None, judge=None, conf=A, kind="graded", mission="jwt
         overall = 0.5 * det + 0.5 * (judge or 0.0)
     partial = judge_upper is not None
     fields = dict(
-        run_id=run_id or f"{next(_serial):032x}", mission=mission, version=version, current=current,
-        started=T0 + timedelta(minutes=next(_clock)) if started == "next" else started, kind=kind,
+        run_id=run_id or f"{next(_serial):032x}",
+        mission=mission,
+        version=version,
+        current=current,
+        started=T0 + timedelta(minutes=next(_clock)) if started == "next" else started,
+        kind=kind,
         overall=overall,
         overall_upper=(0.5 * det + 0.5 * judge_upper) if partial else overall,
-        deterministic=det if scored else None, judge=judge if scored else None,
-        judge_upper=judge_upper, judge_status="partial" if partial else ("unavailable" if kind == "no_judge" else "ok"),
-        configuration=conf)
+        deterministic=det if scored else None,
+        judge=judge if scored else None,
+        judge_upper=judge_upper,
+        judge_status="partial" if partial else ("unavailable" if kind == "no_judge" else "ok"),
+        configuration=conf,
+    )
     fields.update(extra)
     return ProgressRun(**fields)
 
@@ -77,6 +97,7 @@ HIGH = [0.60, 0.62, 0.58, 0.61, 0.59, 0.63, 0.60, 0.57]
 
 
 # --- verdicts of one series at one step (§2) --------------------------------------------------
+
 
 def test_improved():
     cell = only_cell(progress_of(runs_of(LOW, conf=A) + runs_of(HIGH, conf=B)))
@@ -133,8 +154,9 @@ def test_steady_within_twice_delta():
 
 def test_unclear_when_nothing_is_earned():
     # five a side, wide spread: no move, and the 90% interval is far wider than 2·delta
-    step = only_cell(progress_of(runs_of([0.1, 0.9, 0.5, 0.3, 0.7], conf=A)
-                                 + runs_of([0.2, 0.8, 0.6, 0.4, 0.95], conf=B))).newest_step
+    step = only_cell(
+        progress_of(runs_of([0.1, 0.9, 0.5, 0.3, 0.7], conf=A) + runs_of([0.2, 0.8, 0.6, 0.4, 0.95], conf=B))
+    ).newest_step
     for name in vd.SERIES:
         s = step.series(name)
         assert (s.verdict, s.reasons, s.steady_within) == ("unclear", (), None)
@@ -154,8 +176,11 @@ def test_too_few_runs_says_how_many():
 
 def test_not_comparable_when_the_judge_model_changed_and_the_checks_still_decide():
     step = only_cell(progress_of(runs_of(LOW, conf=A) + runs_of(HIGH, conf=B_NEW_JUDGE))).newest_step
-    assert (step.overall.verdict, step.judge.verdict, step.checks.verdict) == \
-        ("not_comparable", "not_comparable", "improved")
+    assert (step.overall.verdict, step.judge.verdict, step.checks.verdict) == (
+        "not_comparable",
+        "not_comparable",
+        "improved",
+    )
     assert step.changed == ("agent_version", "judge_model")
     assert step.attribution is None
     assert step.overall.shift is not None  # figures are still published
@@ -182,6 +207,7 @@ def test_thresholds_are_compared_on_six_places():
 
 
 # --- the guards ------------------------------------------------------------------------------------
+
 
 def test_partial_judge_turns_a_move_unclear():
     """The older side's judge was partial with a high upper bound: on the upper values it is no move."""
@@ -257,6 +283,7 @@ def test_both_guards_fail_in_order():
 
 # --- attribution --------------------------------------------------------------------------------------
 
+
 def attribution_of(old_det, old_judge, new_det, new_judge):
     rng = random.Random(1)
     noise = [rng.uniform(-0.01, 0.01) for _ in range(16)]
@@ -282,11 +309,15 @@ def test_attribution_checks_judge_both_neither_and_null():
 
 # --- §1: cells, segments, counting ------------------------------------------------------------------
 
+
 def test_left_out_runs_counted_in_their_segment_or_unplaced():
-    runs = (runs_of(LOW, conf=A) + [run(0.2, conf=A, kind="stopped"), run(kind="infra_failed", conf=A),
-                                    run(kind="infra_failed", conf=A)]
-            + runs_of(HIGH, conf=B) + [run(kind="grading", conf=B)]
-            + [run(kind="unknown", conf=None), run(kind="grading_failed", conf=C), run(kind="infra_failed", conf=None)])
+    runs = (
+        runs_of(LOW, conf=A)
+        + [run(0.2, conf=A, kind="stopped"), run(kind="infra_failed", conf=A), run(kind="infra_failed", conf=A)]
+        + runs_of(HIGH, conf=B)
+        + [run(kind="grading", conf=B)]
+        + [run(kind="unknown", conf=None), run(kind="grading_failed", conf=C), run(kind="infra_failed", conf=None)]
+    )
     cell = only_cell(progress_of(runs))
     assert [dict(s.left_out) for s in cell.segments] == [{"stopped": 1, "infra_failed": 2}, {"grading": 1}]
     assert dict(cell.left_out_unplaced) == {"infra_failed": 1, "grading_failed": 1, "unknown": 1}
@@ -307,13 +338,20 @@ def test_counted_runs_without_conditions_are_one_null_configuration():
     assert dict(cell.segments[0].left_out) == {"stopped": 1} and dict(cell.left_out_unplaced) == {"stopped": 1}
     doc = progress_document(progress_of(runs))
     assert doc["cells"][0]["segments"][0]["configuration"] == {
-        "agent_version": None, "model": None, "judge_model": None, "budget_seconds": None}
+        "agent_version": None,
+        "model": None,
+        "judge_model": None,
+        "budget_seconds": None,
+    }
 
 
 def test_series_membership_by_kind():
-    runs = (runs_of([0.5] * 3, conf=A) + [run(0.4, conf=A, kind="timed_out"), run(0.4, conf=A, kind="partial_judge",
-                                                                                    judge_upper=0.6),
-                                          run(0.9, conf=A, kind="no_judge"), run(0.9, conf=A, kind="stopped")])
+    runs = runs_of([0.5] * 3, conf=A) + [
+        run(0.4, conf=A, kind="timed_out"),
+        run(0.4, conf=A, kind="partial_judge", judge_upper=0.6),
+        run(0.9, conf=A, kind="no_judge"),
+        run(0.9, conf=A, kind="stopped"),
+    ]
     seg = only_cell(progress_of(runs)).segments[0]
     assert dict(seg.runs) == {"overall": 5, "checks": 6, "judge": 5}
     assert dict(seg.left_out) == {"stopped": 1}
@@ -321,8 +359,11 @@ def test_series_membership_by_kind():
 
 
 def test_undated_runs_are_in_no_segment_and_no_left_out_count():
-    runs = runs_of(LOW, conf=A) + [run(0.9, conf=A, started=None), run(kind="infra_failed", started=None),
-                                   run(0.1, conf=B, started=None)]
+    runs = runs_of(LOW, conf=A) + [
+        run(0.9, conf=A, started=None),
+        run(kind="infra_failed", started=None),
+        run(0.1, conf=B, started=None),
+    ]
     cell = only_cell(progress_of(runs))
     assert cell.undated == 3
     assert len(cell.segments) == 1 and cell.segments[0].runs["overall"] == 8
@@ -332,7 +373,9 @@ def test_undated_runs_are_in_no_segment_and_no_left_out_count():
 def test_a_cell_with_only_undated_or_left_out_runs_exists():
     p = progress_of([run(kind="infra_failed", mission="m2"), run(0.5, mission="m3", started=None)])
     assert [(c.mission, len(c.segments), dict(c.left_out_unplaced), c.undated) for c in p.cells] == [
-        ("m2", 0, {"infra_failed": 1}, 0), ("m3", 0, {}, 1)]
+        ("m2", 0, {"infra_failed": 1}, 0),
+        ("m3", 0, {}, 1),
+    ]
     assert p.segments == () and p.steps == () and p.newest_segment is None
     assert headline(p)["reason"] == "no_counted_runs"
 
@@ -357,8 +400,11 @@ def test_alternating_models_make_two_segments_not_forty():
 
 
 def test_older_versions_are_cells_of_their_own_and_no_part_of_agent_segments():
-    runs = (runs_of(LOW, conf=A, version="1.0.0", current=False) + runs_of(HIGH, conf=B, version="1.0.0", current=False)
-            + runs_of(LOW, conf=C, version="1.2.0"))
+    runs = (
+        runs_of(LOW, conf=A, version="1.0.0", current=False)
+        + runs_of(HIGH, conf=B, version="1.0.0", current=False)
+        + runs_of(LOW, conf=C, version="1.2.0")
+    )
     p = progress_of(runs)
     assert [(c.version, c.current, len(c.steps)) for c in p.cells] == [("1.0.0", False, 1), ("1.2.0", True, 0)]
     assert [s.configuration for s in p.segments] == [C]  # only current versions
@@ -366,10 +412,23 @@ def test_older_versions_are_cells_of_their_own_and_no_part_of_agent_segments():
 
 
 def test_cells_sorted_by_mission_then_version_oldest_first():
-    runs = [run(0.5, mission=m, version=v, current=cur) for m, v, cur in
-            [("b", "1.10.0", True), ("b", "1.9.0", False), ("a", "r3", False), ("a", "2.0.0", True), ("b", "1.9.1", False)]]
+    runs = [
+        run(0.5, mission=m, version=v, current=cur)
+        for m, v, cur in [
+            ("b", "1.10.0", True),
+            ("b", "1.9.0", False),
+            ("a", "r3", False),
+            ("a", "2.0.0", True),
+            ("b", "1.9.1", False),
+        ]
+    ]
     assert [(c.mission, c.version) for c in progress_of(runs).cells] == [
-        ("a", "r3"), ("a", "2.0.0"), ("b", "1.9.0"), ("b", "1.9.1"), ("b", "1.10.0")]
+        ("a", "r3"),
+        ("a", "2.0.0"),
+        ("b", "1.9.0"),
+        ("b", "1.9.1"),
+        ("b", "1.10.0"),
+    ]
 
 
 def test_runs_are_ordered_by_start_then_run_id():
@@ -392,13 +451,19 @@ def test_instants_one_float_apart_keep_their_order():
 
 
 def test_agent_segments_ordered_by_first_run_over_all_current_cells():
-    runs = (runs_of([0.5] * 3, conf=B, mission="m2") + runs_of([0.5] * 3, conf=A, mission="m2")
-            + runs_of([0.5] * 3, conf=A, mission="m1") + runs_of([0.5] * 3, conf=C, mission="m1"))
+    runs = (
+        runs_of([0.5] * 3, conf=B, mission="m2")
+        + runs_of([0.5] * 3, conf=A, mission="m2")
+        + runs_of([0.5] * 3, conf=A, mission="m1")
+        + runs_of([0.5] * 3, conf=C, mission="m1")
+    )
     p = progress_of(runs)
     assert [s.configuration for s in p.segments] == [B, A, C]
-    assert [dict(s.runs) for s in p.segments] == [{"overall": 3, "checks": 3, "judge": 3},
-                                                   {"overall": 6, "checks": 6, "judge": 6},
-                                                   {"overall": 3, "checks": 3, "judge": 3}]
+    assert [dict(s.runs) for s in p.segments] == [
+        {"overall": 3, "checks": 3, "judge": 3},
+        {"overall": 6, "checks": 6, "judge": 6},
+        {"overall": 3, "checks": 3, "judge": 3},
+    ]
     # A's first run is in m2, its last in m1 (cells are read m1 first)
     assert p.segments[1].first_run_id == runs[3].run_id and p.segments[1].last_run_id == runs[8].run_id
     # m2's cell has B before A; the agent step A → C has m1 only as a stratum, B → A has m2 only
@@ -408,10 +473,13 @@ def test_agent_segments_ordered_by_first_run_over_all_current_cells():
 
 # --- §4: shifts in a cell --------------------------------------------------------------------------------
 
+
 def test_a_shift_with_no_named_cause_is_published_with_its_start_run():
     rng = random.Random(15)
-    runs = runs_of([round(rng.uniform(0.3, 0.4), 3) for _ in range(15)] +
-                   [round(rng.uniform(0.6, 0.7), 3) for _ in range(15)], conf=A)
+    runs = runs_of(
+        [round(rng.uniform(0.3, 0.4), 3) for _ in range(15)] + [round(rng.uniform(0.6, 0.7), 3) for _ in range(15)],
+        conf=A,
+    )
     cell = only_cell(progress_of(runs))
     assert [(s.segment, s.start_run_id) for s in cell.shifts] == [(0, runs[15].run_id)]
     assert cell.shifts[0].interval[0] > 0 and cell.shifts[0].shift >= 0.2
@@ -439,6 +507,7 @@ def test_no_shift_in_a_flat_segment_or_on_the_checks_alone():
 
 # --- §3: agent steps ---------------------------------------------------------------------------------------
 
+
 def agent_fixture(per_mission):
     """per_mission: {mission: (old scores, new scores)} for configurations A → B, interleaved in time."""
     runs = []
@@ -464,8 +533,13 @@ def test_agent_step_improved_with_its_tally():
         assert stratum.step == p.cell(stratum.mission, "1.0.0").newest_step.overall
     assert dict(step.judge.tally) == {"improved": 2, "steady": 1}
     h = headline(p)
-    assert (h["verdict"], h["changed"], h["tally"], h["strata"], h["segments"]) == \
-        ("improved", ["agent_version"], {"improved": 2, "steady": 1}, 3, 2)
+    assert (h["verdict"], h["changed"], h["tally"], h["strata"], h["segments"]) == (
+        "improved",
+        ["agent_version"],
+        {"improved": 2, "steady": 1},
+        3,
+        2,
+    )
     assert h["to"]["agent_version"] == "v2" and h["from"]["agent_version"] == "v1" and h["reason"] is None
 
 
@@ -479,8 +553,13 @@ def test_agent_step_mixed_names_the_strata():
 def test_agent_step_regressed_and_steady():
     assert agent_fixture({"m1": (HIGH, LOW), "m2": (HIGH, LOW)}).newest_step.overall.verdict == "regressed"
     rng = random.Random(5)
-    flat = {f"m{i}": ([round(0.5 + rng.uniform(-0.03, 0.03), 3) for _ in range(30)],
-                      [round(0.5 + rng.uniform(-0.03, 0.03), 3) for _ in range(30)]) for i in range(3)}
+    flat = {
+        f"m{i}": (
+            [round(0.5 + rng.uniform(-0.03, 0.03), 3) for _ in range(30)],
+            [round(0.5 + rng.uniform(-0.03, 0.03), 3) for _ in range(30)],
+        )
+        for i in range(3)
+    }
     flat["m9"] = ([0.5] * 3, [0.2] * 3)  # too few runs: not one of "every such stratum"
     step = agent_fixture(flat).newest_step
     assert step.overall.verdict == "steady"
@@ -558,16 +637,26 @@ def test_the_mission_mix_trap():
 
 # --- order, guards against input, the document ---------------------------------------------------------------
 
+
 def mixed_fixture():
     rng = random.Random(21)
     runs = []
     for mission in ("m1", "m2", "m3"):
         for conf, base in ((A, 0.3), (B, 0.5), (C, 0.45)):
             for _ in range(14):
-                kind = rng.choice(["graded"] * 6 + ["timed_out", "no_judge", "stopped", "infra_failed", "partial_judge"])
+                kind = rng.choice(
+                    ["graded"] * 6 + ["timed_out", "no_judge", "stopped", "infra_failed", "partial_judge"]
+                )
                 s = round(min(1, max(0, base + rng.uniform(-0.1, 0.1))), 3)
-                runs.append(run(s, conf=conf, mission=mission, kind=kind,
-                                judge_upper=min(1, s + 0.2) if kind == "partial_judge" else None))
+                runs.append(
+                    run(
+                        s,
+                        conf=conf,
+                        mission=mission,
+                        kind=kind,
+                        judge_upper=min(1, s + 0.2) if kind == "partial_judge" else None,
+                    )
+                )
     runs += [run(0.4, mission="m1", started=None), run(kind="unknown", conf=None, mission="m2")]
     return runs
 
@@ -596,16 +685,19 @@ def test_shuffling_runs_inside_a_segment_changes_only_what_time_order_decides():
     assert one.verdict == two.verdict == "improved"
 
 
-@pytest.mark.parametrize("change, field", [
-    (dict(started=datetime(2026, 9, 1)), "started"),
-    (dict(overall=None), "overall"),
-    (dict(judge=1.5), "judge"),
-    (dict(deterministic="0.5"), "deterministic"),
-    (dict(kind="not_a_run"), "kind"),
-    (dict(run_id=None), "run_id"),
-    (dict(current=False), "current"),
-    (dict(judge_upper=0.1, judge_status="partial"), "judge_upper"),
-])
+@pytest.mark.parametrize(
+    "change, field",
+    [
+        (dict(started=datetime(2026, 9, 1)), "started"),
+        (dict(overall=None), "overall"),
+        (dict(judge=1.5), "judge"),
+        (dict(deterministic="0.5"), "deterministic"),
+        (dict(kind="not_a_run"), "kind"),
+        (dict(run_id=None), "run_id"),
+        (dict(current=False), "current"),
+        (dict(judge_upper=0.1, judge_status="partial"), "judge_upper"),
+    ],
+)
 def test_bad_input_names_the_run_and_the_field(change, field):
     runs = runs_of(LOW, conf=A)
     runs[3] = replace(runs[3], **change)
@@ -633,17 +725,28 @@ def test_the_document_has_the_keys_of_section_6():
     doc = progress_document(p)
     json.dumps(doc, allow_nan=False)
     assert set(doc) == {"schema", "agent", "name", "slug", "method", "headline", "segments", "steps", "cells"}
-    assert doc["schema"] == "podium.progress/1" and (doc["agent"], doc["name"], doc["slug"]) == ("a1", "Kestrel",
-                                                                                                  "kestrel")
-    assert doc["method"] == {"alpha_change": 0.01, "alpha_steady": 0.1, "n_min": 5, "exact_max": 50,
-                             "delta": {"overall": 0.05, "checks": 0.1, "judge": 0.1},
-                             "steady_bands": {"overall": [0.05, 0.1], "checks": [0.1, 0.2], "judge": [0.1, 0.2]},
-                             "shift_alpha": "0.01/(n-9)", "shift_delta": 0.05}
+    assert doc["schema"] == "podium.progress/1" and (doc["agent"], doc["name"], doc["slug"]) == (
+        "a1",
+        "Kestrel",
+        "kestrel",
+    )
+    assert doc["method"] == {
+        "alpha_change": 0.01,
+        "alpha_steady": 0.1,
+        "n_min": 5,
+        "exact_max": 50,
+        "delta": {"overall": 0.05, "checks": 0.1, "judge": 0.1},
+        "steady_bands": {"overall": [0.05, 0.1], "checks": [0.1, 0.2], "judge": [0.1, 0.2]},
+        "shift_alpha": "0.01/(n-9)",
+        "shift_delta": 0.05,
+    }
     assert set(doc["headline"]) == {"verdict", "shift", "changed", "tally"}
     conf = {"agent_version", "model", "judge_model", "budget_seconds"}
     step_keys = {"verdict", "reasons", "shift", "delta_median", "ci99", "ci90", "steady_within", "m", "n"}
     for seg in doc["segments"]:
-        assert set(seg) == {"configuration", "first_run_id", "last_run_id", "runs"} and set(seg["configuration"]) == conf
+        assert (
+            set(seg) == {"configuration", "first_run_id", "last_run_id", "runs"} and set(seg["configuration"]) == conf
+        )
     for step in doc["steps"]:
         assert set(step) == {"from", "to", "changed", "overall", "checks", "judge"}
         for name in ("overall", "checks"):
@@ -651,8 +754,16 @@ def test_the_document_has_the_keys_of_section_6():
             for stratum in step[name]["strata"]:
                 assert set(stratum) == {"mission", "version"} | step_keys
     for cell in doc["cells"]:
-        assert set(cell) == {"mission", "version", "current", "segments", "steps", "shifts", "left_out_unplaced",
-                             "undated"}
+        assert set(cell) == {
+            "mission",
+            "version",
+            "current",
+            "segments",
+            "steps",
+            "shifts",
+            "left_out_unplaced",
+            "undated",
+        }
         for seg in cell["segments"]:
             assert set(seg) == {"configuration", "first_run_id", "last_run_id", "runs", "left_out", "median"}
         for step in cell["steps"]:
@@ -670,11 +781,15 @@ SCHEMA = json.loads((Path(vd.__file__).parents[1] / "progress.schema.json").read
 
 @pytest.mark.parametrize("fixture", ["mixed", "agent", "partial", "empty", "one"])
 def test_the_document_matches_progress_schema_json(fixture):
-    runs = {"mixed": mixed_fixture,
-            "agent": lambda: [r for m in ("m1", "m2") for r in runs_of(LOW, conf=A, mission=m) + runs_of(HIGH, conf=B, mission=m)],
-            "partial": lambda: [run(s, conf=A, judge_upper=0.95) for s in LOW[:5]] + runs_of(HIGH[:5], conf=B_NEW_JUDGE),
-            "empty": lambda: [run(kind="infra_failed", conf=None)],
-            "one": lambda: runs_of(LOW, conf=A)}[fixture]()
+    runs = {
+        "mixed": mixed_fixture,
+        "agent": lambda: [
+            r for m in ("m1", "m2") for r in runs_of(LOW, conf=A, mission=m) + runs_of(HIGH, conf=B, mission=m)
+        ],
+        "partial": lambda: [run(s, conf=A, judge_upper=0.95) for s in LOW[:5]] + runs_of(HIGH[:5], conf=B_NEW_JUDGE),
+        "empty": lambda: [run(kind="infra_failed", conf=None)],
+        "one": lambda: runs_of(LOW, conf=A),
+    }[fixture]()
     doc = json.loads(json.dumps(progress_document(progress_of(runs)), allow_nan=False))
     jsonschema.Draft202012Validator.check_schema(SCHEMA)
     jsonschema.Draft202012Validator(SCHEMA).validate(doc)
@@ -696,20 +811,37 @@ def test_counts_of_zero_are_omitted():
 
 def test_headline_with_one_configuration_or_none():
     one = headline(progress_of(runs_of(LOW, conf=A)))
-    assert one == {"verdict": None, "shift": None, "changed": [], "tally": {}, "reason": "one_configuration",
-                   "reasons": [], "from": None, "to": A.as_json(), "strata": 0, "segments": 1}
+    assert one == {
+        "verdict": None,
+        "shift": None,
+        "changed": [],
+        "tally": {},
+        "reason": "one_configuration",
+        "reasons": [],
+        "from": None,
+        "to": A.as_json(),
+        "strata": 0,
+        "segments": 1,
+    }
     assert headline(progress_of([]))["reason"] == "no_counted_runs"
 
 
 def test_glyphs_and_words():
     assert {v: g for v, (g, _) in vd.VERDICT_SIGNS.items()} == {
-        "improved": "▲", "regressed": "▼", "steady": "＝", "mixed": "◆", "unclear": "?", "too_few_runs": "…",
-        "not_comparable": "≠"}
+        "improved": "▲",
+        "regressed": "▼",
+        "steady": "＝",
+        "mixed": "◆",
+        "unclear": "?",
+        "too_few_runs": "…",
+        "not_comparable": "≠",
+    }
     assert all(word for _, word in vd.VERDICT_SIGNS.values())
     assert set(vd.VERDICT_SIGNS) == set(vd.VERDICTS)
 
 
 # --- the whole step against the rule written out -----------------------------------------------------------------
+
 
 def ref_verdict(series, judge_changed, x, y):
     """§2 steps 1–5 by brute force: (verdict, steady_within, shift, ci99, ci90)."""
@@ -762,11 +894,16 @@ side = st.lists(st.tuples(st.integers(0, 20).map(lambda i: i / 20), st.integers(
 def test_the_step_is_the_rule_written_out(old, new, lift):
     """Random segments (a lift on the newer side makes moves common; an upper bound on some runs)."""
     a = [run(v, conf=A, judge_upper=min(1.0, v + u / 10) if u == 4 else None) for v, u in old]
-    b = [run(min(1.0, max(0.0, v + lift)), conf=B, judge_upper=min(1.0, max(0.0, v + lift) + u / 10) if u == 4 else None)
-         for v, u in new]
+    b = [
+        run(min(1.0, max(0.0, v + lift)), conf=B, judge_upper=min(1.0, max(0.0, v + lift) + u / 10) if u == 4 else None)
+        for v, u in new
+    ]
     step = only_cell(progress_of(a + b)).newest_step
-    for series, values, uppers in (("overall", "overall", "overall_upper"), ("checks", "deterministic", "deterministic"),
-                                   ("judge", "judge", "judge")):
+    for series, values, uppers in (
+        ("overall", "overall", "overall_upper"),
+        ("checks", "deterministic", "deterministic"),
+        ("judge", "judge", "judge"),
+    ):
         x, y = [getattr(r, values) for r in a], [getattr(r, values) for r in b]
         if series == "judge":
             xu = [r.judge_upper if r.judge_upper is not None else r.judge for r in a]
@@ -774,8 +911,9 @@ def test_the_step_is_the_rule_written_out(old, new, lift):
         else:
             xu, yu = [getattr(r, uppers) for r in a], [getattr(r, uppers) for r in b]
         got = step.series(series)
-        assert (got.verdict, got.reasons, got.shift, got.ci99, got.ci90, got.steady_within) == \
-            ref_step(series, x, y, xu, yu)
+        assert (got.verdict, got.reasons, got.shift, got.ci99, got.ci90, got.steady_within) == ref_step(
+            series, x, y, xu, yu
+        )
 
 
 def ref_move(series, x, y):
@@ -784,13 +922,17 @@ def ref_move(series, x, y):
 
 
 @settings(max_examples=500, deadline=None)
-@given(st.lists(st.integers(0, 12).map(lambda i: i / 12), min_size=5, max_size=12),
-       st.lists(st.integers(0, 12).map(lambda i: i / 12), min_size=5, max_size=12),
-       st.sampled_from(vd.SERIES), st.booleans())
+@given(
+    st.lists(st.integers(0, 12).map(lambda i: i / 12), min_size=5, max_size=12),
+    st.lists(st.integers(0, 12).map(lambda i: i / 12), min_size=5, max_size=12),
+    st.sampled_from(vd.SERIES),
+    st.booleans(),
+)
 def test_a_guard_settled_from_the_steps_own_bounds_is_the_recomputation(x, y, series, from_newer):
     """_kept decides "the move stays without this run" from D(j) ≤ D'(j) ≤ D(j + r) when it can:
     whatever it decides must be what computing the smaller step decides."""
     from podium.count.ranktests import Sample
+
     xs, ys = Sample.of(x), Sample.of(y)
     diffs = Differences(xs, ys)
     for verdict in ("improved", "regressed"):
@@ -804,6 +946,7 @@ def test_a_guard_settled_from_the_steps_own_bounds_is_the_recomputation(x, y, se
 def test_a_guard_settled_without_recomputing():
     """A clear move keeps its verdict from the step's own order statistics, never building the smaller step."""
     from podium.count.ranktests import Sample
+
     xs, ys = Sample.of(LOW), Sample.of(HIGH)
 
     def never():
@@ -841,6 +984,7 @@ def test_agent_step_no_improvement_while_a_stratum_regressed():
 
 # --- budgets are a mission's (the reading in verdicts._agent_keys) -----------------------------
 
+
 def _on(budget: float, version: str) -> Configuration:
     return Configuration(version, "model-a", "judge-1", budget)
 
@@ -848,9 +992,12 @@ def _on(budget: float, version: str) -> Configuration:
 def test_missions_with_budgets_of_their_own_are_one_agent_configuration():
     """XORCISE sets the budget per mission: an agent whose two missions have 1,800 s and 3,600 s is one
     configuration across them, and its version change is one step compared on both missions."""
-    runs = (runs_of(LOW, conf=_on(1800.0, "v1"), mission="jwt") + runs_of(LOW, conf=_on(3600.0, "v1"), mission="smb")
-            + runs_of(HIGH, conf=_on(1800.0, "v2"), mission="jwt")
-            + runs_of(HIGH, conf=_on(3600.0, "v2"), mission="smb"))
+    runs = (
+        runs_of(LOW, conf=_on(1800.0, "v1"), mission="jwt")
+        + runs_of(LOW, conf=_on(3600.0, "v1"), mission="smb")
+        + runs_of(HIGH, conf=_on(1800.0, "v2"), mission="jwt")
+        + runs_of(HIGH, conf=_on(3600.0, "v2"), mission="smb")
+    )
     progress = progress_of(runs)
     assert len(progress.segments) == 2 and len(progress.steps) == 1
     step = progress.steps[0]
@@ -863,8 +1010,11 @@ def test_missions_with_budgets_of_their_own_are_one_agent_configuration():
 
 
 def test_a_budget_changed_on_one_mission_is_a_step_there_only():
-    runs = (runs_of(LOW, conf=_on(1800.0, "v1"), mission="jwt") + runs_of(LOW, conf=_on(3600.0, "v1"), mission="smb")
-            + runs_of(HIGH, conf=_on(2700.0, "v1"), mission="jwt"))
+    runs = (
+        runs_of(LOW, conf=_on(1800.0, "v1"), mission="jwt")
+        + runs_of(LOW, conf=_on(3600.0, "v1"), mission="smb")
+        + runs_of(HIGH, conf=_on(2700.0, "v1"), mission="jwt")
+    )
     progress = progress_of(runs)
     assert len(progress.steps) == 1
     step = progress.steps[0]
@@ -876,9 +1026,12 @@ def test_a_budget_changed_on_one_mission_is_a_step_there_only():
 def test_one_budget_everywhere_reads_as_the_plain_rule():
     """With the same budget on every mission, the budget's epochs are the budgets: a change of it everywhere
     is a step with budget_seconds changed, its values published."""
-    runs = (runs_of(LOW, conf=_on(1800.0, "v1"), mission="jwt") + runs_of(LOW, conf=_on(1800.0, "v1"), mission="smb")
-            + runs_of(HIGH, conf=_on(3600.0, "v1"), mission="jwt")
-            + runs_of(HIGH, conf=_on(3600.0, "v1"), mission="smb"))
+    runs = (
+        runs_of(LOW, conf=_on(1800.0, "v1"), mission="jwt")
+        + runs_of(LOW, conf=_on(1800.0, "v1"), mission="smb")
+        + runs_of(HIGH, conf=_on(3600.0, "v1"), mission="jwt")
+        + runs_of(HIGH, conf=_on(3600.0, "v1"), mission="smb")
+    )
     step = progress_of(runs).steps[0]
     assert step.changed == ("budget_seconds",)
     assert (step.from_.budget_seconds, step.to.budget_seconds) == (1800.0, 3600.0)

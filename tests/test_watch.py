@@ -20,8 +20,18 @@ WAIT = 30  # seconds: the longest one batch may take on a loaded machine
 
 
 def test_temporary_names_are_dot_entries_and_editors_files():
-    for name in (".xorcise-export-x1y2", ".about.md.swp", "about.md~", "#about.md#", "4913", "5036",
-                 "about.md.swp", "page.html___jb_tmp___", "x.tmp", ".#about.md"):
+    for name in (
+        ".xorcise-export-x1y2",
+        ".about.md.swp",
+        "about.md~",
+        "#about.md#",
+        "4913",
+        "5036",
+        "about.md.swp",
+        "page.html___jb_tmp___",
+        "x.tmp",
+        ".#about.md",
+    ):
         assert temporary(name), name
     for name in ("about.md", "a41d07c2", "result.json", "4914", "4913a", "12345678", "page.html", "#tag"):
         assert not temporary(name), name
@@ -33,32 +43,66 @@ def layout(tmp_path):
     root = tmp_path.resolve()
     for folder in ("export/a41d07c2", "content", "theme/templates", "theme/site", "theme/.podium-cache"):
         (root / folder).mkdir(parents=True)
-    inputs = Inputs.of(exports=[root / "export"], trees=[root / "theme"], pages=[root / "content"],
-                       files=[root / "podium.yaml"], ignored=[root / "theme" / "site", root / "theme" / ".podium-cache"])
+    inputs = Inputs.of(
+        exports=[root / "export"],
+        trees=[root / "theme"],
+        pages=[root / "content"],
+        files=[root / "podium.yaml"],
+        ignored=[root / "theme" / "site", root / "theme" / ".podium-cache"],
+    )
     return root, inputs
 
 
 def test_an_export_input_is_its_names_sidecars_and_each_runs_three_files(layout):
     root, inputs = layout
     export = f"{root}/export"
-    for rel in ("", "/runs.json", "/agents.json", "/a41d07c2", "/a41d07c2/result.json", "/a41d07c2/report.md",
-                "/a41d07c2/report.html", "/notes.txt", "/" + "ab" * 16 + "/result.json"):
+    for rel in (
+        "",
+        "/runs.json",
+        "/agents.json",
+        "/a41d07c2",
+        "/a41d07c2/result.json",
+        "/a41d07c2/report.md",
+        "/a41d07c2/report.html",
+        "/notes.txt",
+        "/" + "ab" * 16 + "/result.json",
+    ):
         assert inputs.relevant(export + rel), rel
-    for rel in ("/a41d07c2/events.jsonl", "/a41d07c2/traces.otlp.jsonl", "/a41d07c2/extra/result.json",
-                "/.xorcise-export-x1y2", "/.xorcise-export-x1y2/result.json", "/a41d07c2/.result.json.swp",
-                "/a41d07c2/result.json~", "/not-a-run/result.json", "/4913"):
+    for rel in (
+        "/a41d07c2/events.jsonl",
+        "/a41d07c2/traces.otlp.jsonl",
+        "/a41d07c2/extra/result.json",
+        "/.xorcise-export-x1y2",
+        "/.xorcise-export-x1y2/result.json",
+        "/a41d07c2/.result.json.swp",
+        "/a41d07c2/result.json~",
+        "/not-a-run/result.json",
+        "/4913",
+    ):
         assert not inputs.relevant(export + rel), rel
 
 
 def test_content_is_the_md_directly_inside_and_a_tree_is_every_file_but_output_and_cache(layout):
     root, inputs = layout
     assert inputs.relevant(f"{root}/content/about.md") and inputs.relevant(f"{root}/content")
-    for rel in ("content/notes.txt", "content/drafts/later.md", "content/.about.md.swp", "content/about.md~",
-                "content/#about.md#", "content/4913"):
+    for rel in (
+        "content/notes.txt",
+        "content/drafts/later.md",
+        "content/.about.md.swp",
+        "content/about.md~",
+        "content/#about.md#",
+        "content/4913",
+    ):
         assert not inputs.relevant(f"{root}/{rel}"), rel
     assert inputs.relevant(f"{root}/theme/templates/page.html") and inputs.relevant(f"{root}/theme/static/x.css")
-    for rel in ("theme/site", "theme/site/index.html", "theme/.podium-cache/pages.sqlite", "theme/.git/HEAD",
-                "theme/templates/.page.html.swp", "theme/templates/4913"):
+    for rel in (
+        "theme/site",
+        "theme/site/index.html",
+        "theme/.podium-cache/pages.sqlite",
+        "theme/.git/HEAD",
+        "theme/templates/.page.html.swp",
+        "theme/templates/4913",
+    ):
         assert not inputs.relevant(f"{root}/{rel}"), rel
     assert inputs.relevant(f"{root}/podium.yaml")
     assert not inputs.relevant(f"{root}/podium.yaml.bak~") and not inputs.relevant(f"{root}/site/index.html")
@@ -76,8 +120,12 @@ def test_a_change_to_an_input_root_or_above_it_is_structural(layout):
 def test_the_plan_watches_trees_whole_and_a_missing_input_through_the_directory_above(tmp_path):
     root = tmp_path.resolve()
     (root / "export" / "inner").mkdir(parents=True)
-    inputs = Inputs.of(exports=[root / "export"], trees=[root / "export" / "inner", root / "a" / "b" / "themes"],
-                       pages=[root / "content"], files=[root / "podium.yaml"])
+    inputs = Inputs.of(
+        exports=[root / "export"],
+        trees=[root / "export" / "inner", root / "a" / "b" / "themes"],
+        pages=[root / "content"],
+        files=[root / "podium.yaml"],
+    )
     recursive, flat = notify_plan(inputs)
     assert recursive == [str(root / "export")]  # inner is covered by its export's watch
     assert flat == [str(root)]  # content/, a/b/themes and podium.yaml: all through the project directory
@@ -219,8 +267,9 @@ def test_without_watchfiles_the_watcher_polls_and_says_why(project, monkeypatch)
     said = Said()
     watcher = Watcher(inputs, said)
     watcher.close()
-    assert watcher.mode == "poll" and said == ["podium serve: watching the inputs by polling: "
-                                               "watchfiles is not installed"]
+    assert watcher.mode == "poll" and said == [
+        "podium serve: watching the inputs by polling: watchfiles is not installed"
+    ]
 
 
 def test_notifications_that_cannot_start_fall_back_to_polling(project, monkeypatch):
@@ -265,8 +314,10 @@ def test_notifications_that_fail_while_running_hand_over_to_polling_as_a_change(
         failing.set()
         batch = take(watcher)  # the failure: every input, since events may have been lost
         assert watcher.mode == "poll" and str(root / "export") in batch
-        assert "by polling: notifications stopped working (RuntimeError: error in underlying watcher: queue overflow)" \
-               in said[-1]
+        assert (
+            "by polling: notifications stopped working (RuntimeError: error in underlying watcher: queue overflow)"
+            in said[-1]
+        )
         (root / "content" / "about.md").write_text("---\ntitle: About\n---\ny\n")
         assert take(watcher) == {f"{root}/content/about.md"}  # and polling goes on seeing changes
     finally:
@@ -297,4 +348,3 @@ def test_the_env_var_forces_polling(project, monkeypatch):
     watcher = Watcher(project[2], Said())
     watcher.close()
     assert watcher.mode == "notify"
-

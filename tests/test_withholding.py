@@ -22,12 +22,39 @@ from podium.render.markdown import render_report
 from podium.render.redact import Redactor
 from podium.render.withhold import withheld_ranges, withhold
 
-SECTIONS = ("Overview", "Scores", "Deterministic checks", "Judge rubric", "Artifacts", "Terrain", "Telemetry",
-            "Conditions")
+SECTIONS = (
+    "Overview",
+    "Scores",
+    "Deterministic checks",
+    "Judge rubric",
+    "Artifacts",
+    "Terrain",
+    "Telemetry",
+    "Conditions",
+)
 FORGERIES = (
-    "# {s}", "## {s}", "### {s}", "{s}\n===", "{s}\n---", "## {s} ##", "   ## {s}", "##\t{s}", "## {S}",
-    "```", "````", "~~~", "```\n## {s}\n```", "<div>\n## {s}", "<!--", "-->", "<pre>", "[ref]: https://x.example/{c}",
-    "| a | b |\n| --- | --- |\n| {c} | x |", "> ## {s}", "- ## {s}", "    ## {s}",
+    "# {s}",
+    "## {s}",
+    "### {s}",
+    "{s}\n===",
+    "{s}\n---",
+    "## {s} ##",
+    "   ## {s}",
+    "##\t{s}",
+    "## {S}",
+    "```",
+    "````",
+    "~~~",
+    "```\n## {s}\n```",
+    "<div>\n## {s}",
+    "<!--",
+    "-->",
+    "<pre>",
+    "[ref]: https://x.example/{c}",
+    "| a | b |\n| --- | --- |\n| {c} | x |",
+    "> ## {s}",
+    "- ## {s}",
+    "    ## {s}",
 )
 WITHHELD_POSITIONS = ("artifact", "checks_value", "checks_error", "terrain")
 PUBLISHED_POSITIONS = ("rubric_text", "rubric_reason", "judge_detail", "telemetry", "model")
@@ -57,47 +84,47 @@ def report(inject: dict[str, str]) -> str:
 | --- | --- |
 | **Overall** | **0.70 (70%)** |
 
-> {get('judge_detail', '')}
+> {get("judge_detail", "")}
 
 ## Deterministic checks
 
 | Result | Check | Weight | Op | Value | Blocked by | Error |
 | --- | --- | --- | --- | --- | --- | --- |
-| PASS | flag | 1.0 | equals | {get('checks_value', '')} | — | {get('checks_error', '')} |
+| PASS | flag | 1.0 | equals | {get("checks_value", "")} | — | {get("checks_error", "")} |
 
 ## Judge rubric
 
 ### recon — 1.00 (100%) (weight 1.0)
 
-{get('rubric_text', '')}
+{get("rubric_text", "")}
 
-> {get('rubric_reason', '')}
+> {get("rubric_reason", "")}
 
 ## Artifacts
 
 ### solve.sh (artifact)
 
 ```
-{get('artifact', '')}
+{get("artifact", "")}
 ```
 
 ## Terrain
 
 | Field | Value |
 | --- | --- |
-| Summary | {get('terrain', '')} |
+| Summary | {get("terrain", "")} |
 
 ## Telemetry
 
 | Field | Value |
 | --- | --- |
-| Warning | {get('telemetry', '')} |
+| Warning | {get("telemetry", "")} |
 
 ## Conditions
 
 | Field | Value |
 | --- | --- |
-| Agent model | m (disclosed); telemetry named {get('model', '')} |
+| Agent model | m (disclosed); telemetry named {get("model", "")} |
 
 ---
 

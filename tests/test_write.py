@@ -120,12 +120,15 @@ def _failing(after: int, error: BaseException):
     raise error
 
 
-@pytest.mark.parametrize("error, raised", [
-    (RuntimeError("template exploded on page 7"), RuntimeError),
-    (BuildError("page.html:3: template error: boom"), BuildError),
-    (OSError(28, "No space left on device"), BuildError),
-    (KeyboardInterrupt(), KeyboardInterrupt),
-])
+@pytest.mark.parametrize(
+    "error, raised",
+    [
+        (RuntimeError("template exploded on page 7"), RuntimeError),
+        (BuildError("page.html:3: template error: boom"), BuildError),
+        (OSError(28, "No space left on device"), BuildError),
+        (KeyboardInterrupt(), KeyboardInterrupt),
+    ],
+)
 def test_failed_build_leaves_the_old_site_untouched(area, error, raised):
     put(SITE_ONE, area / "site", area)
     before = snapshot(area / "site")
@@ -228,12 +231,20 @@ def test_a_file_written_into_a_site_during_an_update_survives(area):
     with pytest.raises(BuildError, match="appeared during the build") as caught:
         put(rendering(), area / "site", area)
     assert caught.value.exit_code == 3
-    assert snapshot(area / "site") == {**before, "agents": "dir", "agents/b": "dir",
-                                      "agents/b/index.html": hashlib.sha256(b"someone else's").hexdigest()}
+    assert snapshot(area / "site") == {
+        **before,
+        "agents": "dir",
+        "agents/b": "dir",
+        "agents/b/index.html": hashlib.sha256(b"someone else's").hexdigest(),
+    }
 
 
-UPDATE = {"index.html": b"<p>two</p>\n", "runs/a/index.html": b"a2\n", "runs/b/index.html": b"b\n",
-          "api": b"a file where a directory was\n"}
+UPDATE = {
+    "index.html": b"<p>two</p>\n",
+    "runs/a/index.html": b"a2\n",
+    "runs/b/index.html": b"b\n",
+    "api": b"a file where a directory was\n",
+}
 
 
 @pytest.mark.parametrize("failing", range(1, 10))
@@ -254,6 +265,7 @@ def test_an_update_failing_at_any_step_puts_the_old_site_back(area, monkeypatch,
             if len(steps) == failing:
                 raise OSError(5, "Input/output error")
             return real(*args)
+
         return step
 
     monkeypatch.setattr(write.os, "replace", flaky(os.replace))
@@ -306,8 +318,12 @@ def _refused(out: Path, area: Path, message: str, *, inputs=None, homes=None) ->
     watched = [p for p in {out, area} if p.exists() and p.resolve() != Path("/")]
     before = {p: snapshot(p) for p in watched}
     with pytest.raises(BuildError) as caught:
-        write_site(SITE_ONE.items(), out, inputs=[area / "export"] if inputs is None else inputs,
-                   homes=[area] if homes is None else homes)
+        write_site(
+            SITE_ONE.items(),
+            out,
+            inputs=[area / "export"] if inputs is None else inputs,
+            homes=[area] if homes is None else homes,
+        )
     assert message in caught.value.message
     assert caught.value.message.startswith(f"{out}: ")
     for path, snap in before.items():
@@ -373,8 +389,25 @@ def test_refuses_a_file_as_output(area):
     _refused(area / "site", area, "exists and is not a directory")
 
 
-@pytest.mark.parametrize("bad", ["../x", "/abs", "a/../b", "", ".", "..", "a//b", "a/", "./a", "a\\b",
-                                 ".hidden", "a/.podium-site", "sp ace.html", "a\x00b"])
+@pytest.mark.parametrize(
+    "bad",
+    [
+        "../x",
+        "/abs",
+        "a/../b",
+        "",
+        ".",
+        "..",
+        "a//b",
+        "a/",
+        "./a",
+        "a\\b",
+        ".hidden",
+        "a/.podium-site",
+        "sp ace.html",
+        "a\x00b",
+    ],
+)
 def test_unsafe_relative_paths_are_refused(area, bad):
     put(SITE_ONE, area / "site", area)
     before = snapshot(area)

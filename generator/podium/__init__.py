@@ -25,8 +25,13 @@ import importlib
 
 __version__ = "0.1.0"
 
-_API = {"build_site": "podium.build", "public_view": "podium.build", "Built": "podium.build",
-        "load_config": "podium.config", "Config": "podium.config"}
+_API = {
+    "build_site": "podium.build",
+    "public_view": "podium.build",
+    "Built": "podium.build",
+    "load_config": "podium.config",
+    "Config": "podium.config",
+}
 __all__ = ["__version__", *_API]
 
 

@@ -168,7 +168,7 @@ def _missions(value, errors: list[str]) -> dict[str, str]:
     out = {}
     for slug, entry in value.items():
         if not isinstance(entry, dict) or set(entry) != {"current"}:
-            errors.append(f"missions.{slug}: expected {{current: \"VERSION\"}}")
+            errors.append(f'missions.{slug}: expected {{current: "VERSION"}}')
             continue
         version = _string(entry["current"], f"missions.{slug}.current", errors)
         if version:

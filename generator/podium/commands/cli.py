@@ -62,8 +62,10 @@ def _report(board: Leaderboard | Outline, export: list[Path]) -> None:
     for problem in board.problems:
         say(f"problem: {problem}")
     counts = ", ".join(f"{n} {k}" for k, n in board.totals.counts.items() if n)
-    say(f"podium: {', '.join(map(str, export))}: {board.totals.runs} runs ({counts or 'none'}); "
-        f"{board.totals.not_a_run} not a run; {len(board.problems)} problem(s)")
+    say(
+        f"podium: {', '.join(map(str, export))}: {board.totals.runs} runs ({counts or 'none'}); "
+        f"{board.totals.not_a_run} not a run; {len(board.problems)} problem(s)"
+    )
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -76,26 +78,57 @@ def main() -> None:
 @EXPORT_ARG
 @click.option("--out", type=click.Path(path_type=Path), help="Output directory (default: site).")
 @CONFIG_OPT
-@click.option("--theme-dir", type=click.Path(path_type=Path),
-              help="Templates and static files that override the theme.")
+@click.option(
+    "--theme-dir", type=click.Path(path_type=Path), help="Templates and static files that override the theme."
+)
 @click.option("--strict", is_flag=True, help="Exit 1 and write nothing when any problem is found.")
-@click.option("--previous", type=click.Path(path_type=Path),
-              help="The previous publish (its summary.json, or the built site directory): publish what changed.")
-@click.option("--cache-dir", type=click.Path(path_type=Path),
-              help="The build cache (default: .podium-cache beside the output directory).")
+@click.option(
+    "--previous",
+    type=click.Path(path_type=Path),
+    help="The previous publish (its summary.json, or the built site directory): publish what changed.",
+)
+@click.option(
+    "--cache-dir",
+    type=click.Path(path_type=Path),
+    help="The build cache (default: .podium-cache beside the output directory).",
+)
 @click.option("--no-cache", is_flag=True, help="Neither read nor write the build cache.")
-@click.option("--host", type=click.Choice(list(HOSTS)), default=None,
-              help="Fail when the site would not fit this host (overrides `host:` in podium.yaml).")
-@click.option("--jobs", "-j", type=click.IntRange(min=1), default=None,
-              help="Worker processes for run pages (default: the machine's cores).")
+@click.option(
+    "--host",
+    type=click.Choice(list(HOSTS)),
+    default=None,
+    help="Fail when the site would not fit this host (overrides `host:` in podium.yaml).",
+)
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(min=1),
+    default=None,
+    help="Worker processes for run pages (default: the machine's cores).",
+)
 @click.option("--quiet", "-q", is_flag=True, help="Print only errors (problems are still in summary.json).")
 @click.option("--verbose", "-v", is_flag=True, help="Also print the size of each section and the largest files.")
-@click.option("--explain", is_flag=True,
-              help="Print why each page was rendered again (a new page, its run, report, template or settings "
-                   "changed, ...) and a count per reason.")
-def build(export: tuple[Path, ...], out: Path | None, config_path: Path | None, theme_dir: Path | None,
-          strict: bool, previous: Path | None, cache_dir: Path | None, no_cache: bool, host: str | None,
-          jobs: int | None, quiet: bool, verbose: bool, explain: bool) -> None:
+@click.option(
+    "--explain",
+    is_flag=True,
+    help="Print why each page was rendered again (a new page, its run, report, template or settings "
+    "changed, ...) and a count per reason.",
+)
+def build(
+    export: tuple[Path, ...],
+    out: Path | None,
+    config_path: Path | None,
+    theme_dir: Path | None,
+    strict: bool,
+    previous: Path | None,
+    cache_dir: Path | None,
+    no_cache: bool,
+    host: str | None,
+    jobs: int | None,
+    quiet: bool,
+    verbose: bool,
+    explain: bool,
+) -> None:
     """Build the site from EXPORT... (default: `export:` in podium.yaml; a run in several exports counts once,
     from the last)."""
     if quiet and (verbose or explain):
@@ -104,9 +137,16 @@ def build(export: tuple[Path, ...], out: Path | None, config_path: Path | None, 
     export = _export_path(export, config)
     bar = None if quiet else Progress()
     try:
-        built = build_site(config, export, strict=strict, previous=previous, progress=bar,
-                           cache_dir=None if no_cache else (cache_dir or config.out.parent / DEFAULT_CACHE),
-                           jobs=jobs or _cores(), explain=explain)
+        built = build_site(
+            config,
+            export,
+            strict=strict,
+            previous=previous,
+            progress=bar,
+            cache_dir=None if no_cache else (cache_dir or config.out.parent / DEFAULT_CACHE),
+            jobs=jobs or _cores(),
+            explain=explain,
+        )
     finally:
         if bar is not None:
             bar.finish()
@@ -124,8 +164,10 @@ def build(export: tuple[Path, ...], out: Path | None, config_path: Path | None, 
     meter = built.meter
     if (verbose or explain) and built.damaged:
         rows = ", ".join(f"{count:,} {row}" for row, count in built.damaged)
-        say(f"podium: cache: {sum(count for _, count in built.damaged):,} damaged row(s) ignored and made again "
-            f"({rows})")
+        say(
+            f"podium: cache: {sum(count for _, count in built.damaged):,} damaged row(s) ignored and made again "
+            f"({rows})"
+        )
     if verbose:
         for line in built.outline.details:  # the site's sections and largest files (kept when nothing changed)
             say(f"podium:   {line}")
@@ -133,8 +175,10 @@ def build(export: tuple[Path, ...], out: Path | None, config_path: Path | None, 
     if explain:
         _explain(built)
     if built.board is None:
-        say(f"podium: nothing changed since the last build; {built.target} stays as it was "
-            f"({built.outline.summary or f'{built.files} files'})")
+        say(
+            f"podium: nothing changed since the last build; {built.target} stays as it was "
+            f"({built.outline.summary or f'{built.files} files'})"
+        )
         return
     say(f"podium: wrote {meter.summary() if meter else built.files} to {built.target}")
 
@@ -142,8 +186,10 @@ def build(export: tuple[Path, ...], out: Path | None, config_path: Path | None, 
 def _explain(built: Built) -> None:
     """``build --explain``: why the build went on, each page rendered again and why, a count per reason."""
     if built.board is None:
-        say("podium: explain: nothing to render again: no input changed since the last build, "
-            "and the site is as it left it")
+        say(
+            "podium: explain: nothing to render again: no input changed since the last build, "
+            "and the site is as it left it"
+        )
         return
     say(f"podium: explain: the build went on: {'; '.join(built.build_why)}")
     counts: Counter[str] = Counter()
@@ -151,17 +197,25 @@ def _explain(built: Built) -> None:
         say(f"podium: explain: {path}: {'; '.join(why)}")
         counts.update(why)
     reasons = ", ".join(f"{n:,} {reason}" for reason, n in counts.most_common())
-    say(f"podium: explain: {len(built.why):,} page(s) rendered again" + (f" ({reasons})" if reasons else "")
-        + f"; {built.reused:,} reused")
+    say(
+        f"podium: explain: {len(built.why):,} page(s) rendered again"
+        + (f" ({reasons})" if reasons else "")
+        + f"; {built.reused:,} reused"
+    )
 
 
 @main.command()
 @click.argument("old", type=click.Path(path_type=Path))
 @click.argument("new", type=click.Path(path_type=Path))
 @click.option("--json", "as_json", is_flag=True, help="Print the change report as JSON instead of Markdown.")
-@click.option("--fail-on-drop", "drops", multiple=True, metavar="AGENT=PP",
-              help="Exit 1 when AGENT's median dropped by more than PP percentage points "
-                   "(AGENT: id, slug or name; * for every agent). Repeatable.")
+@click.option(
+    "--fail-on-drop",
+    "drops",
+    multiple=True,
+    metavar="AGENT=PP",
+    help="Exit 1 when AGENT's median dropped by more than PP percentage points "
+    "(AGENT: id, slug or name; * for every agent). Repeatable.",
+)
 def diff(old: Path, new: Path, as_json: bool, drops: tuple[str, ...]) -> None:
     """Report what changed from OLD to NEW (each a summary.json or a built site directory).
 
@@ -182,10 +236,20 @@ def diff(old: Path, new: Path, as_json: bool, drops: tuple[str, ...]) -> None:
 @main.command()
 @EXPORT_ARG
 @CONFIG_OPT
-@click.option("--json", "as_json", is_flag=True,
-              help="Print summary.json's `agents` list (`by_model` with --by model; [] when empty).")
-@click.option("--by", "by", type=click.Choice(["agent", "model"]), default="agent", show_default=True,
-              help="Rank agents, or the models their harnesses reported (runs on current mission versions).")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print summary.json's `agents` list (`by_model` with --by model; [] when empty).",
+)
+@click.option(
+    "--by",
+    "by",
+    type=click.Choice(["agent", "model"]),
+    default="agent",
+    show_default=True,
+    help="Rank agents, or the models their harnesses reported (runs on current mission versions).",
+)
 def rank(export: tuple[Path, ...], config_path: Path | None, as_json: bool, by: str) -> None:
     """Print the agents (or models) ranked by median, as on the site."""
     config = load_config(config_path)
@@ -226,8 +290,12 @@ def check(export: tuple[Path, ...], config_path: Path | None) -> None:
 @click.argument("agent")
 @EXPORT_ARG
 @CONFIG_OPT
-@click.option("--json", "as_json", is_flag=True,
-              help="Print the agent's progress file (api/results/progress/<slug>.json), byte for byte.")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Print the agent's progress file (api/results/progress/<slug>.json), byte for byte.",
+)
 def history(agent: str, export: tuple[Path, ...], config_path: Path | None, as_json: bool) -> None:
     """List AGENT's runs oldest to newest, then which way it is moving (AGENT: its name, id or slug)."""
     config = load_config(config_path)
@@ -257,8 +325,10 @@ def compare(agent_a: str, agent_b: str, export: tuple[Path, ...], config_path: P
     pair = pair_of(first, second)
     if pair is None:
         names = {a.agent: a.name for a in board.agents}
-        raise PodiumError(f"no comparison of {names[first]!r} and {names[second]!r}: they share no current mission "
-                          "version on which both have runs in the median")
+        raise PodiumError(
+            f"no comparison of {names[first]!r} and {names[second]!r}: they share no current mission "
+            "version on which both have runs in the median"
+        )
     if as_json:
         click.echo(dump_json(pair_dict(pair)).decode("utf-8"), nl=False)
     else:
@@ -268,8 +338,12 @@ def compare(agent_a: str, agent_b: str, export: tuple[Path, ...], config_path: P
 
 def _find_agent(board: Leaderboard, wanted: str) -> str:
     agents = board.agents
-    for match in (lambda a: a.agent == wanted, lambda a: a.slug == wanted, lambda a: a.name == wanted,
-                  lambda a: a.name.casefold() == wanted.casefold()):
+    for match in (
+        lambda a: a.agent == wanted,
+        lambda a: a.slug == wanted,
+        lambda a: a.name == wanted,
+        lambda a: a.name.casefold() == wanted.casefold(),
+    ):
         found = [a for a in agents if match(a)]
         if len(found) == 1:
             return found[0].agent
@@ -282,17 +356,31 @@ def _find_agent(board: Leaderboard, wanted: str) -> str:
 
 @main.command()
 @EXPORT_ARG
-@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True,
-              help="Port to listen on (0: any free port).")
-@click.option("--host", default="127.0.0.1", show_default=True,
-              help="Address to listen on. Only loopback unless you name another address here.")
-@click.option("--out", type=click.Path(path_type=Path),
-              help="Build into this directory (default: a temporary one, removed on exit).")
+@click.option(
+    "--port",
+    type=click.IntRange(0, 65535),
+    default=8000,
+    show_default=True,
+    help="Port to listen on (0: any free port).",
+)
+@click.option(
+    "--host",
+    default="127.0.0.1",
+    show_default=True,
+    help="Address to listen on. Only loopback unless you name another address here.",
+)
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path),
+    help="Build into this directory (default: a temporary one, removed on exit).",
+)
 @CONFIG_OPT
-@click.option("--theme-dir", type=click.Path(path_type=Path),
-              help="Templates and static files that override the theme.")
-def serve(export: tuple[Path, ...], port: int, host: str, out: Path | None, config_path: Path | None,
-          theme_dir: Path | None) -> None:
+@click.option(
+    "--theme-dir", type=click.Path(path_type=Path), help="Templates and static files that override the theme."
+)
+def serve(
+    export: tuple[Path, ...], port: int, host: str, out: Path | None, config_path: Path | None, theme_dir: Path | None
+) -> None:
     """Build, serve the site on 127.0.0.1 and rebuild when the export, content, theme or config changes."""
     from podium.commands.serve import serve as run_server
 

@@ -18,8 +18,15 @@ WIDTH = 30
 
 
 class Progress:
-    def __init__(self, stream: TextIO | None = None, *, tty: bool | None = None, clock=time.monotonic,
-                 delay: float = DELAY, log_every: float = LOG_EVERY):
+    def __init__(
+        self,
+        stream: TextIO | None = None,
+        *,
+        tty: bool | None = None,
+        clock=time.monotonic,
+        delay: float = DELAY,
+        log_every: float = LOG_EVERY,
+    ):
         self.stream = stream or sys.stderr
         self.tty = self.stream.isatty() if tty is None else tty
         self.clock = clock
@@ -45,8 +52,7 @@ class Progress:
             self.stream.write(f"\r\x1b[2Kpodium: [{bar}] {share:4.0%} {done:,}/{total:,} files")
             self.drawn = True
         else:
-            self.stream.write(f"podium: rendered {done:,} of {total:,} files ({share:.0%}, "
-                              f"{now - self.start:.0f} s)\n")
+            self.stream.write(f"podium: rendered {done:,} of {total:,} files ({share:.0%}, {now - self.start:.0f} s)\n")
         self.stream.flush()
 
     def finish(self) -> None:

@@ -116,7 +116,7 @@ def request_parts(target: str) -> tuple[list[str], bool]:
             text = unquote_to_bytes(segment).decode("utf-8")
         except UnicodeDecodeError:
             raise BadRequest(target) from None
-        if text in (".", "..") or any(ord(ch) < 0x20 or 0x7f <= ord(ch) < 0xa0 or ch in "/\\" for ch in text):
+        if text in (".", "..") or any(ord(ch) < 0x20 or 0x7F <= ord(ch) < 0xA0 or ch in "/\\" for ch in text):
             raise BadRequest(target)
         parts.append(text)
     directory = parts[-1] == ""
@@ -181,11 +181,20 @@ class Handler(BaseHTTPRequestHandler):
     hosts: frozenset[str] = frozenset()
     server_version = "podium-serve"
     sys_version = ""
-    types = {".html": "text/html; charset=utf-8", ".js": "text/javascript; charset=utf-8",
-             ".css": "text/css; charset=utf-8", ".json": "application/json", ".csv": "text/csv; charset=utf-8",
-             ".svg": "image/svg+xml", ".xml": "application/xml", ".txt": "text/plain; charset=utf-8",
-             ".woff2": "font/woff2", ".ico": "image/x-icon", ".png": "image/png",
-             ".gz": "application/gzip"}  # the ledger's JSON Lines parts (.jsonl.gz), as static hosts serve them
+    types = {
+        ".html": "text/html; charset=utf-8",
+        ".js": "text/javascript; charset=utf-8",
+        ".css": "text/css; charset=utf-8",
+        ".json": "application/json",
+        ".csv": "text/csv; charset=utf-8",
+        ".svg": "image/svg+xml",
+        ".xml": "application/xml",
+        ".txt": "text/plain; charset=utf-8",
+        ".woff2": "font/woff2",
+        ".ico": "image/x-icon",
+        ".png": "image/png",
+        ".gz": "application/gzip",
+    }  # the ledger's JSON Lines parts (.jsonl.gz), as static hosts serve them
 
     def log_message(self, format, *args):  # noqa: A002 - the stdlib's name
         pass  # quiet: the build lines are what matter
@@ -217,8 +226,9 @@ class Handler(BaseHTTPRequestHandler):
         if len(given) != 1:
             return self._plain(HTTPStatus.BAD_REQUEST, b"podium serve: one Host header is required\n", body)
         if given[0].strip().lower() not in self.hosts:
-            return self._plain(HTTPStatus.MISDIRECTED_REQUEST,
-                               b"podium serve: this server answers only for its own address\n", body)
+            return self._plain(
+                HTTPStatus.MISDIRECTED_REQUEST, b"podium serve: this server answers only for its own address\n", body
+            )
         try:
             parts, directory = request_parts(self.path)
         except BadRequest:
@@ -284,11 +294,13 @@ def watched(config: Config, exports: list[Path]) -> Inputs:
 
     The content directory and ``themes/`` are watched even before they exist (a page or theme added
     later is read by the next build), and so is ``./podium.yaml`` when no config file was read."""
-    return Inputs.of(exports=exports, trees=[p for p in (config.root / "themes", builtin_themes(), config.theme_dir)
-                                            if p is not None],
-                     pages=[config.content or config.root / "content"],
-                     files=[Path(config.source) if config.source else Path.cwd() / CONFIG_NAME],
-                     ignored=[config.out, config.out.parent / DEFAULT_CACHE])
+    return Inputs.of(
+        exports=exports,
+        trees=[p for p in (config.root / "themes", builtin_themes(), config.theme_dir) if p is not None],
+        pages=[config.content or config.root / "content"],
+        files=[Path(config.source) if config.source else Path.cwd() / CONFIG_NAME],
+        ignored=[config.out, config.out.parent / DEFAULT_CACHE],
+    )
 
 
 def describe(inputs: Inputs, batch: list[str], show: int = 3) -> str:
@@ -300,8 +312,14 @@ def describe(inputs: Inputs, batch: list[str], show: int = 3) -> str:
 class Session:
     """One ``podium serve``: the build inputs, the output directory and the rebuild loop."""
 
-    def __init__(self, config_path: Path | None, export: tuple[Path, ...], overrides: dict,
-                 say: Callable[[str], None], jobs: int = 1):
+    def __init__(
+        self,
+        config_path: Path | None,
+        export: tuple[Path, ...],
+        overrides: dict,
+        say: Callable[[str], None],
+        jobs: int = 1,
+    ):
         self.config_path = config_path
         self.jobs = jobs
         self.export_arg = export
@@ -341,9 +359,11 @@ class Session:
             self.builds.version += 1
             self.builds.error = None
         meter = built.meter
-        self.say(f"podium serve: built {meter.summary() if meter else built.files} in "
-                 f"{time.monotonic() - started:.1f} s ({built.outline.totals.runs} runs; {built.rendered:,} pages "
-                 f"rendered, {built.reused:,} unchanged)")
+        self.say(
+            f"podium serve: built {meter.summary() if meter else built.files} in "
+            f"{time.monotonic() - started:.1f} s ({built.outline.totals.runs} runs; {built.rendered:,} pages "
+            f"rendered, {built.reused:,} unchanged)"
+        )
         return True
 
     def watch(self, stop: threading.Event) -> None:
@@ -357,9 +377,18 @@ class Session:
             self.watcher.close()
 
 
-def serve(config_path: Path | None, export: tuple[Path, ...], *, host: str, port: int, out: Path | None,
-          theme_dir: Path | None, say: Callable[[str], None], ready: Callable[[str], None] | None = None,
-          jobs: int = 1) -> None:
+def serve(
+    config_path: Path | None,
+    export: tuple[Path, ...],
+    *,
+    host: str,
+    port: int,
+    out: Path | None,
+    theme_dir: Path | None,
+    say: Callable[[str], None],
+    ready: Callable[[str], None] | None = None,
+    jobs: int = 1,
+) -> None:
     """Build, serve and rebuild until interrupted (Ctrl-C or SIGTERM); each rebuild uses the build
     cache beside the output (cache/store.py), so an edit re-renders only the pages it changes."""
     own_dir = None

@@ -58,10 +58,29 @@ EXPORT, TREE, PAGES, FILE = "export", "tree", "pages", "file"  # kinds of input 
 
 # Linux file systems where inotify misses changes: made on another machine (NFS, SMB, ...) or by the
 # host of a virtual machine or WSL (9p, drvfs, vboxsf); as /proc/self/mountinfo names them.
-NETWORK_FS = frozenset({
-    "nfs", "nfs4", "cifs", "smb3", "smbfs", "9p", "afs", "ceph", "glusterfs", "lustre", "gpfs",
-    "vboxsf", "ncpfs", "davfs", "drvfs", "fuse.sshfs", "fuse.rclone", "fuse.s3fs", "fuse.vmhgfs-fuse",
-})
+NETWORK_FS = frozenset(
+    {
+        "nfs",
+        "nfs4",
+        "cifs",
+        "smb3",
+        "smbfs",
+        "9p",
+        "afs",
+        "ceph",
+        "glusterfs",
+        "lustre",
+        "gpfs",
+        "vboxsf",
+        "ncpfs",
+        "davfs",
+        "drvfs",
+        "fuse.sshfs",
+        "fuse.rclone",
+        "fuse.s3fs",
+        "fuse.vmhgfs-fuse",
+    }
+)
 _TEMP_SUFFIXES = ("~", ".swp", ".swx", ".swo", ".tmp", ".kate-swp", ".crswap", "___jb_tmp___", "___jb_old___")
 
 
@@ -91,8 +110,15 @@ class Inputs:
     _ancestors: frozenset[str] = field(default=frozenset(), compare=False, repr=False)
 
     @classmethod
-    def of(cls, *, exports: Iterable, trees: Iterable = (), pages: Iterable = (), files: Iterable = (),
-           ignored: Iterable = ()) -> Inputs:
+    def of(
+        cls,
+        *,
+        exports: Iterable,
+        trees: Iterable = (),
+        pages: Iterable = (),
+        files: Iterable = (),
+        ignored: Iterable = (),
+    ) -> Inputs:
         roots: list[tuple[str, str]] = []
         for kind, paths in ((EXPORT, exports), (TREE, trees), (PAGES, pages), (FILE, files)):
             for path in paths:
@@ -117,15 +143,16 @@ class Inputs:
             prefix = _inside(root)
             if not path.startswith(prefix):
                 continue
-            parts = path[len(prefix):].split(os.sep)
+            parts = path[len(prefix) :].split(os.sep)
             if any(temporary(part) for part in parts):
                 continue
             if kind == TREE:
                 return True
             if kind == PAGES and len(parts) == 1 and parts[0].endswith(".md"):
                 return True
-            if kind == EXPORT and (len(parts) == 1 or (len(parts) == 2 and RUN_DIR.match(parts[0])
-                                                       and parts[1] in RUN_FILES)):
+            if kind == EXPORT and (
+                len(parts) == 1 or (len(parts) == 2 and RUN_DIR.match(parts[0]) and parts[1] in RUN_FILES)
+            ):
                 return True
         return path in self._ancestors
 
@@ -216,10 +243,20 @@ class _Notify:
         self.stop = threading.Event()
         # force_polling=False: where notifications cannot work, polling is ours (cheaper than stat-ing
         # every file); no filter of watchfiles' own: Inputs.relevant is the one filter
-        self.changes = watchfiles.watch(*paths, watch_filter=None, debounce=DEBOUNCE_MS, step=STEP_MS,
-                                        stop_event=self.stop, rust_timeout=FIRST_MS, yield_on_timeout=True,
-                                        debug=False, raise_interrupt=False, force_polling=False,
-                                        recursive=recursive, ignore_permission_denied=True)
+        self.changes = watchfiles.watch(
+            *paths,
+            watch_filter=None,
+            debounce=DEBOUNCE_MS,
+            step=STEP_MS,
+            stop_event=self.stop,
+            rust_timeout=FIRST_MS,
+            yield_on_timeout=True,
+            debug=False,
+            raise_interrupt=False,
+            force_polling=False,
+            recursive=recursive,
+            ignore_permission_denied=True,
+        )
         try:
             self._hand_over(next(self.changes))
         except BaseException:
@@ -265,8 +302,9 @@ def notify_plan(inputs: Inputs) -> tuple[list[str], list[str]]:
         while not os.path.isdir(above) and os.path.dirname(above) != above:
             above = os.path.dirname(above)
         flat.append(above)
-    whole = [p for p in dict.fromkeys(recursive)
-             if not any(p != q and p.startswith(_inside(q)) for q in recursive)]  # one watch covers both
+    whole = [
+        p for p in dict.fromkeys(recursive) if not any(p != q and p.startswith(_inside(q)) for q in recursive)
+    ]  # one watch covers both
     return whole, [p for p in dict.fromkeys(flat) if p not in whole]
 
 
@@ -288,8 +326,9 @@ def network_filesystem(paths: Iterable[str], mountinfo: str | None = None) -> tu
         point = re.sub(r"\\([0-7]{3})", lambda m: chr(int(m[1], 8)), fields[4])
         mounts.append((point, tail.split()[0]))
     for path in paths:
-        best = max((m for m in mounts if path == m[0] or path.startswith(_inside(m[0]))),
-                   key=lambda m: len(m[0]), default=None)
+        best = max(
+            (m for m in mounts if path == m[0] or path.startswith(_inside(m[0]))), key=lambda m: len(m[0]), default=None
+        )
         if best is not None and best[1] in NETWORK_FS:
             return path, best[1]
     return None
@@ -313,8 +352,6 @@ def _mtime(path: str) -> int | None:
         return os.stat(path).st_mtime_ns
     except OSError:
         return None
-
-
 
 
 class _Runs:
@@ -353,7 +390,7 @@ class _Runs:
                 i = kept.get(name)
                 if i is not None and self.inodes[i] == inode:
                     dirs.append(self.dirs[i])
-                    files.extend(self.files[i * width:(i + 1) * width])
+                    files.extend(self.files[i * width : (i + 1) * width])
                     seen.append(self.seen[i])
                 else:
                     dirs.append(0)
@@ -573,8 +610,9 @@ class Watcher:
             return f"{POLL_ENV} is set"
         if self.failed is not None:
             return f"notifications stopped working ({self.failed})"
-        found = network_filesystem([root for root, _ in self.inputs.roots]) if sys.platform.startswith("linux") \
-            else None
+        found = (
+            network_filesystem([root for root, _ in self.inputs.roots]) if sys.platform.startswith("linux") else None
+        )
         return f"{found[0]} is on a network file system ({found[1]})" if found else None
 
     def _tell(self, line: str) -> None:

@@ -99,10 +99,16 @@ class Bundle:
 
 def _agent_shape(ranked: bool) -> dict:
     return {
-        "agent": TEXT, "name": TEXT, "slug": Maybe(TEXT, ""), "url": Maybe(Opt(TEXT), None),
+        "agent": TEXT,
+        "name": TEXT,
+        "slug": Maybe(TEXT, ""),
+        "url": Maybe(Opt(TEXT), None),
         **({"rank": COUNT} if ranked else {}),
-        "median": Maybe(Opt(SCORE), None), "median_ci": Maybe(Opt(CI), None),
-        "runs": COUNT, "in_median": COUNT, "counts": Map(COUNT),
+        "median": Maybe(Opt(SCORE), None),
+        "median_ci": Maybe(Opt(CI), None),
+        "runs": COUNT,
+        "in_median": COUNT,
+        "counts": Map(COUNT),
         "missions": Maybe([{"mission": TEXT, "version": TEXT, "runs": COUNT}], []),
         "last_run": Maybe(Opt(TIME_TEXT), None),
         **({"progress": Maybe(Either(PROGRESS_SHAPE, None), None)} if ranked else {}),
@@ -112,8 +118,16 @@ def _agent_shape(ranked: bool) -> dict:
 PROGRESS_SHAPE = {  # an agent's progress headline (read by change reports; absent from older summaries)
     "verdict": Opt(OneOf(VERDICTS, "a progress verdict")),
     "changed": [OneOf(CONFIGURATION_FIELDS, "a configuration field")],
-    "to": Maybe(Either({"agent_version": Maybe(Either(Opt(INT), None), None),
-                        "budget_seconds": Maybe(Either(Opt(NUMBER), None), None)}, {}), {}),
+    "to": Maybe(
+        Either(
+            {
+                "agent_version": Maybe(Either(Opt(INT), None), None),
+                "budget_seconds": Maybe(Either(Opt(NUMBER), None), None),
+            },
+            {},
+        ),
+        {},
+    ),
 }
 
 
@@ -122,8 +136,12 @@ def _progress(headline: dict | None) -> Progress | None:
         return None
     to = headline["to"] or {}
     budget = to.get("budget_seconds")
-    return Progress(headline["verdict"], tuple(headline["changed"]), to.get("agent_version"),
-                    float(budget) if budget is not None else None)
+    return Progress(
+        headline["verdict"],
+        tuple(headline["changed"]),
+        to.get("agent_version"),
+        float(budget) if budget is not None else None,
+    )
 
 
 SUMMARY_SHAPE = {  # what podium reads of a summary.json (summary.schema.json describes all of it)
@@ -169,8 +187,9 @@ def bundle_from(data: object, where: str) -> Bundle:
     for i, m in enumerate(top["missions"]):
         view = MissionView(m["mission"], m["version"], m["current"], m["url"], m["runs"])
         if (view.mission, view.version) in missions:
-            raise BundleError(f"{where}: missions[{i}]: mission version {view.mission!r} {view.version!r} "
-                              "is listed twice")
+            raise BundleError(
+                f"{where}: missions[{i}]: mission version {view.mission!r} {view.version!r} is listed twice"
+            )
         missions[(view.mission, view.version)] = view
     last = [a["last_run"] for scope in ("agents", "agents_older") for a in top[scope]]
     totals = top["totals"]
@@ -192,9 +211,20 @@ def _agent_view(a: dict, *, ranked: bool) -> AgentView:
     cells: dict[tuple[str, str], int] = {}
     for m in a["missions"]:
         cells[(m["mission"], m["version"])] = cells.get((m["mission"], m["version"]), 0) + m["runs"]
-    return AgentView(agent=a["agent"], name=a["name"], slug=a["slug"], url=a["url"],
-                     rank=a["rank"] if ranked else None, median=a["median"], ci=a["median_ci"], runs=a["runs"],
-                     in_median=a["in_median"], counts=a["counts"], cells=cells, progress=_progress(a.get("progress")))
+    return AgentView(
+        agent=a["agent"],
+        name=a["name"],
+        slug=a["slug"],
+        url=a["url"],
+        rank=a["rank"] if ranked else None,
+        median=a["median"],
+        ci=a["median_ci"],
+        runs=a["runs"],
+        in_median=a["in_median"],
+        counts=a["counts"],
+        cells=cells,
+        progress=_progress(a.get("progress")),
+    )
 
 
 def _unique(agents: list[AgentView], name: str, where: str) -> dict[str, AgentView]:
@@ -213,36 +243,65 @@ def _progress_of(progress) -> Progress:
         return Progress(None, (), None, None)
     to = {name: value for name, value in step.to.as_json().items() if name in step.changed}
     version, budget = to.get("agent_version"), to.get("budget_seconds")
-    return Progress(step.overall.verdict, tuple(step.changed), version if isinstance(version, int) else None,
-                    float(budget) if budget is not None else None)
+    return Progress(
+        step.overall.verdict,
+        tuple(step.changed),
+        version if isinstance(version, int) else None,
+        float(budget) if budget is not None else None,
+    )
 
 
 def bundle_of(board: Leaderboard, where: str = "the new summary") -> Bundle:
     """The bundle of a board this build counted, taken from it directly: what :func:`bundle_from` reads
     of the summary.json written for it (names capped as a read-back name is)."""
+
     def view(agent, ranked: bool) -> AgentView:
         fig = agent.figures
         cells: dict[tuple[str, str], int] = {}
         for m in agent.missions:
             key = (capped(m.mission), capped(m.version))
             cells[key] = cells.get(key, 0) + m.figures.runs
-        return AgentView(agent=capped(agent.agent), name=capped(agent.name), slug=capped(agent.slug),
-                         url=capped(agent.url) if agent.url is not None else None,
-                         rank=agent.rank if ranked else None,
-                         median=float(fig.median) if fig.median is not None else None,
-                         ci=(float(fig.median_ci[0]), float(fig.median_ci[1])) if fig.median_ci else None,
-                         runs=fig.runs,
-                         in_median=fig.in_median, counts=dict(fig.counts), cells=cells,
-                         progress=_progress_of(board.progress[agent.agent]) if ranked else None)
+        return AgentView(
+            agent=capped(agent.agent),
+            name=capped(agent.name),
+            slug=capped(agent.slug),
+            url=capped(agent.url) if agent.url is not None else None,
+            rank=agent.rank if ranked else None,
+            median=float(fig.median) if fig.median is not None else None,
+            ci=(float(fig.median_ci[0]), float(fig.median_ci[1])) if fig.median_ci else None,
+            runs=fig.runs,
+            in_median=fig.in_median,
+            counts=dict(fig.counts),
+            cells=cells,
+            progress=_progress_of(board.progress[agent.agent]) if ranked else None,
+        )
 
     agents = {v.agent: v for v in (view(a, True) for a in board.agents)}
     older = {v.agent: v for v in (view(a, False) for a in board.agents_older)}
-    missions = {(v.mission, v.version): v for v in (
-        MissionView(capped(m.mission), capped(m.version), m.current, capped(m.url) if m.url is not None else None,
-                    m.figures.runs) for m in board.missions)}
+    missions = {
+        (v.mission, v.version): v
+        for v in (
+            MissionView(
+                capped(m.mission),
+                capped(m.version),
+                m.current,
+                capped(m.url) if m.url is not None else None,
+                m.figures.runs,
+            )
+            for m in board.missions
+        )
+    }
     last = [a.figures.last_run for a in board.agents + board.agents_older]
     digest = board.inputs_digest
-    return Bundle(source=where, runs=board.totals.runs, not_a_run=board.totals.not_a_run,
-                  counts=dict(board.totals.counts), agents=agents, older=older, missions=missions,
-                  problems=len(board.problems), digest=digest if DIGEST.test(digest) else None,
-                  newest=max((t for t in last if t), default=None))
+    return Bundle(
+        source=where,
+        runs=board.totals.runs,
+        not_a_run=board.totals.not_a_run,
+        counts=dict(board.totals.counts),
+        agents=agents,
+        older=older,
+        missions=missions,
+        problems=len(board.problems),
+        digest=digest if DIGEST.test(digest) else None,
+        newest=max((t for t in last if t), default=None),
+    )

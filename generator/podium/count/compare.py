@@ -118,8 +118,11 @@ def _side(records: Sequence[RunRecord], fig: Figures) -> _Side | None:
     )
 
 
-def _sides(groups: Mapping[tuple[str, str, str], Sequence[RunRecord]], cells: Mapping[tuple[str, str, str], Figures],
-           current: Mapping[str, str]) -> dict[str, dict[tuple[str, str], _Side]]:
+def _sides(
+    groups: Mapping[tuple[str, str, str], Sequence[RunRecord]],
+    cells: Mapping[tuple[str, str, str], Figures],
+    current: Mapping[str, str],
+) -> dict[str, dict[tuple[str, str], _Side]]:
     """agent -> (mission, version) -> its side there, on every current version where it has a median population."""
     sides: dict[str, dict[tuple[str, str], _Side]] = defaultdict(dict)
     for (agent, mission, version), records in groups.items():
@@ -135,9 +138,13 @@ def _shared(mine: dict, theirs: dict) -> list[tuple[str, str]]:
     return sorted(mine.keys() & theirs.keys(), key=lambda mv: (mv[0], version_key(mv[1])))
 
 
-def pairs(agents: Sequence[AgentSummary], groups: Mapping[tuple[str, str, str], Sequence[RunRecord]],
-          cells: Mapping[tuple[str, str, str], Figures], current: Mapping[str, str],
-          mission_url: Callable[[str, str], str | None]) -> tuple[Pair, ...]:
+def pairs(
+    agents: Sequence[AgentSummary],
+    groups: Mapping[tuple[str, str, str], Sequence[RunRecord]],
+    cells: Mapping[tuple[str, str, str], Figures],
+    current: Mapping[str, str],
+    mission_url: Callable[[str, str], str | None],
+) -> tuple[Pair, ...]:
     """Every pair of ranked agents sharing a current mission version (compare.md §1).
 
     ``agents`` ranked (summary order), ``groups``/``cells``: counted runs and their
@@ -179,42 +186,64 @@ def full_pair(board: Leaderboard, pair: Pair) -> Pair:
     exactly as :func:`pairs` made it (the same groups, figures and current versions)."""
     if len(pair.versions) == pair.shared:
         return pair
-    groups = {key: [board.runs[i] for i in indices]
-              for key, indices in board.groups.by_agent_version.items() if key[0] in (pair.a, pair.b)}
+    groups = {
+        key: [board.runs[i] for i in indices]
+        for key, indices in board.groups.by_agent_version.items()
+        if key[0] in (pair.a, pair.b)
+    }
     current = {m.mission: m.version for m in board.missions if m.current}
     urls = {(m.mission, m.version): m.url for m in board.missions}
     sides = _sides(groups, {key: figures(records) for key, records in groups.items()}, current)
     agents = {a.agent: a for a in board.agents}
     mine, theirs = sides[pair.a], sides[pair.b]
-    return _pair(agents[pair.a], agents[pair.b], _shared(mine, theirs), mine, theirs,
-                 lambda mission, version: urls.get((mission, version)), pair.url, keep_versions=True)
+    return _pair(
+        agents[pair.a],
+        agents[pair.b],
+        _shared(mine, theirs),
+        mine,
+        theirs,
+        lambda mission, version: urls.get((mission, version)),
+        pair.url,
+        keep_versions=True,
+    )
 
 
-def _pair(a: AgentSummary, b: AgentSummary, shared: list[tuple[str, str]], mine: dict, theirs: dict,
-          mission_url: Callable[[str, str], str | None], page: str | None, *, keep_versions: bool) -> Pair:
+def _pair(
+    a: AgentSummary,
+    b: AgentSummary,
+    shared: list[tuple[str, str]],
+    mine: dict,
+    theirs: dict,
+    mission_url: Callable[[str, str], str | None],
+    page: str | None,
+    *,
+    keep_versions: bool,
+) -> Pair:
     versions = []
     for mission, version in shared:
         x, y = mine[(mission, version)], theirs[(mission, version)]
-        versions.append(PairVersion(
-            mission=mission,
-            version=version,
-            url=mission_url(mission, version),
-            n_a=x.in_median,
-            n_b=y.in_median,
-            median_a=x.figures.median,
-            median_b=y.figures.median,
-            median_ci_a=x.figures.median_ci,
-            median_ci_b=y.figures.median_ci,
-            median_diff=x.figures.median - y.figures.median,
-            median_deterministic_a=x.deterministic,
-            median_deterministic_b=y.deterministic,
-            median_judge_a=x.judge,
-            median_judge_b=y.judge,
-            judge_models_a=tuple(sorted(x.judge_models)),
-            judge_models_b=tuple(sorted(y.judge_models)),
-            superiority=superiority(x.values, y.values),
-            verdict=verdict(x.figures.median_ci, y.figures.median_ci),
-        ))
+        versions.append(
+            PairVersion(
+                mission=mission,
+                version=version,
+                url=mission_url(mission, version),
+                n_a=x.in_median,
+                n_b=y.in_median,
+                median_a=x.figures.median,
+                median_b=y.figures.median,
+                median_ci_a=x.figures.median_ci,
+                median_ci_b=y.figures.median_ci,
+                median_diff=x.figures.median - y.figures.median,
+                median_deterministic_a=x.deterministic,
+                median_deterministic_b=y.deterministic,
+                median_judge_a=x.judge,
+                median_judge_b=y.judge,
+                judge_models_a=tuple(sorted(x.judge_models)),
+                judge_models_b=tuple(sorted(y.judge_models)),
+                superiority=superiority(x.values, y.values),
+                verdict=verdict(x.figures.median_ci, y.figures.median_ci),
+            )
+        )
     verdicts = dict.fromkeys(VERDICTS, 0)
     for v in versions:
         verdicts[v.verdict] += 1
@@ -235,10 +264,12 @@ def _pair(a: AgentSummary, b: AgentSummary, shared: list[tuple[str, str]], mine:
         verdicts=verdicts,
         median_diff=stats.median([v.median_diff for v in versions]),
         flags=PairFlags(
-            judge_models_differ=tuple(sorted(
-                f"{v.mission} {v.version}" for v in versions if v.judge_models_a != v.judge_models_b)),
-            model_changed=tuple(sorted(
-                agent for agent, models in ((a.agent, models_a), (b.agent, models_b)) if len(models) > 1)),
+            judge_models_differ=tuple(
+                sorted(f"{v.mission} {v.version}" for v in versions if v.judge_models_a != v.judge_models_b)
+            ),
+            model_changed=tuple(
+                sorted(agent for agent, models in ((a.agent, models_a), (b.agent, models_b)) if len(models) > 1)
+            ),
             no_judge_gap=abs(no_judge_a - no_judge_b) >= GAP,
             timeout_gap=abs(timeout_a - timeout_b) >= GAP,
         ),
@@ -263,8 +294,9 @@ def _timeout_share(sides: list[_Side]) -> Fraction:
     return Fraction(sum(s.timed_out for s in sides), whole) if whole else Fraction(0)
 
 
-def by_model(records: Sequence[RunRecord], agent_names: Mapping[str, str],
-             agent_url: Callable[[str], str | None]) -> tuple[ModelSummary, ...]:
+def by_model(
+    records: Sequence[RunRecord], agent_names: Mapping[str, str], agent_url: Callable[[str], str | None]
+) -> tuple[ModelSummary, ...]:
     """compare.md §2: counted runs on current mission versions grouped by model key, ranked.
 
     ``records`` is the Leaderboard's run list: each summary keeps its runs as indices into it.
@@ -286,14 +318,29 @@ def by_model(records: Sequence[RunRecord], agent_names: Mapping[str, str],
         for agent, theirs in by_agent.items():
             fig = figures(theirs)
             name = agent_names[agent]
-            members.append((rank_key(name, agent, fig),
-                            MissionAgent(agent, name, agent_url(agent), fig.median, fig.in_median, fig.runs)))
+            members.append(
+                (
+                    rank_key(name, agent, fig),
+                    MissionAgent(agent, name, agent_url(agent), fig.median, fig.in_median, fig.runs),
+                )
+            )
         fig = figures(own)
-        summaries.append((rank_key(key, key, fig), ModelSummary(
-            model=key, slug=slugs[key], url=routes.model_path(slugs[key]), rank=0, figures=fig,
-            agents=tuple(sorted(agent_names[agent] for agent in by_agent)),
-            members=tuple(m for _, m in sorted(members, key=lambda m: m[0])), runs=tuple(indices[key]),
-        )))
+        summaries.append(
+            (
+                rank_key(key, key, fig),
+                ModelSummary(
+                    model=key,
+                    slug=slugs[key],
+                    url=routes.model_path(slugs[key]),
+                    rank=0,
+                    figures=fig,
+                    agents=tuple(sorted(agent_names[agent] for agent in by_agent)),
+                    members=tuple(m for _, m in sorted(members, key=lambda m: m[0])),
+                    runs=tuple(indices[key]),
+                ),
+            )
+        )
     summaries.sort(key=lambda s: s[0])
-    return tuple(replace(s, rank=i + 1, provisional=provisional(s.figures.in_median))
-                 for i, (_, s) in enumerate(summaries))
+    return tuple(
+        replace(s, rank=i + 1, provisional=provisional(s.figures.in_median)) for i, (_, s) in enumerate(summaries)
+    )

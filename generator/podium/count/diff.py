@@ -49,8 +49,11 @@ def compare(old: Bundle, new: Bundle) -> dict:
     agents = [_agent_row(old, new, a) for a in new.agents.values()]
     added = [_agent_brief(a) for a in new.agents.values() if a.agent not in old.agents]
     gone = [_agent_brief(a) for a in old.agents.values() if a.agent not in new.agents]
-    renamed = [{"agent": a.agent, "old_name": old.agents[a.agent].name, "name": a.name}
-               for a in new.agents.values() if a.agent in old.agents and old.agents[a.agent].name != a.name]
+    renamed = [
+        {"agent": a.agent, "old_name": old.agents[a.agent].name, "name": a.name}
+        for a in new.agents.values()
+        if a.agent in old.agents and old.agents[a.agent].name != a.name
+    ]
     report = {
         "schema": REPORT_SCHEMA,
         "old": _side(old),
@@ -83,13 +86,25 @@ def with_counts(report: dict) -> dict:
 
 
 def _side(b: Bundle) -> dict:
-    return {"runs": b.runs, "agents": len(b.agents), "mission_versions": len(b.missions), "digest": b.digest,
-            "newest_run": b.newest}
+    return {
+        "runs": b.runs,
+        "agents": len(b.agents),
+        "mission_versions": len(b.missions),
+        "digest": b.digest,
+        "newest_run": b.newest,
+    }
 
 
 def _agent_brief(a: AgentView) -> dict:
-    return {"agent": a.agent, "name": a.name, "url": a.url, "rank": a.rank, "median": a.median, "runs": a.runs,
-            "provisional": provisional(a.in_median)}
+    return {
+        "agent": a.agent,
+        "name": a.name,
+        "url": a.url,
+        "rank": a.rank,
+        "median": a.median,
+        "runs": a.runs,
+        "provisional": provisional(a.in_median),
+    }
 
 
 def _all_runs(b: Bundle, agent: str) -> tuple[int, dict[str, int]]:
@@ -107,19 +122,24 @@ def _agent_row(old: Bundle, new: Bundle, a: AgentView) -> dict:
     runs_new, counts_new = _all_runs(new, a.agent)
     runs_old, counts_old = _all_runs(old, a.agent)
     row = {
-        "agent": a.agent, "name": a.name, "url": a.url,
-        "rank": a.rank, "old_rank": before.rank if before else None,
-        "median": a.median, "old_median": before.median if before else None,
-        "ci": list(a.ci) if a.ci else None, "old_ci": list(before.ci) if before and before.ci else None,
-        "in_median": a.in_median, "old_in_median": before.in_median if before else None,
+        "agent": a.agent,
+        "name": a.name,
+        "url": a.url,
+        "rank": a.rank,
+        "old_rank": before.rank if before else None,
+        "median": a.median,
+        "old_median": before.median if before else None,
+        "ci": list(a.ci) if a.ci else None,
+        "old_ci": list(before.ci) if before and before.ci else None,
+        "in_median": a.in_median,
+        "old_in_median": before.in_median if before else None,
         "provisional": provisional(a.in_median),  # site.md "Ranks on few runs" (from in_median: old summaries too)
         "new_runs": runs_new - runs_old,
         "left_out": _left_out_delta(counts_old, counts_new),
         "is_new": before is None,
     }
     row["progress"] = _progress_row(before, a)
-    row["delta"] = (a.median - before.median) if before and a.median is not None and before.median is not None \
-        else None
+    row["delta"] = (a.median - before.median) if before and a.median is not None and before.median is not None else None
     row["verdict"] = _verdict(before, a)
     return row
 
@@ -131,9 +151,14 @@ def _progress_row(before: AgentView | None, after: AgentView) -> dict | None:
     if now is None:
         return None
     old = before.progress if before is not None else None
-    return {"verdict": now.verdict, "old_verdict": old.verdict if old is not None else None,
-            "known_before": old is not None, "changed": list(now.changed),
-            "agent_version": now.agent_version, "budget_seconds": now.budget_seconds}
+    return {
+        "verdict": now.verdict,
+        "old_verdict": old.verdict if old is not None else None,
+        "known_before": old is not None,
+        "changed": list(now.changed),
+        "agent_version": now.agent_version,
+        "budget_seconds": now.budget_seconds,
+    }
 
 
 def _verdict(before: AgentView | None, after: AgentView) -> str:
@@ -156,23 +181,45 @@ def _left_out_delta(old: dict[str, int], new: dict[str, int]) -> dict[str, int]:
 
 def _missions(old: Bundle, new: Bundle) -> dict:
     current_now = {m.mission: m.version for m in new.missions.values() if m.current}
-    added = [{"mission": m.mission, "version": m.version, "current": m.current, "url": m.url, "runs": m.runs}
-             for key, m in new.missions.items() if key not in old.missions]
-    gone = [{"mission": m.mission, "version": m.version, "runs": m.runs}
-            for key, m in old.missions.items() if key not in new.missions]
-    older = [{"mission": m.mission, "version": m.version, "url": m.url, "runs": m.runs,
-              "current": current_now.get(m.mission)}
-             for key, m in new.missions.items()
-             if key in old.missions and old.missions[key].current and not m.current]
-    runs = [{"mission": m.mission, "version": m.version, "url": m.url, "current": m.current,
-             "runs": m.runs, "new_runs": m.runs - (old.missions[key].runs if key in old.missions else 0)}
-            for key, m in new.missions.items()
-            if m.runs != (old.missions[key].runs if key in old.missions else 0)]
+    added = [
+        {"mission": m.mission, "version": m.version, "current": m.current, "url": m.url, "runs": m.runs}
+        for key, m in new.missions.items()
+        if key not in old.missions
+    ]
+    gone = [
+        {"mission": m.mission, "version": m.version, "runs": m.runs}
+        for key, m in old.missions.items()
+        if key not in new.missions
+    ]
+    older = [
+        {
+            "mission": m.mission,
+            "version": m.version,
+            "url": m.url,
+            "runs": m.runs,
+            "current": current_now.get(m.mission),
+        }
+        for key, m in new.missions.items()
+        if key in old.missions and old.missions[key].current and not m.current
+    ]
+    runs = [
+        {
+            "mission": m.mission,
+            "version": m.version,
+            "url": m.url,
+            "current": m.current,
+            "runs": m.runs,
+            "new_runs": m.runs - (old.missions[key].runs if key in old.missions else 0),
+        }
+        for key, m in new.missions.items()
+        if m.runs != (old.missions[key].runs if key in old.missions else 0)
+    ]
     return {"added": added, "gone": gone, "became_older": older, "runs": runs}
 
 
 def _cell_runs(old: Bundle, new: Bundle) -> list[dict]:
     """Runs gained or lost per agent on each mission version (both scopes)."""
+
     def cells(b: Bundle) -> dict[tuple[str, str, str], tuple[str, int]]:
         out: dict[tuple[str, str, str], tuple[str, int]] = {}
         for scope in (b.agents, b.older):
@@ -196,11 +243,23 @@ def _cell_runs(old: Bundle, new: Bundle) -> list[dict]:
 def _changed(report: dict) -> bool:
     t = report["totals"]
     m = report["missions"]
-    return bool(t["runs"] or t["not_a_run"] or t["left_out"] or report["agents_added"] or report["agents_gone"]
-                or report["agents_renamed"] or m["added"] or m["gone"] or m["became_older"] or m["runs"]
-                or report["new_runs"]
-                or any(r["rank"] != r["old_rank"] or r["verdict"] not in ("unchanged", "new")
-                       or progress_changed(r) for r in report["agents"]))
+    return bool(
+        t["runs"]
+        or t["not_a_run"]
+        or t["left_out"]
+        or report["agents_added"]
+        or report["agents_gone"]
+        or report["agents_renamed"]
+        or m["added"]
+        or m["gone"]
+        or m["became_older"]
+        or m["runs"]
+        or report["new_runs"]
+        or any(
+            r["rank"] != r["old_rank"] or r["verdict"] not in ("unchanged", "new") or progress_changed(r)
+            for r in report["agents"]
+        )
+    )
 
 
 def progress_changed(row: dict) -> bool:
@@ -212,32 +271,81 @@ def progress_changed(row: dict) -> bool:
 VERDICTS = ("new", "unchanged", "no_median", "no_ci", "inside_both_cis", "outside_a_ci")  # a row's (_verdict);
 # how each reads is words/diff_text.py's VERDICTS
 _LEFT_OUT = Map(INT, frozenset(LEFT_OUT))
-_AGENT_BRIEF = {"agent": TEXT, "name": TEXT, "url": Maybe(Opt(URL)), "rank": Opt(INT), "median": Opt(NUMBER),
-                "runs": INT, "provisional": Maybe(BOOL)}
+_AGENT_BRIEF = {
+    "agent": TEXT,
+    "name": TEXT,
+    "url": Maybe(Opt(URL)),
+    "rank": Opt(INT),
+    "median": Opt(NUMBER),
+    "runs": INT,
+    "provisional": Maybe(BOOL),
+}
 _VERSION = {"mission": TEXT, "version": TEXT}
-_SIDE = {"runs": INT, "agents": INT, "mission_versions": Maybe(INT), "digest": Maybe(Opt(DIGEST)),
-         "newest_run": Maybe(Opt(TIME_TEXT))}
+_SIDE = {
+    "runs": INT,
+    "agents": INT,
+    "mission_versions": Maybe(INT),
+    "digest": Maybe(Opt(DIGEST)),
+    "newest_run": Maybe(Opt(TIME_TEXT)),
+}
 # The change report, as compare() makes it and changes.json carries it: render/changes.py reads it back with this
 # shape (a key marked Maybe may be missing from a report an older podium wrote).
 REPORT_SHAPE = {
-    "schema": OneOf({REPORT_SCHEMA}), "changed": BOOL, "old": _SIDE, "new": _SIDE,
-    "totals": {"runs": INT, "not_a_run": INT, "problems": INT, "left_out": _LEFT_OUT, "agents": Maybe(INT),
-               "moved": Maybe(INT)},
-    "agents": [{"agent": TEXT, "name": TEXT, "url": Maybe(Opt(URL)), "rank": INT, "old_rank": Opt(INT),
-                "median": Opt(NUMBER), "old_median": Opt(NUMBER), "delta": Opt(NUMBER), "ci": Opt(PAIR),
-                "old_ci": Opt(PAIR), "in_median": Maybe(INT), "old_in_median": Maybe(Opt(INT)), "new_runs": INT,
-                "left_out": _LEFT_OUT, "is_new": BOOL, "verdict": OneOf(VERDICTS), "provisional": Maybe(BOOL),
-                "progress": Maybe(Opt({"verdict": Opt(OneOf(PROGRESS_VERDICTS)),
-                                       "old_verdict": Opt(OneOf(PROGRESS_VERDICTS)), "known_before": BOOL,
-                                       "changed": [OneOf(CONFIGURATION_FIELDS)], "agent_version": Opt(INT),
-                                       "budget_seconds": Opt(NUMBER)}), None)}],
+    "schema": OneOf({REPORT_SCHEMA}),
+    "changed": BOOL,
+    "old": _SIDE,
+    "new": _SIDE,
+    "totals": {
+        "runs": INT,
+        "not_a_run": INT,
+        "problems": INT,
+        "left_out": _LEFT_OUT,
+        "agents": Maybe(INT),
+        "moved": Maybe(INT),
+    },
+    "agents": [
+        {
+            "agent": TEXT,
+            "name": TEXT,
+            "url": Maybe(Opt(URL)),
+            "rank": INT,
+            "old_rank": Opt(INT),
+            "median": Opt(NUMBER),
+            "old_median": Opt(NUMBER),
+            "delta": Opt(NUMBER),
+            "ci": Opt(PAIR),
+            "old_ci": Opt(PAIR),
+            "in_median": Maybe(INT),
+            "old_in_median": Maybe(Opt(INT)),
+            "new_runs": INT,
+            "left_out": _LEFT_OUT,
+            "is_new": BOOL,
+            "verdict": OneOf(VERDICTS),
+            "provisional": Maybe(BOOL),
+            "progress": Maybe(
+                Opt(
+                    {
+                        "verdict": Opt(OneOf(PROGRESS_VERDICTS)),
+                        "old_verdict": Opt(OneOf(PROGRESS_VERDICTS)),
+                        "known_before": BOOL,
+                        "changed": [OneOf(CONFIGURATION_FIELDS)],
+                        "agent_version": Opt(INT),
+                        "budget_seconds": Opt(NUMBER),
+                    }
+                ),
+                None,
+            ),
+        }
+    ],
     "agents_added": [_AGENT_BRIEF],
     "agents_gone": [_AGENT_BRIEF],
     "agents_renamed": [{"agent": TEXT, "old_name": TEXT, "name": TEXT}],
-    "missions": {"added": [{**_VERSION, "current": BOOL, "url": Maybe(Opt(URL)), "runs": INT}],
-                 "gone": [{**_VERSION, "runs": INT}],
-                 "became_older": [{**_VERSION, "url": Maybe(Opt(URL)), "runs": INT, "current": Opt(TEXT)}],
-                 "runs": [{**_VERSION, "url": Maybe(Opt(URL)), "current": BOOL, "runs": INT, "new_runs": INT}]},
+    "missions": {
+        "added": [{**_VERSION, "current": BOOL, "url": Maybe(Opt(URL)), "runs": INT}],
+        "gone": [{**_VERSION, "runs": INT}],
+        "became_older": [{**_VERSION, "url": Maybe(Opt(URL)), "runs": INT, "current": Opt(TEXT)}],
+        "runs": [{**_VERSION, "url": Maybe(Opt(URL)), "current": BOOL, "runs": INT, "new_runs": INT}],
+    },
     "new_runs": [{**_VERSION, "agent": TEXT, "name": TEXT, "new_runs": INT}],
 }
 
@@ -260,8 +368,10 @@ class Gate:
         except ValueError:
             points = math.nan
         if not sep or not agent or not math.isfinite(points) or points < 0:
-            raise PodiumError(f"--fail-on-drop {text!r}: expected AGENT=PP (PP: percentage points >= 0, "
-                              f"AGENT: an agent's id, slug or name, or * for every agent)")
+            raise PodiumError(
+                f"--fail-on-drop {text!r}: expected AGENT=PP (PP: percentage points >= 0, "
+                f"AGENT: an agent's id, slug or name, or * for every agent)"
+            )
         return cls(agent, points)
 
 
@@ -281,10 +391,16 @@ def check_gates(old: Bundle, new: Bundle, gates: list[Gate]) -> list[dict]:
             targets = _match(gate.agent, old, new)
         for before in targets:
             after = new.agents.get(before.agent)
-            result = {"gate": f"{gate.agent}={gate.points:g}", "agent": before.agent,
-                      "name": after.name if after else before.name, "limit": gate.points,
-                      "old_median": before.median, "median": after.median if after else None, "delta": None,
-                      "drop": None}
+            result = {
+                "gate": f"{gate.agent}={gate.points:g}",
+                "agent": before.agent,
+                "name": after.name if after else before.name,
+                "limit": gate.points,
+                "old_median": before.median,
+                "median": after.median if after else None,
+                "delta": None,
+                "drop": None,
+            }
             if before.median is None:
                 result.update(tripped=False, reason="no_median_before")
             elif after is None:
@@ -294,8 +410,9 @@ def check_gates(old: Bundle, new: Bundle, gates: list[Gate]) -> list[dict]:
             else:
                 delta = after.median - before.median
                 drop = round(-delta * 100, 9)
-                result.update(delta=delta, drop=drop, tripped=drop > gate.points,
-                              reason="dropped" if drop > gate.points else "ok")
+                result.update(
+                    delta=delta, drop=drop, tripped=drop > gate.points, reason="dropped" if drop > gate.points else "ok"
+                )
             results.append(result)
     return results
 
@@ -303,12 +420,18 @@ def check_gates(old: Bundle, new: Bundle, gates: list[Gate]) -> list[dict]:
 def _match(wanted: str, old: Bundle, new: Bundle) -> list[AgentView]:
     """The agent ``wanted`` names (id, then slug, then name, then case-folded name), as it was in ``old``."""
     pool = {**{a.agent: a for a in new.agents.values()}, **old.agents}
-    for test in (lambda a: a.agent == wanted, lambda a: a.slug == wanted, lambda a: a.name == wanted,
-                 lambda a: a.name.casefold() == wanted.casefold()):
+    for test in (
+        lambda a: a.agent == wanted,
+        lambda a: a.slug == wanted,
+        lambda a: a.name == wanted,
+        lambda a: a.name.casefold() == wanted.casefold(),
+    ):
         found = [a for a in pool.values() if test(a)]
         if len(found) > 1:
-            raise PodiumError(f"--fail-on-drop {wanted!r}: names more than one agent "
-                              f"({', '.join(a.agent for a in found)}); pass its id")
+            raise PodiumError(
+                f"--fail-on-drop {wanted!r}: names more than one agent "
+                f"({', '.join(a.agent for a in found)}); pass its id"
+            )
         if found:
             a = found[0]
             return [old.agents[a.agent]] if a.agent in old.agents else []  # new agents have nothing to drop from

@@ -33,8 +33,11 @@ END_LABELS = {
 def classify(run: Run) -> str:
     """The first rule of counting.md §2 that matches decides."""
     grade = run.grade
-    if (run.list_outcome in NOT_A_RUN or run.list_trigger in NOT_A_RUN
-            or (run.shape == "not_graded" and run.result_trigger in NOT_A_RUN)):
+    if (
+        run.list_outcome in NOT_A_RUN
+        or run.list_trigger in NOT_A_RUN
+        or (run.shape == "not_graded" and run.result_trigger in NOT_A_RUN)
+    ):
         return "not_a_run"
     if run.shape == "not_graded" or run.list_outcome == "infra_failed":
         return "infra_failed"
@@ -42,8 +45,13 @@ def classify(run: Run) -> str:
         return "grading"
     if grade is not None and (grade.judge_detail or "").startswith(GRADING_FAILED):
         return "grading_failed"
-    if (run.shape != "graded" or grade is None or not grade.scores_valid
-            or grade.judge_status not in JUDGE_STATUSES or run.partial_trigger not in PARTIAL_TRIGGERS):
+    if (
+        run.shape != "graded"
+        or grade is None
+        or not grade.scores_valid
+        or grade.judge_status not in JUDGE_STATUSES
+        or run.partial_trigger not in PARTIAL_TRIGGERS
+    ):
         return "unknown"
     if run.partial_trigger == "operator" or run.list_trigger == "operator":
         return "stopped"
@@ -150,7 +158,6 @@ def configuration_of(run: Run) -> Configuration | None:
     return _CONFIGURATIONS.setdefault(value, value) if len(_CONFIGURATIONS) < 100_000 else value
 
 
-
 def shared_record(record: RunRecord) -> RunRecord:
     """A record read back from the build cache, its repeated names and times shared as :func:`record_of`
     shares them (a history's records decoded as they are would each hold their own copies)."""
@@ -167,15 +174,32 @@ def shared_record(record: RunRecord) -> RunRecord:
 
 
 def _shared_configuration(configuration: Configuration) -> Configuration:
-    value = Configuration(_shared(configuration.agent_version), _shared(configuration.model),
-                          _shared(configuration.judge_model), configuration.budget_seconds)
+    value = Configuration(
+        _shared(configuration.agent_version),
+        _shared(configuration.model),
+        _shared(configuration.judge_model),
+        configuration.budget_seconds,
+    )
     return _CONFIGURATIONS.setdefault(value, value) if len(_CONFIGURATIONS) < 100_000 else value
 
 
 _FIELD_NAMES = [field.name for field in fields(RunRecord)]
 _FIELDS = attrgetter(*_FIELD_NAMES)
-_NAMES = [_FIELD_NAMES.index(name) for name in ("agent", "agent_name", "mission", "version", "kind", "end", "status",
-                                                "judge_status", "judge_model", "model_declared")]
+_NAMES = [
+    _FIELD_NAMES.index(name)
+    for name in (
+        "agent",
+        "agent_name",
+        "mission",
+        "version",
+        "kind",
+        "end",
+        "status",
+        "judge_status",
+        "judge_model",
+        "model_declared",
+    )
+]
 _MODELS, _WHEN = _FIELD_NAMES.index("models_reported"), _FIELD_NAMES.index("when")
 _CONFIGURATION = _FIELD_NAMES.index("configuration")
 

@@ -30,8 +30,20 @@ BROWSER_LIMIT = 20_000  # a filter without an agent or a mission loads more runs
 UNDATED = "undated"
 
 
-MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
-          "November", "December")
+MONTHS = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
 
 
 def bucket_of(record: RunRecord) -> str:
@@ -52,12 +64,20 @@ def layout(runs: Sequence[RunRecord], agent_slugs: Mapping[str, str] | None = No
         count = math.ceil(len(indices) / PAGE_ROWS)
         for number in range(count, 0, -1):
             stop = len(indices) - (number - 1) * PAGE_ROWS
-            own = tuple(indices[max(0, stop - PAGE_ROWS):stop])
+            own = tuple(indices[max(0, stop - PAGE_ROWS) : stop])
             for index in own:
                 page_of[index] = len(pages)
             pages.append(LedgerPage(bucket, number, own, routes.ledger_page_path(bucket, number)))
-        summaries.append(LedgerMonth(bucket, month_label(bucket), len(indices), count,
-                                     routes.ledger_page_path(bucket, count), routes.ledger_page_path(bucket, 1)))
+        summaries.append(
+            LedgerMonth(
+                bucket,
+                month_label(bucket),
+                len(indices),
+                count,
+                routes.ledger_page_path(bucket, count),
+                routes.ledger_page_path(bucket, 1),
+            )
+        )
     return Ledger(tuple(pages), tuple(summaries), _parts(runs, agent_slugs or {}), tuple(page_of))
 
 
@@ -98,15 +118,23 @@ def _parts(runs: Sequence[RunRecord], pages: Mapping[str, str]) -> tuple[LedgerP
         count = math.ceil(len(indices) / PART_ROWS)
         for number in range(1, count + 1):
             stop = len(indices) - (number - 1) * PART_ROWS
-            own = tuple(indices[max(0, stop - PART_ROWS):stop])
+            own = tuple(indices[max(0, stop - PART_ROWS) : stop])
             kinds = dict.fromkeys((*COUNTED_KINDS, "not_a_run"), 0)
             for index in own:
                 kinds[runs[index].kind] += 1
             dated = [runs[i].when for i in own if runs[i].when is not None]
-            parts.append(LedgerPart(
-                agent=agent, agent_name=names[agent], agent_slug=agent_slugs[agent], mission=mission, number=number,
-                runs=own,
-                kinds={k: n for k, n in kinds.items() if n},
-                first=iso_utc(min(dated)) if dated else None, last=iso_utc(max(dated)) if dated else None,
-                paths=routes.ledger_part_paths(agent_slugs[agent], mission_slugs[mission], number)))
+            parts.append(
+                LedgerPart(
+                    agent=agent,
+                    agent_name=names[agent],
+                    agent_slug=agent_slugs[agent],
+                    mission=mission,
+                    number=number,
+                    runs=own,
+                    kinds={k: n for k, n in kinds.items() if n},
+                    first=iso_utc(min(dated)) if dated else None,
+                    last=iso_utc(max(dated)) if dated else None,
+                    paths=routes.ledger_part_paths(agent_slugs[agent], mission_slugs[mission], number),
+                )
+            )
     return tuple(parts)

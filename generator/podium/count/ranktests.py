@@ -62,6 +62,7 @@ BAND_FACTOR = 1.0
 
 # --- the exact null distribution -------------------------------------------------------------
 
+
 @lru_cache(maxsize=2048)  # m ≤ n, m + n ≤ 50: 676 pairs
 def null_counts(m: int, n: int) -> tuple[int, ...]:
     """f(m, n, u) for u = 0 … m·n: how many of the C(m+n, m) rank arrangements give U = u.
@@ -137,6 +138,7 @@ def moses_k(m: int, n: int, alpha: Fraction) -> int | None:
 
 
 # --- samples and the order statistics of their differences ----------------------------------
+
 
 def _checked(values: Iterable[float]) -> list[float]:
     out = [float(v) + 0.0 for v in values]  # + 0.0: −0.0 reads as 0.0
@@ -486,6 +488,7 @@ def moses_interval(x: Iterable[float], y: Iterable[float], alpha: Fraction) -> t
 
 # --- van Elteren ------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True, slots=True)
 class Stratified:
     """The van Elteren statistic: Z and its two-sided p (None when the variance is 0)."""
@@ -536,6 +539,7 @@ def van_elteren(strata: Iterable[tuple[Sample | Iterable[float], Sample | Iterab
 
 
 # --- §4: shifts with no named cause -----------------------------------------------------------
+
 
 @dataclass(frozen=True, slots=True)
 class FoundShift:

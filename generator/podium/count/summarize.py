@@ -33,8 +33,12 @@ from podium.model import (
 )
 
 
-def summarize(export: Export, configured_current: dict[str, str] | None = None,
-              config_name: str = "podium.yaml", run_pages: int | None = None) -> Leaderboard:
+def summarize(
+    export: Export,
+    configured_current: dict[str, str] | None = None,
+    config_name: str = "podium.yaml",
+    run_pages: int | None = None,
+) -> Leaderboard:
     """Count every run of ``export`` exactly once (its runs: compact records, or whole runs to make them of).
 
     ``run_pages`` (``run_pages: {newest: N}``): only the newest N counted runs of each agent on each mission
@@ -68,9 +72,12 @@ def summarize(export: Export, configured_current: dict[str, str] | None = None,
     agents, agents_older = _agents(records, groups, current, urls, cells)
     pairs = compare.pairs(agents, cell_runs, cells, current, urls.mission)
     by_model = compare.by_model(records, urls.agent_names, urls.agent)
-    progress = {agent: verdicts.agent_progress(agent, urls.agent_names[agent], urls.agent_slugs[agent],
-                                               [records[i] for i in indices])
-                for agent, indices in groups.by_agent.items()}
+    progress = {
+        agent: verdicts.agent_progress(
+            agent, urls.agent_names[agent], urls.agent_slugs[agent], [records[i] for i in indices]
+        )
+        for agent, indices in groups.by_agent.items()
+    }
     return Leaderboard(
         totals=Totals(
             runs=len(counted_records),
@@ -97,8 +104,13 @@ def _config_problems(seen: dict[str, set[str]], configured: dict[str, str], conf
     out = []
     for mission, version in sorted(configured.items()):
         if mission in seen and version not in seen[mission]:
-            out.append(Problem(config_name, f"missions.{mission}.current",
-                               f"version {version!r} has no runs in this export; all runs of {mission} are older"))
+            out.append(
+                Problem(
+                    config_name,
+                    f"missions.{mission}.current",
+                    f"version {version!r} has no runs in this export; all runs of {mission} are older",
+                )
+            )
     return out
 
 
@@ -127,8 +139,11 @@ class _Urls:
         key = (mission, version)
         if key not in self.made:
             known = mission in self.mission_slugs and version in self.version_segments[mission]
-            self.made[key] = routes.mission_path(self.mission_slugs[mission], self.version_segments[mission][version]) \
-                if known else None
+            self.made[key] = (
+                routes.mission_path(self.mission_slugs[mission], self.version_segments[mission][version])
+                if known
+                else None
+            )
         return self.made[key]
 
 
@@ -169,13 +184,19 @@ def _groups(records: list[RunRecord]) -> RunGroups:
     return RunGroups(frozen(by_agent), frozen(by_version), frozen(by_agent_version))
 
 
-def _agent_missions(agent: str, records: list[RunRecord], current: dict[str, str], urls: _Urls,
-                    cells: Cells) -> tuple[AgentMission, ...]:
+def _agent_missions(
+    agent: str, records: list[RunRecord], current: dict[str, str], urls: _Urls, cells: Cells
+) -> tuple[AgentMission, ...]:
     versions = {(r.mission, r.version) for r in records}
     ordered = sorted(sorted(versions, key=lambda mv: version_key(mv[1]), reverse=True), key=lambda mv: mv[0])
     return tuple(
-        AgentMission(mission, version, current.get(mission) == version, urls.mission(mission, version),
-                     cells[(agent, mission, version)])
+        AgentMission(
+            mission,
+            version,
+            current.get(mission) == version,
+            urls.mission(mission, version),
+            cells[(agent, mission, version)],
+        )
         for mission, version in ordered
     )
 
@@ -188,20 +209,40 @@ def _agents(records: list[RunRecord], groups: RunGroups, current: dict[str, str]
         slug = urls.agent_slugs[agent]
         mine = [r for r in own if not r.older]
         theirs = [r for r in own if r.older]
-        headline.append(AgentSummary(agent, name, slug, urls.agent(agent), "current", None, figures(mine),
-                                     _agent_missions(agent, mine, current, urls, cells)))
+        headline.append(
+            AgentSummary(
+                agent,
+                name,
+                slug,
+                urls.agent(agent),
+                "current",
+                None,
+                figures(mine),
+                _agent_missions(agent, mine, current, urls, cells),
+            )
+        )
         if theirs:
-            older.append(AgentSummary(agent, name, slug, urls.agent(agent), "older", None, figures(theirs),
-                                      _agent_missions(agent, theirs, current, urls, cells)))
+            older.append(
+                AgentSummary(
+                    agent,
+                    name,
+                    slug,
+                    urls.agent(agent),
+                    "older",
+                    None,
+                    figures(theirs),
+                    _agent_missions(agent, theirs, current, urls, cells),
+                )
+            )
     headline.sort(key=lambda a: rank_key(a.name, a.agent, a.figures))
-    ranked = tuple(replace(a, rank=i + 1, provisional=provisional(a.figures.in_median))
-                   for i, a in enumerate(headline))
+    ranked = tuple(replace(a, rank=i + 1, provisional=provisional(a.figures.in_median)) for i, a in enumerate(headline))
     order = {a.agent: i for i, a in enumerate(ranked)}
     return ranked, tuple(sorted(older, key=lambda a: order[a.agent]))
 
 
-def _missions(records: list[RunRecord], groups: RunGroups, current: dict[str, str], urls: _Urls,
-              cells: Cells) -> tuple[MissionVersionSummary, ...]:
+def _missions(
+    records: list[RunRecord], groups: RunGroups, current: dict[str, str], urls: _Urls, cells: Cells
+) -> tuple[MissionVersionSummary, ...]:
     out = []
     for (mission, version), indices in groups.by_version.items():
         own = [records[i] for i in indices]
@@ -209,21 +250,26 @@ def _missions(records: list[RunRecord], groups: RunGroups, current: dict[str, st
         for agent in {r.agent for r in own}:
             fig = cells[(agent, mission, version)]
             name = urls.agent_names[agent]
-            chips.append((rank_key(name, agent, fig), MissionAgent(
-                agent, name, urls.agent(agent), fig.median, fig.in_median, fig.runs)))
-        full = [abs(r.deterministic - r.judge) for r in own
-                if r.judge is not None and r.judge_status == "ok"]
+            chips.append(
+                (
+                    rank_key(name, agent, fig),
+                    MissionAgent(agent, name, urls.agent(agent), fig.median, fig.in_median, fig.runs),
+                )
+            )
+        full = [abs(r.deterministic - r.judge) for r in own if r.judge is not None and r.judge_status == "ok"]
         whole = figures(own)
-        out.append(MissionVersionSummary(
-            mission=mission,
-            version=version,
-            current=current.get(mission) == version,
-            url=urls.mission(mission, version),
-            figures=whole,
-            judge_vs_checks=stats.mean(full),
-            agents=tuple(chip for _, chip in sorted(chips, key=lambda c: c[0])),
-            scored=sum(whole.counts[kind] for kind in SCORED_KINDS),
-        ))
+        out.append(
+            MissionVersionSummary(
+                mission=mission,
+                version=version,
+                current=current.get(mission) == version,
+                url=urls.mission(mission, version),
+                figures=whole,
+                judge_vs_checks=stats.mean(full),
+                agents=tuple(chip for _, chip in sorted(chips, key=lambda c: c[0])),
+                scored=sum(whole.counts[kind] for kind in SCORED_KINDS),
+            )
+        )
     out.sort(key=lambda m: version_key(m.version), reverse=True)
     out.sort(key=lambda m: (not m.current, m.mission))
     return tuple(out)

@@ -102,7 +102,6 @@ GUARDS = ("partial_judge", "just_crossed")  # the order §2 lists failed guards 
 ATTRIBUTIONS = ("checks", "judge", "both", "neither alone")
 
 
-
 def method() -> dict:
     """The ``method`` block: every constant the verdicts use (a fresh dict each time)."""
     return {
@@ -175,6 +174,7 @@ class CountedRun(Protocol):
 
 # --- output ----------------------------------------------------------------------------------
 
+
 @dataclass(frozen=True, slots=True)
 class StepSeries:
     """One series at one step (§2): ``m`` runs on the older side, ``n`` on the newer."""
@@ -190,9 +190,17 @@ class StepSeries:
     n: int
 
     def as_json(self) -> dict:
-        return {"verdict": self.verdict, "reasons": list(self.reasons), "shift": self.shift,
-                "delta_median": self.delta_median, "ci99": _pair(self.ci99), "ci90": _pair(self.ci90),
-                "steady_within": self.steady_within, "m": self.m, "n": self.n}
+        return {
+            "verdict": self.verdict,
+            "reasons": list(self.reasons),
+            "shift": self.shift,
+            "delta_median": self.delta_median,
+            "ci99": _pair(self.ci99),
+            "ci90": _pair(self.ci90),
+            "steady_within": self.steady_within,
+            "m": self.m,
+            "n": self.n,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,9 +215,14 @@ class CellSegment:
     median: float | None  # of the overall series
 
     def as_json(self) -> dict:
-        return {"configuration": self.configuration.as_json(), "first_run_id": self.first_run_id,
-                "last_run_id": self.last_run_id, "runs": dict(self.runs), "left_out": dict(self.left_out),
-                "median": self.median}
+        return {
+            "configuration": self.configuration.as_json(),
+            "first_run_id": self.first_run_id,
+            "last_run_id": self.last_run_id,
+            "runs": dict(self.runs),
+            "left_out": dict(self.left_out),
+            "median": self.median,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -228,8 +241,13 @@ class CellStep:
         return getattr(self, name)
 
     def as_json(self) -> dict:
-        return {"from": self.from_.as_json(), "to": self.to.as_json(), "changed": list(self.changed),
-                **{s: self.series(s).as_json() for s in SERIES}, "attribution": self.attribution}
+        return {
+            "from": self.from_.as_json(),
+            "to": self.to.as_json(),
+            "changed": list(self.changed),
+            **{s: self.series(s).as_json() for s in SERIES},
+            "attribution": self.attribution,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -242,8 +260,13 @@ class UnexplainedShift:
     interval: tuple[float, float]
 
     def as_json(self) -> dict:
-        return {"segment": self.segment, "start_run_id": self.start_run_id, "shift": self.shift,
-                "interval": list(self.interval), "unexplained": True}
+        return {
+            "segment": self.segment,
+            "start_run_id": self.start_run_id,
+            "shift": self.shift,
+            "interval": list(self.interval),
+            "unexplained": True,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,10 +289,16 @@ class Cell:
         return self.steps[-1] if self.steps else None
 
     def as_json(self) -> dict:
-        return {"mission": self.mission, "version": self.version, "current": self.current,
-                "segments": [s.as_json() for s in self.segments], "steps": [s.as_json() for s in self.steps],
-                "shifts": [s.as_json() for s in self.shifts], "left_out_unplaced": dict(self.left_out_unplaced),
-                "undated": self.undated}
+        return {
+            "mission": self.mission,
+            "version": self.version,
+            "current": self.current,
+            "segments": [s.as_json() for s in self.segments],
+            "steps": [s.as_json() for s in self.steps],
+            "shifts": [s.as_json() for s in self.shifts],
+            "left_out_unplaced": dict(self.left_out_unplaced),
+            "undated": self.undated,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -297,8 +326,15 @@ class AgentSeries:
     strata: tuple[Stratum, ...]
 
     def as_json(self) -> dict:
-        return {"verdict": self.verdict, "reasons": list(self.reasons), "shift": self.shift, "z": self.z,
-                "p": self.p, "tally": dict(self.tally), "strata": [s.as_json() for s in self.strata]}
+        return {
+            "verdict": self.verdict,
+            "reasons": list(self.reasons),
+            "shift": self.shift,
+            "z": self.z,
+            "p": self.p,
+            "tally": dict(self.tally),
+            "strata": [s.as_json() for s in self.strata],
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -322,8 +358,12 @@ class AgentSegment:
     runs: Mapping[str, int]
 
     def as_json(self) -> dict:
-        return {"configuration": self.configuration.as_json(), "first_run_id": self.first_run_id,
-                "last_run_id": self.last_run_id, "runs": dict(self.runs)}
+        return {
+            "configuration": self.configuration.as_json(),
+            "first_run_id": self.first_run_id,
+            "last_run_id": self.last_run_id,
+            "runs": dict(self.runs),
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -336,8 +376,14 @@ class AgentStep:
     judge: JudgeStrata
 
     def as_json(self) -> dict:
-        return {"from": self.from_.as_json(), "to": self.to.as_json(), "changed": list(self.changed),
-                "overall": self.overall.as_json(), "checks": self.checks.as_json(), "judge": self.judge.as_json()}
+        return {
+            "from": self.from_.as_json(),
+            "to": self.to.as_json(),
+            "changed": list(self.changed),
+            "overall": self.overall.as_json(),
+            "checks": self.checks.as_json(),
+            "judge": self.judge.as_json(),
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -371,6 +417,7 @@ def _rounded(x: float) -> float:
 
 
 # --- §1: one cell ------------------------------------------------------------------------------
+
 
 class _Side:
     """One series of one segment: values in time order, their upper values, their run ids."""
@@ -446,8 +493,11 @@ class _Columns:
         column = getattr(self, name)
         values = list(map(column.__getitem__, rows))
         if values and not (set(map(type, values)) <= _NUMBERS and 0 <= min(values) and max(values) <= 1):
-            self.fail((i for i in rows if not _is_score(column[i])), name,
-                      f"not a score in [0, 1] (a {self.kind[rows[0]]} run has one)")
+            self.fail(
+                (i for i in rows if not _is_score(column[i])),
+                name,
+                f"not a score in [0, 1] (a {self.kind[rows[0]]} run has one)",
+            )
         return values
 
     def uppers(self, rows: list[int], values: list[float], name: str) -> list[float]:
@@ -491,8 +541,11 @@ class _Columns:
         dated = [i for i, when in enumerate(started) if when is not None]
         when = list(map(started.__getitem__, dated))
         if not set(map(type, when)) <= {datetime} or None in map(_TZINFO_OF, when):
-            self.fail((i for i in dated if not (isinstance(started[i], datetime) and started[i].tzinfo is not None)),
-                      "started", "not a time-zone-aware instant")
+            self.fail(
+                (i for i in dated if not (isinstance(started[i], datetime) and started[i].tzinfo is not None)),
+                "started",
+                "not a time-zone-aware instant",
+            )
         stamps = list(map(datetime.timestamp, when))
         order = sorted(range(len(dated)), key=stamps.__getitem__)
         rows = list(map(dated.__getitem__, order))
@@ -593,10 +646,28 @@ class _CellWork:
         for b in range(1, len(self.segments)):
             series = self.step(b - 1, b)
             old, new = self.segments[b - 1].configuration, self.segments[b].configuration
-            steps.append(CellStep(old, new, new.changed(old), series["overall"], series["checks"], series["judge"],
-                                  _attribution(series)))
-        return Cell(self.mission, self.version, self.current, segments, tuple(steps), self._shifts(),
-                    _no_zeros(self.unplaced, LEFT_OUT_KINDS), self.undated, self.newest_segment)
+            steps.append(
+                CellStep(
+                    old,
+                    new,
+                    new.changed(old),
+                    series["overall"],
+                    series["checks"],
+                    series["judge"],
+                    _attribution(series),
+                )
+            )
+        return Cell(
+            self.mission,
+            self.version,
+            self.current,
+            segments,
+            tuple(steps),
+            self._shifts(),
+            _no_zeros(self.unplaced, LEFT_OUT_KINDS),
+            self.undated,
+            self.newest_segment,
+        )
 
     def _shifts(self) -> tuple[UnexplainedShift, ...]:
         """§4, in each segment's overall series; listed in the time order of their start run."""
@@ -616,9 +687,14 @@ def _cell_segment(segment: _Segment) -> CellSegment:
     overall = segment.sides["overall"]
     median = overall.sample().median() if len(overall) else None
     assert segment.first is not None and segment.last is not None
-    return CellSegment(segment.configuration, segment.first[1], segment.last[1],
-                       {s: len(segment.sides[s]) for s in SERIES}, _no_zeros(segment.left_out, LEFT_OUT_KINDS),
-                       median)
+    return CellSegment(
+        segment.configuration,
+        segment.first[1],
+        segment.last[1],
+        {s: len(segment.sides[s]) for s in SERIES},
+        _no_zeros(segment.left_out, LEFT_OUT_KINDS),
+        median,
+    )
 
 
 def _no_zeros(counts: Mapping[str, int], order: Iterable[str]) -> dict[str, int]:
@@ -626,6 +702,7 @@ def _no_zeros(counts: Mapping[str, int], order: Iterable[str]) -> dict[str, int]
 
 
 # --- §2: one series at one step --------------------------------------------------------------------
+
 
 def series_step(series: str, old: _Side, new: _Side, judge_changed: bool) -> StepSeries:
     """The verdict of one series between two segments, with its guards and published figures."""
@@ -645,16 +722,19 @@ def series_step(series: str, old: _Side, new: _Side, judge_changed: bool) -> Ste
             if _move(series, old.upper_sample(), new.upper_sample()) != verdict:
                 reasons.append("partial_judge")
         # §7: the newest run of a side is the newest in this series
-        if not (_kept(series, diffs, verdict, m, n - 1, lambda: (xs, ys.without(new.values[-1])))
-                and _kept(series, diffs, verdict, m - 1, n, lambda: (xs.without(old.values[-1]), ys))):
+        if not (
+            _kept(series, diffs, verdict, m, n - 1, lambda: (xs, ys.without(new.values[-1])))
+            and _kept(series, diffs, verdict, m - 1, n, lambda: (xs.without(old.values[-1]), ys))
+        ):
             reasons.append("just_crossed")
         if reasons:
             verdict, within = "unclear", None
     return StepSeries(verdict, tuple(reasons), shift, delta_median, ci99, ci90, within, m, n)
 
 
-def _kept(series: str, diffs: Differences, verdict: str, m: int, n: int,
-          smaller: Callable[[], tuple[Sample, Sample]]) -> bool:
+def _kept(
+    series: str, diffs: Differences, verdict: str, m: int, n: int, smaller: Callable[[], tuple[Sample, Sample]]
+) -> bool:
     """Whether the move ``verdict`` stays with one run removed from a side (m, n: the sizes left).
 
     Removing a run removes its r = total − m·n differences, and that can only move the j-th
@@ -686,8 +766,15 @@ def _middle(diffs: Differences, a: int, b: int, odd: int) -> float:
     return diffs.order_statistic(a) if odd else (diffs.order_statistic(a) + diffs.order_statistic(b)) / 2
 
 
-def _verdict(series: str, judge_changed: bool, m: int, n: int, shift: float | None,
-             ci99: tuple[float, float] | None, ci90: tuple[float, float] | None) -> tuple[str, float | None]:
+def _verdict(
+    series: str,
+    judge_changed: bool,
+    m: int,
+    n: int,
+    shift: float | None,
+    ci99: tuple[float, float] | None,
+    ci90: tuple[float, float] | None,
+) -> tuple[str, float | None]:
     """§2 steps 1–5: (verdict, steady_within)."""
     if judge_changed and series != "checks":
         return "not_comparable", None
@@ -739,6 +826,7 @@ def _attribution(series: Mapping[str, StepSeries]) -> str | None:
 
 
 # --- §3: the agent's steps ----------------------------------------------------------------------------
+
 
 @dataclass(slots=True)
 class _AgentSegmentWork:
@@ -804,16 +892,26 @@ def _changed(old: _AgentSegmentWork, new: _AgentSegmentWork) -> tuple[str, ...]:
 
 def _agent_step(cells: list[_CellWork], old: _AgentSegmentWork, new: _AgentSegmentWork) -> AgentStep:
     judge_changed = old.key[2] != new.key[2]
-    pairs = [(cell, cell.agent_keys[old.key], cell.agent_keys[new.key]) for cell in cells
-             if cell.current and old.key in cell.agent_keys and new.key in cell.agent_keys]
+    pairs = [
+        (cell, cell.agent_keys[old.key], cell.agent_keys[new.key])
+        for cell in cells
+        if cell.current and old.key in cell.agent_keys and new.key in cell.agent_keys
+    ]
     series = {}
     for s in SERIES:
-        strata = [(cell, a, b) for cell, a, b in pairs
-                  if len(cell.segments[a].sides[s]) and len(cell.segments[b].sides[s])]
+        strata = [
+            (cell, a, b) for cell, a, b in pairs if len(cell.segments[a].sides[s]) and len(cell.segments[b].sides[s])
+        ]
         series[s] = _agent_series(s, judge_changed, strata)
     judge = series["judge"]
-    return AgentStep(old.configuration, new.configuration, _changed(old, new), series["overall"], series["checks"],
-                     JudgeStrata(judge.tally, judge.strata))
+    return AgentStep(
+        old.configuration,
+        new.configuration,
+        _changed(old, new),
+        series["overall"],
+        series["checks"],
+        JudgeStrata(judge.tally, judge.strata),
+    )
 
 
 def _agent_series(series: str, judge_changed: bool, strata: list[tuple[_CellWork, int, int]]) -> AgentSeries:
@@ -840,8 +938,9 @@ def _agent_series(series: str, judge_changed: bool, strata: list[tuple[_CellWork
             verdict = move
             if series == "overall" and any(x.has_upper or y.has_upper for x, y in sides):
                 upper_test = van_elteren([(x.upper_sample(), y.upper_sample()) for x, y in sides])
-                upper_shift = _weighted_shift([(step.m, step.n, cell.upper_shift(a, b, series))
-                                               for (cell, a, b), step in zip(strata, steps)])
+                upper_shift = _weighted_shift(
+                    [(step.m, step.n, cell.upper_shift(a, b, series)) for (cell, a, b), step in zip(strata, steps)]
+                )
                 if _agent_move(series, upper_test.p, upper_shift, counts) != move:
                     verdict, reasons = "unclear", ("partial_judge",)
         else:
@@ -875,6 +974,7 @@ def _agent_move(series: str, p: float | None, shift: float | None, counts: Mappi
 
 # --- the whole agent ----------------------------------------------------------------------------------
 
+
 def agent_progress(agent: str, name: str, slug: str, runs: Iterable[CountedRun]) -> AgentProgress:
     """Every cell, segment, step and verdict of one agent (progress rules §1–§4).
 
@@ -896,15 +996,21 @@ def agent_progress(agent: str, name: str, slug: str, runs: Iterable[CountedRun])
             for version, run in zip(versions, group):
                 split[version].append(run)
             by_cell.update(((mission, version), part) for version, part in split.items())
-    work = [_CellWork(mission, version, by_cell[(mission, version)])
-            for mission, version in sorted(by_cell, key=lambda mv: (mv[0], version_key(mv[1])))]
+    work = [
+        _CellWork(mission, version, by_cell[(mission, version)])
+        for mission, version in sorted(by_cell, key=lambda mv: (mv[0], version_key(mv[1])))
+    ]
     segments, newest = _agent_segments(work)
-    steps = tuple(_agent_step(work, segments[i - 1], segments[i])
-                  for i in range(1, len(segments)))
+    steps = tuple(_agent_step(work, segments[i - 1], segments[i]) for i in range(1, len(segments)))
     return AgentProgress(
-        agent, name, slug,
+        agent,
+        name,
+        slug,
         tuple(AgentSegment(s.configuration, s.first[1], s.last[1], dict(s.runs)) for s in segments),
-        steps, tuple(cell.result() for cell in work), newest)
+        steps,
+        tuple(cell.result() for cell in work),
+        newest,
+    )
 
 
 def _fail(bad: Iterable[CountedRun], field: str, why: str) -> NoReturn:
@@ -924,6 +1030,7 @@ def _is_score(value: object) -> bool:
 
 # --- §5 and §6 -----------------------------------------------------------------------------------------
 
+
 def headline(progress: AgentProgress) -> dict:
     """What summary.json carries of an agent's progress (§5): its newest agent step's overall series.
 
@@ -935,15 +1042,30 @@ def headline(progress: AgentProgress) -> dict:
     """
     step = progress.newest_step
     if step is None:
-        return {"verdict": None, "shift": None, "changed": [], "tally": {},
-                "reason": "one_configuration" if progress.segments else "no_counted_runs",
-                "reasons": [], "from": None,
-                "to": progress.segments[0].configuration.as_json() if progress.segments else None,
-                "strata": 0, "segments": len(progress.segments)}
-    return {"verdict": step.overall.verdict, "shift": step.overall.shift, "changed": list(step.changed),
-            "tally": dict(step.overall.tally), "reason": None, "reasons": list(step.overall.reasons),
-            "from": step.from_.as_json(), "to": step.to.as_json(), "strata": len(step.overall.strata),
-            "segments": len(progress.segments)}
+        return {
+            "verdict": None,
+            "shift": None,
+            "changed": [],
+            "tally": {},
+            "reason": "one_configuration" if progress.segments else "no_counted_runs",
+            "reasons": [],
+            "from": None,
+            "to": progress.segments[0].configuration.as_json() if progress.segments else None,
+            "strata": 0,
+            "segments": len(progress.segments),
+        }
+    return {
+        "verdict": step.overall.verdict,
+        "shift": step.overall.shift,
+        "changed": list(step.changed),
+        "tally": dict(step.overall.tally),
+        "reason": None,
+        "reasons": list(step.overall.reasons),
+        "from": step.from_.as_json(),
+        "to": step.to.as_json(),
+        "strata": len(step.overall.strata),
+        "segments": len(progress.segments),
+    }
 
 
 def progress_document(progress: AgentProgress) -> dict:

@@ -168,8 +168,12 @@ class Configuration:
         """The four fields as the progress file writes them: an agent version that is a whole number as a number
         (as XORCISE's conditions hold it), anything else as it was read."""
         version = self.agent_version
-        return {"agent_version": int(version) if version is not None and version.isdigit() else version,
-                "model": self.model, "judge_model": self.judge_model, "budget_seconds": self.budget_seconds}
+        return {
+            "agent_version": int(version) if version is not None and version.isdigit() else version,
+            "model": self.model,
+            "judge_model": self.judge_model,
+            "budget_seconds": self.budget_seconds,
+        }
 
 
 CONFIGURATION_FIELDS = ("agent_version", "model", "judge_model", "budget_seconds")
@@ -547,4 +551,3 @@ for _cls in [v for v in list(globals().values()) if dataclasses.is_dataclass(v) 
     if "__slots__" in vars(_cls):
         _quick_to_pickle(_cls)
 del _cls
-

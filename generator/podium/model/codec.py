@@ -64,6 +64,7 @@ def _decoder(kind) -> Callable[[object], object]:
 
             def optional(data):
                 return None if data is None else option.get()(data)
+
             return optional
 
         def union(data):
@@ -76,6 +77,7 @@ def _decoder(kind) -> Callable[[object], object]:
                 except (ValueError, TypeError) as err:
                     errors.append(str(err))
             raise ValueError("; ".join(errors) or "no type fits")
+
         return union
     if origin is tuple:
         args = typing.get_args(kind)
@@ -86,6 +88,7 @@ def _decoder(kind) -> Callable[[object], object]:
                 _need(data, list)
                 read = item.get()
                 return tuple(read(v) for v in data)
+
             return many
 
         items = [_Later(a) for a in args]
@@ -95,6 +98,7 @@ def _decoder(kind) -> Callable[[object], object]:
             if len(args) != len(data):
                 raise ValueError("tuple of the wrong length")
             return tuple(item.get()(v) for item, v in zip(items, data))
+
         return fixed
     if origin is dict:
         key_kind, value_kind = typing.get_args(kind)
@@ -105,25 +109,32 @@ def _decoder(kind) -> Callable[[object], object]:
             _need(data, dict)
             key, value = keys.get(), values.get()
             return {key(k): value(v) for k, v in data.items()}
+
         return mapping
     if kind is typing.Any or kind is object:
         return lambda data: data
     if kind is datetime:
+
         def moment(data):
             _need(data, str)
             return datetime.fromisoformat(data)
+
         return moment
     if kind is float:
+
         def number(data):
             if isinstance(data, bool) or not isinstance(data, (int, float)):
                 raise ValueError("expected a number")
             return float(data)
+
         return number
     if kind in (bool, int, str):
+
         def plain(data):
             if type(data) is not kind:
                 raise ValueError(f"expected {kind.__name__}")
             return data
+
         return plain
     if isinstance(kind, type) and dataclasses.is_dataclass(kind):
         readers: list[Callable] = []  # filled on first use (a type may refer to itself)
@@ -139,10 +150,12 @@ def _decoder(kind) -> Callable[[object], object]:
                 raise ValueError(f"{kind.__name__}: {len(data)} fields stored, {len(readers)} expected")
             values = [read(v) for read, v in zip(readers, data)]
             return kind(*values) if by_position else kind(**dict(zip(names, values)))
+
         return record
 
     def unknown(data):
         raise ValueError(f"cannot read a {kind!r}")
+
     return unknown
 
 

@@ -27,8 +27,17 @@ TOP = 4.0  # room for the timeout cap
 CAP = 3.0
 CARD_SLOTS = 48  # newest runs shown on an agent card
 PAGE_SLOTS = 100  # newest runs shown on an agent page (and a model page)
-MARK_ORDER = ("checks", "checks stopped", "judge", "judge stopped", "nojudge", "hatch", "cap", "slot infra",
-              "slot pending")  # drawn in this order, as each column drew them
+MARK_ORDER = (
+    "checks",
+    "checks stopped",
+    "judge",
+    "judge stopped",
+    "nojudge",
+    "hatch",
+    "cap",
+    "slot infra",
+    "slot pending",
+)  # drawn in this order, as each column drew them
 
 # Agreement plot
 PLOT = 200.0  # the square, 0..100% on both axes
@@ -95,8 +104,16 @@ def strip(records: list[RunRecord], median: float | None, slots: int = CARD_SLOT
     columns = tuple(_column(r, i * COLUMN) for i, r in enumerate(shown))
     base = TOP + HEIGHT
     desc = f"{len(shown)} of {len(records)} runs, oldest to newest; dashed line: median {pct(median)}"
-    return Strip(width, base + 1, columns, _marks(columns), None if median is None else base - median * HEIGHT,
-                 len(shown), len(records), desc)
+    return Strip(
+        width,
+        base + 1,
+        columns,
+        _marks(columns),
+        None if median is None else base - median * HEIGHT,
+        len(shown),
+        len(records),
+        desc,
+    )
 
 
 def _marks(columns: tuple[Column, ...]) -> tuple[Mark, ...]:
@@ -104,8 +121,9 @@ def _marks(columns: tuple[Column, ...]) -> tuple[Mark, ...]:
     paths: dict[str, list[str]] = {cls: [] for cls in MARK_ORDER}
     for column in columns:
         for sh in column.shapes:
-            paths[sh.cls].append(f"M{svg_number(sh.x)} {svg_number(sh.y)}h{svg_number(sh.w)}"
-                                 f"v{svg_number(sh.h)}h{svg_number(-sh.w)}z")
+            paths[sh.cls].append(
+                f"M{svg_number(sh.x)} {svg_number(sh.y)}h{svg_number(sh.w)}v{svg_number(sh.h)}h{svg_number(-sh.w)}z"
+            )
     return tuple(Mark(cls, "".join(d)) for cls, d in paths.items() if d)
 
 
@@ -183,8 +201,14 @@ def _xy(det: float, judge: float) -> tuple[float, float]:
     return LEFT + det * PLOT, TOP_PAD + (1 - judge) * PLOT
 
 
-def agreement(records: list[RunRecord], slugs: dict[str, str], tones: dict[str, int],
-              limit: int = PLOT_POINTS, total: int | None = None, linked: bool = True) -> Plot:
+def agreement(
+    records: list[RunRecord],
+    slugs: dict[str, str],
+    tones: dict[str, int],
+    limit: int = PLOT_POINTS,
+    total: int | None = None,
+    linked: bool = True,
+) -> Plot:
     """Points (checks across, judge up) for runs whose judge ran; no-judge runs on a strip below.
 
     ``records`` newest first; the newest ``limit`` with a score are drawn. ``total``: how many
@@ -210,23 +234,42 @@ def agreement(records: list[RunRecord], slugs: dict[str, str], tones: dict[str, 
             below.append(Point(title=title + "no judge · " + run_title(record), y=strip_y, **common))
             continue
         upper = record.judge_upper if record.judge_upper is not None and record.judge_upper > record.judge else None
-        points.append(Point(
-            title=title + f"judge {pct_range(record.judge, upper)} · " + run_title(record), y=y,
-            y_upper=None if upper is None else _xy(0, upper)[1], **common,
-        ))
+        points.append(
+            Point(
+                title=title + f"judge {pct_range(record.judge, upper)} · " + run_title(record),
+                y=y,
+                y_upper=None if upper is None else _xy(0, upper)[1],
+                **common,
+            )
+        )
     diagonals = []
     for label, total_score in (("25", 0.5), ("50", 1.0), ("75", 1.5)):  # det + judge = 2 * overall
         x1, y1 = _xy(max(0.0, total_score - 1), min(1.0, total_score))
         x2, y2 = _xy(min(1.0, total_score), max(0.0, total_score - 1))
         lx, ly = _xy(total_score / 2, total_score / 2)
         diagonals.append((label, x1, y1, x2, y2, lx + 3, ly - 3))
-    desc = (f"{len(points)} runs with a judge, placed by checks (across) and judge (up); "
-            f"{len(below)} runs with no judge on the strip below"
-            + (f"; the newest {len(drawn)} of {total} runs are drawn" if total > len(drawn) else ""))
+    desc = (
+        f"{len(points)} runs with a judge, placed by checks (across) and judge (up); "
+        f"{len(below)} runs with no judge on the strip below"
+        + (f"; the newest {len(drawn)} of {total} runs are drawn" if total > len(drawn) else "")
+    )
     layers = () if linked else _layers(points, below)
-    return Plot(LEFT + PLOT + RIGHT, strip_y + 10, LEFT, TOP_PAD, PLOT, strip_y,
-                tuple(points) if linked else (), tuple(below) if linked else (), layers,
-                tuple(diagonals), (("0%", 0.0), ("50%", PLOT / 2), ("100%", PLOT)), len(drawn), total, desc)
+    return Plot(
+        LEFT + PLOT + RIGHT,
+        strip_y + 10,
+        LEFT,
+        TOP_PAD,
+        PLOT,
+        strip_y,
+        tuple(points) if linked else (),
+        tuple(below) if linked else (),
+        layers,
+        tuple(diagonals),
+        (("0%", 0.0), ("50%", PLOT / 2), ("100%", PLOT)),
+        len(drawn),
+        total,
+        desc,
+    )
 
 
 def _layers(points: list[Point], below: list[Point]) -> tuple[Layer, ...]:
@@ -240,9 +283,14 @@ def _layers(points: list[Point], below: list[Point]) -> tuple[Layer, ...]:
     for pt in points:
         if pt.y_upper is not None:
             add(pt, "bars", f"M{n(pt.x)} {n(pt.y)}V{n(pt.y_upper)}")
-        add(pt, "dots", f"M{n(pt.x - DOT)} {n(pt.y)}a{n(DOT)} {n(DOT)} 0 1 0 {n(2 * DOT)} 0"
-                        f"a{n(DOT)} {n(DOT)} 0 1 0 {n(-2 * DOT)} 0")
+        add(
+            pt,
+            "dots",
+            f"M{n(pt.x - DOT)} {n(pt.y)}a{n(DOT)} {n(DOT)} 0 1 0 {n(2 * DOT)} 0"
+            f"a{n(DOT)} {n(DOT)} 0 1 0 {n(-2 * DOT)} 0",
+        )
     for pt in below:
         add(pt, "nj", f"M{n(pt.x - 2.5)} {n(pt.y - 2.5)}h5v5h-5z")
-    return tuple(Layer(agent, tone, cls, "".join(d))
-                 for (agent, tone), marks in parts.items() for cls, d in marks.items() if d)
+    return tuple(
+        Layer(agent, tone, cls, "".join(d)) for (agent, tone), marks in parts.items() for cls, d in marks.items() if d
+    )

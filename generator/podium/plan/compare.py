@@ -58,9 +58,15 @@ class Links:
             self._agent[pair.b].append({"other": slugs[pair.a], "url": pair.url, "pair": pair})
             anchors = version_anchors(pair)
             for v in pair.versions:
-                self._version[(v.mission, v.version)].append({
-                    "pair": pair, "url": pair.url, "anchor": anchors[(v.mission, v.version)],
-                    "version": v, "verdict": verdict_words(v.verdict, pair.a_name, pair.b_name)})
+                self._version[(v.mission, v.version)].append(
+                    {
+                        "pair": pair,
+                        "url": pair.url,
+                        "anchor": anchors[(v.mission, v.version)],
+                        "version": v,
+                        "verdict": verdict_words(v.verdict, pair.a_name, pair.b_name),
+                    }
+                )
         for links in self._agent.values():
             links.sort(key=lambda link: link["other"].rank)
 
@@ -74,11 +80,17 @@ class Links:
 def data_files(board: Leaderboard) -> list[DataFile]:
     """compare.json's parts (render/compare_data.py): one per agent with a pair, one per pair with a page."""
     pairs_of = pairs_by_agent(board.pairs)
-    out = [DataFile(routes.compare_agent_data_path(a.slug), "compare_agent", i, tuple(pairs_of[a.agent]))
-           for i, a in enumerate(board.agents) if a.agent in pairs_of]
+    out = [
+        DataFile(routes.compare_agent_data_path(a.slug), "compare_agent", i, tuple(pairs_of[a.agent]))
+        for i, a in enumerate(board.agents)
+        if a.agent in pairs_of
+    ]
     slugs = {a.agent: a.slug for a in board.agents}
-    out += [DataFile(routes.compare_pair_data_path(slugs[p.a], slugs[p.b]), "compare_pair", i)
-            for i, p in enumerate(board.pairs) if p.url is not None]
+    out += [
+        DataFile(routes.compare_pair_data_path(slugs[p.a], slugs[p.b]), "compare_pair", i)
+        for i, p in enumerate(board.pairs)
+        if p.url is not None
+    ]
     return out
 
 
@@ -99,49 +111,92 @@ def _compare_index(board: Leaderboard) -> Planned:
     pairs = {(p.a, p.b): p for p in board.pairs}
     rows = []
     for i, a in enumerate(top[:-1]):
-        cells = [{"b": b, "pair": pairs.get((a.agent, b.agent))} for b in top[i + 1:]]
+        cells = [{"b": b, "pair": pairs.get((a.agent, b.agent))} for b in top[i + 1 :]]
         rows.append({"agent": a, "blank": i, "cells": cells})  # blank: the columns left of the diagonal
     lead = pairs.get((top[0].agent, top[1].agent)) if len(top) > 1 else None
-    return (routes.COMPARE_INDEX, "compare.html", {
-        "page_title": "Compare", "agents": top, "columns": top[1:], "rows": rows,
-        "left_out": left_out, "left_out_total": left_out_total, "left_out_named": named,
-        "left_out_unnamed": unnamed, "agents_total": len(top), "pairs_total": len(board.pairs), "limit": MATRIX_AGENTS,
-        "lead": lead and _pair_words(lead),
-    })
+    return (
+        routes.COMPARE_INDEX,
+        "compare.html",
+        {
+            "page_title": "Compare",
+            "agents": top,
+            "columns": top[1:],
+            "rows": rows,
+            "left_out": left_out,
+            "left_out_total": left_out_total,
+            "left_out_named": named,
+            "left_out_unnamed": unnamed,
+            "agents_total": len(top),
+            "pairs_total": len(board.pairs),
+            "limit": MATRIX_AGENTS,
+            "lead": lead and _pair_words(lead),
+        },
+    )
 
 
 def _pair_words(pair: Pair) -> dict:
-    return {"pair": pair, "superiority": superiority_words(pair.a_name, pair.b_name, pair.superiority),
-            "counts": verdict_counts(pair)}
+    return {
+        "pair": pair,
+        "superiority": superiority_words(pair.a_name, pair.b_name, pair.superiority),
+        "counts": verdict_counts(pair),
+    }
 
 
 def _pair_page(pair: Pair, agents: dict[str, AgentSummary]) -> Planned:
     anchors = version_anchors(pair)
-    versions = [{
-        "v": v, "anchor": anchors[(v.mission, v.version)], "chart": intervals(v, pair.a_name, pair.b_name),
-        "verdict": verdict_words(v.verdict, pair.a_name, pair.b_name),
-        "superiority": superiority_words(pair.a_name, pair.b_name, v.superiority),
-    } for v in pair.versions]
-    return (pair.url, "pair.html", {
-        "page_title": f"{pair.a_name} vs {pair.b_name}", **_pair_words(pair),
-        "agent_a": agents[pair.a], "agent_b": agents[pair.b],
-        "flags": flag_sentences(pair), "versions": versions,
-    })
+    versions = [
+        {
+            "v": v,
+            "anchor": anchors[(v.mission, v.version)],
+            "chart": intervals(v, pair.a_name, pair.b_name),
+            "verdict": verdict_words(v.verdict, pair.a_name, pair.b_name),
+            "superiority": superiority_words(pair.a_name, pair.b_name, v.superiority),
+        }
+        for v in pair.versions
+    ]
+    return (
+        pair.url,
+        "pair.html",
+        {
+            "page_title": f"{pair.a_name} vs {pair.b_name}",
+            **_pair_words(pair),
+            "agent_a": agents[pair.a],
+            "agent_b": agents[pair.b],
+            "flags": flag_sentences(pair),
+            "versions": versions,
+        },
+    )
 
 
 def _models_index(board: Leaderboard, by_key: dict[str, list[RunRecord]]) -> Planned:
-    cards = [{"model": m, "strip": charts.strip(by_key[m.model], m.figures.median)}
-             for m in board.by_model[:MODEL_CARDS]]
+    cards = [
+        {"model": m, "strip": charts.strip(by_key[m.model], m.figures.median)} for m in board.by_model[:MODEL_CARDS]
+    ]
     ranked, unlisted = first(board.by_model[MODEL_CARDS:], MODEL_ROWS)
-    return (routes.MODELS_INDEX, "models.html", {
-        "page_title": "Models", "cards": cards, "ranked_below": len(cards), "lead": models_lead(board.by_model),
-        "ranked": list(ranked), "unlisted": unlisted})
+    return (
+        routes.MODELS_INDEX,
+        "models.html",
+        {
+            "page_title": "Models",
+            "cards": cards,
+            "ranked_below": len(cards),
+            "lead": models_lead(board.by_model),
+            "ranked": list(ranked),
+            "unlisted": unlisted,
+        },
+    )
 
 
 def _model_page(model: ModelSummary, runs: list[RunRecord]) -> Planned:
     newest, more = first(runs, MODEL_RUNS)
-    return (model.url, "model.html", {
-        "page_title": model.model, "model": model,
-        "strip": charts.strip(runs, model.figures.median, charts.PAGE_SLOTS),
-        "runs": newest, "more": more,
-    })
+    return (
+        model.url,
+        "model.html",
+        {
+            "page_title": model.model,
+            "model": model,
+            "strip": charts.strip(runs, model.figures.median, charts.PAGE_SLOTS),
+            "runs": newest,
+            "more": more,
+        },
+    )

@@ -79,10 +79,17 @@ def _describe(name: str, median: float, ci: tuple[float, float] | None, n: int) 
 
 def intervals(v: PairVersion, a_name: str, b_name: str) -> Intervals:
     return Intervals(
-        width=WIDTH, height=HEIGHT, x0=X0, x1=X1, note_x=NOTE_X, axis_y=AXIS,
+        width=WIDTH,
+        height=HEIGHT,
+        x0=X0,
+        x1=X1,
+        note_x=NOTE_X,
+        axis_y=AXIS,
         ticks=tuple((_x(t), f"{t * 100:.0f}%") for t in TICKS),
         grid="".join(f"M{svg_number(_x(t))} 4V{svg_number(AXIS)}" for t in TICKS),
         rows=(_row("a", a_name, ROW_A, v.median_a, v.median_ci_a), _row("b", b_name, ROW_B, v.median_b, v.median_ci_b)),
-        desc=(f"{_describe(a_name, v.median_a, v.median_ci_a, v.n_a)}. "
-              f"{_describe(b_name, v.median_b, v.median_ci_b, v.n_b)}."),
+        desc=(
+            f"{_describe(a_name, v.median_a, v.median_ci_a, v.n_a)}. "
+            f"{_describe(b_name, v.median_b, v.median_ci_b, v.n_b)}."
+        ),
     )

@@ -98,8 +98,9 @@ class VersionStep:
 
 
 def configuration_text(configuration) -> str:
-    return ", ".join(f"{words.FIELD_NAMES[name]} {words.field_value(configuration, name)}"
-                     for name in words.FIELD_NAMES)
+    return ", ".join(
+        f"{words.FIELD_NAMES[name]} {words.field_value(configuration, name)}" for name in words.FIELD_NAMES
+    )
 
 
 def panel(progress: AgentProgress, slug: str) -> ProgressPanel:
@@ -110,28 +111,44 @@ def panel(progress: AgentProgress, slug: str) -> ProgressPanel:
     for cell in current:
         found = []
         for step in steps:
-            stratum = next((s for s in step.overall.strata if (s.mission, s.version) == (cell.mission, cell.version)),
-                           None)
+            stratum = next(
+                (s for s in step.overall.strata if (s.mission, s.version) == (cell.mission, cell.version)), None
+            )
             if stratum is None:
                 found.append(CellView("—", f"{cell.mission} {cell.version}: not run in both configurations", None))
                 continue
             series = stratum.step
             shift = "" if series.shift is None or series.verdict == "too_few_runs" else f" {pp_delta(series.shift)}"
-            found.append(CellView(f"{words.glyph(series.verdict)}{shift}",
-                                  f"{cell.mission} {cell.version}: {words.step_series_text(series)}", series.verdict))
+            found.append(
+                CellView(
+                    f"{words.glyph(series.verdict)}{shift}",
+                    f"{cell.mission} {cell.version}: {words.step_series_text(series)}",
+                    series.verdict,
+                )
+            )
         rows.append(MissionRow(cell.mission, cell.version, None, tuple(found)))
     rows.sort(key=lambda row: all(c.verdict is None for c in row.cells))  # stable: mission order within
     shown, more = rows[:PANEL_ROWS], max(0, len(rows) - PANEL_ROWS)
     newest = progress.newest_segment
     note = None
     if newest is not None and progress.segments and newest != len(progress.segments) - 1:
-        note = ("The newest run is back on an earlier configuration ("
-                f"{configuration_text(progress.segments[newest].configuration)}); its runs count in that "
-                "configuration, compared where it first appeared.")
+        note = (
+            "The newest run is back on an earlier configuration ("
+            f"{configuration_text(progress.segments[newest].configuration)}); its runs count in that "
+            "configuration, compared where it first appeared."
+        )
     newest_step = progress.newest_step
-    return ProgressPanel(words.headline(progress), newest_step.overall.verdict if newest_step else None, views,
-                         tuple(words.since(s) for s in steps), tuple(shown), more, note, routes.progress_path(slug),
-                         len(progress.segments))
+    return ProgressPanel(
+        words.headline(progress),
+        newest_step.overall.verdict if newest_step else None,
+        views,
+        tuple(words.since(s) for s in steps),
+        tuple(shown),
+        more,
+        note,
+        routes.progress_path(slug),
+        len(progress.segments),
+    )
 
 
 def _step_view(step) -> StepView:
@@ -141,14 +158,27 @@ def _step_view(step) -> StepView:
         note = f"judge model changed: on the checks, {words.verdict_label(checks.verdict)}"
     judge = words.tally_text(dict(step.judge.tally))
     since = words.since(step)
-    return StepView(since, since[:1].upper() + since[1:], configuration_text(step.from_), configuration_text(step.to),
-                    step.overall.verdict, words.agent_series_text(step.overall, step),
-                    words.agent_series_text(checks, step), judge, words.tally_text(dict(step.overall.tally)),
-                    len(step.overall.strata), note)
+    return StepView(
+        since,
+        since[:1].upper() + since[1:],
+        configuration_text(step.from_),
+        configuration_text(step.to),
+        step.overall.verdict,
+        words.agent_series_text(step.overall, step),
+        words.agent_series_text(checks, step),
+        judge,
+        words.tally_text(dict(step.overall.tally)),
+        len(step.overall.strata),
+        note,
+    )
 
 
-ATTRIBUTION = {"checks": "on the checks", "judge": "on the judge", "both": "on both halves",
-               "neither alone": "on neither half alone"}
+ATTRIBUTION = {
+    "checks": "on the checks",
+    "judge": "on the judge",
+    "both": "on both halves",
+    "neither alone": "on neither half alone",
+}
 
 
 def version_step(progress: AgentProgress, mission: str, version: str, url: str | None) -> VersionStep | None:
@@ -164,9 +194,18 @@ def version_step(progress: AgentProgress, mission: str, version: str, url: str |
     attribution = ATTRIBUTION.get(step.attribution) if step.attribution else None
     if step.overall.verdict == "not_comparable":
         attribution = f"judge model changed: on the checks, {words.verdict_label(step.checks.verdict)}"
-    return VersionStep(progress.agent, progress.name, url, words.since(step), words.step_series_text(step.overall),
-                       words.step_series_text(step.checks), words.step_series_text(step.judge), attribution,
-                       step.overall.verdict, runs)
+    return VersionStep(
+        progress.agent,
+        progress.name,
+        url,
+        words.since(step),
+        words.step_series_text(step.overall),
+        words.step_series_text(step.checks),
+        words.step_series_text(step.judge),
+        attribution,
+        step.overall.verdict,
+        runs,
+    )
 
 
 def band(strip: Strip, shown: list[RunRecord], progress: AgentProgress) -> tuple[BandMark, ...]:

@@ -74,8 +74,13 @@ def plan_site(board: Leaderboard, site: Site, static: dict[str, Path] | None = N
     pages += [Page(*planned) for planned in plan_compare.pages(board)]
     pages += [_content_page(p) for p in site.pages]
     pages += site.extra_pages
-    pages.append(Page(routes.NOT_FOUND, "404.html", {"page_title": "Not found",
-                                               "description": "There is no page at this address."}))
+    pages.append(
+        Page(
+            routes.NOT_FOUND,
+            "404.html",
+            {"page_title": "Not found", "description": "There is no page at this address."},
+        )
+    )
     outputs += [replace(page, context=_with_common(page, site, nav)) for page in pages]
     ledger_pages = LedgerPages(board, site, nav)
     outputs += [LedgerPage(p.path, i, ledger_pages) for i, p in enumerate(board.ledger.pages if board.ledger else ())]
@@ -109,20 +114,36 @@ class _Index:
 def _home(board: Leaderboard, index: _Index) -> Page:
     shown = board.agents[:HOME_CARDS]
     cards = [
-        {"agent": a, "older": index.older.get(a.agent), "tone": index.tones[a.agent],
-         "strip": charts.strip(index.scoped(a.agent, False), a.figures.median),
-         "progress": _progress_line(index, a.agent)}
+        {
+            "agent": a,
+            "older": index.older.get(a.agent),
+            "tone": index.tones[a.agent],
+            "strip": charts.strip(index.scoped(a.agent, False), a.figures.median),
+            "progress": _progress_line(index, a.agent),
+        }
         for a in shown
     ]
     ranked, unlisted = first(board.agents[HOME_CARDS:], HOME_ROWS)
     headline = figures_text.home_headline(board.agents)
     problems, problems_more = first(board.problems, HOME_PROBLEMS)
-    return Page(routes.HOME, "index.html", {
-        "page_title": "Agents", "totals": board.totals, "cards": cards, "ranked_below": len(cards),
-        "ranked": list(ranked), "unlisted": unlisted,
-        "problems": problems, "problems_total": len(board.problems), "problems_more": problems_more,
-        "missions": board.missions, "headline": headline, "description": figures_text.plain(headline),
-    })
+    return Page(
+        routes.HOME,
+        "index.html",
+        {
+            "page_title": "Agents",
+            "totals": board.totals,
+            "cards": cards,
+            "ranked_below": len(cards),
+            "ranked": list(ranked),
+            "unlisted": unlisted,
+            "problems": problems,
+            "problems_total": len(board.problems),
+            "problems_more": problems_more,
+            "missions": board.missions,
+            "headline": headline,
+            "description": figures_text.plain(headline),
+        },
+    )
 
 
 def _progress_line(index: _Index, agent: str) -> dict:
@@ -156,25 +177,41 @@ def _agent_page(agent: AgentSummary, index: _Index) -> Page:
     tables = []
     for summary in summaries:
         runs, more = first(index.by_agent_version[(agent.agent, summary.mission, summary.version)], newest)
-        tables.append({"summary": summary, "runs": runs, "more": more,
-                       "ledger": ledger_fragment(agent.slug, (summary.mission, summary.version))})
+        tables.append(
+            {
+                "summary": summary,
+                "runs": runs,
+                "more": more,
+                "ledger": ledger_fragment(agent.slug, (summary.mission, summary.version)),
+            }
+        )
     current_runs = index.scoped(agent.agent, False)
     older_runs = index.scoped(agent.agent, True)
     strip = charts.strip(current_runs, agent.figures.median, charts.PAGE_SLOTS)
     progress = index.progress[agent.agent]
     panel = plan_progress.panel(progress, agent.slug)
-    panel = replace(panel, rows=tuple(replace(row, url=index.version_urls.get((row.mission, row.version)))
-                                      for row in panel.rows))
-    return Page(agent.url, "agent.html", {
-        "page_title": agent.name, "agent": agent, "older": older, "tables": tables, "newest": newest,
-        "ledger": ledger_fragment(agent.slug),
-        "strip": strip, "progress": panel,
-        "band": plan_progress.band(strip, list(reversed(current_runs[:charts.PAGE_SLOTS])), progress),
-        "older_strip": charts.strip(older_runs, older.figures.median, charts.CARD_SLOTS) if older else None,
-        "models_differ": models_differ(agent.figures, *([older.figures] if older else [])),
-        "description": figures_text.agent_headline(agent),
-        "compare": index.compare.for_agent(agent.agent),
-    })
+    panel = replace(
+        panel, rows=tuple(replace(row, url=index.version_urls.get((row.mission, row.version))) for row in panel.rows)
+    )
+    return Page(
+        agent.url,
+        "agent.html",
+        {
+            "page_title": agent.name,
+            "agent": agent,
+            "older": older,
+            "tables": tables,
+            "newest": newest,
+            "ledger": ledger_fragment(agent.slug),
+            "strip": strip,
+            "progress": panel,
+            "band": plan_progress.band(strip, list(reversed(current_runs[: charts.PAGE_SLOTS])), progress),
+            "older_strip": charts.strip(older_runs, older.figures.median, charts.CARD_SLOTS) if older else None,
+            "models_differ": models_differ(agent.figures, *([older.figures] if older else [])),
+            "description": figures_text.agent_headline(agent),
+            "compare": index.compare.for_agent(agent.agent),
+        },
+    )
 
 
 def missions_path(number: int) -> str:
@@ -190,16 +227,40 @@ def _missions_pages(board: Leaderboard, index: _Index) -> list[Page]:
     start = 1
     for number, chunk in enumerate(chunks, start=1):
         cards = [
-            {"mission": m, "plot": charts.agreement(index.by_version[(m.mission, m.version)], index.slugs,
-                                                    index.tones, CARD_POINTS, m.scored, linked=False)}
+            {
+                "mission": m,
+                "plot": charts.agreement(
+                    index.by_version[(m.mission, m.version)],
+                    index.slugs,
+                    index.tones,
+                    CARD_POINTS,
+                    m.scored,
+                    linked=False,
+                ),
+            }
             for m in chunk
         ]
-        pages.append(Page(paths[number - 1], "missions.html", {
-            "page_title": "Missions" if number == 1 else f"Missions, page {number}", "cards": cards,
-            "pager": {"number": number, "paths": paths, "pages": len(paths), "first": start,
-                      "last": start + len(chunk) - 1, "total": len(missions)},
-            "tones": index.tones, "slugs": index.slugs,
-            "description": figures_text.missions_headline(board.missions)}))
+        pages.append(
+            Page(
+                paths[number - 1],
+                "missions.html",
+                {
+                    "page_title": "Missions" if number == 1 else f"Missions, page {number}",
+                    "cards": cards,
+                    "pager": {
+                        "number": number,
+                        "paths": paths,
+                        "pages": len(paths),
+                        "first": start,
+                        "last": start + len(chunk) - 1,
+                        "total": len(missions),
+                    },
+                    "tones": index.tones,
+                    "slugs": index.slugs,
+                    "description": figures_text.missions_headline(board.missions),
+                },
+            )
+        )
         start += len(chunk)
     return pages
 
@@ -224,24 +285,35 @@ def _mission_page(mission, index: _Index) -> Page:
     runs = index.by_version[(mission.mission, mission.version)]
     newest, more = first(runs, MISSION_RUNS)
     compare, compare_more = first(index.compare.for_version(mission.mission, mission.version), MISSION_PAIRS)
-    return Page(mission.url, "mission.html", {
-        "page_title": f"{mission.mission} {mission.version}", "mission": mission, "tones": index.tones,
-        "slugs": index.slugs,
-        "plot": charts.agreement(runs, index.slugs, index.tones, charts.PLOT_POINTS, mission.scored),
-        "runs": newest, "more": more,
-        "ledger": ledger_fragment(version=(mission.mission, mission.version)),
-        "description": figures_text.mission_headline(mission),
-        "compare": compare, "compare_more": compare_more,
-        **_version_progress(mission, index),
-    })
+    return Page(
+        mission.url,
+        "mission.html",
+        {
+            "page_title": f"{mission.mission} {mission.version}",
+            "mission": mission,
+            "tones": index.tones,
+            "slugs": index.slugs,
+            "plot": charts.agreement(runs, index.slugs, index.tones, charts.PLOT_POINTS, mission.scored),
+            "runs": newest,
+            "more": more,
+            "ledger": ledger_fragment(version=(mission.mission, mission.version)),
+            "description": figures_text.mission_headline(mission),
+            "compare": compare,
+            "compare_more": compare_more,
+            **_version_progress(mission, index),
+        },
+    )
 
 
 def _version_progress(mission, index: _Index) -> dict:
     """Each agent's newest step on a mission version, the agents ranked on it (its chips' order) with a step
     first, at most plan_progress.VERSION_AGENTS: every other one is in its progress file."""
-    steps = [step for a in mission.agents
-             if (step := plan_progress.version_step(index.progress[a.agent], mission.mission, mission.version,
-                                                    a.url)) is not None]
+    steps = [
+        step
+        for a in mission.agents
+        if (step := plan_progress.version_step(index.progress[a.agent], mission.mission, mission.version, a.url))
+        is not None
+    ]
     steps.sort(key=lambda step: step.since is None)  # stable: rank order within each
     shown, more = first(steps, plan_progress.VERSION_AGENTS)
     return {"progress": list(shown), "progress_more": more}
@@ -251,16 +323,27 @@ def _ledger_front(board: Leaderboard) -> Page:
     """The ledger's front page: the newest runs, the filters, every month (count/ledger.py)."""
     ledger = board.ledger
     parts = ledger.parts if ledger else ()
-    newest = board.runs[:layout.FRONT_ROWS]
-    return Page(routes.LEDGER, "runs.html", {
-        "page_title": "All runs", "rows": [{"record": r, "text": ledger_texts(r)} for r in newest],
-        "shown": len(newest), "total": len(board.runs), "totals": board.totals,
-        "months": ledger.months if ledger else (),
-        "agent_options": agent_options(parts), "mission_names": sorted({p.mission for p in parts}),
-        "kinds": list(reversed(KIND_ORDER)), "index_script": routes.LEDGER_JS,
-        "run_page": routes.RUN_PATH, "no_judge": figures_text.NO_JUDGE, "browser_limit": layout.BROWSER_LIMIT,
-        "description": figures_text.ledger_headline(len(board.runs), board.totals),
-    })
+    newest = board.runs[: layout.FRONT_ROWS]
+    return Page(
+        routes.LEDGER,
+        "runs.html",
+        {
+            "page_title": "All runs",
+            "rows": [{"record": r, "text": ledger_texts(r)} for r in newest],
+            "shown": len(newest),
+            "total": len(board.runs),
+            "totals": board.totals,
+            "months": ledger.months if ledger else (),
+            "agent_options": agent_options(parts),
+            "mission_names": sorted({p.mission for p in parts}),
+            "kinds": list(reversed(KIND_ORDER)),
+            "index_script": routes.LEDGER_JS,
+            "run_page": routes.RUN_PATH,
+            "no_judge": figures_text.NO_JUDGE,
+            "browser_limit": layout.BROWSER_LIMIT,
+            "description": figures_text.ledger_headline(len(board.runs), board.totals),
+        },
+    )
 
 
 def agent_options(parts) -> list[dict]:
@@ -268,8 +351,10 @@ def agent_options(parts) -> list[dict]:
     the name, followed by the slug where another agent has the same name (so the two can be told apart)."""
     names = {p.agent_slug: p.agent_name for p in parts}
     repeated = {name for name, n in Counter(names.values()).items() if n > 1}
-    return [{"slug": slug, "label": f"{name} ({slug})" if name in repeated else name}
-            for slug, name in sorted(names.items(), key=lambda item: (item[1], item[0]))]
+    return [
+        {"slug": slug, "label": f"{name} ({slug})" if name in repeated else name}
+        for slug, name in sorted(names.items(), key=lambda item: (item[1], item[0]))
+    ]
 
 
 class _Chrome:
@@ -292,22 +377,37 @@ class LedgerPages(_Chrome):
         parts = self.key_parts(index)
         label, number, newer, older, oldest, runs = parts
         path = self.board.ledger.pages[index].path
-        return self._made(Page(path, "ledger_page.html", {
-            "page_title": f"Runs of {label}, page {number}" if label != "Undated" else f"Undated runs, page {number}",
-            "label": label, "number": number, "rows": [{"record": r, "text": ledger_texts(r)} for r in runs],
-            "newer": newer, "older": older, "oldest": oldest,
-            "description": figures_text.ledger_page_headline(label, number, len(runs)),
-        }))
+        return self._made(
+            Page(
+                path,
+                "ledger_page.html",
+                {
+                    "page_title": f"Runs of {label}, page {number}"
+                    if label != "Undated"
+                    else f"Undated runs, page {number}",
+                    "label": label,
+                    "number": number,
+                    "rows": [{"record": r, "text": ledger_texts(r)} for r in runs],
+                    "newer": newer,
+                    "older": older,
+                    "oldest": oldest,
+                    "description": figures_text.ledger_page_headline(label, number, len(runs)),
+                },
+            )
+        )
 
     def key_parts(self, index: int) -> tuple:
         """Everything the page shows: its month, number, neighbours and runs."""
         pages = self.board.ledger.pages
         page = pages[index]
-        return (layout.month_label(page.bucket), page.number,
-                pages[index - 1].path if index > 0 else None,
-                pages[index + 1].path if index + 1 < len(pages) else None,
-                routes.ledger_page_path(page.bucket, 1) if page.number > 1 else None,
-                tuple(self.board.runs[i] for i in page.runs))
+        return (
+            layout.month_label(page.bucket),
+            page.number,
+            pages[index - 1].path if index > 0 else None,
+            pages[index + 1].path if index + 1 < len(pages) else None,
+            routes.ledger_page_path(page.bucket, 1) if page.number > 1 else None,
+            tuple(self.board.runs[i] for i in page.runs),
+        )
 
 
 class RunPages(_Chrome):
@@ -316,20 +416,37 @@ class RunPages(_Chrome):
 
     def page(self, index: int) -> Page:
         record = self.board.runs[index]
-        return self._made(Page(record.url, "run.html", {"page_title": f"Run {record.run_id[:8]}", "record": record,
-                                                        "placement": figures_text.run_placement(record),
-                                                        "description": figures_text.run_headline(record)},
-                               run_id=record.run_id))
+        return self._made(
+            Page(
+                record.url,
+                "run.html",
+                {
+                    "page_title": f"Run {record.run_id[:8]}",
+                    "record": record,
+                    "placement": figures_text.run_placement(record),
+                    "description": figures_text.run_headline(record),
+                },
+                run_id=record.run_id,
+            )
+        )
 
 
 def _content_page(page: ContentPage) -> Page:
-    return Page(page.path, page.template, {"page_title": page.title, "content": page,
-                                           "description": page.description or page.title})
+    return Page(
+        page.path,
+        page.template,
+        {"page_title": page.title, "content": page, "description": page.description or page.title},
+    )
 
 
 def _nav(site: Site) -> list[dict]:
-    items = [("Agents", routes.HOME), ("Missions", routes.MISSIONS_INDEX), ("Compare", routes.COMPARE_INDEX),
-             ("Models", routes.MODELS_INDEX), ("All runs", routes.LEDGER)]
+    items = [
+        ("Agents", routes.HOME),
+        ("Missions", routes.MISSIONS_INDEX),
+        ("Compare", routes.COMPARE_INDEX),
+        ("Models", routes.MODELS_INDEX),
+        ("All runs", routes.LEDGER),
+    ]
     items += list(site.extra_nav)
     items += [(p.title, p.path) for p in sorted(site.pages, key=lambda p: (p.order, p.title))]
     return [{"title": title, "path": path} for title, path in items]
@@ -338,19 +455,32 @@ def _nav(site: Site) -> list[dict]:
 def _with_common(page: Page, site: Site, nav: list[dict]) -> dict:
     base = site.base_url.rstrip("/")
     permalink = routes.permalink(page.path)
-    generated = (datetime.fromtimestamp(site.generated_at, UTC).strftime("%Y-%m-%d %H:%M UTC")
-                 if site.generated_at is not None else None)
+    generated = (
+        datetime.fromtimestamp(site.generated_at, UTC).strftime("%Y-%m-%d %H:%M UTC")
+        if site.generated_at is not None
+        else None
+    )
     return {
         **page.context,
-        "site": {"title": site.title, "nav": nav, "generated_at": generated,
-                 "downloads": {"summary": routes.SUMMARY_JSON, "runs_json": routes.RUNS_JSON,
-                               "schema": routes.SUMMARY_SCHEMA,
-                               "compare": routes.COMPARE_JSON},
-                 "feed": routes.FEED if base else None},  # feed.xml exists only with base_url
-        "page": {"path": page.path, "canonical": f"{base}/{permalink}" if base else None,
-                 "section": _section(page.path), "noindex": not site.search_engines,
-                 "description": page.context.get("description")
-                 or f"{page.context.get('page_title', '')} · {site.title}"},
+        "site": {
+            "title": site.title,
+            "nav": nav,
+            "generated_at": generated,
+            "downloads": {
+                "summary": routes.SUMMARY_JSON,
+                "runs_json": routes.RUNS_JSON,
+                "schema": routes.SUMMARY_SCHEMA,
+                "compare": routes.COMPARE_JSON,
+            },
+            "feed": routes.FEED if base else None,
+        },  # feed.xml exists only with base_url
+        "page": {
+            "path": page.path,
+            "canonical": f"{base}/{permalink}" if base else None,
+            "section": _section(page.path),
+            "noindex": not site.search_engines,
+            "description": page.context.get("description") or f"{page.context.get('page_title', '')} · {site.title}",
+        },
         "href": _Linker(page.path, base),
     }
 

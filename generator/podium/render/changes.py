@@ -73,8 +73,9 @@ class Publishing:
         return manifest
 
 
-def prepare(board: Leaderboard, title: str, base_url: str, generated_at: int | None,
-            previous: Path | None) -> Publishing:
+def prepare(
+    board: Leaderboard, title: str, base_url: str, generated_at: int | None, previous: Path | None
+) -> Publishing:
     """Everything this module adds to the site for ``board`` (reading ``previous`` when given)."""
     base = base_url.rstrip("/")
     pub = Publishing()
@@ -88,23 +89,32 @@ def prepare(board: Leaderboard, title: str, base_url: str, generated_at: int | N
         report = diff.compare(old, new)
         if report["changed"]:
             number = max((r["number"] for r in reports), default=0) + 1
-            when = iso_utc(datetime.fromtimestamp(generated_at, UTC)) if generated_at is not None \
+            when = (
+                iso_utc(datetime.fromtimestamp(generated_at, UTC))
+                if generated_at is not None
                 else new.newest or old.newest or EPOCH
+            )
             reports.insert(0, {"number": number, "updated": when, "report": report})
         reports = reports[:KEEP_REPORTS]
         pub.files[routes.CHANGES_JSON] = data.dump_json({"schema": CHANGES_SCHEMA, "reports": reports})
         pub.pages = tuple(_change_pages(board, reports))
         pub.nav = (("Changes", routes.CHANGES_INDEX),)
         redirects = _redirects(board, old, _carried(folder / "redirects.json", pub.warnings))
-        pub.files[routes.REDIRECTS_JSON] = data.dump_json({"schema": REDIRECTS_SCHEMA,
-                                                    "redirects": [r["entry"] for r in redirects]})
+        pub.files[routes.REDIRECTS_JSON] = data.dump_json(
+            {"schema": REDIRECTS_SCHEMA, "redirects": [r["entry"] for r in redirects]}
+        )
         for r in redirects:
-            pub.files[r["from"]] = Page(r["from"], "redirect.html", {
-                "target": routes.relative(r["from"], r["to"]),
-                "canonical": f"{base}/{routes.permalink(r['to'])}" if base else None,
-                "name": r["name"], "site_title": title,
-                "feed": routes.relative(r["from"], routes.FEED) if base else None,
-            })
+            pub.files[r["from"]] = Page(
+                r["from"],
+                "redirect.html",
+                {
+                    "target": routes.relative(r["from"], r["to"]),
+                    "canonical": f"{base}/{routes.permalink(r['to'])}" if base else None,
+                    "name": r["name"],
+                    "site_title": title,
+                    "feed": routes.relative(r["from"], routes.FEED) if base else None,
+                },
+            )
     if base:
         pub.files[routes.FEED] = Page(routes.FEED, "feed.xml", _feed(board, reports, title, base, generated_at))
     else:
@@ -129,8 +139,10 @@ def _badges(board: Leaderboard, title: str, base: str, pub: Publishing) -> dict[
         note = ""
         if agent.provisional:
             note = f" ({provisional_note(fig.in_median)}: fewer than {PROVISIONAL_BELOW} runs in the median)"
-        words = (f"{agent.name} on {title}: median {pct(fig.median)}{ci}, rank {agent.rank} of {ranked}{note}; "
-                 f"{median_line(fig)}")
+        words = (
+            f"{agent.name} on {title}: median {pct(fig.median)}{ci}, rank {agent.rank} of {ranked}{note}; "
+            f"{median_line(fig)}"
+        )
         path = routes.badge_path(agent.slug)
         files[path] = Page(path, "badge.svg", {"badge": badge(LABEL, value, words, tone)})
         image = f"{base}/{path}" if base else path
@@ -162,27 +174,64 @@ def _change_pages(board: Leaderboard, reports: list[dict]) -> list[Page]:
         "agents": {a.agent: a.url for a in board.agents},
         "missions": {f"{m.mission}\n{m.version}": m.url for m in board.missions},
     }
-    history = [{"number": r["number"], "updated": r["updated"], "path": routes.change_path(r["number"]),
-                "report": r["report"],
-                "moving": [(a["agent"], a["name"], progress_line(a, named=False)) for a in r["report"]["agents"]
-                           if progress_changed(a)]}
-               for r in reports]
-    pages = [Page(routes.CHANGES_INDEX, "changes.html", {
-        "page_title": "Changes", "entry": history[0] if history else None, "history": history, "kept": len(history),
-        "links": links,
-        "index": True})]
+    history = [
+        {
+            "number": r["number"],
+            "updated": r["updated"],
+            "path": routes.change_path(r["number"]),
+            "report": r["report"],
+            "moving": [
+                (a["agent"], a["name"], progress_line(a, named=False))
+                for a in r["report"]["agents"]
+                if progress_changed(a)
+            ],
+        }
+        for r in reports
+    ]
+    pages = [
+        Page(
+            routes.CHANGES_INDEX,
+            "changes.html",
+            {
+                "page_title": "Changes",
+                "entry": history[0] if history else None,
+                "history": history,
+                "kept": len(history),
+                "links": links,
+                "index": True,
+            },
+        )
+    ]
     for entry in history:
-        pages.append(Page(entry["path"], "changes.html", {
-            "page_title": f"Change report {entry['number']}", "entry": entry, "history": history, "kept": len(history),
-            "links": links, "index": False}))
+        pages.append(
+            Page(
+                entry["path"],
+                "changes.html",
+                {
+                    "page_title": f"Change report {entry['number']}",
+                    "entry": entry,
+                    "history": history,
+                    "kept": len(history),
+                    "links": links,
+                    "index": False,
+                },
+            )
+        )
     return pages
 
 
-_HISTORY = {"schema": OneOf({CHANGES_SCHEMA}),
-            "reports": [{"number": INT, "updated": TIME_TEXT, "report": diff.REPORT_SHAPE}]}
+_HISTORY = {
+    "schema": OneOf({CHANGES_SCHEMA}),
+    "reports": [{"number": INT, "updated": TIME_TEXT, "report": diff.REPORT_SHAPE}],
+}
 MAX_REDIRECTS = 10_000  # entries of a previous redirects.json; a longer one is ignored with a warning
-_REDIRECT = {"from": URL, "kind": OneOf({"agent", "mission"}), "agent": Opt(TEXT), "mission": Opt(TEXT),
-             "version": Opt(TEXT)}
+_REDIRECT = {
+    "from": URL,
+    "kind": OneOf({"agent", "mission"}),
+    "agent": Opt(TEXT),
+    "mission": Opt(TEXT),
+    "version": Opt(TEXT),
+}
 
 
 def _read_json(path: Path, warnings: list[str]):
@@ -228,8 +277,10 @@ def _carried(path: Path, warnings: list[str]) -> list[dict]:
         pick(doc, {"schema": OneOf({REDIRECTS_SCHEMA})})
         entries = doc.get("redirects")
         if isinstance(entries, list) and len(entries) > MAX_REDIRECTS:
-            warnings.append(f"{path}: ignored, {len(entries)} redirects is more than the {MAX_REDIRECTS:,} podium "
-                            "carries; earlier redirects are dropped")
+            warnings.append(
+                f"{path}: ignored, {len(entries)} redirects is more than the {MAX_REDIRECTS:,} podium "
+                "carries; earlier redirects are dropped"
+            )
             return []
         return pick(entries, [_REDIRECT])
     except Misfit:
@@ -246,12 +297,22 @@ def _redirects(board: Leaderboard, old: Bundle, carried: list[dict]) -> list[dic
         wanted.setdefault(entry["from"], entry)
     for view in list(old.agents.values()) + list(old.older.values()):
         if view.url:
-            wanted[view.url] = {"from": view.url, "kind": "agent", "agent": view.agent, "mission": None,
-                                "version": None}
+            wanted[view.url] = {
+                "from": view.url,
+                "kind": "agent",
+                "agent": view.agent,
+                "mission": None,
+                "version": None,
+            }
     for m in old.missions.values():
         if m.url:
-            wanted[m.url] = {"from": m.url, "kind": "mission", "agent": None, "mission": m.mission,
-                             "version": m.version}
+            wanted[m.url] = {
+                "from": m.url,
+                "kind": "mission",
+                "agent": None,
+                "mission": m.mission,
+                "version": m.version,
+            }
     live = {a.url for a in board.agents} | {m.url for m in board.missions}
     out = []
     for source, entry in sorted(wanted.items()):
@@ -273,17 +334,35 @@ def _redirects(board: Leaderboard, old: Bundle, carried: list[dict]) -> list[dic
 def _feed(board: Leaderboard, reports: list[dict], title: str, base: str, generated_at: int | None) -> dict:
     entries = []
     for record in _newest_runs(board):
-        entries.append({"kind": "run", "record": record, "id": f"{base}/{routes.permalink(record.url)}",
-                        "link": f"{base}/{routes.permalink(record.url)}", "updated": iso_utc(record.when)})
+        entries.append(
+            {
+                "kind": "run",
+                "record": record,
+                "id": f"{base}/{routes.permalink(record.url)}",
+                "link": f"{base}/{routes.permalink(record.url)}",
+                "updated": iso_utc(record.when),
+            }
+        )
     for r in reports:
         link = f"{base}/{routes.permalink(routes.change_path(r['number']))}"
-        entries.append({"kind": "changes", "number": r["number"], "headline": headline(r["report"]),
-                        "moving": [progress_line(a) for a in r["report"]["agents"] if progress_changed(a)],
-                        "id": link, "link": link, "updated": r["updated"]})
+        entries.append(
+            {
+                "kind": "changes",
+                "number": r["number"],
+                "headline": headline(r["report"]),
+                "moving": [progress_line(a) for a in r["report"]["agents"] if progress_changed(a)],
+                "id": link,
+                "link": link,
+                "updated": r["updated"],
+            }
+        )
     entries.sort(key=lambda e: (e["updated"], e["id"]), reverse=True)
     stamp = iso_utc(datetime.fromtimestamp(generated_at, UTC)) if generated_at is not None else None
     return {
-        "title": title, "id": f"{base}/", "home": f"{base}/", "self_url": f"{base}/{routes.FEED}",
+        "title": title,
+        "id": f"{base}/",
+        "home": f"{base}/",
+        "self_url": f"{base}/{routes.FEED}",
         "updated": max([e["updated"] for e in entries] + ([stamp] if stamp else []), default=EPOCH),
         "entries": entries,
     }
@@ -297,5 +376,3 @@ def _newest_runs(board: Leaderboard) -> list[RunRecord]:
             if len(out) == FEED_RUNS:
                 break
     return out
-
-

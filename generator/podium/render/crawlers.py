@@ -19,8 +19,7 @@ SITEMAP_URLS = 50_000  # the sitemap protocol's limit per file; more pages get a
 def sitemap(paths: list[str], base_url: str) -> bytes:
     """An XML sitemap of ``paths`` (site paths of pages) as absolute permalinks."""
     base = base_url.rstrip("/")
-    lines = ['<?xml version="1.0" encoding="UTF-8"?>',
-             '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">']
+    lines = ['<?xml version="1.0" encoding="UTF-8"?>', '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">']
     for path in paths:
         lines.append(f"<url><loc>{escape(f'{base}/{routes.permalink(path)}')}</loc></url>")
     lines.append("</urlset>")
@@ -29,8 +28,10 @@ def sitemap(paths: list[str], base_url: str) -> bytes:
 
 def sitemap_index(names: list[str], base_url: str) -> bytes:
     base = base_url.rstrip("/")
-    lines = ['<?xml version="1.0" encoding="UTF-8"?>',
-             '<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">']
+    lines = [
+        '<?xml version="1.0" encoding="UTF-8"?>',
+        '<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">',
+    ]
     lines += [f"<sitemap><loc>{escape(f'{base}/{name}')}</loc></sitemap>" for name in names]
     lines.append("</sitemapindex>")
     return ("\n".join(lines) + "\n").encode("utf-8")
@@ -56,7 +57,7 @@ def crawler_files(page_paths: list[str], base_url: str, search_engines: bool) ->
     elif with_sitemap:
         parts = [routes.sitemap_part(n) for n in range(1, (len(listed) - 1) // SITEMAP_URLS + 2)]
         for n, name in enumerate(parts):
-            files[name] = sitemap(listed[n * SITEMAP_URLS:(n + 1) * SITEMAP_URLS], base_url)
+            files[name] = sitemap(listed[n * SITEMAP_URLS : (n + 1) * SITEMAP_URLS], base_url)
         files[routes.SITEMAP] = sitemap_index(parts, base_url)
     elif search_engines:
         notes.append("sitemap.xml left out: it needs absolute URLs; set base_url in podium.yaml")

@@ -24,8 +24,14 @@ from podium.render.redact import Redaction
 class ReportRenderer:
     """report.md -> HTML with the withheld sections cut and every text redacted for its run."""
 
-    def __init__(self, roots: Path | list[Path], limit: int, redaction: Redaction, cache: Store = NO_STORE,
-                 keys: FileKeys = NO_KEYS):
+    def __init__(
+        self,
+        roots: Path | list[Path],
+        limit: int,
+        redaction: Redaction,
+        cache: Store = NO_STORE,
+        keys: FileKeys = NO_KEYS,
+    ):
         self.roots = roots if isinstance(roots, list) else [roots]
         self.limit = limit
         self.redaction = redaction

@@ -36,8 +36,13 @@ def verdict_words(verdict: str, a_name: str, b_name: str) -> Sentence:
 def verdict_counts(pair: Pair) -> Sentence:
     """ "1 osprey ahead · 0 harrier ahead · 2 overlapping · 1 too few runs" """
     v = pair.verdicts
-    return (Part(f"{v['a_ahead']} "), _n(pair.a_name), Part(f" ahead · {v['b_ahead']} "), _n(pair.b_name),
-            Part(f" ahead · {v['overlap']} overlapping · {v['too_few']} too few runs"))
+    return (
+        Part(f"{v['a_ahead']} "),
+        _n(pair.a_name),
+        Part(f" ahead · {v['b_ahead']} "),
+        _n(pair.b_name),
+        Part(f" ahead · {v['overlap']} overlapping · {v['too_few']} too few runs"),
+    )
 
 
 def _join(items: list[str]) -> list[Part]:
@@ -56,27 +61,63 @@ def flag_sentences(pair: Pair) -> list[tuple[str, Sentence]]:
     names = {pair.a: pair.a_name, pair.b: pair.b_name}
     models = {pair.a: pair.models_a, pair.b: pair.models_b}
     if flags.judge_models_differ:
-        out.append(("judge_models_differ", (
-            Part("Judge models differ on "), *_join(list(flags.judge_models_differ)),
-            Part(": the judge halves of "), _n(pair.a_name), Part(" and "), _n(pair.b_name),
-            Part(" may not compare there."))))
+        out.append(
+            (
+                "judge_models_differ",
+                (
+                    Part("Judge models differ on "),
+                    *_join(list(flags.judge_models_differ)),
+                    Part(": the judge halves of "),
+                    _n(pair.a_name),
+                    Part(" and "),
+                    _n(pair.b_name),
+                    Part(" may not compare there."),
+                ),
+            )
+        )
     for agent in flags.model_changed:
         keys = models[agent]
-        out.append(("model_changed", (
-            _n(names[agent]), Part(f"'s runs on the shared versions ran {len(keys)} models ("),
-            *_join(list(keys)), Part("): its scores mix models."))))
+        out.append(
+            (
+                "model_changed",
+                (
+                    _n(names[agent]),
+                    Part(f"'s runs on the shared versions ran {len(keys)} models ("),
+                    *_join(list(keys)),
+                    Part("): its scores mix models."),
+                ),
+            )
+        )
     if flags.no_judge_gap:
         hi, lo, share_hi, share_lo = _higher(pair, pair.no_judge_share_a, pair.no_judge_share_b)
-        out.append(("no_judge_gap", (
-            _n(hi), Part(f" has {pct(share_hi)} of its runs on the shared versions left out for want of a "
-                         f"judge, against {pct(share_lo)} for "), _n(lo),
-            Part(": its median rests on fewer of its runs."))))
+        out.append(
+            (
+                "no_judge_gap",
+                (
+                    _n(hi),
+                    Part(
+                        f" has {pct(share_hi)} of its runs on the shared versions left out for want of a "
+                        f"judge, against {pct(share_lo)} for "
+                    ),
+                    _n(lo),
+                    Part(": its median rests on fewer of its runs."),
+                ),
+            )
+        )
     if flags.timeout_gap:
         hi, lo, share_hi, share_lo = _higher(pair, pair.timeout_share_a, pair.timeout_share_b)
-        out.append(("timeout_gap", (
-            Part(f"{pct(share_hi)} of "), _n(hi), Part(f"'s runs in the median timed out, against "
-                                                       f"{pct(share_lo)} of "), _n(lo),
-            Part("'s: timeouts pull its median down more."))))
+        out.append(
+            (
+                "timeout_gap",
+                (
+                    Part(f"{pct(share_hi)} of "),
+                    _n(hi),
+                    Part(f"'s runs in the median timed out, against {pct(share_lo)} of "),
+                    _n(lo),
+                    Part("'s: timeouts pull its median down more."),
+                ),
+            )
+        )
     return out
 
 
@@ -87,5 +128,10 @@ def _higher(pair: Pair, share_a: float, share_b: float) -> tuple[str, str, float
 
 
 def superiority_words(a_name: str, b_name: str, value: float) -> Sentence:
-    return (Part("a run of "), _n(a_name), Part(" beats a run of "), _n(b_name),
-            Part(f" {pct(value)} of the time (ties count half)"))
+    return (
+        Part("a run of "),
+        _n(a_name),
+        Part(" beats a run of "),
+        _n(b_name),
+        Part(f" {pct(value)} of the time (ties count half)"),
+    )

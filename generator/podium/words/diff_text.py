@@ -46,7 +46,7 @@ def md(text: object) -> str:
             continue
         if ch in _MD_SPECIAL:
             out.append("\\" + ch)
-        elif ord(ch) < 0x20 or 0x7f <= ord(ch) < 0xa0 or ch in "\u2028\u2029":
+        elif ord(ch) < 0x20 or 0x7F <= ord(ch) < 0xA0 or ch in "\u2028\u2029":
             out.append("\ufffd")
         else:
             out.append(ch)
@@ -57,8 +57,10 @@ def to_markdown(report: dict, gates: list[dict] | None = None, title: str = "pod
     """The report as GitHub-flavoured Markdown (a PR comment, a chat message, a job summary)."""
     t, new = report["totals"], report["new"]
     lines = [f"### {title}", ""]
-    head = f"**{n_runs(new['runs'])}** ({count_delta(t['runs'])} since the previous summary) · " \
-           f"{new['agents']} agents ({count_delta(t['agents'])})"
+    head = (
+        f"**{n_runs(new['runs'])}** ({count_delta(t['runs'])} since the previous summary) · "
+        f"{new['agents']} agents ({count_delta(t['agents'])})"
+    )
     if t["left_out"]:
         head += f" · left out of medians: {left_out_text(t['left_out'])}"
     if t["not_a_run"]:
@@ -69,8 +71,10 @@ def to_markdown(report: dict, gates: list[dict] | None = None, title: str = "pod
     if not report["changed"]:
         lines += ["No change since the previous summary.", ""]
     if report["agents"]:
-        lines += ["| rank | agent | median | change | 95% CI before → now | reading | new runs |",
-                  "|---:|---|---:|---:|---|---|---|"]
+        lines += [
+            "| rank | agent | median | change | 95% CI before → now | reading | new runs |",
+            "|---:|---|---:|---:|---|---|---|",
+        ]
         for r in report["agents"]:
             move = rank_move(r["old_rank"], r["rank"])
             runs = count_delta(r["new_runs"])
@@ -78,31 +82,55 @@ def to_markdown(report: dict, gates: list[dict] | None = None, title: str = "pod
                 runs += f" ({left_out_text(r['left_out'])})"
             cis = DASH if r["is_new"] else f"{ci_range(r['old_ci'])} → {ci_range(r['ci'])}"
             mark = " provisional" if r.get("provisional") else ""
-            lines.append(f"| {r['rank']}{mark}{' ' + move if move else ''} | {md(r['name'])} | {pct(r['median'])} | "
-                         f"{pp_delta(r['delta'])} | {cis} | {VERDICTS[r['verdict']]} | {runs} |")
+            lines.append(
+                f"| {r['rank']}{mark}{' ' + move if move else ''} | {md(r['name'])} | {pct(r['median'])} | "
+                f"{pp_delta(r['delta'])} | {cis} | {VERDICTS[r['verdict']]} | {runs} |"
+            )
         lines.append("")
-    lines += _md_list("Which way agents are moving: headline verdicts that changed", [
-        progress_line(r, markdown=True) for r in report["agents"] if progress_changed(r)])
+    lines += _md_list(
+        "Which way agents are moving: headline verdicts that changed",
+        [progress_line(r, markdown=True) for r in report["agents"] if progress_changed(r)],
+    )
     lines += _md_list("Agents added", [_agent_brief(a, "rank") for a in report["agents_added"]])
     lines += _md_list("Agents gone", [_agent_brief(a, "was rank") for a in report["agents_gone"]])
-    lines += _md_list("Agents renamed (old links redirect)", [
-        f"{md(a['old_name'])} → {md(a['name'])}" for a in report["agents_renamed"]])
+    lines += _md_list(
+        "Agents renamed (old links redirect)",
+        [f"{md(a['old_name'])} → {md(a['name'])}" for a in report["agents_renamed"]],
+    )
     m = report["missions"]
-    lines += _md_list("New mission versions", [
-        f"{md(x['mission'])} {md(x['version'])}{' (current)' if x['current'] else ' (older)'}: {n_runs(x['runs'])}"
-        for x in m["added"]])
-    lines += _md_list("Runs that became older (summarised apart, out of the headline)", [
-        f"{md(x['mission'])} {md(x['version'])}: {n_runs(x['runs'])}"
-        + (f"; current is now {md(x['current'])}" if x["current"] else "") for x in m["became_older"]])
-    lines += _md_list("Mission versions gone", [
-        f"{md(x['mission'])} {md(x['version'])}: had {n_runs(x['runs'])}" for x in m["gone"]])
-    lines += _md_list("New runs by mission version", [
-        f"{md(x['mission'])} {md(x['version'])}{'' if x['current'] else ' (older)'}: "
-        f"{count_delta(x['new_runs'])} ({x['runs']} in all)"
-        for x in m["runs"]])
-    lines += _md_list("New runs by agent and mission version", [
-        f"{md(x['name'])} on {md(x['mission'])} {md(x['version'])}: {count_delta(x['new_runs'])}"
-        for x in report["new_runs"]])
+    lines += _md_list(
+        "New mission versions",
+        [
+            f"{md(x['mission'])} {md(x['version'])}{' (current)' if x['current'] else ' (older)'}: {n_runs(x['runs'])}"
+            for x in m["added"]
+        ],
+    )
+    lines += _md_list(
+        "Runs that became older (summarised apart, out of the headline)",
+        [
+            f"{md(x['mission'])} {md(x['version'])}: {n_runs(x['runs'])}"
+            + (f"; current is now {md(x['current'])}" if x["current"] else "")
+            for x in m["became_older"]
+        ],
+    )
+    lines += _md_list(
+        "Mission versions gone", [f"{md(x['mission'])} {md(x['version'])}: had {n_runs(x['runs'])}" for x in m["gone"]]
+    )
+    lines += _md_list(
+        "New runs by mission version",
+        [
+            f"{md(x['mission'])} {md(x['version'])}{'' if x['current'] else ' (older)'}: "
+            f"{count_delta(x['new_runs'])} ({x['runs']} in all)"
+            for x in m["runs"]
+        ],
+    )
+    lines += _md_list(
+        "New runs by agent and mission version",
+        [
+            f"{md(x['name'])} on {md(x['mission'])} {md(x['version'])}: {count_delta(x['new_runs'])}"
+            for x in report["new_runs"]
+        ],
+    )
     if gates:
         lines += _md_list("Gates", [gate_line(g, markdown=True) for g in gates])
     return "\n".join(lines).rstrip("\n") + "\n"
@@ -136,8 +164,11 @@ def headline(report: dict) -> str:
     """One line for a change report: names, counts and numbers only."""
     t = report["totals"]
     parts = [f"{count_delta(t['runs'])} runs"]
-    for n, word in ((len(report["agents_added"]), "added"), (len(report["agents_gone"]), "gone"),
-                    (t["moved"], "moved in rank")):
+    for n, word in (
+        (len(report["agents_added"]), "added"),
+        (len(report["agents_gone"]), "gone"),
+        (t["moved"], "moved in rank"),
+    ):
         if n:
             parts.append(f"{counted(n, 'agent')} {word}")
     verdicts = sum(1 for r in report["agents"] if progress_changed(r))
@@ -165,6 +196,5 @@ def gate_line(g: dict, *, markdown: bool = False) -> str:
         "no_median_before": "had no median before: nothing to compare",
     }.get(g["reason"])
     if reason is None:
-        reason = f"median {pct(g['old_median'])} → {pct(g['median'])} ({pp_delta(g['delta'])}; " \
-                 f"{limit})"
+        reason = f"median {pct(g['old_median'])} → {pct(g['median'])} ({pp_delta(g['delta'])}; {limit})"
     return f"{mark}{spec}: {name} {reason}"

@@ -60,7 +60,7 @@ def ci_range(ci, none: str = DASH) -> str:
 
 
 def pct_range(low: float | None, high: float | None) -> str:
-    """"43.8%" or "43.8–50.0%" when the upper bound differs."""
+    """ "43.8%" or "43.8–50.0%" when the upper bound differs."""
     if low is None:
         return DASH
     if high is None or high == low:
@@ -164,8 +164,10 @@ def provisional_note(in_median: int) -> str:
 def provisional_sentence(rank: int | None, in_median: int) -> str:
     """The line under a provisional rank's headline figure (agent and model pages)."""
     held = f"only {n_runs(in_median)}" if in_median else "no run"
-    return (f"Provisional rank: {held} in the median, fewer than the {PROVISIONAL_BELOW} a confidence "
-            f"interval needs, so rank #{rank} may move as runs come in.")
+    return (
+        f"Provisional rank: {held} in the median, fewer than the {PROVISIONAL_BELOW} a confidence "
+        f"interval needs, so rank #{rank} may move as runs come in."
+    )
 
 
 def rank_text(rank: int | None, provisional: bool | None, in_median: int) -> str:
@@ -178,8 +180,12 @@ def rank_text(rank: int | None, provisional: bool | None, in_median: int) -> str
 def _leads(name: str, url: str | None, fig: Figures, provisional: bool | None, key: bool = False) -> list[Part]:
     """ "kestrel leads with a median of 87.5% over 12 runs[, a provisional rank (…)]": the home page's and
     the models page's lead clause, one wording."""
-    parts = [Part(name, name=True, url=url, key=key), Part(" leads with a median of "),
-             Part(pct(fig.median), strong=True), Part(f" over {n_runs(fig.in_median)}")]
+    parts = [
+        Part(name, name=True, url=url, key=key),
+        Part(" leads with a median of "),
+        Part(pct(fig.median), strong=True),
+        Part(f" over {n_runs(fig.in_median)}"),
+    ]
     if provisional:
         parts.append(Part(f", a provisional rank (fewer than {PROVISIONAL_BELOW} runs in the median)"))
     return parts
@@ -202,8 +208,11 @@ def home_headline(agents: tuple[AgentSummary, ...] | list[AgentSummary]) -> Sent
         if second.figures.median is None:
             parts.append(Part("; no other agent has a run in a median yet"))
         else:
-            parts += [Part("; next is "), Part(second.name, name=True, url=second.url),
-                      Part(f" at {pct(second.figures.median)}")]
+            parts += [
+                Part("; next is "),
+                Part(second.name, name=True, url=second.url),
+                Part(f" at {pct(second.figures.median)}"),
+            ]
             if second.provisional:
                 parts.append(Part(f", a provisional rank on {n_runs(second.figures.in_median)}"))
     return (*parts, Part("."))
@@ -234,14 +243,18 @@ def agent_headline(agent: AgentSummary) -> str:
 def missions_headline(missions: tuple[MissionVersionSummary, ...] | list[MissionVersionSummary]) -> str:
     current = sum(1 for m in missions if m.current)
     count = len(missions)
-    return (f"{counted(count, 'mission version')} ({current} current): each run placed by "
-            "what the checks gave it and what the judge gave it.")
+    return (
+        f"{counted(count, 'mission version')} ({current} current): each run placed by "
+        "what the checks gave it and what the judge gave it."
+    )
 
 
 def mission_headline(mission: MissionVersionSummary) -> str:
     """ "jwt-none-bypass 1.3.0: median 62.5%, 12 of 15 runs in the median; judge vs checks 16.3 pp." """
-    return (f"{mission.mission} {mission.version}: median {pct(mission.figures.median)}, "
-            f"{median_line(mission.figures)}; judge vs checks {points(mission.judge_vs_checks)}.")
+    return (
+        f"{mission.mission} {mission.version}: median {pct(mission.figures.median)}, "
+        f"{median_line(mission.figures)}; judge vs checks {points(mission.judge_vs_checks)}."
+    )
 
 
 def ledger_headline(total: int, totals: Totals) -> str:

@@ -55,8 +55,13 @@ def short_change(changed: tuple[str, ...] | list[str], to: Configuration) -> str
     """The run strip's label for where a configuration first appears: "v5", "model", "judge", "budget"."""
     if list(changed) == ["agent_version"]:
         return field_value(to, "agent_version")
-    return " + ".join({"agent_version": "version", "model": "model", "judge_model": "judge",
-                       "budget_seconds": "budget"}[name] for name in changed) or "start"
+    return (
+        " + ".join(
+            {"agent_version": "version", "model": "model", "judge_model": "judge", "budget_seconds": "budget"}[name]
+            for name in changed
+        )
+        or "start"
+    )
 
 
 def since(step: AgentStep | CellStep) -> str:
@@ -119,8 +124,10 @@ def p_text(p: float) -> str:
     return "< 0.0001" if p < 0.0001 else f"{p:.4f}"
 
 
-REASONS = {"partial_judge": "not on the judge's upper bounds (a partial judge)",
-           "just_crossed": "not without the newest run"}
+REASONS = {
+    "partial_judge": "not on the judge's upper bounds (a partial judge)",
+    "just_crossed": "not without the newest run",
+}
 
 
 def reasons_text(reasons) -> str:

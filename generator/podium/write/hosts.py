@@ -44,13 +44,16 @@ class Host:
         return f"{self.label} publishes at most " + ", ".join(parts) if parts else "no limit"
 
 
-HOSTS: dict[str, Host] = {h.name: h for h in (
-    Host("none", "no host"),
-    Host("github-pages", "GitHub Pages", max_bytes=1 * GB),
-    Host("gitlab-pages", "GitLab Pages", max_bytes=1 * GB, max_files=200_000),
-    Host("cloudflare-free", "Cloudflare Pages (free plan)", max_files=20_000, max_file_bytes=25 * MIB),
-    Host("cloudflare", "Cloudflare Pages", max_files=100_000, max_file_bytes=25 * MIB),
-)}
+HOSTS: dict[str, Host] = {
+    h.name: h
+    for h in (
+        Host("none", "no host"),
+        Host("github-pages", "GitHub Pages", max_bytes=1 * GB),
+        Host("gitlab-pages", "GitLab Pages", max_bytes=1 * GB, max_files=200_000),
+        Host("cloudflare-free", "Cloudflare Pages (free plan)", max_files=20_000, max_file_bytes=25 * MIB),
+        Host("cloudflare", "Cloudflare Pages", max_files=100_000, max_file_bytes=25 * MIB),
+    )
+}
 
 
 class OverBudget(BuildError):
@@ -91,8 +94,14 @@ class Meter:
     written) so the message gives the whole site's numbers, then OverBudget.
     """
 
-    def __init__(self, host: Host, *, groups: list[int] | None = None, extra_files: int = 1,
-                 progress: Callable[[int, str], None] | None = None):
+    def __init__(
+        self,
+        host: Host,
+        *,
+        groups: list[int] | None = None,
+        extra_files: int = 1,
+        progress: Callable[[int, str], None] | None = None,
+    ):
         self.host = host
         self.groups = groups or []
         self.files = extra_files  # the writer's marker file
@@ -120,8 +129,9 @@ class Meter:
 
     def over(self) -> bool:
         h = self.host
-        return bool((h.max_bytes and self.size > h.max_bytes) or (h.max_files and self.files > h.max_files)
-                    or self.too_big)
+        return bool(
+            (h.max_bytes and self.size > h.max_bytes) or (h.max_files and self.files > h.max_files) or self.too_big
+        )
 
     def watch(self, files: Iterable[tuple[str, bytes]]) -> Iterator[tuple[str, bytes]]:
         for path, data in files:
@@ -147,18 +157,23 @@ class Meter:
 
     def details(self) -> tuple[str, ...]:
         """The site's sections by size, its largest files and its run pages, a line each (``--verbose``)."""
-        lines = [f"{section + '/' if section != '(top)' else section:<12} {count:>8,} files {human_size(size):>10}"
-                 for section, (count, size) in sorted(self.sections.items(), key=lambda item: -item[1][1])]
+        lines = [
+            f"{section + '/' if section != '(top)' else section:<12} {count:>8,} files {human_size(size):>10}"
+            for section, (count, size) in sorted(self.sections.items(), key=lambda item: -item[1][1])
+        ]
         lines += [f"largest: {path} ({human_size(size)})" for size, path in self.largest]
         if self.run_pages:
-            lines.append(f"{self.run_pages:,} run pages, {self.run_page_bytes // self.run_pages:,} bytes each "
-                         "on average")
+            lines.append(
+                f"{self.run_pages:,} run pages, {self.run_page_bytes // self.run_pages:,} bytes each on average"
+            )
         return tuple(lines)
 
     def message(self) -> str:
         h = self.host
-        lines = [f"host: {h.name}: the site would not fit. {h.describe()}; this site is "
-                 f"{human_size(self.size)} ({self.size:,} bytes) in {self.files:,} files."]
+        lines = [
+            f"host: {h.name}: the site would not fit. {h.describe()}; this site is "
+            f"{human_size(self.size)} ({self.size:,} bytes) in {self.files:,} files."
+        ]
         for path, size in self.too_big[:5]:
             lines.append(f"  {path} is {human_size(size)}, over the {human_size(h.max_file_bytes)} per-file limit")
         lines.append("Nothing was written; the previous site is untouched.")
@@ -177,10 +192,12 @@ class Meter:
         if h.max_files:
             room.append(h.max_files - other_files)
         pages = max(0, min(room)) if room else self.run_pages
-        hint = (f"{self.run_pages:,} run pages make {human_size(self.run_page_bytes)} of it. "
-                "`run_pages: {newest: N}` in podium.yaml keeps a page for the newest N runs of each agent "
-                "on each mission version and links the others to their ledger row (every run stays in the "
-                "numbers, the ledger and the JSON)")
+        hint = (
+            f"{self.run_pages:,} run pages make {human_size(self.run_page_bytes)} of it. "
+            "`run_pages: {newest: N}` in podium.yaml keeps a page for the newest N runs of each agent "
+            "on each mission version and links the others to their ledger row (every run stays in the "
+            "numbers, the ledger and the JSON)"
+        )
         newest = fitting_newest(self.groups, pages) if self.groups else 0
         if newest:
             return hint + f"; about N = {newest} would fit."

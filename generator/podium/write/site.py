@@ -122,8 +122,10 @@ def check_output_dir(out: Path, inputs: list[Path], homes: list[Path]) -> Path:
     except OSError as err:
         raise UnsafeOutput(f"{out}: cannot be read: {err.strerror or err}") from None
     if foreign:
-        raise UnsafeOutput(f"{out}: exists, is not empty and was not written by podium (no {MARKER}); "
-                         "choose another --out or empty it yourself")
+        raise UnsafeOutput(
+            f"{out}: exists, is not empty and was not written by podium (no {MARKER}); "
+            "choose another --out or empty it yourself"
+        )
     if has_git:
         raise UnsafeOutput(f"{out}: holds a .git directory; refusing to replace it")
     return target
@@ -144,8 +146,13 @@ def check_relative(path: str) -> str:
     return path
 
 
-def write_site(files: Iterable[tuple[str, bytes | Kept]], out: Path, inputs: list[Path], homes: list[Path],
-               previous: Listing | None = None) -> Path:
+def write_site(
+    files: Iterable[tuple[str, bytes | Kept]],
+    out: Path,
+    inputs: list[Path],
+    homes: list[Path],
+    previous: Listing | None = None,
+) -> Path:
     """Write ``files`` ((site path, bytes or Kept) pairs, as they are rendered) as ``out``.
 
     ``previous``: the listing of the site at ``out`` the renderer's Kept files refer to
@@ -215,8 +222,9 @@ class _Writer:
         self.stop = False
         self.made: set[str] = {""}  # directories made under root lately (forgotten every MADE_KEPT: each run
         # page has a directory of its own, and a set of them all would grow with the history)
-        self.threads = [threading.Thread(target=self._run, name=f"podium-writer-{n}", daemon=True)
-                        for n in range(WRITERS)]
+        self.threads = [
+            threading.Thread(target=self._run, name=f"podium-writer-{n}", daemon=True) for n in range(WRITERS)
+        ]
         for thread in self.threads:
             thread.start()
 
@@ -284,8 +292,9 @@ def _write_tree(files: Iterable[tuple[str, bytes | Kept]], staging: Path) -> Non
         writer.put(MARKER, MARKER_TEXT)
 
 
-def _stage_flat(files: Iterable[tuple[str, bytes | Kept]], staging: Path,
-                previous: Listing) -> tuple[list[tuple[str, Path]], set[str]]:
+def _stage_flat(
+    files: Iterable[tuple[str, bytes | Kept]], staging: Path, previous: Listing
+) -> tuple[list[tuple[str, Path]], set[str]]:
     """The new files written as staging/new-<n>, and the paths of the files kept in place."""
     paths = _Paths()
     staged: list[tuple[str, Path]] = []
@@ -358,8 +367,10 @@ class _Update:
         except FileNotFoundError:
             info = None
         if info is not None and rel not in previous.files and rel not in previous.dirs and rel not in previous.odd:
-            raise BuildError(f"{dest}: appeared during the build; podium deletes only what it wrote, so the previous "
-                             "site was put back")
+            raise BuildError(
+                f"{dest}: appeared during the build; podium deletes only what it wrote, so the previous "
+                "site was put back"
+            )
         if info is not None and stat.S_ISREG(info.st_mode):  # replaced in one step; the old one kept to undo
             away = self._away()
             try:
@@ -427,6 +438,7 @@ def _swap(staging: Path, target: Path) -> None:
             found = []
         shown = [name if name.isprintable() else repr(name) for name in found[:5]]  # no terminal escapes
         what = ", ".join(shown) + (f" and {len(found) - 5} more" if len(found) > 5 else "")
-        raise BuildError(f"{target}: {what or 'something'} appeared there during the build; podium deletes only "
-                         "what it wrote, so nothing was replaced (empty the directory or choose another --out)"
-                         ) from None
+        raise BuildError(
+            f"{target}: {what or 'something'} appeared there during the build; podium deletes only "
+            "what it wrote, so nothing was replaced (empty the directory or choose another --out)"
+        ) from None
