@@ -21,7 +21,7 @@ Designs:
   the cut text (parse, redact, render: issue 16's target 4); markdown-it-py's parse alone;
   pulldown-cmark's events as Python objects alone; pulldown-cmark's own HTML writer
   (``pyromark.html``: not usable, it passes raw HTML through); the redactor on a whole
-  report.md, with and without its gates (tests/test_redact.py's reference).
+  report.md, with and without its gates (tests/render/test_redact.py's reference).
 
 Not a test: timings on a shared machine vary; read the ratios.
 """

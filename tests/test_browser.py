@@ -1014,7 +1014,7 @@ def test_agent_and_mission_pages_link_to_their_filtered_ledger(site, summary, ru
 
 @pytest.fixture(scope="module")
 def twins_site(tmp_path_factory) -> Path:
-    """Two agents named kestrel (tests/test_ledger_agents.py's export)."""
+    """Two agents named kestrel (tests/count/test_ledger_agents.py's export)."""
     import sitekit
     from test_ledger_agents import twins
 

@@ -18,7 +18,7 @@ Where each part of the progress rules lives:
 - §6 the progress file, key by key: ``progress_document``
 - §7 the readings the rules already make are followed as written.
 
-Readings (where the rules are silent; each is tested in tests/test_verdicts.py):
+Readings (where the rules are silent; each is tested in tests/count/test_verdicts.py):
 
 - A segment's ``median`` is the plain median of its ``overall`` series (the headline figure
   everywhere else); ``null`` when the segment has no run in the median population.

@@ -62,7 +62,7 @@ _USERINFO = re.compile(r"(?i)(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*://)[^/\s@:]+(?::
 # match starts with or contains) followed by what the pattern needs next, so a step whose gate
 # fails is skipped: most texts hold no anchor at all, and a scan costs far more than a substring
 # test. Every gate is a necessary condition for its pattern to match, tested on the text as it
-# is at that step, so skipping never changes the result (tests/test_redact.py compares with the
+# is at that step, so skipping never changes the result (tests/render/test_redact.py compares with the
 # ungated steps). The tests run on the text's UTF-8 bytes (an ASCII anchor is in the text
 # exactly when it is in its UTF-8 form, and byte searches are fast); the case-insensitive
 # patterns' anchors on those bytes lower-cased, with the four non-ASCII characters that

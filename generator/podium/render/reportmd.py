@@ -32,7 +32,7 @@ with the same guarantees, in one loop without recursion:
 - **Bounded**: elements nested deeper than :data:`MAX_DEPTH` are not written as elements
   (their text still is); the caller caps the input size and escapes ``[`` floods.
 
-tests/test_reportmd.py compares the output with markdown-it-py's on the real sample reports
+tests/render/test_reportmd.py compares the output with markdown-it-py's on the real sample reports
 and lists every construct rendered differently.
 """
 

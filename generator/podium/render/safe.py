@@ -126,7 +126,7 @@ def public_board_and_pairs(board: Leaderboard, redaction: Redaction) -> tuple[Le
 
 # The text fields of a pair and of its versions that are not names a harness or a judge wrote: ids, slugs,
 # paths, mission names and versions (identities, published as they are everywhere), verdicts. Every other
-# text field is a model name and goes through _public_pair (tests/test_compare_secrets.py holds this list
+# text field is a model name and goes through _public_pair (tests/render/test_compare_secrets.py holds this list
 # against the dataclasses, so a new field must be placed on one side).
 PAIR_IDENTITY_FIELDS = frozenset({"a", "b", "a_name", "b_name", "url", "verdicts"})
 PAIR_VERSION_IDENTITY_FIELDS = frozenset({"mission", "version", "url", "verdict"})

@@ -23,7 +23,7 @@ from podium.render import reportmd
 from podium.render.markdown import MAX_CHARS, render_report
 from podium.render.redact import Redaction, Redactor
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 REDACT = Redactor(["some-literal-value-123", "FLAG{n0n3_alg_1s_n0t_a_s1gnatur3}"])
 
 

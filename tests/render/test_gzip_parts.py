@@ -24,7 +24,7 @@ from podium.build import build_site
 from podium.config import load_config
 from podium.render import gzipped
 
-MAIN = Path(__file__).resolve().parents[1]
+MAIN = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(autouse=True)

@@ -48,7 +48,7 @@ def test_no_page_names_a_leader(pages, phrase):
 def test_templates_and_script_state_no_rule():
     """The provisional threshold reaches templates as ``provisional_below`` (model.PROVISIONAL_BELOW); the
     ledger's script is handed a run page's path and the no-judge text (data- attributes), never spells them."""
-    theme = Path(__file__).resolve().parents[1] / "themes" / "default"
+    theme = Path(__file__).resolve().parents[2] / "themes" / "default"
     for template in (theme / "templates").rglob("*.*"):
         source = re.sub(r"\{#.*?#\}", "", template.read_text(encoding="utf-8"), flags=re.S)
         assert not re.search(r"\b6 runs|than 6\b|n (<|&lt;) 6|\|length", source), template

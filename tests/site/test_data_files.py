@@ -31,7 +31,7 @@ from podium.load import published
 from podium.model import Export, Figures, Run
 from podium.render import data
 
-MAIN = Path(__file__).resolve().parents[1]
+MAIN = Path(__file__).resolve().parents[2]
 SUMMARY = "api/results/summary.json"
 SCHEMA = "api/results/summary.schema.json"
 RUNS_JSON = "api/results/runs.json"

@@ -37,7 +37,7 @@ from podium.load.export import load_export
 from podium.model import Pair, PairFlags, PairVersion
 from podium.render import compare_data
 
-MAIN = Path(__file__).resolve().parents[1]
+MAIN = Path(__file__).resolve().parents[2]
 MiB = 1024 * 1024
 _ids = count(70_000)
 

@@ -28,7 +28,7 @@ from exportkit import ExportDir, agent_id, graded, run_id
 from podium.commands.cli import main
 from podium.words.compare_text import OVERLAP, TOO_FEW
 
-MAIN = Path(__file__).resolve().parents[1]
+MAIN = Path(__file__).resolve().parents[2]
 COMPARE = "api/results/compare.json"
 COMPARE_SCHEMA = "api/results/compare.schema.json"
 HIGH = [0.75, 0.8125, 0.875, 0.875, 0.9375, 1.0]

@@ -43,7 +43,7 @@ from podium.load.jsonfile import (
 )
 
 MiB = 1 << 20
-GOLDEN_SUMMARY = Path(__file__).parent / "golden" / "demo-site" / "api" / "results" / "summary.json"
+GOLDEN_SUMMARY = Path(__file__).parents[1] / "golden" / "demo-site" / "api" / "results" / "summary.json"
 
 # podium's command in a fresh interpreter, then its own peak RSS (bytes) on the last line of stderr: VmHWM,
 # the high-water mark of this process's memory alone (ru_maxrss keeps the parent's across exec)

@@ -20,7 +20,7 @@ from podium.build import build_site
 from podium.config import load_config
 from podium.plan.entries import Page
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 THEMES = REPO / "themes"
 README = THEMES / "README.md"
 # report.py wraps a cached render_report() result back into Markup, unchanged

@@ -21,7 +21,7 @@ from sitekit import ledger_rows
 from podium.build import build_site
 from podium.config import load_config
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 FILE_ENDINGS = (".html", ".json", ".csv", ".js", ".css", ".woff2", ".svg")
 LEDGER_VIEW_KEYS = {"q", "kind", "agent", "mission", "sort", "dir"}
 LINK_ATTRS = ("href", "src", "xlink:href", "data-ledger", "action")

@@ -509,7 +509,7 @@ def test_unknown_files_in_a_run_directory_are_ignored(export):
 
 
 def test_sample_export_reads_without_problems():
-    samples = Path(__file__).resolve().parents[2] / "shared" / "xorcise-samples"
+    samples = Path(__file__).resolve().parents[3] / "shared" / "xorcise-samples"
     if not samples.is_dir():
         pytest.skip("shared/xorcise-samples is absent")
     ex = load_export(samples)

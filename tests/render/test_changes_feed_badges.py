@@ -30,7 +30,7 @@ from podium.render import changes as publish
 from podium.render.data import dump_json, summary_dict
 from podium.words import diff_text
 
-GOLDEN_MD = Path(__file__).parent / "golden" / "diff.md"
+GOLDEN_MD = Path(__file__).parents[1] / "golden" / "diff.md"
 ATOM = "{http://www.w3.org/2005/Atom}"
 SVG = "{http://www.w3.org/2000/svg}"
 BASE = "https://results.example/team"

@@ -456,7 +456,7 @@ def test_demo_harnesses_that_skip_the_model_are_not_flagged():
     # one: no change. Under the old "(declared)" key every demo pair was flagged.
     from pathlib import Path
 
-    board = summarize(load_export(Path(__file__).resolve().parents[1] / "content" / "demo-export"))
+    board = summarize(load_export(Path(__file__).resolve().parents[2] / "content" / "demo-export"))
     flagged = {(p.a_name, p.b_name): p.flags.model_changed for p in board.pairs}
     assert flagged[("kestrel", "gyr falcon")] == ()
     assert not all(flagged.values())

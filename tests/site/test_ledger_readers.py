@@ -27,7 +27,7 @@ from exportkit import ExportDir, env_failure, graded, run_id
 from podium.build import build_site
 from podium.config import load_config
 
-MAIN = Path(__file__).resolve().parents[1]
+MAIN = Path(__file__).resolve().parents[2]
 SCORES = ("overall", "overall_upper", "deterministic", "judge", "judge_upper")
 
 
