@@ -24,25 +24,28 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 MAKE_EXPORT = REPO / "scripts" / "make_export.py"
 CHANGED_NOTE = "_Re-graded after an appeal: no score changed._\n\n"
-BATCH = 100                   # runs added by the "add100" scenario
-SPARE_RUNS = BATCH + 1        # and one more, the newest, for "add"
+BATCH = 100  # runs added by the "add100" scenario
+SPARE_RUNS = BATCH + 1  # and one more, the newest, for "add"
 
 
 @dataclass(frozen=True)
 class ExportSpec:
     runs: int
     seed: int
-    report_kb: str | None      # "KB" or "LO-HI"; None keeps the natural (~2-3 KB) reports
-    sidecar_kb: float | None   # None (or 0) keeps the natural (~2-3 KB) sidecars
+    report_kb: str | None  # "KB" or "LO-HI"; None keeps the natural (~2-3 KB) reports
+    sidecar_kb: float | None  # None (or 0) keeps the natural (~2-3 KB) sidecars
     agents: int | None = None  # None: make_export's default for the size
     missions: int | None = None
 
     @property
     def key(self) -> str:
-        shape = "".join(f"-{name}{value}" for name, value in
-                        (("agents", self.agents), ("missions", self.missions)) if value)
-        return (f"runs{self.runs}-seed{self.seed}-report{self.report_kb or 'natural'}"
-                f"-sidecar{self.sidecar_kb or 'natural'}{shape}")
+        shape = "".join(
+            f"-{name}{value}" for name, value in (("agents", self.agents), ("missions", self.missions)) if value
+        )
+        return (
+            f"runs{self.runs}-seed{self.seed}-report{self.report_kb or 'natural'}"
+            f"-sidecar{self.sidecar_kb or 'natural'}{shape}"
+        )
 
     def args(self) -> list[str]:
         args = ["--runs", str(self.runs), "--seed", str(self.seed)]
@@ -59,9 +62,9 @@ class ExportSpec:
 
 @dataclass(frozen=True)
 class BaseExport:
-    export: Path       # the run export (never edited)
-    spare: Path        # SPARE_RUNS more runs, outside the export, for "add100" and "add"
-    info: dict         # bytes, files and disk use of the export, make_export's time
+    export: Path  # the run export (never edited)
+    spare: Path  # SPARE_RUNS more runs, outside the export, for "add100" and "add"
+    info: dict  # bytes, files and disk use of the export, make_export's time
 
 
 def script_digest() -> str:
@@ -88,8 +91,7 @@ def export_ready(spec: ExportSpec, work: Path) -> bool:
     """Whether the cached export for spec is there, complete, from this make_export."""
     folder = work / "exports" / spec.key
     stamp = folder / "complete"
-    return (stamp.is_file() and stamp.read_text() == _stamp(spec)
-            and (folder / "export-info.json").is_file())
+    return stamp.is_file() and stamp.read_text() == _stamp(spec) and (folder / "export-info.json").is_file()
 
 
 def ensure_export(spec: ExportSpec, work: Path) -> BaseExport:
@@ -107,19 +109,26 @@ def ensure_export(spec: ExportSpec, work: Path) -> BaseExport:
     print(f"bench: generating export {spec.key} …", file=sys.stderr, flush=True)
     started = time.perf_counter()
     with open(folder / "make_export.log", "wb") as log:
-        proc = subprocess.Popen([sys.executable, str(MAKE_EXPORT), str(base.export), *args,
-                                 "--spare-run", str(base.spare)], stderr=subprocess.PIPE)
-        for line in proc.stderr:               # progress of a big export, and its summary
+        proc = subprocess.Popen(
+            [sys.executable, str(MAKE_EXPORT), str(base.export), *args, "--spare-run", str(base.spare)],
+            stderr=subprocess.PIPE,
+        )
+        for line in proc.stderr:  # progress of a big export, and its summary
             log.write(line)
-            print(f"bench:   {line.decode(errors='replace').rstrip()}", file=sys.stderr,
-                  flush=True)
+            print(f"bench:   {line.decode(errors='replace').rstrip()}", file=sys.stderr, flush=True)
         if proc.wait():
             raise subprocess.CalledProcessError(proc.returncode, "make_export.py")
-    info = {"make_export_s": round(time.perf_counter() - started, 2), **tree_size(base.export),
-            "spare_runs": SPARE_RUNS}
-    print(f"bench: export {spec.key}: {info['bytes'] / 1e6:,.0f} MB in {info['files']:,} files, "
-          f"{info['disk_bytes'] / 1e6:,.0f} MB on disk, made in {info['make_export_s']:.0f} s",
-          file=sys.stderr, flush=True)
+    info = {
+        "make_export_s": round(time.perf_counter() - started, 2),
+        **tree_size(base.export),
+        "spare_runs": SPARE_RUNS,
+    }
+    print(
+        f"bench: export {spec.key}: {info['bytes'] / 1e6:,.0f} MB in {info['files']:,} files, "
+        f"{info['disk_bytes'] / 1e6:,.0f} MB on disk, made in {info['make_export_s']:.0f} s",
+        file=sys.stderr,
+        flush=True,
+    )
     info_file.write_text(json.dumps(info) + "\n")
     stamp.write_text(_stamp(spec))
     return BaseExport(base.export, base.spare, info)
@@ -164,8 +173,7 @@ def add_runs(export: Path, spare: Path, rows: list[dict]) -> list[str]:
         name = run_id[:8] if (spare / run_id[:8]).is_dir() else run_id
         shutil.copytree(spare / name, export / name)
         names.append(name)
-    chunk = ",\n".join("  " + json.dumps(row, indent=2).replace("\n", "\n  ")
-                       for row in rows).encode()
+    chunk = ",\n".join("  " + json.dumps(row, indent=2).replace("\n", "\n  ") for row in rows).encode()
     listing = export / "runs.json"
     tmp = listing.with_name(f".{listing.name}.bench-tmp")
     with open(listing, "rb") as old, open(tmp, "wb") as new:
@@ -176,7 +184,7 @@ def add_runs(export: Path, spare: Path, rows: list[dict]) -> list[str]:
             assert head.startswith(b"[\n"), "runs.json is not in make_export's layout"
             new.write(b"[\n" + chunk + b",\n" + head[2:])
             shutil.copyfileobj(old, new, 1 << 20)
-    os.replace(tmp, listing)     # a new inode: the base export's runs.json is untouched
+    os.replace(tmp, listing)  # a new inode: the base export's runs.json is untouched
     return names
 
 
@@ -215,7 +223,7 @@ def delete_run(export: Path) -> str:
         if len(run_dir.name) != 8 or not (run_dir / "report.md").is_file():
             continue
         run_id = json.loads((run_dir / "result.json").read_bytes())["grade"]["run_id"]
-        if (export / run_id).exists():       # a stale short directory beside the full one
+        if (export / run_id).exists():  # a stale short directory beside the full one
             continue
         shutil.rmtree(run_dir)
         replace_file(export / "runs.json", without_row(listing, run_id))
@@ -228,7 +236,7 @@ def without_row(listing: bytes, run_id: str) -> bytes:
     at = listing.index(f'"run_id": "{run_id}"'.encode())
     start = listing.rindex(b"\n  {", 0, at) + 1
     end = listing.index(b"\n  }", at) + len(b"\n  }")
-    if listing[end:end + 2] == b",\n":
-        return listing[:start] + listing[end + 2:]
-    before = listing[:start - 1]                        # the last row: drop the comma before it
+    if listing[end : end + 2] == b",\n":
+        return listing[:start] + listing[end + 2 :]
+    before = listing[: start - 1]  # the last row: drop the comma before it
     return (before[:-1] if before.endswith(b",") else before) + listing[end:]

@@ -24,15 +24,15 @@ disableKinds = ["taxonomy", "term", "RSS", "sitemap", "robotsTXT"]
 """
 LAYOUTS = {
     "baseof.html": "<!doctype html><html><head><meta charset=utf-8><title>{{ .Title }}"
-                   "</title></head><body>{{ block \"main\" . }}{{ end }}</body></html>\n",
-    "single.html": "{{ define \"main\" }}<h1>{{ .Title }}</h1>"
-                   "<p>overall {{ .Params.overall }} · judge {{ .Params.judge_status }}</p>"
-                   "{{ .Content }}{{ end }}\n",
-    "list.html": "{{ define \"main\" }}<h1>{{ .Title }}</h1><ul>"
-                 "{{ range (.Paginate .Pages).Pages }}<li><a href=\"{{ .RelPermalink }}\">"
-                 "{{ .Title }}</a> {{ .Params.overall }}</li>{{ end }}</ul>{{ end }}\n",
-    "home.html": "{{ define \"main\" }}<h1>{{ .Site.Title }}</h1>"
-                 "<p><a href=\"runs/\">{{ len .Site.RegularPages }} runs</a></p>{{ end }}\n",
+    '</title></head><body>{{ block "main" . }}{{ end }}</body></html>\n',
+    "single.html": '{{ define "main" }}<h1>{{ .Title }}</h1>'
+    "<p>overall {{ .Params.overall }} · judge {{ .Params.judge_status }}</p>"
+    "{{ .Content }}{{ end }}\n",
+    "list.html": '{{ define "main" }}<h1>{{ .Title }}</h1><ul>'
+    '{{ range (.Paginate .Pages).Pages }}<li><a href="{{ .RelPermalink }}">'
+    "{{ .Title }}</a> {{ .Params.overall }}</li>{{ end }}</ul>{{ end }}\n",
+    "home.html": '{{ define "main" }}<h1>{{ .Site.Title }}</h1>'
+    '<p><a href="runs/">{{ len .Site.RegularPages }} runs</a></p>{{ end }}\n',
 }
 
 
@@ -57,7 +57,7 @@ def hugo_version(binary: str) -> str | None:
 
 
 def toml_string(text: str) -> str:
-    return json.dumps(text)     # a JSON string is a valid TOML basic string
+    return json.dumps(text)  # a JSON string is a valid TOML basic string
 
 
 def front_matter(run_dir: Path) -> str:
@@ -68,8 +68,11 @@ def front_matter(run_dir: Path) -> str:
     grade = result.get("grade") if isinstance(result, dict) else None
     grade = grade if isinstance(grade, dict) else {}
     overall = grade.get("overall")
-    lines = ["+++", f"title = {toml_string('Run ' + run_dir.name)}",
-             f"judge_status = {toml_string(str(grade.get('judge_status')))}"]
+    lines = [
+        "+++",
+        f"title = {toml_string('Run ' + run_dir.name)}",
+        f"judge_status = {toml_string(str(grade.get('judge_status')))}",
+    ]
     if isinstance(overall, (int, float)):
         lines.append(f"overall = {overall}")
     return "\n".join(lines + ["+++", ""])
@@ -97,5 +100,14 @@ def make_site(export: Path, site: Path) -> None:
 
 
 def build_command(binary: str, site: Path, out: Path) -> list[str]:
-    return [binary, "--source", str(site), "--destination", str(out), "--quiet",
-            "--noBuildLock", "--cacheDir", str(site / ".hugo-cache")]
+    return [
+        binary,
+        "--source",
+        str(site),
+        "--destination",
+        str(out),
+        "--quiet",
+        "--noBuildLock",
+        "--cacheDir",
+        str(site / ".hugo-cache"),
+    ]

@@ -14,8 +14,10 @@ def page(run_dir: str, result: object) -> str:
     grade = result.get("grade") if isinstance(result, dict) else None
     overall = grade.get("overall") if isinstance(grade, dict) else None
     name = html.escape(run_dir)
-    return (f"<!doctype html><html><head><meta charset=utf-8><title>{name}</title></head>"
-            f"<body><h1>Run {name}</h1><p>overall: {html.escape(str(overall))}</p></body></html>\n")
+    return (
+        f"<!doctype html><html><head><meta charset=utf-8><title>{name}</title></head>"
+        f"<body><h1>Run {name}</h1><p>overall: {html.escape(str(overall))}</p></body></html>\n"
+    )
 
 
 def main(export: str, out: str) -> int:

@@ -46,8 +46,18 @@ def lighthouse_cli(given: str | None) -> str:
 
 
 def audit(cli: str, url: str, out: Path) -> dict:
-    subprocess.run([cli, url, "--only-categories=performance", "--output=json", f"--output-path={out}",
-                    f"--chrome-flags={CHROME_FLAGS}", "--quiet"], check=True)
+    subprocess.run(
+        [
+            cli,
+            url,
+            "--only-categories=performance",
+            "--output=json",
+            f"--output-path={out}",
+            f"--chrome-flags={CHROME_FLAGS}",
+            "--quiet",
+        ],
+        check=True,
+    )
     report = json.loads(out.read_text(encoding="utf-8"))
     audits = report["audits"]
     return {
@@ -71,8 +81,11 @@ def main() -> None:
     os.environ.setdefault("CHROME_PATH", shutil.which("chromium") or "/usr/bin/chromium")
     cli = lighthouse_cli(args.lighthouse)
     port = free_port()
-    server = subprocess.Popen([sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1",
-                               "--directory", str(args.site)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = subprocess.Popen(
+        [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "--directory", str(args.site)],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         time.sleep(1.0)
         keep = args.json or Path(tempfile.mkdtemp(prefix="lighthouse-"))
@@ -85,8 +98,10 @@ def main() -> None:
                 results.append(audit(cli, f"http://127.0.0.1:{port}/{page}", keep / name))
             best = sorted(results, key=lambda r: r["score"])[len(results) // 2]
             score = statistics.median(r["score"] for r in results)
-            print(f"{page:60} {score:5.0f} {best['lcp_ms']:7.0f} {best['tbt_ms']:7.0f} {best['cls']:5.3f} "
-                  f"{best['dom'] or 0:5.0f} {best['bytes']:6.0f}")
+            print(
+                f"{page:60} {score:5.0f} {best['lcp_ms']:7.0f} {best['tbt_ms']:7.0f} {best['cls']:5.3f} "
+                f"{best['dom'] or 0:5.0f} {best['bytes']:6.0f}"
+            )
     finally:
         server.terminate()
         server.wait()

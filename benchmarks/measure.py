@@ -40,12 +40,12 @@ CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 class Measurement:
     wall_s: float
     cpu_s: float
-    peak_rss_bytes: int          # max over polls of the summed RSS of the process tree (or ru_maxrss)
-    peak_pss_bytes: int          # max over polls of the summed PSS of the process tree
-    max_single_rss_bytes: int    # kernel's ru_maxrss of the largest single process
+    peak_rss_bytes: int  # max over polls of the summed RSS of the process tree (or ru_maxrss)
+    peak_pss_bytes: int  # max over polls of the summed PSS of the process tree
+    max_single_rss_bytes: int  # kernel's ru_maxrss of the largest single process
     out_bytes: int = 0
     out_files: int = 0
-    site: dict | None = None     # site_stats.SiteStats.measure of the output, for podium builds
+    site: dict | None = None  # site_stats.SiteStats.measure of the output, for podium builds
 
     def to_dict(self) -> dict:
         return asdict(self)
@@ -65,9 +65,9 @@ def parent_map() -> dict[int, int]:
             with open(f"/proc/{entry.name}/stat", "rb") as fh:
                 stat = fh.read()
         except OSError:
-            continue                      # exited between listing and reading
+            continue  # exited between listing and reading
         # the command name (field 2) may hold spaces and ')': split after the last ')'
-        fields = stat[stat.rindex(b")") + 2:].split()
+        fields = stat[stat.rindex(b")") + 2 :].split()
         parents[int(entry.name)] = int(fields[1])
     return parents
 
@@ -90,7 +90,7 @@ def cpu_ticks(pid: int) -> tuple[tuple[int, int], int] | None:
     try:
         with open(f"/proc/{pid}/stat", "rb") as fh:
             stat = fh.read()
-        fields = stat[stat.rindex(b")") + 2:].split()  # fields 3 on: utime is 14, stime 15, starttime 22
+        fields = stat[stat.rindex(b")") + 2 :].split()  # fields 3 on: utime is 14, stime 15, starttime 22
         return (pid, int(fields[19])), int(fields[11]) + int(fields[12])
     except (OSError, IndexError, ValueError):
         return None
@@ -114,18 +114,25 @@ def output_size(path: Path) -> tuple[int, int]:
     return total, files
 
 
-def run_measured(cmd: list[str], *, cwd: Path | None = None, env: dict | None = None,
-                 log: Path | None = None, out: Path | None = None) -> Measurement:
+def run_measured(
+    cmd: list[str],
+    *,
+    cwd: Path | None = None,
+    env: dict | None = None,
+    log: Path | None = None,
+    out: Path | None = None,
+) -> Measurement:
     """Run cmd to completion (stdout/stderr to log), measuring it; raise CommandFailed on a
     non-zero exit. When out is given, record the size and file count of that directory."""
     log_fh = open(log or os.devnull, "wb")
     try:
         start = time.perf_counter()
-        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL,
-                                stdout=log_fh, stderr=subprocess.STDOUT)
+        proc = subprocess.Popen(
+            cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=log_fh, stderr=subprocess.STDOUT
+        )
         try:
             peak, peak_pss, status, usage, sampled_cpu = wait_sampling(proc.pid)
-        except BaseException:                 # interrupted: leave no build running
+        except BaseException:  # interrupted: leave no build running
             proc.kill()
             proc.wait()
             raise
@@ -137,9 +144,13 @@ def run_measured(cmd: list[str], *, cwd: Path | None = None, env: dict | None = 
         tail = log.read_text(errors="replace")[-2000:] if log else ""
         raise CommandFailed(f"{' '.join(map(str, cmd))} exited {proc.returncode}\n{tail}")
     max_single = usage.ru_maxrss * 1024
-    result = Measurement(wall_s=wall, cpu_s=max(usage.ru_utime + usage.ru_stime, sampled_cpu),
-                         peak_rss_bytes=max(peak, max_single), peak_pss_bytes=peak_pss,
-                         max_single_rss_bytes=max_single)
+    result = Measurement(
+        wall_s=wall,
+        cpu_s=max(usage.ru_utime + usage.ru_stime, sampled_cpu),
+        peak_rss_bytes=max(peak, max_single),
+        peak_pss_bytes=peak_pss,
+        max_single_rss_bytes=max_single,
+    )
     if out is not None:
         result.out_bytes, result.out_files = output_size(out)
     return result
@@ -175,6 +186,6 @@ def wait_sampling(pid: int):
                 cpu[process] = max(cpu.get(process, 0), ticks)
             peak = max(peak, sum(rss_bytes(p) for p in tree))
             peak_pss, tick = max(peak_pss, sum(pss_bytes(p) for p in tree)), tick + 1
-            poller.poll(POLL_S * 1000)        # returns at once when the process exits
+            poller.poll(POLL_S * 1000)  # returns at once when the process exits
     finally:
         os.close(pidfd)

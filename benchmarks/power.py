@@ -126,6 +126,7 @@ def verdict(x: list[float], y: list[float], delta: float) -> tuple[str, str]:
 
 def simulate(n: int, d: float, mu: float, sd: float, reps: int, rng: random.Random, delta: float) -> dict:
     """Counts of each verdict (before and after the guard) over ``reps`` draws of two sides of n runs."""
+
     def side(mean: float) -> list[float]:
         return [min(1.0, max(0.0, rng.gauss(mean, sd))) for _ in range(n)]
 
@@ -138,10 +139,12 @@ def simulate(n: int, d: float, mu: float, sd: float, reps: int, rng: random.Rand
     return {"before": before, "after": after, "reps": reps}
 
 
-def fewest(d: float, sought: tuple[str, ...], args: argparse.Namespace, rng: random.Random,
-           low: int = 6, high: int = 100) -> int | None:
+def fewest(
+    d: float, sought: tuple[str, ...], args: argparse.Namespace, rng: random.Random, low: int = 6, high: int = 100
+) -> int | None:
     """The smallest n in [low, high] whose share of ``sought`` verdicts (after the guard) reaches
     ``args.needed``, by bisection (the share grows with n); None when even ``high`` falls short."""
+
     def enough(n: int) -> bool:
         after = simulate(n, d, args.mu, args.sd, args.needed_reps, rng, args.delta)["after"]
         return sum(after.get(k, 0) for k in sought) >= args.needed * args.needed_reps
@@ -180,9 +183,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--delta", type=float, default=0.05, help="the overall series' delta")
     parser.add_argument("--reps", type=int, default=5000, help="draws per cell")
     parser.add_argument("--seed", type=int, default=26)
-    parser.add_argument("--needed", type=float, metavar="P",
-                        help="also find, per shift, the fewest runs a side (6 to 100) that give improved (or, at "
-                             "d = 0, steady) with chance P; slower (each probe draws --needed-reps times)")
+    parser.add_argument(
+        "--needed",
+        type=float,
+        metavar="P",
+        help="also find, per shift, the fewest runs a side (6 to 100) that give improved (or, at "
+        "d = 0, steady) with chance P; slower (each probe draws --needed-reps times)",
+    )
     parser.add_argument("--needed-reps", type=int, default=1000)
     args = parser.parse_args(argv)
     _self_check()
@@ -191,10 +198,13 @@ def main(argv: list[str] | None = None) -> int:
     rng = random.Random(args.seed)
     started = time.process_time()
     results = {(n, d): simulate(n, d, args.mu, args.sd, args.reps, rng, args.delta) for d in shifts for n in sizes}
-    print(f"Overall series, delta {args.delta:g}: a ~ Normal({args.mu:g}, {args.sd:g}), b ~ Normal({args.mu:g} + d, "
-          f"{args.sd:g}), both clipped to [0, 1]; {args.reps:,} draws per cell, seed {args.seed}")
-    print(f"(one standard error of a share p: sqrt(p(1-p)/{args.reps}), at most "
-          f"{50 / math.sqrt(args.reps):.1f} points)\n")
+    print(
+        f"Overall series, delta {args.delta:g}: a ~ Normal({args.mu:g}, {args.sd:g}), b ~ Normal({args.mu:g} + d, "
+        f"{args.sd:g}), both clipped to [0, 1]; {args.reps:,} draws per cell, seed {args.seed}"
+    )
+    print(
+        f"(one standard error of a share p: sqrt(p(1-p)/{args.reps}), at most {50 / math.sqrt(args.reps):.1f} points)\n"
+    )
     head = "| true shift d | " + " | ".join(f"n = {n}" for n in sizes) + " |"
     rule = "|---|" + "---|" * len(sizes)
     print("99% Moses interval excludes 0 and shift >= delta (`improved` before the just_crossed guard):\n")
@@ -213,8 +223,10 @@ def main(argv: list[str] | None = None) -> int:
     for n in sizes:
         for d in shifts:
             after = results[(n, d)]["after"]
-            cells = [_share(after, args.reps, k) for k in
-                     ("improved", "regressed", "steady", "steady2", "unclear", "too_few_runs")]
+            cells = [
+                _share(after, args.reps, k)
+                for k in ("improved", "regressed", "steady", "steady2", "unclear", "too_few_runs")
+            ]
             print(f"| {n} | {d:+.2f} | " + " | ".join(cells) + " |")
     if args.needed:
         print(f"\nFewest runs a side for a {args.needed:.0%} chance ({args.needed_reps:,} draws per probe):\n")

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""How long the progress computation takes (podium.verdicts.agent_progress) on one agent.
+"""How long the progress computation takes (podium.count.verdicts.agent_progress) on one agent.
 
     python benchmarks/progress.py [--runs 1000000] [--missions 40] [--configurations 6]
                                   [--scores grid|continuous] [--seed 1] [--reps 1] [--profile]
@@ -31,10 +31,18 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "generator"))
 
-from podium.verdicts import Configuration, ProgressRun, agent_progress, progress_document  # noqa: E402
+from podium.count.verdicts import Configuration, ProgressRun, agent_progress, progress_document  # noqa: E402
 
-KINDS = [("partial_judge", .08), ("timed_out", .08), ("no_judge", .06), ("stopped", .05),
-         ("infra_failed", .05), ("grading_failed", .005), ("unknown", .005), ("grading", .005)]
+KINDS = [
+    ("partial_judge", 0.08),
+    ("timed_out", 0.08),
+    ("no_judge", 0.06),
+    ("stopped", 0.05),
+    ("infra_failed", 0.05),
+    ("grading_failed", 0.005),
+    ("unknown", 0.005),
+    ("grading", 0.005),
+]
 BASE = datetime(2026, 9, 1, tzinfo=UTC)
 
 
@@ -44,8 +52,10 @@ def clamp(v: float) -> float:
 
 def make_runs(runs: int, missions: int, configurations: int, scores: str, seed: int) -> list[ProgressRun]:
     rng = random.Random(seed)
-    confs = [Configuration(f"v{i + 1}", "model-a" if i < configurations // 2 else "model-b", "judge-1", 1800.0)
-             for i in range(configurations)]
+    confs = [
+        Configuration(f"v{i + 1}", "model-a" if i < configurations // 2 else "model-b", "judge-1", 1800.0)
+        for i in range(configurations)
+    ]
     # each configuration moves each mission by one of -0.15, 0, +0.1, +0.2 (most: no move)
     effect = [[rng.choice((0, 0, 0, 0.1, -0.15, 0.2)) for _ in range(missions)] for _ in confs]
     level = [rng.uniform(0.2, 0.7) for _ in range(missions)]
@@ -76,15 +86,23 @@ def make_runs(runs: int, missions: int, configurations: int, scores: str, seed: 
         overall = 0.5 * checks + 0.5 * judge if kind != "no_judge" else 0.5 * checks
         upper = 0.5 * checks + 0.5 * judge_upper if judge_upper is not None else overall
         scored = kind in ("graded", "partial_judge", "timed_out", "no_judge", "stopped")
-        out.append(ProgressRun(
-            run_id=f"{rng.getrandbits(128):032x}", mission=f"mission-{mission:02d}", version="1.0.0", current=True,
-            started=when, kind=kind,
-            overall=overall if scored else None,
-            overall_upper=upper if scored else None,
-            deterministic=checks if scored else None,
-            judge=judge if scored and kind != "no_judge" else None,
-            judge_upper=judge_upper, judge_status=judge_status if scored else None,
-            configuration=confs[c]))
+        out.append(
+            ProgressRun(
+                run_id=f"{rng.getrandbits(128):032x}",
+                mission=f"mission-{mission:02d}",
+                version="1.0.0",
+                current=True,
+                started=when,
+                kind=kind,
+                overall=overall if scored else None,
+                overall_upper=upper if scored else None,
+                deterministic=checks if scored else None,
+                judge=judge if scored and kind != "no_judge" else None,
+                judge_upper=judge_upper,
+                judge_status=judge_status if scored else None,
+                configuration=confs[c],
+            )
+        )
     rng.shuffle(out)
     return out
 
@@ -114,15 +132,19 @@ def main() -> None:
         t1, c1 = time.perf_counter(), time.process_time()
         progress_document(progress)
         t2, c2 = time.perf_counter(), time.process_time()
-        print(f"agent_progress {t1 - t0:.2f} s ({c1 - c0:.2f} s CPU), progress_document {t2 - t1:.2f} s "
-              f"({c2 - c1:.2f} s CPU); load average {os.getloadavg()[0]:.1f}")
+        print(
+            f"agent_progress {t1 - t0:.2f} s ({c1 - c0:.2f} s CPU), progress_document {t2 - t1:.2f} s "
+            f"({c2 - c1:.2f} s CPU); load average {os.getloadavg()[0]:.1f}"
+        )
         best = c2 - c0 if best is None else min(best, c2 - c0)
     step = progress.newest_step
     verdicts = [c.newest_step.overall.verdict for c in progress.cells if c.newest_step]
-    print(f"best {best:.2f} s CPU; {len(progress.segments)} agent segments, headline "
-          f"{step.overall.verdict if step else None} {dict(step.overall.tally) if step else {}}; "
-          f"cells' newest verdicts {sorted(set(verdicts))}; "
-          f"shifts {sum(len(c.shifts) for c in progress.cells)}")
+    print(
+        f"best {best:.2f} s CPU; {len(progress.segments)} agent segments, headline "
+        f"{step.overall.verdict if step else None} {dict(step.overall.tally) if step else {}}; "
+        f"cells' newest verdicts {sorted(set(verdicts))}; "
+        f"shifts {sum(len(c.shifts) for c in progress.cells)}"
+    )
 
 
 if __name__ == "__main__":

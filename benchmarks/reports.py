@@ -21,7 +21,7 @@ Designs:
   the cut text (parse, redact, render: issue 16's target 4); markdown-it-py's parse alone;
   pulldown-cmark's events as Python objects alone; pulldown-cmark's own HTML writer
   (``pyromark.html``: not usable, it passes raw HTML through); the redactor on a whole
-  report.md, with and without its gates (tests/test_redact.py's reference).
+  report.md, with and without its gates (tests/render/test_redact.py's reference).
 
 Not a test: timings on a shared machine vary; read the ratios.
 """
@@ -104,8 +104,11 @@ def export_reports(root: Path) -> list[tuple[str, object]]:
     answers, the run's own values)."""
     export = load_export(root)
     redaction = Redaction((), export.runs)
-    return [((root / run.report_file).read_text(encoding="utf-8", errors="replace"), redaction.for_run(run))
-            for run in export.runs if run.report_file]
+    return [
+        ((root / run.report_file).read_text(encoding="utf-8", errors="replace"), redaction.for_run(run))
+        for run in export.runs
+        if run.report_file
+    ]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -133,16 +136,20 @@ def main(argv: list[str] | None = None) -> int:
         results = {}
         chosen = designs()
         cut_texts = [cut(t) for t in texts]
-        fns = [(lambda i, fn=fn, src=cut_texts if on_cut else texts, red=redactors: fn(src[i], red[i]))
-               for _, fn, on_cut in chosen]
+        fns = [
+            (lambda i, fn=fn, src=cut_texts if on_cut else texts, red=redactors: fn(src[i], red[i]))
+            for _, fn, on_cut in chosen
+        ]
         for (label, _, _), (fastest, median) in zip(chosen, measure(fns, list(range(len(texts))), reps)):
             results[label] = fastest
             print(f"| {label} | {fastest * 1000:.3f} | {median * 1000:.3f} |")
         before, now = results["markdown-it-py (before)"], results["pyromark events + ours (now)"]
         alone = results["  now, renderer alone: parse, redact, render"]
-        print(f"\nnow / before: {now / before:.3f} ({before / now:.1f}x faster). Target 4 (parse, redact, "
-              f"render <= {TARGET_MS} ms): {'met' if alone * 1000 <= TARGET_MS else 'missed'} "
-              f"({alone * 1000:.3f} ms; with the cut and bounds {now * 1000:.3f} ms)")
+        print(
+            f"\nnow / before: {now / before:.3f} ({before / now:.1f}x faster). Target 4 (parse, redact, "
+            f"render <= {TARGET_MS} ms): {'met' if alone * 1000 <= TARGET_MS else 'missed'} "
+            f"({alone * 1000:.3f} ms; with the cut and bounds {now * 1000:.3f} ms)"
+        )
         ok = ok and (name != "real samples" or alone * 1000 <= TARGET_MS)
     return 0 if ok else 1
 

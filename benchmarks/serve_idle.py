@@ -17,7 +17,7 @@ rows), for which it counts the rebuilds that followed.
 `--watch poll` sets PODIUM_SERVE_POLL=1 (the polling fallback); `both` measures the
 default watcher and then the fallback.
 
-`--watcher-only --runs 100000` measures the watcher alone (podium.watch.Watcher in this
+`--watcher-only --runs 100000` measures the watcher alone (podium.commands.watch.Watcher in this
 process, no build, no server) on a bare tree of that many run directories (result.json,
 report.md and the two sidecars, a few bytes each: quick to make at any size): how long it
 takes to start, its idle CPU share, and how long an in-place edit of the last run
@@ -61,10 +61,27 @@ class Serve:
         self.lines: queue.Queue[tuple[float, str]] = queue.Queue()
         self.log: list[str] = []
         self.stamps: list[float] = []  # when each line of log was read (time.monotonic)
-        self.proc = subprocess.Popen([python, "-m", "podium", "serve", str(export), "--port", "0",
-                                      "--out", str(project / "site"), "--config", "podium.yaml"],
-                                     cwd=project, env=env, stdin=subprocess.DEVNULL,
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        self.proc = subprocess.Popen(
+            [
+                python,
+                "-m",
+                "podium",
+                "serve",
+                str(export),
+                "--port",
+                "0",
+                "--out",
+                str(project / "site"),
+                "--config",
+                "podium.yaml",
+            ],
+            cwd=project,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         threading.Thread(target=self._read, daemon=True).start()
         self.url = self.wait_for(r"serving (http://\S+/)", READY_S).group(1)
 
@@ -140,8 +157,12 @@ def idle_share(serve: Serve, seconds: float) -> dict:
     after, wall = serve.cpu_seconds(), time.monotonic() - started
     ticks = sum(t - before.get(key, 0) for key, t in after.items())
     cpu = ticks / CLOCK_TICKS
-    return {"seconds": round(wall, 2), "cpu_s": round(cpu, 3), "share_of_core": round(cpu / wall, 4),
-            "processes": len(after)}
+    return {
+        "seconds": round(wall, 2),
+        "cpu_s": round(cpu, 3),
+        "share_of_core": round(cpu / wall, 4),
+        "processes": len(after),
+    }
 
 
 def timed_edit(serve: Serve, edit, quiet: float) -> dict:
@@ -162,9 +183,12 @@ def timed_edit(serve: Serve, edit, quiet: float) -> dict:
     seen = next((stamp for stamp, line in lines if "rebuilding" in line), None)
     built = [line for _, line in lines if line.startswith("podium serve: built")]
     took = re.search(r" in ([\d.]+) s \(", built[0]) if built else None
-    return {"seen_s": round(seen - started, 2) if seen is not None else None,
-            "rebuild_s": float(took[1]) if took else None, "to_new_version_s": round(waited, 2),
-            "rebuilds": len(built)}
+    return {
+        "seen_s": round(seen - started, 2) if seen is not None else None,
+        "rebuild_s": float(took[1]) if took else None,
+        "to_new_version_s": round(waited, 2),
+        "rebuilds": len(built),
+    }
 
 
 def edits(serve: Serve, project: Path, export: Path, spare: Path) -> dict:
@@ -206,8 +230,10 @@ def measure(mode: str, args, base, work: Path) -> dict:
         print(f"serve_idle: {mode}: serving after {ready:.0f} s; settling {args.settle:.0f} s", file=sys.stderr)
         time.sleep(args.settle)
         idle = idle_share(serve, args.seconds)
-        print(f"serve_idle: {mode}: idle {idle['share_of_core']:.1%} of a core over {idle['seconds']:.0f} s",
-              file=sys.stderr)
+        print(
+            f"serve_idle: {mode}: idle {idle['share_of_core']:.1%} of a core over {idle['seconds']:.0f} s",
+            file=sys.stderr,
+        )
         result = {"mode": mode, "first_build_s": round(ready, 1), "idle": idle}
         if not args.no_edits:
             result["edits"] = edits(serve, project, export, base.spare)
@@ -239,12 +265,12 @@ def watcher_only(args, work: Path) -> dict:
     import resource
     import threading
 
-    from podium.watch import Inputs, Watcher
+    from podium.commands.watch import Inputs, Watcher
 
     export = bare_tree(work / "bare", args.runs)
     inputs = Inputs.of(exports=[export])
     results = {}
-    for mode in (["notify", "poll"] if args.watch == "both" else ["poll" if args.watch == "poll" else "notify"]):
+    for mode in ["notify", "poll"] if args.watch == "both" else ["poll" if args.watch == "poll" else "notify"]:
         started = time.perf_counter()
         said: list[str] = []
         watcher = Watcher(inputs, said.append, poll=mode == "poll")
@@ -255,8 +281,11 @@ def watcher_only(args, work: Path) -> dict:
             time.sleep(args.seconds)
             after = resource.getrusage(resource.RUSAGE_SELF)
             cpu = after.ru_utime + after.ru_stime - usage.ru_utime - usage.ru_stime
-            idle = {"seconds": round(time.monotonic() - wall, 2), "cpu_s": round(cpu, 3),
-                    "share_of_core": round(cpu / (time.monotonic() - wall), 4)}
+            idle = {
+                "seconds": round(time.monotonic() - wall, 2),
+                "cpu_s": round(cpu, 3),
+                "share_of_core": round(cpu / (time.monotonic() - wall), 4),
+            }
             last = export / f"{args.runs - 1:08x}" / "result.json"
             stop = threading.Event()
             timer = threading.Timer(600, stop.set)
@@ -269,8 +298,13 @@ def watcher_only(args, work: Path) -> dict:
             timer.cancel()
         finally:
             watcher.close()
-        results[watcher.mode] = {"start_s": round(start_s, 3), "idle": idle, "in_place_edit_seen_s": round(seen_s, 2),
-                                 "seen": batch == [str(last)], "said": said}
+        results[watcher.mode] = {
+            "start_s": round(start_s, 3),
+            "idle": idle,
+            "in_place_edit_seen_s": round(seen_s, 2),
+            "seen": batch == [str(last)],
+            "said": said,
+        }
         print(f"serve_idle: watcher {watcher.mode} at {args.runs:,} runs: {results[watcher.mode]}", file=sys.stderr)
     return {"runs": args.runs, "watcher_only": results}
 
@@ -295,12 +329,17 @@ def main() -> int:
         print(text)
         return 0
     base = ensure_export(ExportSpec(runs=args.runs, seed=7, report_kb=None, sidecar_kb=None), work)
-    origin = subprocess.run([args.podium_python, "-c", "import podium; print(podium.__file__)"],
-                            capture_output=True, text=True, check=True).stdout.strip()
+    origin = subprocess.run(
+        [args.podium_python, "-c", "import podium; print(podium.__file__)"], capture_output=True, text=True, check=True
+    ).stdout.strip()
     modes = ["auto", "poll"] if args.watch == "both" else [args.watch]
     machine = {"cpus": os.cpu_count(), "python": platform.python_version(), "load_before": os.getloadavg()}
-    report = {"runs": args.runs, "podium": origin, "machine": machine,
-              "results": [measure(mode, args, base, work) for mode in modes]}
+    report = {
+        "runs": args.runs,
+        "podium": origin,
+        "machine": machine,
+        "results": [measure(mode, args, base, work) for mode in modes],
+    }
     text = json.dumps(report, indent=2)
     if args.json:
         args.json.write_text(text + "\n")

@@ -28,11 +28,13 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 RUN_PAGE = re.compile(r"^runs/[0-9a-f]{32}/index\.html$")
-_TOKEN = re.compile(rb"<!--.*?-->|<![^>]*>|<\?[^>]*>|<(script|style)\b[^>]*>.*?</\1\s*>"
-                    rb"|<[a-zA-Z]", re.S | re.I)
+_TOKEN = re.compile(
+    rb"<!--.*?-->|<![^>]*>|<\?[^>]*>|<(script|style)\b[^>]*>.*?</\1\s*>"
+    rb"|<[a-zA-Z]",
+    re.S | re.I,
+)
 SCOPES = {
-    "pages": "every HTML page but the run pages runs/<32 hex>/index.html, of which only the "
-             "largest by bytes",
+    "pages": "every HTML page but the run pages runs/<32 hex>/index.html, of which only the largest by bytes",
     "all": "every HTML page",
 }
 
@@ -96,7 +98,7 @@ class SiteStats:
         started = time.perf_counter()
         total = files = 0
         largest = ("", -1)
-        pages: list[tuple[str, int]] = []       # (relative path, bytes) of the pages counted
+        pages: list[tuple[str, int]] = []  # (relative path, bytes) of the pages counted
         html_pages = run_pages = 0
         biggest_run_page = ("", -1)
         root = str(out)
@@ -125,18 +127,26 @@ class SiteStats:
         by_bytes = max(pages, key=lambda p: (p[1], p[0]), default=("", 0))[0]
         by_elements = max(counted, key=lambda rel: (counted[rel], rel), default="")
         agree = True
-        for rel in {by_bytes, by_elements} - {""}:          # the numbers reported: html.parser's
+        for rel in {by_bytes, by_elements} - {""}:  # the numbers reported: html.parser's
             reference = self.reference(os.path.join(root, rel))
             agree = agree and reference == counted[rel]
             counted[rel] = reference
-        if by_elements:                                      # still the most after the check?
+        if by_elements:  # still the most after the check?
             by_elements = max(counted, key=lambda rel: (counted[rel], rel))
 
         def entry(rel: str) -> dict | None:
             return {"path": rel, "bytes": sizes[rel], "elements": counted[rel]} if rel else None
-        return {"bytes": total, "files": files, "html_pages": html_pages, "run_pages": run_pages,
-                "largest_file": {"path": largest[0], "bytes": largest[1]} if files else None,
-                "largest_html": entry(by_bytes), "most_elements": entry(by_elements),
-                "elements_counted": len(counted), "elements_scope": SCOPES[self.scope],
-                "elements_checked": agree,
-                "elements_s": round(time.perf_counter() - started, 2)}
+
+        return {
+            "bytes": total,
+            "files": files,
+            "html_pages": html_pages,
+            "run_pages": run_pages,
+            "largest_file": {"path": largest[0], "bytes": largest[1]} if files else None,
+            "largest_html": entry(by_bytes),
+            "most_elements": entry(by_elements),
+            "elements_counted": len(counted),
+            "elements_scope": SCOPES[self.scope],
+            "elements_checked": agree,
+            "elements_s": round(time.perf_counter() - started, 2),
+        }

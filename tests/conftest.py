@@ -5,6 +5,10 @@ from pathlib import Path
 import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
+# the tests sit in one folder per stage (tests/count/, tests/render/, ...) and import each other's helpers by
+# module name (from test_scale import synthetic_export), whichever folder is collected first
+for _folder in sorted(p for p in Path(__file__).parent.iterdir() if p.is_dir() and p.name.isidentifier()):
+    sys.path.insert(1, str(_folder))
 
 from exportkit import ExportDir  # noqa: E402
 
@@ -30,8 +34,11 @@ def export(tmp_path) -> ExportDir:
 
 
 def pytest_addoption(parser):
-    parser.addoption("--update-golden", action="store_true",
-                     help="rewrite tests/golden/ from a fresh build instead of comparing against it")
+    parser.addoption(
+        "--update-golden",
+        action="store_true",
+        help="rewrite tests/golden/ from a fresh build instead of comparing against it",
+    )
 
 
 def pytest_collection_modifyitems(config, items):

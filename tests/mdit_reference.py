@@ -1,6 +1,6 @@
 """The report renderer podium had before render/reportmd.py: markdown-it-py's token stream,
 withheld parts dropped, every text redacted. Kept verbatim as the reference the new renderer
-is compared with (tests/test_reportmd.py, benchmarks/reports.py); not used to build sites.
+is compared with (tests/render/test_reportmd.py, benchmarks/reports.py); not used to build sites.
 """
 
 from __future__ import annotations

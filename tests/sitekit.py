@@ -25,8 +25,7 @@ from urllib.parse import urlsplit
 from podium.build import build_site
 from podium.config import Config
 
-VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track",
-        "wbr"}
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "param", "source", "track", "wbr"}
 RAW_TEXT = {"script", "style"}
 
 
@@ -186,6 +185,7 @@ def parse_svg(fragment: str) -> ET.Element:
 
 # ------------------------------------------------------------------ JSON
 
+
 def _no_constant(name):
     raise ValueError(f"non-standard JSON constant {name}")
 
@@ -212,6 +212,7 @@ def strict_json(text: str | bytes, *, sorted_keys: bool = True):
 
 
 # ------------------------------------------------------------------ build
+
 
 def build(export_root: Path, out: Path, **config) -> Path:
     root = config.pop("root", out.parent)
@@ -257,7 +258,7 @@ AMP = "&amp;"
 JINJA_EXPR = "{{ 7*7 }}"
 JINJA_STMT = "{% for x in y %}"
 IMG = "<img src=x onerror=alert(1)>"
-IFRAME = "<iframe src=\"javascript:alert(1)\"></iframe>"
+IFRAME = '<iframe src="javascript:alert(1)"></iframe>'
 STYLE = "<style>body{display:none}</style>"
 COMMENT = "<!-- hidden -->"
 JS_URL = "javascript:alert(1)"
@@ -267,8 +268,24 @@ LONG = "L" * 4999 + "!"
 PATHS = ("../../etc/passwd", "a/b", "CON")
 
 # Strings that must reach the page as text, character for character.
-SHOWN = (XSS, SQ_BREAK, DQ_BREAK, SVG_TEXT, FOREIGN, CDATA_END, AMP, JINJA_EXPR, JINJA_STMT, IMG, IFRAME, STYLE,
-         COMMENT, JS_URL, RTL, ZERO_WIDTH) + PATHS
+SHOWN = (
+    XSS,
+    SQ_BREAK,
+    DQ_BREAK,
+    SVG_TEXT,
+    FOREIGN,
+    CDATA_END,
+    AMP,
+    JINJA_EXPR,
+    JINJA_STMT,
+    IMG,
+    IFRAME,
+    STYLE,
+    COMMENT,
+    JS_URL,
+    RTL,
+    ZERO_WIDTH,
+) + PATHS
 AGENT_NAMES = SHOWN + (LONG,)
 MISSIONS = (XSS, SVG_TEXT, JINJA_EXPR, "../../etc/passwd", "a/b", "CON", DQ_BREAK, "m-plain")
 
@@ -302,8 +319,12 @@ Fine link: [docs](https://example.com/docs) and [mail](mailto:a@example.com)
 def hostile_report(agent: str, mission: str, rid: str, extra: str = "") -> str:
     from exportkit import report_md
 
-    return report_md(agent=f"{agent} v1", mission=f"{mission} v1.0.0", rid=rid,
-                     extra=f"\n## Notes\n\n{agent}\n\n{MARKDOWN_ATTACKS}\n{extra}")
+    return report_md(
+        agent=f"{agent} v1",
+        mission=f"{mission} v1.0.0",
+        rid=rid,
+        extra=f"\n## Notes\n\n{agent}\n\n{MARKDOWN_ATTACKS}\n{extra}",
+    )
 
 
 def hostile_export(export, *, extra_report: str = ""):
@@ -318,15 +339,28 @@ def hostile_export(export, *, extra_report: str = ""):
         rid = run_id(f"hostile-{n}")
         mission = MISSIONS[n % len(MISSIONS)]
         text = name[:200]
-        body = graded(rid, det=(n % 5) / 4, judge=((n + 2) % 5) / 4, model=text, judge_model=text,
-                      models_reported=[text, "=1+1"], judge_detail=f"detail {name}")
+        body = graded(
+            rid,
+            det=(n % 5) / 4,
+            judge=((n + 2) % 5) / 4,
+            model=text,
+            judge_model=text,
+            models_reported=[text, "=1+1"],
+            judge_detail=f"detail {name}",
+        )
         body["grade"]["judge_breakdown"][0].update(criterion_id=text, text=f"text {name}", reason=f"reason {name}")
         body["grade"]["check_breakdown"][0].update(id=text, error=f"error {name}")
         if n % 4 == 1:
             body["conditions"]["mission_version"] = None
             body["conditions"]["install_revision"] = n
-        export.run(body, rid=rid, agent=name, mission=mission, at=n * 30,
-                   report=hostile_report(name, mission, rid, extra_report))
+        export.run(
+            body,
+            rid=rid,
+            agent=name,
+            mission=mission,
+            at=n * 30,
+            report=hostile_report(name, mission, rid, extra_report),
+        )
         runs[rid] = name
     export.sidecars()
     return runs
@@ -350,8 +384,11 @@ def ledger_rows(files: dict[str, bytes]) -> list[dict]:
         for line in text.splitlines():
             row = strict_json(line, sorted_keys=False)
             assert list(row) == index["columns"], part["jsonl_gz"]  # every column, in order
-            assert (row["agent"], row["agent_name"], row["mission"]) == (part["agent"], part["agent_name"],
-                                                                          part["mission"])
+            assert (row["agent"], row["agent_name"], row["mission"]) == (
+                part["agent"],
+                part["agent_name"],
+                part["mission"],
+            )
             rows.append(row)
     assert len(rows) == index["runs"]
     return sorted(rows, key=lambda r: (r["date"] is None, _negated(r["date"] or ""), r["run_id"]))

@@ -45,7 +45,7 @@ def read_outputs(path: Path) -> dict[str, str]:
         m = OUTPUT.match(lines[i])
         assert m, f"not an output line: {lines[i]!r}"
         end = lines.index(m["delim"], i + 1)
-        outputs[m["name"]] = "\n".join(lines[i + 1:end])
+        outputs[m["name"]] = "\n".join(lines[i + 1 : end])
         i = end + 1
     return outputs
 
@@ -62,12 +62,23 @@ class Runner:
         self.summary = root / "step-summary.md"
         self.action_path = action_path
         self.env = {
-            "PATH": os.environ["PATH"], "HOME": str(root), "GITHUB_ACTION_PATH": str(action_path),
-            "GITHUB_OUTPUT": str(self.output), "GITHUB_STEP_SUMMARY": str(self.summary),
-            "RUNNER_TEMP": str(self.temp), "RUNNER_OS": "Linux", "RUNNER_ARCH": "X64",
-            "GITHUB_EVENT_NAME": "schedule", "GITHUB_REF": "refs/heads/main", "PODIUM_DEFAULT_BRANCH": "main",
-            "GITHUB_RUN_ID": "1001", "GITHUB_RUN_ATTEMPT": "1", "PODIUM_PYTHON": sys.executable,
-            "PODIUM_EXPORT": "export", "PODIUM_OUT": "site", "PODIUM_CACHE": "auto",
+            "PATH": os.environ["PATH"],
+            "HOME": str(root),
+            "GITHUB_ACTION_PATH": str(action_path),
+            "GITHUB_OUTPUT": str(self.output),
+            "GITHUB_STEP_SUMMARY": str(self.summary),
+            "RUNNER_TEMP": str(self.temp),
+            "RUNNER_OS": "Linux",
+            "RUNNER_ARCH": "X64",
+            "GITHUB_EVENT_NAME": "schedule",
+            "GITHUB_REF": "refs/heads/main",
+            "PODIUM_DEFAULT_BRANCH": "main",
+            "GITHUB_RUN_ID": "1001",
+            "GITHUB_RUN_ATTEMPT": "1",
+            "PODIUM_PYTHON": sys.executable,
+            "PODIUM_EXPORT": "export",
+            "PODIUM_OUT": "site",
+            "PODIUM_CACHE": "auto",
         }
 
     def export_from(self, source: Path) -> None:
@@ -77,8 +88,14 @@ class Runner:
 
     def step(self, command: str, **env: str) -> subprocess.CompletedProcess:
         self.output.write_text("", encoding="utf-8")  # each step has its own GITHUB_OUTPUT file
-        return subprocess.run([sys.executable, str(SCRIPT), command], cwd=self.workspace,
-                              env={**self.env, **env}, capture_output=True, text=True, timeout=300)
+        return subprocess.run(
+            [sys.executable, str(SCRIPT), command],
+            cwd=self.workspace,
+            env={**self.env, **env},
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
 
     def outputs(self) -> dict[str, str]:
         return read_outputs(self.output)
@@ -115,8 +132,7 @@ def host(tmp_path) -> Iterator[tuple[str, Path]]:
     """A web server on 127.0.0.1 serving a directory: (its base URL, the directory)."""
     served = tmp_path / "host"
     served.mkdir()
-    server = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), lambda *a: Published(*a, directory=str(served)))  # type: ignore[misc]
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), lambda *a: Published(*a, directory=str(served)))  # type: ignore[misc]
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
@@ -140,8 +156,9 @@ def test_action_yml_runs_each_step_through_the_script_with_inputs_as_env():
     steps = spec["runs"]["steps"]
     assert spec["runs"]["using"] == "composite"
     runs = [s for s in steps if "run" in s]
-    assert [s["run"] for s in runs] == [f'python3 "$GITHUB_ACTION_PATH/scripts/action.py" {c}'
-                                        for c in ("plan", "install", "build")]
+    assert [s["run"] for s in runs] == [
+        f'python3 "$GITHUB_ACTION_PATH/scripts/action.py" {c}' for c in ("plan", "install", "build")
+    ]
     assert all(s["shell"] == "bash" and "${{" not in s["run"] for s in runs)  # no input spliced into a shell line
     mapped = {v for s in runs for v in s.get("env", {}).values()}
     for name in spec["inputs"]:
@@ -157,18 +174,21 @@ def test_action_yml_runs_each_step_through_the_script_with_inputs_as_env():
 # --- plan: who may use the cache ----------------------------------------------------------
 
 
-@pytest.mark.parametrize(("event", "ref", "default", "use"), [
-    ("schedule", "refs/heads/main", "main", True),
-    ("push", "refs/heads/main", "main", True),
-    ("workflow_dispatch", "refs/heads/trunk", "trunk", True),
-    ("push", "refs/heads/feature", "main", False),  # another branch
-    ("workflow_dispatch", "refs/tags/v1", "main", False),
-    ("pull_request", "refs/pull/7/merge", "main", False),  # a pull request, from a fork or not
-    ("pull_request_target", "refs/heads/main", "main", False),  # runs on the default branch, for a fork's PR
-    ("workflow_run", "refs/heads/main", "main", False),
-    ("issue_comment", "refs/heads/main", "main", False),
-    ("push", "refs/heads/main", "", False),  # the default branch is not known
-])
+@pytest.mark.parametrize(
+    ("event", "ref", "default", "use"),
+    [
+        ("schedule", "refs/heads/main", "main", True),
+        ("push", "refs/heads/main", "main", True),
+        ("workflow_dispatch", "refs/heads/trunk", "trunk", True),
+        ("push", "refs/heads/feature", "main", False),  # another branch
+        ("workflow_dispatch", "refs/tags/v1", "main", False),
+        ("pull_request", "refs/pull/7/merge", "main", False),  # a pull request, from a fork or not
+        ("pull_request_target", "refs/heads/main", "main", False),  # runs on the default branch, for a fork's PR
+        ("workflow_run", "refs/heads/main", "main", False),
+        ("issue_comment", "refs/heads/main", "main", False),
+        ("push", "refs/heads/main", "", False),  # the default branch is not known
+    ],
+)
 def test_plan_uses_the_cache_only_on_trusted_runs_of_the_default_branch(tmp_path, event, ref, default, use):
     runner = Runner(tmp_path)
     done = runner.step("plan", GITHUB_EVENT_NAME=event, GITHUB_REF=ref, PODIUM_DEFAULT_BRANCH=default)
@@ -249,8 +269,9 @@ def test_first_publish_on_the_demo_export_with_the_cache(tmp_path):
     assert (runner.workspace / ".podium-cache").is_dir()  # the cache where plan said, beside the site
     assert "--cache-dir .podium-cache" in done.stdout
     text = runner.summary_text()
-    assert text.startswith("### podium: first publish\n\nNo previous summary.json to compare with "
-                           "(no `previous-summary-url` given).\n")
+    assert text.startswith(
+        "### podium: first publish\n\nNo previous summary.json to compare with (no `previous-summary-url` given).\n"
+    )
     assert re.search(r"podium: wrote [\d.]+ MB in \d+ files \(GitHub Pages: [\d.]+% of its 1\.0 GB\) to ", text)
 
 
@@ -331,8 +352,16 @@ def test_a_redirect_to_plain_http_is_refused(tmp_path, host):
     assert not (runner.workspace / "site").exists()
 
 
-@pytest.mark.parametrize("url", ["http://example.com/board/", "ftp://example.com/summary.json",
-                                 "https://user:secret@example.com/", "file:///etc/passwd", "board/summary.json"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://example.com/board/",
+        "ftp://example.com/summary.json",
+        "https://user:secret@example.com/",
+        "file:///etc/passwd",
+        "board/summary.json",
+    ],
+)
 def test_previous_url_must_be_https(tmp_path, url):
     runner = Runner(tmp_path)
     done = runner.step("build", PODIUM_PREVIOUS_URL=url)
@@ -426,8 +455,9 @@ def test_install_puts_the_actions_own_podium_in_a_virtualenv(tmp_path):
     out = runner.outputs()
     python = runner.temp / "podium-venv" / "bin" / "python"
     assert out == {"python": str(python), "version": "0.1.0"}
-    where = subprocess.run([out["python"], "-c", "import podium; print(podium.__file__)"], capture_output=True,
-                           text=True, check=True)
+    where = subprocess.run(
+        [out["python"], "-c", "import podium; print(podium.__file__)"], capture_output=True, text=True, check=True
+    )
     assert Path(where.stdout.strip()).is_relative_to(runner.temp / "podium-venv")
     runner.export_from(SAMPLES if SAMPLES.is_dir() else DEMO)
     built = runner.plan_and_build(PODIUM_PYTHON=out["python"])
@@ -447,9 +477,24 @@ def test_install_refuses_a_directory_that_is_not_podium(tmp_path):
 
 def test_the_script_passes_ruff_and_strict_mypy():
     """tests/test_lint.py lints generator/ and tests/; the action's script is held to ruff and to mypy --strict here."""
-    ruff = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", str(SCRIPT)], cwd=REPO,
-                          capture_output=True, text=True)
+    ruff = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--no-cache", str(SCRIPT)], cwd=REPO, capture_output=True, text=True
+    )
     assert ruff.returncode == 0, ruff.stdout + ruff.stderr
-    mypy = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental", "--no-error-summary",
-                           "--python-version", "3.11", str(SCRIPT)], cwd=REPO, capture_output=True, text=True)
+    mypy = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "mypy",
+            "--strict",
+            "--no-incremental",
+            "--no-error-summary",
+            "--python-version",
+            "3.11",
+            str(SCRIPT),
+        ],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
     assert mypy.returncode == 0, mypy.stdout + mypy.stderr

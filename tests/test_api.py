@@ -21,7 +21,9 @@ def test_the_public_view_is_the_board_the_site_publishes(tmp_path):
     config = podium.load_config(None, {"out": tmp_path / "site"})
     board = podium.public_view(config, DEMO)
     built = podium.build_site(config, DEMO)
-    assert board.totals == built.board.totals and [a.agent for a in board.agents] == [a.agent for a in built.board.agents]
+    assert board.totals == built.board.totals and [a.agent for a in board.agents] == [
+        a.agent for a in built.board.agents
+    ]
 
 
 def test_only_the_entry_points_are_offered():

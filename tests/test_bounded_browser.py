@@ -28,22 +28,28 @@ from test_browser import (  # noqa: F401  (browser, new_page: fixtures)
 
 pytestmark = pytest.mark.browser
 
-PAGES = ["index.html", "missions/index.html", "missions/page/2/index.html", "models/index.html",
-         "compare/index.html"]
+PAGES = ["index.html", "missions/index.html", "missions/page/2/index.html", "models/index.html", "compare/index.html"]
 
 
 @pytest.fixture(scope="module")
 def bounded_site(tmp_path_factory) -> Path:
-    from podium import plan, plan_compare
     from podium.build import build_site
     from podium.config import load_config
+    from podium.plan import compare as plan_compare
+    from podium.plan import site as plan
 
     out = tmp_path_factory.mktemp("bounded") / "site"
     with pytest.MonkeyPatch.context() as mp:
         mp.chdir(REPO_ROOT)
-        for module, name, value in ((plan, "HOME_CARDS", 2), (plan, "HOME_ROWS", 2), (plan, "MISSION_CARDS", 2),
-                                    (plan, "VERSION_RUNS", (2, 2)), (plan, "MISSION_RUNS", 2),
-                                    (plan_compare, "MODEL_CARDS", 2), (plan_compare, "MODEL_ROWS", 2)):
+        for module, name, value in (
+            (plan, "HOME_CARDS", 2),
+            (plan, "HOME_ROWS", 2),
+            (plan, "MISSION_CARDS", 2),
+            (plan, "VERSION_RUNS", (2, 2)),
+            (plan, "MISSION_RUNS", 2),
+            (plan_compare, "MODEL_CARDS", 2),
+            (plan_compare, "MODEL_ROWS", 2),
+        ):
             mp.setattr(module, name, value)
         build_site(load_config(Path("podium.yaml"), {"out": out}), Path("content/demo-export"))
     return out
@@ -51,8 +57,9 @@ def bounded_site(tmp_path_factory) -> Path:
 
 def _pages(site: Path) -> list[str]:
     agent = sorted(str(p.relative_to(site)) for p in site.glob("agents/*/index.html"))[0]
-    mission = sorted(str(p.relative_to(site)) for p in site.glob("missions/*/*/index.html")
-                     if "/page/" not in str(p))[0]
+    mission = sorted(str(p.relative_to(site)) for p in site.glob("missions/*/*/index.html") if "/page/" not in str(p))[
+        0
+    ]
     pair = sorted(str(p.relative_to(site)) for p in site.glob("compare/*/*/index.html"))[0]
     return PAGES + [agent, mission, pair]
 
@@ -63,7 +70,7 @@ def test_the_bounded_site_has_each_part(bounded_site):
     assert 'aria-label="Pages of mission versions"' in (bounded_site / "missions/index.html").read_text("utf-8")
     assert 'class="ranked"' in (bounded_site / "models/index.html").read_text(encoding="utf-8")
     agents = [p.read_text(encoding="utf-8") for p in bounded_site.glob("agents/*/index.html")]
-    assert any("older runs are in <a href=\"../../runs/index.html#agent=" in html for html in agents)
+    assert any('older runs are in <a href="../../runs/index.html#agent=' in html for html in agents)
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
@@ -72,8 +79,9 @@ def test_axe_finds_nothing_on_the_bounded_pages(bounded_site, new_page, scheme, 
     if _AXE_MISSING:
         _unavailable(_AXE_MISSING)
     phone = width < 600
-    page, watch = new_page(color_scheme=scheme, viewport={"width": width, "height": height},
-                           is_mobile=phone, has_touch=phone)
+    page, watch = new_page(
+        color_scheme=scheme, viewport={"width": width, "height": height}, is_mobile=phone, has_touch=phone
+    )
     found, wide = [], []
     for rel in _pages(bounded_site):
         open_page(page, bounded_site, rel)

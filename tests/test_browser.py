@@ -62,12 +62,21 @@ except ImportError as err:  # pragma: no cover - depends on the environment
 else:
     _PLAYWRIGHT_MISSING = ""
 
-_MISSING = "; ".join(filter(None, [
-    _PLAYWRIGHT_MISSING,
-    "" if CHROMIUM else (f"no executable Chromium at $PODIUM_CHROMIUM={os.environ['PODIUM_CHROMIUM']}"
-                         if os.environ.get("PODIUM_CHROMIUM")
-                         else "no Chromium at /usr/bin/chromium or on PATH"),
-]))
+_MISSING = "; ".join(
+    filter(
+        None,
+        [
+            _PLAYWRIGHT_MISSING,
+            ""
+            if CHROMIUM
+            else (
+                f"no executable Chromium at $PODIUM_CHROMIUM={os.environ['PODIUM_CHROMIUM']}"
+                if os.environ.get("PODIUM_CHROMIUM")
+                else "no Chromium at /usr/bin/chromium or on PATH"
+            ),
+        ],
+    )
+)
 
 if _MISSING and not REQUIRE:
     pytest.skip(f"browser tests skipped: {_MISSING}", allow_module_level=True)
@@ -84,10 +93,10 @@ def _unavailable(reason: str):
 
 
 def _build(out: Path, **sizes) -> Path:
-    """The demo site; ``sizes`` change ledger.py's (PAGE_ROWS, FRONT_ROWS, BROWSER_LIMIT) for this build."""
-    from podium import ledger
+    """The demo site; ``sizes`` change count/ledger.py's (PAGE_ROWS, FRONT_ROWS, BROWSER_LIMIT) for this build."""
     from podium.build import build_site
     from podium.config import load_config
+    from podium.count import ledger
 
     with pytest.MonkeyPatch.context() as mp:
         mp.chdir(REPO_ROOT)
@@ -185,8 +194,9 @@ class Watch:
     def _console(self, msg):
         if msg.type in ("error", "warning"):
             where = msg.location or {}
-            self.problems.append(f"console {msg.type}: {msg.text} "
-                                 f"[{where.get('url', '?')}:{where.get('lineNumber', '?')}]")
+            self.problems.append(
+                f"console {msg.type}: {msg.text} [{where.get('url', '?')}:{where.get('lineNumber', '?')}]"
+            )
 
     def _request(self, req):
         self.requests.append(req.url)
@@ -237,8 +247,11 @@ def _pages_to_check(site: Path, summary: dict, runs: list[dict]) -> list[str]:
         if row["kind"] not in seen_kinds:
             seen_kinds.add(row["kind"])
             pages.append(row["url"])
-    pages += sorted(str(p.relative_to(site)) for p in site.glob("*/index.html")
-                    if p.parent.name not in ("agents", "missions", "runs", "api", "assets"))
+    pages += sorted(
+        str(p.relative_to(site))
+        for p in site.glob("*/index.html")
+        if p.parent.name not in ("agents", "missions", "runs", "api", "assets")
+    )
     return pages
 
 
@@ -280,7 +293,8 @@ def _overall(text: str) -> float | None:
 
 def _wait_count(page) -> str:
     page.wait_for_function(
-        "() => /\\d+ of \\d+ runs/.test(document.querySelector('#ledger-filters output[name=count]').value)")
+        "() => /\\d+ of \\d+ runs/.test(document.querySelector('#ledger-filters output[name=count]').value)"
+    )
     settle(page)
     return page.eval_on_selector("#ledger-filters output[name=count]", "o => o.value")
 
@@ -292,15 +306,17 @@ def _rerender(page, action):
     try:
         page.wait_for_function("() => !document.querySelector('#ledger tbody tr[data-probe]')")
     except PlaywrightError as err:
-        raise AssertionError(f"the ledger did not re-render after the action "
-                             f"(count output: {page.eval_on_selector('output[name=count]', 'o => o.value')!r})"
-                             ) from err
+        raise AssertionError(
+            f"the ledger did not re-render after the action "
+            f"(count output: {page.eval_on_selector('output[name=count]', 'o => o.value')!r})"
+        ) from err
     return _wait_count(page)
 
 
 def _column(page, n: int) -> list[str]:
     return page.eval_on_selector_all(
-        f"#ledger tbody tr > td:nth-child({n})", "tds => tds.map(td => td.textContent.trim())")
+        f"#ledger tbody tr > td:nth-child({n})", "tds => tds.map(td => td.textContent.trim())"
+    )
 
 
 OVERALL_COL, AGENT_COL, MISSION_COL, STATUS_COL = 6, 3, 4, 5
@@ -312,8 +328,9 @@ def _assert_sorted(values: list[float | None], direction: str):
     expected = sorted(numbers, reverse=direction == "descending")
     assert numbers == expected, f"Overall not {direction}: {numbers[:20]}…"
     first_blank = next((i for i, v in enumerate(values) if v is None), len(values))
-    assert all(v is None for v in values[first_blank:]), \
+    assert all(v is None for v in values[first_blank:]), (
         f"runs without a score ('—') are mixed in with scored ones when {direction}"
+    )
 
 
 VIEW_PAGE = 100  # rows the script draws at a time (podium.js PAGE)
@@ -374,7 +391,8 @@ def test_ledger_filters_by_kind_search_agent_and_mission(site, runs_json, new_pa
     assert count == f"{expected} of {total} runs"
     statuses = page.eval_on_selector_all(
         f"#ledger tbody tr > td:nth-child({STATUS_COL})",
-        "tds => tds.map(td => [td.textContent.trim(), td.querySelector('.kind')?.textContent.trim()])")
+        "tds => tds.map(td => [td.textContent.trim(), td.querySelector('.kind')?.textContent.trim()])",
+    )
     assert len(statuses) == expected
     bad = [s for s in statuses if s[1] != "No judge"]
     assert not bad, f"rows shown for kind no_judge without the 'No judge' label: {bad}"
@@ -475,7 +493,7 @@ def test_the_view_is_drawn_a_page_at_a_time_and_the_page_is_in_the_address(site,
     assert page.locator("#ledger-pager").is_visible()
     _rerender(page, page.locator("#ledger-pager [name=older]").click)
     second = _column(page, 2)
-    assert second == sorted(r["run_id"][:8] for r in runs_json)[VIEW_PAGE:2 * VIEW_PAGE]
+    assert second == sorted(r["run_id"][:8] for r in runs_json)[VIEW_PAGE : 2 * VIEW_PAGE]
     assert _hash_params(page) == {"sort": "run", "dir": "asc", "page": "2"}
     page.reload(wait_until="load")
     settle(page)
@@ -506,8 +524,10 @@ def test_filter_form_stays_hidden_without_javascript(site, paged_site, new_page)
         open_page(page, root, rel)
         form = page.locator("form#ledger-filters")
         assert form.get_attribute("hidden") is not None
-        assert form.is_hidden(), (f"{rel}: the filter form (hidden attribute) is displayed without JavaScript; "
-                                  f"computed display: {form.evaluate('f => getComputedStyle(f).display')!r}")
+        assert form.is_hidden(), (
+            f"{rel}: the filter form (hidden attribute) is displayed without JavaScript; "
+            f"computed display: {form.evaluate('f => getComputedStyle(f).display')!r}"
+        )
     watch.assert_clean()
 
 
@@ -573,8 +593,9 @@ def _assert_highlights(page, card, agent: str | None, where: str):
         assert state["highlighting"], f"{where}: the plot did not get class 'highlighting'"
         assert state["hl"], f"{where}: no point of {agent} got class 'hl'"
         assert set(state["hl"]) == {agent}, f"{where}: highlighted points of {sorted(set(state['hl']))}"
-        assert len(state["hl"]) == state["points"].count(agent), \
+        assert len(state["hl"]) == state["points"].count(agent), (
             f"{where}: {len(state['hl'])} of {state['points'].count(agent)} points of {agent} highlighted"
+        )
     others = page.eval_on_selector_all(".plot-card svg.plot.highlighting", "ps => ps.length")
     assert others == (0 if agent is None else 1), f"{where}: {others} plots highlighted on the page"
 
@@ -651,7 +672,9 @@ def test_run_strip_columns_have_a_score_tooltip(site, new_page):
     assert title is not None, "the first run-strip column has no <title>"
     assert re.search(r"\d+(\.\d+)?%|no score", title), f"tooltip without a score: {title!r}"
     columns = page.eval_on_selector_all(
-        "svg.strip a", "as => as.map(a => [a.getAttribute('href'), a.querySelector(':scope > title')?.textContent ?? null])")
+        "svg.strip a",
+        "as => as.map(a => [a.getAttribute('href'), a.querySelector(':scope > title')?.textContent ?? null])",
+    )
     assert len(columns) > 1
     for href, text in columns:
         assert text and re.search(r"\d+(\.\d+)?%|no score", text), f"{href}: tooltip {text!r}"
@@ -663,11 +686,17 @@ def test_run_strip_columns_have_a_score_tooltip(site, new_page):
 
 
 def test_phone_has_no_horizontal_scroll(site, summary, runs_json, new_page):
-    page, watch = new_page(viewport={"width": 390, "height": 844}, device_scale_factor=1,
-                           is_mobile=True, has_touch=True)
-    pages = ["index.html", "missions/index.html", "runs/index.html", summary["agents"][0]["url"],
-             summary["missions"][0]["url"],
-             next((r["url"] for r in runs_json if r["kind"] == "partial_judge"), runs_json[0]["url"])]
+    page, watch = new_page(
+        viewport={"width": 390, "height": 844}, device_scale_factor=1, is_mobile=True, has_touch=True
+    )
+    pages = [
+        "index.html",
+        "missions/index.html",
+        "runs/index.html",
+        summary["agents"][0]["url"],
+        summary["missions"][0]["url"],
+        next((r["url"] for r in runs_json if r["kind"] == "partial_judge"), runs_json[0]["url"]),
+    ]
     wide = []
     for rel in pages:
         open_page(page, site, rel)
@@ -702,8 +731,11 @@ def test_screenshots(site, new_page):
         ("home.png", "index.html", {"color_scheme": "dark", "viewport": {"width": 1280, "height": 900}}),
         ("home-light.png", "index.html", {"color_scheme": "light", "viewport": {"width": 1280, "height": 900}}),
         ("missions.png", "missions/index.html", {"color_scheme": "dark", "viewport": {"width": 1280, "height": 900}}),
-        ("ledger-mobile.png", "runs/index.html",
-         {"color_scheme": "dark", "viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}),
+        (
+            "ledger-mobile.png",
+            "runs/index.html",
+            {"color_scheme": "dark", "viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True},
+        ),
     ]
     for name, rel, options in shots:
         page, watch = new_page(**options)
@@ -735,10 +767,19 @@ AXE_OPTIONS = {
 
 def _axe_pages(site: Path, summary: dict, runs: list[dict]) -> list[str]:
     """One page of every kind, and a run page of every run kind."""
-    pages = ["index.html", summary["agents"][0]["url"], "missions/index.html", summary["missions"][0]["url"],
-             "runs/index.html", "404.html"]
-    pages += sorted(str(p.relative_to(site)) for p in site.glob("*/index.html")
-                    if p.parent.name not in ("agents", "missions", "runs", "api", "assets"))
+    pages = [
+        "index.html",
+        summary["agents"][0]["url"],
+        "missions/index.html",
+        summary["missions"][0]["url"],
+        "runs/index.html",
+        "404.html",
+    ]
+    pages += sorted(
+        str(p.relative_to(site))
+        for p in site.glob("*/index.html")
+        if p.parent.name not in ("agents", "missions", "runs", "api", "assets")
+    )
     pages.append(summary["by_model"][0]["url"])  # a model page
     pages.append(sorted(str(p.relative_to(site)) for p in site.glob("compare/*/*/index.html"))[0])  # a pair page
     seen: set[str] = set()
@@ -751,11 +792,14 @@ def _axe_pages(site: Path, summary: dict, runs: list[dict]) -> list[str]:
 
 def _axe_violations(page, where: str) -> list[str]:
     result = Axe().run(page, options=AXE_OPTIONS).response
-    return [f"{where}: {v['id']} ({v['impact']}): {v['help']} at "
-            + "; ".join(f"{' '.join(n['target'])} [{n.get('failureSummary', '').splitlines()[-1].strip()}]"
-                        for n in v["nodes"][:5])
-            + (f" … and {len(v['nodes']) - 5} more" if len(v["nodes"]) > 5 else "")
-            for v in result["violations"]]
+    return [
+        f"{where}: {v['id']} ({v['impact']}): {v['help']} at "
+        + "; ".join(
+            f"{' '.join(n['target'])} [{n.get('failureSummary', '').splitlines()[-1].strip()}]" for n in v["nodes"][:5]
+        )
+        + (f" … and {len(v['nodes']) - 5} more" if len(v["nodes"]) > 5 else "")
+        for v in result["violations"]
+    ]
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
@@ -764,8 +808,9 @@ def test_axe_finds_no_violations(site, summary, runs_json, new_page, scheme, wid
     if _AXE_MISSING:
         _unavailable(_AXE_MISSING)
     phone = width < 600
-    page, watch = new_page(color_scheme=scheme, viewport={"width": width, "height": height},
-                           is_mobile=phone, has_touch=phone)
+    page, watch = new_page(
+        color_scheme=scheme, viewport={"width": width, "height": height}, is_mobile=phone, has_touch=phone
+    )
     found = []
     for rel in _axe_pages(site, summary, runs_json):
         open_page(page, site, rel)
@@ -801,9 +846,13 @@ def _text_links_export(root: Path) -> Path:
         nonlocal n
         for x in values:
             n += 1
-            export.run(graded(run_id(f"tl{n}"), det=x, judge=x, mission_version=version,
-                              models_reported=["x"]), rid=run_id(f"tl{n}"), agent=agent, mission=mission,
-                       version=version)
+            export.run(
+                graded(run_id(f"tl{n}"), det=x, judge=x, mission_version=version, models_reported=["x"]),
+                rid=run_id(f"tl{n}"),
+                agent=agent,
+                mission=mission,
+                version=version,
+            )
 
     add("ab", "m1", "1.1.0", [0.5, 0.625, 0.75, 0.75, 0.875, 0.9375, 1.0])
     add("ab", "m1", "1.0.0", [0.5, 0.75, 0.25])  # an older version: its heading link sits beside a tag
@@ -817,17 +866,19 @@ def _text_links_export(root: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def text_links_site(tmp_path_factory) -> Path:
-    from podium import plan
     from podium.build import build_site
     from podium.config import Config
+    from podium.plan import site as plan
 
     root = tmp_path_factory.mktemp("text-links")
     out = root / "site"
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(plan, "VERSION_RUNS", (2, 2))  # so each run table ends on "N older runs are in the ledger."
         mp.setattr(plan, "MISSION_RUNS", 2)
-        build_site(Config(source="", root=root, out=out, base_url="https://example.org/board/", title="t"),
-                   _text_links_export(root / "export"))
+        build_site(
+            Config(source="", root=root, out=out, base_url="https://example.org/board/", title="t"),
+            _text_links_export(root / "export"),
+        )
     return out
 
 
@@ -854,8 +905,16 @@ def test_axe_finds_no_violations_where_links_sit_in_text(text_links_site, new_pa
     page, watch = new_page(color_scheme=scheme)
     found = []
     in_text: dict[str, list] = {}
-    pages = ["agents/ab/index.html", "agents/cd/index.html", "agents/ef/index.html", "agents/gh/index.html",
-             "compare/index.html", "index.html", "runs/index.html", "models/index.html"]
+    pages = [
+        "agents/ab/index.html",
+        "agents/cd/index.html",
+        "agents/ef/index.html",
+        "agents/gh/index.html",
+        "compare/index.html",
+        "index.html",
+        "runs/index.html",
+        "models/index.html",
+    ]
     pages += sorted(str(p.relative_to(site)) for p in site.glob("compare/*/*/index.html"))
     for rel in pages:
         open_page(page, site, rel)
@@ -886,8 +945,9 @@ def test_ledger_view_lives_in_the_fragment(site, runs_json, summary, new_page):
     for r in runs_json:
         kinds[(r["agent_name"], r["kind"])] = kinds.get((r["agent_name"], r["kind"]), 0) + 1
     # an agent with a space in its name, and a kind it has more than one run of but not only that kind
-    (name, kind), expected = max(((k, n) for k, n in kinds.items() if k[1] != "graded"),
-                                 key=lambda item: (" " in item[0][0], item[1]))
+    (name, kind), expected = max(
+        ((k, n) for k, n in kinds.items() if k[1] != "graded"), key=lambda item: (" " in item[0][0], item[1])
+    )
     slug = {a["name"]: a["slug"] for a in summary["agents"]}[name]  # the view's key (issue 29: names repeat)
     page, watch = new_page()
 
@@ -954,7 +1014,7 @@ def test_agent_and_mission_pages_link_to_their_filtered_ledger(site, summary, ru
 
 @pytest.fixture(scope="module")
 def twins_site(tmp_path_factory) -> Path:
-    """Two agents named kestrel (tests/test_ledger_agents.py's export)."""
+    """Two agents named kestrel (tests/count/test_ledger_agents.py's export)."""
     import sitekit
     from test_ledger_agents import twins
 
@@ -979,7 +1039,9 @@ def test_two_agents_of_one_name_open_two_ledger_views(twins_site, new_page):
         assert page.eval_on_selector("select[name=agent]", "s => s.value") == agent["slug"]
         own = [r for r in rows if r["agent"] == agent["agent"]]
         assert count == f"{len(own)} of {len(rows)} runs", agent["slug"]
-        shown = sorted(page.eval_on_selector_all("#ledger tbody tr td:nth-child(2) a", "as => as.map(a => a.textContent)"))
+        shown = sorted(
+            page.eval_on_selector_all("#ledger tbody tr td:nth-child(2) a", "as => as.map(a => a.textContent)")
+        )
         assert shown == sorted(r["run_id"][:8] for r in own)
     labels = page.eval_on_selector_all("select[name=agent] option", "os => os.map(o => o.textContent)")
     assert {"all", "osprey", *(f"kestrel ({a['slug']})" for a in twins)} < set(labels)  # and the cancelled kestrel
@@ -1009,7 +1071,8 @@ def test_ledger_does_not_shift_when_its_script_runs(site, new_page, width, heigh
     open_page(page, site, "runs/index.html")
     assert page.locator("form#ledger-filters").is_visible()
     (before, hidden, room), after = page.evaluate(
-        "() => [window.__before, document.getElementById('ledger').getBoundingClientRect().top]")
+        "() => [window.__before, document.getElementById('ledger').getBoundingClientRect().top]"
+    )
     assert hidden and room > 20, f"no room is kept for the hidden filter form ({room}px)"
     # a font that arrives late may still nudge the page by a few pixels; the form would move it by 50-110
     assert abs(after - before) <= 4, f"showing the filter form moved the ledger table from y={before} to y={after}"

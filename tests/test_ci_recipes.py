@@ -49,16 +49,20 @@ def tool(name: str) -> str:
 
 def zizmor(path: Path, persona: str = "regular") -> list[dict]:
     """zizmor's findings on ``path`` (its default persona unless told), offline, with no config file to relax it."""
-    done = subprocess.run([tool("zizmor"), "--offline", "--no-config", f"--persona={persona}", "--format=json",
-                           str(path)],
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [tool("zizmor"), "--offline", "--no-config", f"--persona={persona}", "--format=json", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode in (0, 10, 11, 12, 13, 14), done.stderr  # 1x: findings of some severity
     return json.loads(done.stdout)
 
 
 def check_schema(path: Path, schema: str) -> subprocess.CompletedProcess:
-    return subprocess.run([tool("check-jsonschema"), "--builtin-schema", schema, str(path)],
-                          capture_output=True, text=True, timeout=120)
+    return subprocess.run(
+        [tool("check-jsonschema"), "--builtin-schema", schema, str(path)], capture_output=True, text=True, timeout=120
+    )
 
 
 def steps_by_name(job: dict) -> dict[str, dict]:
@@ -87,7 +91,10 @@ def test_the_audit_bites(tmp_path):
     old = WORKFLOW.read_text(encoding="utf-8")
     for name, (tag, sha) in PINS.items():
         old = old.replace(f"{name}@{sha} # {tag}", f"{name}@{tag.split('.')[0]}")
-    old = old.replace("        with:\n          persist-credentials: false  # no token left in .git/config for a later step to read\n", "")
+    old = old.replace(
+        "        with:\n          persist-credentials: false  # no token left in .git/config for a later step to read\n",
+        "",
+    )
     old = re.sub(r"\n    permissions:\n(?:      .*\n)+", "\n", old)  # the jobs' own, then the old workflow-wide grant
     old = old.replace("permissions: {}", "permissions:\n  contents: read\n  pages: write\n  id-token: write")
     bad = tmp_path / "leaderboard.yml"
@@ -137,7 +144,9 @@ def test_installs_name_no_package_by_its_bare_name():
             requirements = re.findall(r'"([^"]+)"', line)
             assert requirements, line
             for req in requirements:
-                assert re.fullmatch(r"xorcise==0\.2\.0|podium @ git\+\$\{PODIUM_REPOSITORY\}@\$\{PODIUM_COMMIT\}", req), req
+                assert re.fullmatch(
+                    r"xorcise==0\.2\.0|podium @ git\+\$\{PODIUM_REPOSITORY\}@\$\{PODIUM_COMMIT\}", req
+                ), req
     assert pip_lines(WORKFLOW) == ['run: python -m pip install --disable-pip-version-check "xorcise==0.2.0"']
     assert "pip install" not in ACTION.read_text(encoding="utf-8")  # the action installs from its own directory
 
@@ -145,8 +154,14 @@ def test_installs_name_no_package_by_its_bare_name():
 def test_recipe_with_the_action_is_export_action_deploy():
     flow = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
     build, deploy = flow["jobs"]["build"], flow["jobs"]["deploy"]
-    assert list(steps_by_name(build)) == ["Check out", "Set up Python", "Install the XORCISE client",
-                                          "Export the runs from XORCISE", "Build the site", "Upload the site"]
+    assert list(steps_by_name(build)) == [
+        "Check out",
+        "Set up Python",
+        "Install the XORCISE client",
+        "Export the runs from XORCISE",
+        "Build the site",
+        "Upload the site",
+    ]
     steps = steps_by_name(build)
     export = steps["Export the runs from XORCISE"]["run"]
     assert "xorcise run export --out export" in export
@@ -155,8 +170,12 @@ def test_recipe_with_the_action_is_export_action_deploy():
     assert export.count("export/") == 2  # steps before the build write only where the build reads
     podium = steps["Build the site"]
     assert podium["uses"] == f"OWNER/podium@{PLACEHOLDER}"
-    assert podium["with"] == {"export": "export", "out": "site", "host": "github-pages",
-                              "previous-summary-url": "${{ vars.SITE_URL }}"}
+    assert podium["with"] == {
+        "export": "export",
+        "out": "site",
+        "host": "github-pages",
+        "previous-summary-url": "${{ vars.SITE_URL }}",
+    }
     action_inputs = yaml.safe_load(ACTION.read_text(encoding="utf-8"))["inputs"]
     assert set(podium["with"]) <= set(action_inputs)
     assert steps["Upload the site"]["with"]["path"] == "${{ steps.podium.outputs.site-dir }}"
@@ -167,14 +186,24 @@ def test_recipe_with_the_action_is_export_action_deploy():
 def test_recipe_without_the_action_has_the_documented_steps():
     flow = yaml.safe_load(WORKFLOW_PIP.read_text(encoding="utf-8"))
     build = flow["jobs"]["build"]
-    assert list(steps_by_name(build)) == ["Check out", "Set up Python", "Install podium and the XORCISE client",
-                                          "Export the runs from XORCISE", "Restore the podium cache",
-                                          "Fetch the published summary", "Build the site", "Post the change report",
-                                          "Save the podium cache", "Upload the site"]
+    assert list(steps_by_name(build)) == [
+        "Check out",
+        "Set up Python",
+        "Install podium and the XORCISE client",
+        "Export the runs from XORCISE",
+        "Restore the podium cache",
+        "Fetch the published summary",
+        "Build the site",
+        "Post the change report",
+        "Save the podium cache",
+        "Upload the site",
+    ]
     steps = steps_by_name(build)
     trusted = " ".join(build["env"]["TRUSTED_RUN"].split())
-    assert trusted == ("${{ contains(fromJSON('[\"schedule\", \"push\", \"workflow_dispatch\"]'), github.event_name) "
-                       "&& github.ref == format('refs/heads/{0}', github.event.repository.default_branch) }}")
+    assert trusted == (
+        '${{ contains(fromJSON(\'["schedule", "push", "workflow_dispatch"]\'), github.event_name) '
+        "&& github.ref == format('refs/heads/{0}', github.event.repository.default_branch) }}"
+    )
     for name in ("Restore the podium cache", "Save the podium cache"):
         assert steps[name]["if"] == "env.TRUSTED_RUN == 'true'"
         assert steps[name]["with"]["path"].split() == [".podium-cache/", "site/"]
@@ -190,7 +219,9 @@ def fake_tools(tmp_path: Path, *names: str) -> Path:
     bin_dir.mkdir(exist_ok=True)
     for name in names:
         script = bin_dir / name
-        script.write_text(f"#!/bin/sh\nprintf '%s\\0' \"$@\" >> \"{tmp_path}/{name}.args\"\necho >> \"{tmp_path}/{name}.args\"\n")
+        script.write_text(
+            f'#!/bin/sh\nprintf \'%s\\0\' "$@" >> "{tmp_path}/{name}.args"\necho >> "{tmp_path}/{name}.args"\n'
+        )
         script.chmod(0o755)
     return bin_dir
 
@@ -198,8 +229,9 @@ def fake_tools(tmp_path: Path, *names: str) -> Path:
 def run_step(tmp_path: Path, step: dict, env: dict[str, str], *tools: str) -> subprocess.CompletedProcess:
     bin_dir = fake_tools(tmp_path, *tools)
     environ = {"PATH": f"{bin_dir}:{os.environ['PATH']}", "HOME": str(tmp_path), **env}
-    return subprocess.run(["bash", "-e", "-c", step["run"]], cwd=tmp_path, env=environ, capture_output=True,
-                          text=True, timeout=60)
+    return subprocess.run(
+        ["bash", "-e", "-c", step["run"]], cwd=tmp_path, env=environ, capture_output=True, text=True, timeout=60
+    )
 
 
 def recorded(tmp_path: Path, name: str) -> list[list[str]]:
@@ -212,8 +244,12 @@ def recorded(tmp_path: Path, name: str) -> list[list[str]]:
 @pytest.mark.parametrize("commit", [PLACEHOLDER, "v0.1.0", "abc123", "0123456789abcdef0123456789abcdef0123456"])
 def test_pip_recipe_refuses_podium_without_a_full_commit(tmp_path, commit):
     steps = steps_by_name(yaml.safe_load(WORKFLOW_PIP.read_text(encoding="utf-8"))["jobs"]["build"])
-    done = run_step(tmp_path, steps["Install podium and the XORCISE client"],
-                    {"PODIUM_REPOSITORY": "https://github.com/example/podium", "PODIUM_COMMIT": commit}, "python")
+    done = run_step(
+        tmp_path,
+        steps["Install podium and the XORCISE client"],
+        {"PODIUM_REPOSITORY": "https://github.com/example/podium", "PODIUM_COMMIT": commit},
+        "python",
+    )
     assert done.returncode == 2 and "PODIUM_COMMIT must be the full 40-hex commit" in done.stdout
     assert recorded(tmp_path, "python") == []
 
@@ -221,18 +257,33 @@ def test_pip_recipe_refuses_podium_without_a_full_commit(tmp_path, commit):
 def test_pip_recipe_installs_podium_from_the_named_commit(tmp_path):
     steps = steps_by_name(yaml.safe_load(WORKFLOW_PIP.read_text(encoding="utf-8"))["jobs"]["build"])
     sha = "8a7d1ab" + "0" * 32 + "1"
-    done = run_step(tmp_path, steps["Install podium and the XORCISE client"],
-                    {"PODIUM_REPOSITORY": "https://github.com/example/podium", "PODIUM_COMMIT": sha}, "python")
+    done = run_step(
+        tmp_path,
+        steps["Install podium and the XORCISE client"],
+        {"PODIUM_REPOSITORY": "https://github.com/example/podium", "PODIUM_COMMIT": sha},
+        "python",
+    )
     assert done.returncode == 0, done.stdout + done.stderr
-    assert recorded(tmp_path, "python") == [["-m", "pip", "install", "--disable-pip-version-check",
-                                             f"podium @ git+https://github.com/example/podium@{sha}", "xorcise==0.2.0"]]
+    assert recorded(tmp_path, "python") == [
+        [
+            "-m",
+            "pip",
+            "install",
+            "--disable-pip-version-check",
+            f"podium @ git+https://github.com/example/podium@{sha}",
+            "xorcise==0.2.0",
+        ]
+    ]
 
 
-@pytest.mark.parametrize(("trusted", "previous", "flags"), [
-    ("true", True, ["--cache-dir", ".podium-cache", "--previous", "previous/summary.json"]),
-    ("true", False, ["--cache-dir", ".podium-cache"]),
-    ("false", True, ["--no-cache", "--previous", "previous/summary.json"]),
-])
+@pytest.mark.parametrize(
+    ("trusted", "previous", "flags"),
+    [
+        ("true", True, ["--cache-dir", ".podium-cache", "--previous", "previous/summary.json"]),
+        ("true", False, ["--cache-dir", ".podium-cache"]),
+        ("false", True, ["--no-cache", "--previous", "previous/summary.json"]),
+    ],
+)
 def test_pip_recipe_builds_without_the_cache_on_an_untrusted_run(tmp_path, trusted, previous, flags):
     steps = steps_by_name(yaml.safe_load(WORKFLOW_PIP.read_text(encoding="utf-8"))["jobs"]["build"])
     if previous:
@@ -255,12 +306,20 @@ def project(tmp_path):
 
 
 def publish(project: Path, host: str, *, path: str | None = None, **env) -> subprocess.CompletedProcess:
-    environ = {**os.environ, "EXPORT": "export", "SITE": "site", "PUBLISH_TO": host,
-               "PODIUM": f"{sys.executable} -m podium", "PODIUM_ARGS": "--config podium.yaml --quiet", **env}
+    environ = {
+        **os.environ,
+        "EXPORT": "export",
+        "SITE": "site",
+        "PUBLISH_TO": host,
+        "PODIUM": f"{sys.executable} -m podium",
+        "PODIUM_ARGS": "--config podium.yaml --quiet",
+        **env,
+    }
     if path is not None:
         environ["PATH"] = path
-    return subprocess.run(["/bin/sh", str(PUBLISH)], cwd=project, env=environ, capture_output=True, text=True,
-                          timeout=120)
+    return subprocess.run(
+        ["/bin/sh", str(PUBLISH)], cwd=project, env=environ, capture_output=True, text=True, timeout=120
+    )
 
 
 def published(host: Path) -> dict[str, bytes]:

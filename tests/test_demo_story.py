@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import podium
-from podium.verdicts import VERDICTS
+from podium.count.verdicts import VERDICTS
 
 REPO = Path(__file__).resolve().parents[1]
 DEMO = REPO / "content" / "demo-export"
@@ -55,6 +55,7 @@ def test_the_too_few_runs_and_not_comparable_steps_are_what_the_story_says(site)
     def newest(slug):
         doc = json.loads((site / "api" / "results" / "progress" / f"{slug}.json").read_text(encoding="utf-8"))
         return doc["steps"][-1]
+
     few = newest("gyr-falcon")["overall"]
     assert sum(min(s["m"], s["n"]) for s in few["strata"]) == 3  # "3 of 5"
     judged = newest("merlin")
@@ -65,8 +66,17 @@ def test_the_too_few_runs_and_not_comparable_steps_are_what_the_story_says(site)
 
 def test_every_run_kind_is_in_the_demo(site):
     totals = json.loads((site / "api" / "results" / "summary.json").read_text(encoding="utf-8"))["totals"]
-    assert set(totals["counts"]) == {"graded", "partial_judge", "timed_out", "no_judge", "stopped", "infra_failed",
-                                     "grading_failed", "grading", "unknown"}
+    assert set(totals["counts"]) == {
+        "graded",
+        "partial_judge",
+        "timed_out",
+        "no_judge",
+        "stopped",
+        "infra_failed",
+        "grading_failed",
+        "grading",
+        "unknown",
+    }
     assert all(totals["counts"].values()) and totals["not_a_run"] > 0
 
 
@@ -80,14 +90,15 @@ def _same_tree(a: Path, b: Path) -> bool:
 
 def test_the_story_generator_writes_the_committed_demo(tmp_path):
     for name in ("one", "two"):
-        subprocess.run([sys.executable, str(MAKE_EXPORT), str(tmp_path / name), "--story"], check=True,
-                       capture_output=True)
+        subprocess.run(
+            [sys.executable, str(MAKE_EXPORT), str(tmp_path / name), "--story"], check=True, capture_output=True
+        )
     assert _same_tree(tmp_path / "one", tmp_path / "two")
     assert _same_tree(tmp_path / "one", DEMO)
 
 
 def test_a_configuration_line_names_each_field_once(site):
-    """"from agent v1, ..., no single budget", never "budget no budget" (an agent whose missions have budgets
+    """ "from agent v1, ..., no single budget", never "budget no budget" (an agent whose missions have budgets
     of their own has none as a whole: docs/rules/progress.md §7)."""
     pages = {slug: (site / "agents" / slug / "index.html").read_text(encoding="utf-8") for slug in STORY}
     assert any("no single budget" in page for page in pages.values())

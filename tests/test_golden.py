@@ -72,19 +72,32 @@ def test_the_demo_site_matches_the_golden_tree(built):
     changed = [path for path in want if got[path] != want[path]]
     if changed:
         path = changed[0]
+
         def text(data: bytes) -> list[str]:  # a .gz part shown gunzipped
             return (gzip.decompress(data) if path.endswith(".gz") else data).decode("utf-8", "replace").splitlines()
-        diff = difflib.unified_diff(text(want[path]), text(got[path]),
-                                    f"golden/{path}", f"built/{path}", lineterm="", n=2)
+
+        diff = difflib.unified_diff(
+            text(want[path]), text(got[path]), f"golden/{path}", f"built/{path}", lineterm="", n=2
+        )
         pytest.fail(f"{len(changed)} file(s) differ, first {path}:\n" + "\n".join(list(diff)[:60]))
 
 
 def test_the_golden_tree_covers_every_page_kind():
     files = tree(GOLDEN)
-    for path in ("index.html", "missions/index.html", "runs/index.html", "404.html", "about/index.html",
-                 "api/results/summary.json", "api/results/runs.json", "api/results/runs.schema.json",
-                 "api/results/summary.schema.json", "api/results/ledger.js", "assets/podium.css",
-                 "assets/podium.js"):
+    for path in (
+        "index.html",
+        "missions/index.html",
+        "runs/index.html",
+        "404.html",
+        "about/index.html",
+        "api/results/summary.json",
+        "api/results/runs.json",
+        "api/results/runs.schema.json",
+        "api/results/summary.schema.json",
+        "api/results/ledger.js",
+        "assets/podium.css",
+        "assets/podium.js",
+    ):
         assert path in files, path
     assert any(p.startswith("agents/") for p in files)
     assert any(p.count("/") == 3 and p.startswith("missions/") for p in files)

@@ -22,8 +22,23 @@ FINDING = re.compile(r"^(?P<file>[^:]+):\d+: error: (?P<rest>.*)$")
 
 
 def test_ruff_finds_nothing():
-    done = subprocess.run([sys.executable, "-m", "ruff", "check", "--no-cache", "generator", "tests", "benchmarks"],
-                          cwd=ROOT, capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "ruff", "check", "--no-cache", "generator", "tests", "benchmarks"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_ruff_format_changes_nothing():
+    """The tree is as ``ruff format`` writes it (pyproject.toml [tool.ruff.format] names the files left out)."""
+    done = subprocess.run(
+        [sys.executable, "-m", "ruff", "format", "--check", "--no-cache", "generator", "tests", "benchmarks"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode == 0, done.stdout + done.stderr
 
 
@@ -37,8 +52,12 @@ def test_findings_are_read_without_line_numbers():
 
 
 def test_mypy_finds_nothing_new():
-    done = subprocess.run([sys.executable, "-m", "mypy", "--no-incremental", "--no-error-summary"],
-                          cwd=ROOT, capture_output=True, text=True)
+    done = subprocess.run(
+        [sys.executable, "-m", "mypy", "--no-incremental", "--no-error-summary"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
     assert done.returncode in (0, 1), done.stdout + done.stderr  # 2: mypy itself failed
     found = findings(done.stdout)
     if os.environ.get("PODIUM_UPDATE_MYPY_BASELINE"):
@@ -46,5 +65,6 @@ def test_mypy_finds_nothing_new():
     known = Counter(line for line in BASELINE.read_text(encoding="utf-8").splitlines() if line)
     new, gone = found - known, known - found
     assert not new, "mypy: new findings (fix them):\n" + "\n".join(sorted(new.elements()))
-    assert not gone, "mypy: fixed findings still listed (remove them from tests/mypy-baseline.txt):\n" + \
-        "\n".join(sorted(gone.elements()))
+    assert not gone, "mypy: fixed findings still listed (remove them from tests/mypy-baseline.txt):\n" + "\n".join(
+        sorted(gone.elements())
+    )

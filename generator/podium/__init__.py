@@ -1,9 +1,11 @@
 """podium: static leaderboard sites from XORCISE run exports.
 
-The pipeline, one module a stage: ``load`` (read the export) -> ``summarize``
-(count every run once, spec/counting.md) -> ``plan`` (list every output file)
--> ``render`` (bytes in memory) -> ``write`` (the only writer). ``build.py``
-runs it top to bottom.
+The pipeline, one folder a stage: ``load/`` (read the export) -> ``count/`` (count every
+run once, docs/rules/counting.md) -> ``words/`` (how the figures read) -> ``plan/`` (list every
+output file) -> ``render/`` (bytes in memory) -> ``write/`` (the only writer), with ``model/``
+(the data types) below them all and ``cache/`` (the build cache) above; ``build.py`` runs it top
+to bottom and ``commands/`` is the ``podium`` command. Each layer imports only from the layers
+below it (``[tool.importlinter]`` in pyproject.toml, checked by tests/test_layers.py).
 
 For library users, one entry point (what ``podium build`` runs)::
 
@@ -23,8 +25,13 @@ import importlib
 
 __version__ = "0.1.0"
 
-_API = {"build_site": "podium.build", "public_view": "podium.build", "Built": "podium.build",
-        "load_config": "podium.config", "Config": "podium.config"}
+_API = {
+    "build_site": "podium.build",
+    "public_view": "podium.build",
+    "Built": "podium.build",
+    "load_config": "podium.config",
+    "Config": "podium.config",
+}
 __all__ = ["__version__", *_API]
 
 

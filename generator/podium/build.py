@@ -8,19 +8,21 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from podium import codec, compare, hosts, search_engines
-from podium.cache import NO_CACHE, NoCache, open_cache, tree_fingerprint
+from podium.cache.store import NO_CACHE, NoCache, open_cache, tree_fingerprint
 from podium.config import CONFIG_NAME, Config, source_date_epoch
-from podium.entries import Blob, LazyPage, Page
-from podium.kinds import record_of, shared_record
+from podium.count import compare
+from podium.count.kinds import record_of, shared_record
+from podium.count.summarize import summarize
 from podium.load.content import load_pages
 from podium.load.export import Scanned, WholeRuns, load_exports, scan, witnessed_answers
 from podium.load.files import NotReadable, read_regular
 from podium.load.published import MAX_BYTES
-from podium.model import Leaderboard, Outline, Pair, Run, RunRecord
-from podium.plan import Site, plan_site
-from podium.publish import prepare as prepare_publishing
+from podium.model import Leaderboard, Outline, Pair, Run, RunRecord, codec
+from podium.plan.entries import Blob, LazyPage, Page
+from podium.plan.site import Site, plan_site
 from podium.render import gzipped
+from podium.render.changes import prepare as prepare_publishing
+from podium.render.crawlers import crawler_files
 from podium.render.markdown import render_content
 from podium.render.redact import Answers, Redaction, exposed_values
 from podium.render.report import ReportRenderer
@@ -32,8 +34,8 @@ from podium.render.templates import (
     static_files,
     theme_chain,
 )
-from podium.summarize import summarize
-from podium.write import check_output_dir, list_site, write_site
+from podium.write import hosts
+from podium.write.site import check_output_dir, list_site, write_site
 
 
 @dataclass(frozen=True)
@@ -47,7 +49,7 @@ class Built:
     meter: hosts.Meter | None = None  # sizes by section, the largest files, the host budget used
     warnings: tuple[str, ...] = ()  # about --previous (a damaged change history, no base_url for the feed)
     rendered: int = 0  # pages rendered by this build
-    reused: int = 0  # pages taken back from the previous site (unchanged inputs, cache.py)
+    reused: int = 0  # pages taken back from the previous site (unchanged inputs, cache/store.py)
     why: tuple[tuple[str, tuple[str, ...]], ...] = ()  # with explain: each page rendered again, and why
     build_why: tuple[str, ...] = ()  # with explain: why the build did not stop early (nothing changed)
     damaged: tuple[tuple[str, int], ...] = ()  # cache rows that did not read back and were made again, by column
@@ -58,8 +60,9 @@ def count_export(config: Config, export: Path | Sequence[Path], cache: NoCache =
     return _read(config, export, cache)[0]
 
 
-def _read(config: Config, export: Path | Sequence[Path], cache: NoCache, jobs: int = 1,
-          scanned: Scanned | None = None) -> tuple[Leaderboard, Answers]:
+def _read(
+    config: Config, export: Path | Sequence[Path], cache: NoCache, jobs: int = 1, scanned: Scanned | None = None
+) -> tuple[Leaderboard, Answers]:
     """Each run read, kept as its compact record (kinds.record_of); each mission's answers collected
     (``jobs``: worker processes that may read run directories ahead; ``scanned``: what the stat pass saw,
     load/export.py)."""
@@ -67,8 +70,12 @@ def _read(config: Config, export: Path | Sequence[Path], cache: NoCache, jobs: i
     known = _known_answers(cache, roots, config.limits.result_bytes)
     cache.screen_for(config.redact, known.values())
     keep = _Keep(cache, roots, known)
-    board = summarize(load_exports(roots, config.limits, cache, keep, jobs, scanned), config.missions,
-                      config.source or CONFIG_NAME, config.run_pages)
+    board = summarize(
+        load_exports(roots, config.limits, cache, keep, jobs, scanned),
+        config.missions,
+        config.source or CONFIG_NAME,
+        config.run_pages,
+    )
     cache.keep_redacted(*keep.redacted(config.redact), {*known, *map(cache.digest, config.redact)})
     return board, keep.answers
 
@@ -91,7 +98,7 @@ def _known_answers(cache: NoCache, roots: Sequence[Path], limit: int) -> dict[st
 class _Keep:
     """What the build keeps of each run as it is read (load/export.py ``Keeper``): its compact record, and
     its answers added to its mission's. The cache stores both as data, the answers as their salted digests
-    only (cache.py: no secret is kept), and a rebuild takes them back for a run whose inputs did not change,
+    only (cache/store.py: no secret is kept), and a rebuild takes them back for a run whose inputs did not change,
     each digest made an answer again by ``known`` (digest -> answer: the last build's, read from their
     witnesses, and those of the runs read so far); a digest it does not know makes the run counted afresh
     (its result.json read again)."""
@@ -137,15 +144,17 @@ class _Keep:
                 self._witness(record.mission, answers, record.source, record.directory, record.digest)
         return shared_record(record)
 
-    def redacted(self, configured: Sequence[str]) -> tuple[list[tuple[str, str | None, str | None, str | None]],
-                                                             dict[str, str]]:
-        """What the cache keeps of this build's redacted values (cache.py ``keep_redacted``): each answer's digest,
-        mission and witness, each configured literal's digest; and digest -> value for all of them."""
+    def redacted(
+        self, configured: Sequence[str]
+    ) -> tuple[list[tuple[str, str | None, str | None, str | None]], dict[str, str]]:
+        """What the cache keeps of this build's redacted values (cache/store.py ``keep_redacted``): each answer's
+        digest, mission and witness, each configured literal's digest; and digest -> value for all of them."""
         if not self.stored:
             return [], {}
         plain = {digest: answer for digest, answer in self.known.items() if digest in self.witnesses}
         rows: list[tuple[str, str | None, str | None, str | None]] = [
-            (digest, *self.witnesses[digest]) for digest in sorted(plain)]
+            (digest, *self.witnesses[digest]) for digest in sorted(plain)
+        ]
         for value in configured:
             digest = self.cache.digest(value)
             if digest not in plain:
@@ -167,13 +176,18 @@ class Counted:
 
     def pair(self, a: str, b: str) -> Pair | None:
         """The public pair of agents ``a`` and ``b`` (ids, either order) with every shared version, or None
-        when they share none: the board keeps versions only for the pairs with a page (compare.py)."""
+        when they share none: the board keeps versions only for the pairs with a page (count/compare.py)."""
         found = [p for p in self.raw.pairs if {p.a, p.b} == {a, b}]
         return self.public_pair(compare.full_pair(self.raw, found[0])) if found else None
 
 
-def count(config: Config, export: Path | Sequence[Path], cache: NoCache = NO_CACHE, jobs: int = 1,
-          scanned: Scanned | None = None) -> Counted:
+def count(
+    config: Config,
+    export: Path | Sequence[Path],
+    cache: NoCache = NO_CACHE,
+    jobs: int = 1,
+    scanned: Scanned | None = None,
+) -> Counted:
     """Read, count once (with ``run_pages`` applied, as the site links runs), and make the public view."""
     board, answers = _read(config, export, cache, jobs, scanned)
     redaction = Redaction(config.redact, answers.by_mission)
@@ -214,15 +228,23 @@ def check_output(config: Config, export: Path | Sequence[Path]) -> Path:
     return check_output_dir(config.out, inputs, [config.root, Path.cwd()])
 
 
-def build_site(config: Config, export: Path | Sequence[Path], *, strict: bool = False, previous: Path | None = None,
-               progress: Callable[[int, int, str], None] | None = None, cache_dir: Path | None = None,
-               jobs: int = 1, explain: bool = False) -> Built:
+def build_site(
+    config: Config,
+    export: Path | Sequence[Path],
+    *,
+    strict: bool = False,
+    previous: Path | None = None,
+    progress: Callable[[int, int, str], None] | None = None,
+    cache_dir: Path | None = None,
+    jobs: int = 1,
+    explain: bool = False,
+) -> Built:
     """Build the whole site for ``export``; under ``strict`` any problem stops before writing.
 
     ``previous``: the last publish (summary.json or site directory), for the change report and redirects.
     ``progress(done, total, path)`` is called after each file is rendered; the host
-    budget (``host:``) is enforced as files stream to the writer (hosts.py).
-    ``cache_dir``: the build cache (cache.py), or None for none (the CLI's default: ``.podium-cache`` beside
+    budget (``host:``) is enforced as files stream to the writer (write/hosts.py).
+    ``cache_dir``: the build cache (cache/store.py), or None for none (the CLI's default: ``.podium-cache`` beside
     the output directory).
     ``jobs``: worker processes for run pages (render/site.py) and, in a cold build, for reading run
     directories (load/export.py).
@@ -244,12 +266,26 @@ def build_site(config: Config, export: Path | Sequence[Path], *, strict: bool = 
         cache = open_cache(cache_dir)
         scanned = Scanned()  # what the stat pass saw, so the reader does not stamp every run file again
         try:
-            last = cache.unchanged_build(lambda: _inputs(config, export, chain, generated_at, previous, scanned),
-                                         config.out)
+            last = cache.unchanged_build(
+                lambda: _inputs(config, export, chain, generated_at, previous, scanned), config.out
+            )
             if last is not None:
                 return _unchanged(config, *last, strict)
-            return _build(config, export, env, chain, pages, cache, generated_at, strict, previous, progress, jobs,
-                          explain, scanned)
+            return _build(
+                config,
+                export,
+                env,
+                chain,
+                pages,
+                cache,
+                generated_at,
+                strict,
+                previous,
+                progress,
+                jobs,
+                explain,
+                scanned,
+            )
         finally:
             cache.close()
     finally:
@@ -257,15 +293,27 @@ def build_site(config: Config, export: Path | Sequence[Path], *, strict: bool = 
             gc.enable()
 
 
-def _inputs(config: Config, export: Path | Sequence[Path], chain: list[Path], generated_at: int | None,
-            previous: Path | None, scanned: Scanned) -> dict[str, object]:
+def _inputs(
+    config: Config,
+    export: Path | Sequence[Path],
+    chain: list[Path],
+    generated_at: int | None,
+    previous: Path | None,
+    scanned: Scanned,
+) -> dict[str, object]:
     """Every input of the build but podium itself (the cache adds it), the parts of its key: the theme, the
     content pages, the settings, the clock, the previous publish, the exports (by the stamp of every
     run file: load.export.scan) and the compressor of the gzipped parts (render/gzipped.py)."""
     content = content_dir(config)
-    return {"theme": tree_fingerprint(chain), "content": tree_fingerprint([content] if content else []),
-            "settings": config, "clock": generated_at, "previous": _previous_fingerprint(previous),
-            "exports": scan(_paths(export), scanned), "compressor": gzipped.fingerprint()}
+    return {
+        "theme": tree_fingerprint(chain),
+        "content": tree_fingerprint([content] if content else []),
+        "settings": config,
+        "clock": generated_at,
+        "previous": _previous_fingerprint(previous),
+        "exports": scan(_paths(export), scanned),
+        "compressor": gzipped.fingerprint(),
+    }
 
 
 def _previous_fingerprint(previous: Path | None) -> str | None:
@@ -291,9 +339,21 @@ def _unchanged(config: Config, outline: Outline, pages: int, strict: bool) -> Bu
     return Built(None, outline, config.out.resolve(), pages, 0, reused=pages)
 
 
-def _build(config: Config, export: Path | Sequence[Path], env, chain: list[Path], pages, cache: NoCache,
-           generated_at: int | None, strict: bool, previous: Path | None, progress, jobs: int,
-           explain: bool, scanned: Scanned) -> Built:
+def _build(
+    config: Config,
+    export: Path | Sequence[Path],
+    env,
+    chain: list[Path],
+    pages,
+    cache: NoCache,
+    generated_at: int | None,
+    strict: bool,
+    previous: Path | None,
+    progress,
+    jobs: int,
+    explain: bool,
+    scanned: Scanned,
+) -> Built:
     counted = count(config, export, cache, jobs, scanned)
     board, public, redaction = counted.raw, counted.public, counted.redaction
     if strict and board.problems:
@@ -301,28 +361,60 @@ def _build(config: Config, export: Path | Sequence[Path], env, chain: list[Path]
     extras = prepare_publishing(public, config.title, config.base_url, generated_at, previous)
     site = Site(config.title, config.base_url, pages, generated_at, config.search_engines, extras.pages, extras.nav)
     manifest = extras.apply(plan_site(public, site, static_files(chain)))
-    listed = [e.path for e in manifest if isinstance(e, LazyPage)
-              or (isinstance(e, Page) and e.path.endswith(".html") and e.template != "redirect.html")]
-    extra, notes = search_engines.crawler_files(listed, config.base_url, config.search_engines)
+    listed = [
+        e.path
+        for e in manifest
+        if isinstance(e, LazyPage)
+        or (isinstance(e, Page) and e.path.endswith(".html") and e.template != "redirect.html")
+    ]
+    extra, notes = crawler_files(listed, config.base_url, config.search_engines)
     manifest += [Blob(path, data) for path, data in extra.items()]
     keys = cache.keys(chain, redaction.configured)
     reports = ReportRenderer(_paths(export), config.limits.report_bytes, redaction, cache, keys)
     old = list_site(config.out) if not config.out.is_symlink() else None  # the site this build updates
     whole = WholeRuns(tuple(_paths(export)), config.limits)
-    renderer = SiteRenderer(env, public, board.runs, whole, redaction, reports, generated_at, cache=cache, keys=keys,
-                            old_site=config.out if old else None, old_files=old.files if old else None, jobs=jobs,
-                            chain=chain, explain=explain)
-    meter = hosts.Meter(hosts.HOSTS[config.host], groups=hosts.group_sizes(board),
-                         progress=(lambda done, path: progress(done, len(manifest), path)) if progress else None)
+    renderer = SiteRenderer(
+        env,
+        public,
+        board.runs,
+        whole,
+        redaction,
+        reports,
+        generated_at,
+        cache=cache,
+        keys=keys,
+        old_site=config.out if old else None,
+        old_files=old.files if old else None,
+        jobs=jobs,
+        chain=chain,
+        explain=explain,
+    )
+    meter = hosts.Meter(
+        hosts.HOSTS[config.host],
+        groups=hosts.group_sizes(board),
+        progress=(lambda done, path: progress(done, len(manifest), path)) if progress else None,
+    )
     files = _Tally(meter.watch(guard_secrets(render_site(manifest, renderer), redaction.literals)))
     inputs = _paths(export) + [p for p in (content_dir(config), config.theme_dir) if p is not None]
     target = write_site(files, config.out, inputs=inputs, homes=[config.root, Path.cwd()], previous=old)
     outline = _outline(public, meter.summary(), meter.details())
     cache.commit(target, outline)
     notes += [cache.note] if cache.note else []
-    return Built(public, outline, target, files.count, files.size, tuple(notes), meter, tuple(extras.warnings),
-                 renderer.rendered, renderer.reused, tuple(renderer.explained), cache.build_why if explain else (),
-                 tuple(cache.ignored().items()))
+    return Built(
+        public,
+        outline,
+        target,
+        files.count,
+        files.size,
+        tuple(notes),
+        meter,
+        tuple(extras.warnings),
+        renderer.rendered,
+        renderer.reused,
+        tuple(renderer.explained),
+        cache.build_why if explain else (),
+        tuple(cache.ignored().items()),
+    )
 
 
 def _outline(board: Leaderboard, summary: str = "", details: tuple[str, ...] = ()) -> Outline:

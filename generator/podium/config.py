@@ -13,12 +13,12 @@ podium.yaml (all keys optional; paths are relative to the file)::
       jwt-none-bypass: {current: "1.3.0"}
     redact: ["literal secret"]      # extra strings removed from every page
     limits: {result_bytes: 4194304, report_bytes: 2097152, sidecar_bytes: 2147483648}
-    host: github-pages              # fail the build when the site would not fit this host (hosts.py)
+    host: github-pages              # fail the build when the site would not fit this host (write/hosts.py)
     run_pages: {newest: 20}         # run pages only for the newest N runs per agent and mission version
     search_engines: false           # robots.txt Disallow: / and a noindex meta on every page
 
 Direction: config reads podium.yaml with load's safe file and YAML readers, takes the
-export limits' type from load/export.py and the host names from hosts.py; none of them
+export limits' type from load/export.py and the host names from write/hosts.py; none of them
 imports config (load/export.py is handed ``config.limits``), so every arrow points down.
 """
 
@@ -30,11 +30,11 @@ from dataclasses import fields as dc_fields
 from pathlib import Path
 
 from podium.errors import ConfigError
-from podium.hosts import HOSTS
 from podium.load.export import Limits
 from podium.load.files import NotReadable, read_regular
 from podium.load.yamlfile import YamlError, parse_yaml
 from podium.render.redact import MIN_LITERAL
+from podium.write.hosts import HOSTS
 
 CONFIG_NAME = "podium.yaml"
 CONFIG_MAX_BYTES = 1024 * 1024
@@ -123,9 +123,11 @@ def _validate(data: dict, root: Path, errors: list[str]) -> dict:
             values["redact"] = tuple(s for i, v in enumerate(items) if (s := _string(v, f"redact[{i}]", errors)))
             for i, text in enumerate(items):  # (never quoted back: it is a secret)
                 if isinstance(text, str) and text and len(text.strip()) < MIN_LITERAL:
-                    errors.append(f"redact[{i}]: a value of {len(text.strip())} character(s); podium redacts values of "
-                                  f"{MIN_LITERAL} characters or more (shorter ones would cut ordinary words), so this "
-                                  f"one would be published as it is: lengthen it or remove it")
+                    errors.append(
+                        f"redact[{i}]: a value of {len(text.strip())} character(s); podium redacts values of "
+                        f"{MIN_LITERAL} characters or more (shorter ones would cut ordinary words), so this "
+                        f"one would be published as it is: lengthen it or remove it"
+                    )
     if "limits" in data:
         values["limits"] = _limits(data["limits"], errors)
     if "host" in data:
@@ -174,7 +176,7 @@ def _missions(value, errors: list[str]) -> dict[str, str]:
     out = {}
     for slug, entry in value.items():
         if not isinstance(entry, dict) or set(entry) != {"current"}:
-            errors.append(f"missions.{slug}: expected {{current: \"VERSION\"}}")
+            errors.append(f'missions.{slug}: expected {{current: "VERSION"}}')
             continue
         version = _string(entry["current"], f"missions.{slug}.current", errors)
         if version:

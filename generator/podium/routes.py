@@ -16,13 +16,12 @@ from podium.model import RUN_DIR
 
 _NON_SLUG = re.compile(r"[^a-z0-9]+")
 _VERSION_SAFE = re.compile(r"^[a-z0-9][a-z0-9.-]{0,63}$")
-_RESERVED = {"con", "prn", "aux", "nul"} | {
-    f"{dev}{n}" for dev in ("com", "lpt") for n in range(10)}
+_RESERVED = {"con", "prn", "aux", "nul"} | {f"{dev}{n}" for dev in ("com", "lpt") for n in range(10)}
 MAX_SLUG = 60
 
 SUMMARY_JSON = "api/results/summary.json"
 SUMMARY_SCHEMA = "api/results/summary.schema.json"
-RUNS_JSON = "api/results/runs.json"  # the ledger's index: every data part (ledger.py)
+RUNS_JSON = "api/results/runs.json"  # the ledger's index: every data part (count/ledger.py)
 RUNS_SCHEMA = "api/results/runs.schema.json"
 FEED = "feed.xml"  # written only with base_url (Atom needs absolute links)
 LEDGER_JS = "api/results/ledger.js"  # the same index, as a script for the ledger page (works from file://)
@@ -33,9 +32,16 @@ COMPARE_SCHEMA = "api/results/compare.schema.json"
 COMPARE_PARTS = "api/results/compare"  # compare.json's parts: one per agent, one per pair with a page
 PROGRESS_SCHEMA = "api/results/progress.schema.json"
 PROGRESS_DIR = "api/results/progress"  # one file an agent: progress_path
-DATA_FILES = {"summary": SUMMARY_JSON, "schema": SUMMARY_SCHEMA, "runs_json": RUNS_JSON, "runs_schema": RUNS_SCHEMA,
-              "ledger_js": LEDGER_JS, "compare": COMPARE_JSON, "compare_schema": COMPARE_SCHEMA,
-              "progress_schema": PROGRESS_SCHEMA}
+DATA_FILES = {
+    "summary": SUMMARY_JSON,
+    "schema": SUMMARY_SCHEMA,
+    "runs_json": RUNS_JSON,
+    "runs_schema": RUNS_SCHEMA,
+    "ledger_js": LEDGER_JS,
+    "compare": COMPARE_JSON,
+    "compare_schema": COMPARE_SCHEMA,
+    "progress_schema": PROGRESS_SCHEMA,
+}
 COMPARE_INDEX = "compare/index.html"
 MODELS_INDEX = "models/index.html"
 HOME = "index.html"
@@ -138,12 +144,13 @@ def model_path(model_slug: str) -> str:
 
 
 RUN_PAGE = re.compile(r"^runs/[0-9a-f]{32}/index\.html$")  # what run_path makes
+RUN_PATH = "runs/{run}/index.html"  # a run's own page; the ledger's script fills in {run} (runs.html)
 
 
 def run_path(run_id: str) -> str:
     if not RUN_DIR.match(run_id):
         raise ValueError(f"not a run id: {run_id!r}")
-    return f"runs/{run_id}/index.html"
+    return RUN_PATH.format(run=run_id)
 
 
 def ledger_page_path(bucket: str, number: int) -> str:
@@ -177,11 +184,39 @@ def sitemap_part(number: int) -> str:
 # Every kind of path above, once: the first segment of each is podium's, so no content page
 # (``<slug>/index.html``) may take it (load/content.py). A new route is added here too; a test
 # checks every path a built site holds against this.
-EVERY_ROUTE = (SUMMARY_JSON, SUMMARY_SCHEMA, RUNS_JSON, RUNS_SCHEMA, FEED, LEDGER_JS, LEDGER, LEDGER_PARTS,
-               COMPARE_JSON, COMPARE_SCHEMA, COMPARE_INDEX, MODELS_INDEX, HOME, MISSIONS_INDEX, NOT_FOUND, ASSETS + "/",
-               CHANGES_JSON, REDIRECTS_JSON, CHANGES_INDEX, SITEMAP, ROBOTS, agent_path("x"), mission_path("x", "1"),
-               pair_path("a", "b"), model_path("x"), run_path("0" * 32), ledger_page_path("2026-01", 1),
-               missions_page_path(2), change_path(1), badge_path("x"), sitemap_part(1))
+EVERY_ROUTE = (
+    SUMMARY_JSON,
+    SUMMARY_SCHEMA,
+    RUNS_JSON,
+    RUNS_SCHEMA,
+    FEED,
+    LEDGER_JS,
+    LEDGER,
+    LEDGER_PARTS,
+    COMPARE_JSON,
+    COMPARE_SCHEMA,
+    COMPARE_INDEX,
+    MODELS_INDEX,
+    HOME,
+    MISSIONS_INDEX,
+    NOT_FOUND,
+    ASSETS + "/",
+    CHANGES_JSON,
+    REDIRECTS_JSON,
+    CHANGES_INDEX,
+    SITEMAP,
+    ROBOTS,
+    agent_path("x"),
+    mission_path("x", "1"),
+    pair_path("a", "b"),
+    model_path("x"),
+    run_path("0" * 32),
+    ledger_page_path("2026-01", 1),
+    missions_page_path(2),
+    change_path(1),
+    badge_path("x"),
+    sitemap_part(1),
+)
 SECTIONS = frozenset(path.split("/")[0].removesuffix(".html") for path in EVERY_ROUTE)
 
 

@@ -52,8 +52,9 @@ class Weighed(NamedTuple):
     weight: int
 
 
-def in_order(workers: ProcessPoolExecutor, function: Callable, tasks: Iterable[tuple], ahead: int, *,
-             budget: int | None = None) -> Generator:
+def in_order(
+    workers: ProcessPoolExecutor, function: Callable, tasks: Iterable[tuple], ahead: int, *, budget: int | None = None
+) -> Generator:
     """``function(*task)`` for each task, computed by ``workers``, yielded in the order of ``tasks``.
     Tasks are taken from ``tasks`` by the calling thread, at most ``ahead`` of the result being yielded,
     so the results waiting stay bounded whatever the history holds. With a ``budget``, each task is
@@ -85,8 +86,10 @@ def in_order(workers: ProcessPoolExecutor, function: Callable, tasks: Iterable[t
             try:
                 done = future.result()
             except BrokenProcessPool:
-                raise BuildError("a worker process of the build died (killed, or out of memory?); "
-                                 "the previous site is untouched (try --jobs 1)") from None
+                raise BuildError(
+                    "a worker process of the build died (killed, or out of memory?); "
+                    "the previous site is untouched (try --jobs 1)"
+                ) from None
             held -= weight
             send()
             yield done

@@ -77,8 +77,15 @@ def _load(path: Path) -> ContentPage:
     template = _field(meta, "template", str, path, "page.html")
     if not TEMPLATE_NAME.match(template):
         raise ConfigError(f"{path}: front matter: template: expected a file name like page.html, got {template!r}")
-    return ContentPage(source=str(path), title=title, slug=slug, order=_field(meta, "order", int, path, 100),
-                       template=template, body=body, description=_field(meta, "description", str, path, ""))
+    return ContentPage(
+        source=str(path),
+        title=title,
+        slug=slug,
+        order=_field(meta, "order", int, path, 100),
+        template=template,
+        body=body,
+        description=_field(meta, "description", str, path, ""),
+    )
 
 
 def _front_matter(text: str, path: Path) -> tuple[dict, str]:
@@ -96,7 +103,7 @@ def _front_matter(text: str, path: Path) -> tuple[dict, str]:
     unknown = set(meta) - KEYS
     if unknown:
         raise ConfigError(f"{path}: front matter: unknown key(s) {', '.join(sorted(map(str, unknown)))}")
-    return meta, text[end + 5:]
+    return meta, text[end + 5 :]
 
 
 def _field(meta: dict, key: str, kind: type, path: Path, default):
@@ -104,6 +111,7 @@ def _field(meta: dict, key: str, kind: type, path: Path, default):
         return default
     value = meta[key]
     if not isinstance(value, kind) or isinstance(value, bool):
-        raise ConfigError(f"{path}: front matter: {key}: expected {'a string' if kind is str else 'a whole number'}, "
-                          f"got {value!r}")
+        raise ConfigError(
+            f"{path}: front matter: {key}: expected {'a string' if kind is str else 'a whole number'}, got {value!r}"
+        )
     return value

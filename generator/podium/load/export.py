@@ -29,7 +29,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, Protocol
 
-from podium import codec, workers
+from podium import workers
 from podium.errors import BuildError, PodiumError
 from podium.load.fields import MAX_PROBLEMS, Fields
 from podium.load.files import MiB, open_file, read_file, stamp
@@ -37,7 +37,7 @@ from podium.load.jsonfile import NotAnArray, iter_json_array, parse_json
 from podium.load.report import Overview, read_overview, report_overview
 from podium.load.result import Result, read_result
 from podium.load.sidecars import ListRow, read_agent_list, read_agent_rows, read_run_list, read_run_rows
-from podium.model import GRADING_FAILED, RUN_DIR, UNATTRIBUTED, Export, Problem, Run, RunRecord
+from podium.model import GRADING_FAILED, RUN_DIR, UNATTRIBUTED, Export, Problem, Run, RunRecord, codec
 from podium.workers import Weighed
 
 

@@ -21,8 +21,7 @@ from podium.model import Problem
 _MISSING = object()
 # Noncharacters (U+FDD0-U+FDEF and the last two code points of every plane): not allowed
 # in XML (feed.xml, badges), never meaningful in any text.
-_NONCHARACTERS = "\ufdd0-\ufdef" + "".join(f"{chr(p * 0x10000 + 0xfffe)}{chr(p * 0x10000 + 0xffff)}"
-                                             for p in range(17))
+_NONCHARACTERS = "\ufdd0-\ufdef" + "".join(f"{chr(p * 0x10000 + 0xFFFE)}{chr(p * 0x10000 + 0xFFFF)}" for p in range(17))
 _CONTROL_TEXT = re.compile(f"[\\x00-\\x08\\x0b\\x0c\\x0e-\\x1f\\x7f-\\x9f{_NONCHARACTERS}]")
 _SURROGATE = re.compile(r"[\ud800-\udfff]")
 # Names, ids and versions: no line breaks, and nothing invisible that could make one name pass
@@ -32,8 +31,11 @@ _SURROGATE = re.compile(r"[\ud800-\udfff]")
 # separators other than the space (Zl, Zp, and Zs spaces such as U+00A0 that pass for
 # U+0020), and the invisible letters and marks: U+034F, U+115F/U+1160, U+17B4/U+17B5,
 # U+180B-U+180F, U+2800, U+3164, U+FFA0, variation selectors.
-_INVISIBLE = frozenset("\u034f\u115f\u1160\u17b4\u17b5\u180b\u180c\u180d\u180e\u180f\u2800\u3164\uffa0"
-                       + "".join(map(chr, range(0xfe00, 0xfe10))) + "".join(map(chr, range(0xe0100, 0xe01f0))))
+_INVISIBLE = frozenset(
+    "\u034f\u115f\u1160\u17b4\u17b5\u180b\u180c\u180d\u180e\u180f\u2800\u3164\uffa0"
+    + "".join(map(chr, range(0xFE00, 0xFE10)))
+    + "".join(map(chr, range(0xE0100, 0xE01F0)))
+)
 _NOT_IN_NAMES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp", "Zs"})
 
 
@@ -108,8 +110,16 @@ class Fields:
     def present(self, obj: dict, key: str) -> bool:
         return isinstance(obj, dict) and key in obj
 
-    def number(self, obj: dict, key: str, field: str, *, lo: float | None = None, hi: float | None = None,
-               required: bool = False) -> float | None:
+    def number(
+        self,
+        obj: dict,
+        key: str,
+        field: str,
+        *,
+        lo: float | None = None,
+        hi: float | None = None,
+        required: bool = False,
+    ) -> float | None:
         value = self._raw(obj, key)
         if self._absent(value, field, required, "a number"):
             return None
@@ -133,8 +143,9 @@ class Fields:
         self.report(field, f"expected a whole number, got {describe(value)}")
         return None
 
-    def string(self, obj: dict, key: str, field: str, *, line: bool = True, required: bool = False,
-               limit: int = 512) -> str | None:
+    def string(
+        self, obj: dict, key: str, field: str, *, line: bool = True, required: bool = False, limit: int = 512
+    ) -> str | None:
         """A string; ``line`` ones (names, ids, versions) may not hold line breaks."""
         value = self._raw(obj, key)
         if self._absent(value, field, required, "a string"):

@@ -101,7 +101,7 @@ class _Parse:
 def parse_json(data: bytes, path: str) -> tuple[object | None, list[Problem]]:
     """Parse ``data`` (the bytes of ``path``); on failure the value is None."""
     if data.startswith(BOM):
-        data = data[len(BOM):]
+        data = data[len(BOM) :]
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as err:
@@ -115,10 +115,16 @@ def parse_json(data: bytes, path: str) -> tuple[object | None, list[Problem]]:
         if need > budget:
             if _deep_at_start(text):
                 return None, [Problem(path, "", "JSON is nested too deeply to read")]
-            return None, [Problem(path, "", f"holds too many small values to read: its values could take more than "
-                                            f"{MEMORY_RATIO} times its {len(data):,} bytes in memory, the most "
-                                            "podium allows (a file XORCISE or podium writes takes under 4); "
-                                            "not read")]
+            return None, [
+                Problem(
+                    path,
+                    "",
+                    f"holds too many small values to read: its values could take more than "
+                    f"{MEMORY_RATIO} times its {len(data):,} bytes in memory, the most "
+                    "podium allows (a file XORCISE or podium writes takes under 4); "
+                    "not read",
+                )
+            ]
     parse = _Parse()
     try:
         value = json.loads(
@@ -231,8 +237,13 @@ def parse_memory(data: bytes, text: str, budget: int) -> int:
     its object, an object by its members, and the pairs only of the objects open at one time. That stops
     once over ``budget``, and holds no more than the distinct keys met."""
     width = _width(text)
-    crude = (_structure(data, 0, len(data)) + data.count(b"{") * _OBJECT
-             + data.count(b":") * (_MEMBER + _PAIR + _NEW_KEY) + (data.count(b'"') // 2) * _STRING + len(data) * width)
+    crude = (
+        _structure(data, 0, len(data))
+        + data.count(b"{") * _OBJECT
+        + data.count(b":") * (_MEMBER + _PAIR + _NEW_KEY)
+        + (data.count(b'"') // 2) * _STRING
+        + len(data) * width
+    )
     return crude if crude <= budget else _string_by_string(data, width, budget)
 
 
@@ -299,7 +310,7 @@ def _structure(data: bytes, start: int, end: int) -> int:
     (scalars counted _GAP_PIECE bytes at a time: one cut by a piece's end counts twice, an upper bound)."""
     scalars = 0
     for at in range(start, end, _GAP_PIECE):
-        piece = data[at:min(at + _GAP_PIECE, end)].translate(_SCALARS)
+        piece = data[at : min(at + _GAP_PIECE, end)].translate(_SCALARS)
         scalars += piece.count(b" x") + piece.startswith(b"x")
     return data.count(b"[", start, end) * _LIST + scalars * _NUMBER
 
@@ -327,7 +338,7 @@ class _Text:
             return False
         data = self.handle.read(CHUNK)
         if self.offset == 0 and data.startswith(BOM):
-            data = data[len(BOM):]
+            data = data[len(BOM) :]
         try:
             text = self.decoder.decode(data, final=not data)
         except UnicodeDecodeError as err:
@@ -338,12 +349,12 @@ class _Text:
         self.offset += len(data)
         if not data:
             self.eof = True
-        drop = self.text[:self.pos]
+        drop = self.text[: self.pos]
         if "\n" in drop:
             self.lines += drop.count("\n")
             self.last_newline = self.dropped + drop.rfind("\n")
         self.dropped += self.pos
-        self.text, self.pos = self.text[self.pos:] + text, 0
+        self.text, self.pos = self.text[self.pos :] + text, 0
         return bool(data) or bool(text)
 
     def skip_space(self) -> bool:
@@ -375,8 +386,9 @@ def iter_json_array(handle, path: str, problems: list[Problem], outcome: dict | 
     yielded once, wrapped in :class:`NotAnArray`. A break in the file is a problem that says where,
     after the elements before it were yielded, and ``outcome["broken"]`` is set."""
     parse = _Parse()
-    scanner = json.JSONDecoder(object_pairs_hook=parse.pairs, parse_constant=parse.constant,
-                               parse_float=parse.float_, parse_int=parse.int_)
+    scanner = json.JSONDecoder(
+        object_pairs_hook=parse.pairs, parse_constant=parse.constant, parse_float=parse.float_, parse_int=parse.int_
+    )
     text = _Text(handle, path, problems)
     try:
         yield from _elements(text, scanner, parse, path, problems)
@@ -397,7 +409,7 @@ def _elements(text: _Text, scanner, parse: _Parse, path: str, problems: list[Pro
                 text.failed = True
                 problems.append(Problem(path, "", "expected a JSON array"))
                 return
-        value, found = parse_json(text.text[text.pos:].encode("utf-8", "surrogatepass"), path)
+        value, found = parse_json(text.text[text.pos :].encode("utf-8", "surrogatepass"), path)
         problems.extend(found)
         text.failed = value is None
         if value is not None:
@@ -430,8 +442,10 @@ def _elements(text: _Text, scanner, parse: _Parse, path: str, problems: list[Pro
                 break
         text.pos = end
         if parse.flagged:
-            problems.extend(replace(p, field=f"[{index}]" + (f".{p.field}" if p.field else ""))
-                            for p in _report_unusable(value, path))
+            problems.extend(
+                replace(p, field=f"[{index}]" + (f".{p.field}" if p.field else ""))
+                for p in _report_unusable(value, path)
+            )
             parse.flagged = False
         if value is None:
             value = Unusable("null")

@@ -87,7 +87,7 @@ def _elements(text: str, opening: re.Pattern, closing: re.Pattern, title: re.Pat
         end = closing.search(text, body)
         if end is None:
             break
-        found.append(text[body:end.start()])
+        found.append(text[body : end.start()])
         pos = end.end()
     return found
 

@@ -136,13 +136,15 @@ def read_grade(grade: dict, fields: Fields) -> Grade:
 def _read_scores(grade: dict, fields: Fields, check: bool) -> dict:
     """overall, the halves and the upper bounds; ``scores_valid`` only when all are usable."""
     if not check:  # the crash-fallback grade: its zeros are not scores
-        return dict(overall=None, deterministic=None, judge=None, overall_upper=None, judge_upper=None,
-                    scores_valid=False)
+        return dict(
+            overall=None, deterministic=None, judge=None, overall_upper=None, judge_upper=None, scores_valid=False
+        )
     breakdown = fields.mapping(grade, "breakdown", "grade.breakdown", required=True) or {}
     got = dict(
         overall=fields.number(grade, "overall", "grade.overall", lo=0, hi=1, required=True),
-        deterministic=fields.number(breakdown, "deterministic", "grade.breakdown.deterministic", lo=0, hi=1,
-                                    required=True),
+        deterministic=fields.number(
+            breakdown, "deterministic", "grade.breakdown.deterministic", lo=0, hi=1, required=True
+        ),
         judge=fields.number(breakdown, "judge", "grade.breakdown.judge", lo=0, hi=1, required=True),
     )
     valid = all(v is not None for v in got.values())
@@ -172,14 +174,16 @@ def _read_criteria(grade: dict, fields: Fields) -> tuple[Criterion, ...]:
         if not isinstance(item, dict):
             fields.report(where, f"expected an object, got {describe(item)}")
             continue
-        out.append(Criterion(
-            criterion_id=fields.string(item, "criterion_id", f"{where}.criterion_id") or f"#{index + 1}",
-            text=fields.string(item, "text", f"{where}.text", line=False, limit=2000) or "",
-            weight=fields.number(item, "weight", f"{where}.weight", lo=0, hi=1e6),
-            score=fields.number(item, "score", f"{where}.score", lo=0, hi=1),
-            reason=fields.string(item, "reason", f"{where}.reason", line=False, limit=4000) or "",
-            status=fields.string(item, "status", f"{where}.status", limit=64) or "unknown",
-        ))
+        out.append(
+            Criterion(
+                criterion_id=fields.string(item, "criterion_id", f"{where}.criterion_id") or f"#{index + 1}",
+                text=fields.string(item, "text", f"{where}.text", line=False, limit=2000) or "",
+                weight=fields.number(item, "weight", f"{where}.weight", lo=0, hi=1e6),
+                score=fields.number(item, "score", f"{where}.score", lo=0, hi=1),
+                reason=fields.string(item, "reason", f"{where}.reason", line=False, limit=4000) or "",
+                status=fields.string(item, "status", f"{where}.status", limit=64) or "unknown",
+            )
+        )
     return tuple(out)
 
 
@@ -190,15 +194,17 @@ def _read_checks(grade: dict, fields: Fields) -> tuple[Check, ...]:
         if not isinstance(item, dict):
             fields.report(where, f"expected an object, got {describe(item)}")
             continue
-        out.append(Check(
-            check_id=fields.string(item, "id", f"{where}.id") or f"#{index + 1}",
-            source=fields.string(item, "source", f"{where}.source") or "",
-            op=fields.string(item, "op", f"{where}.op") or "",
-            passed=fields.boolean(item, "passed", f"{where}.passed"),
-            weight=fields.number(item, "weight", f"{where}.weight", lo=0, hi=1e6),
-            error=fields.string(item, "error", f"{where}.error", line=False, limit=500),
-            blocked_by=fields.strings(item, "blocked_by", f"{where}.blocked_by"),
-        ))
+        out.append(
+            Check(
+                check_id=fields.string(item, "id", f"{where}.id") or f"#{index + 1}",
+                source=fields.string(item, "source", f"{where}.source") or "",
+                op=fields.string(item, "op", f"{where}.op") or "",
+                passed=fields.boolean(item, "passed", f"{where}.passed"),
+                weight=fields.number(item, "weight", f"{where}.weight", lo=0, hi=1e6),
+                error=fields.string(item, "error", f"{where}.error", line=False, limit=500),
+                blocked_by=fields.strings(item, "blocked_by", f"{where}.blocked_by"),
+            )
+        )
     return tuple(out)
 
 

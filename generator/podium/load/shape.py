@@ -95,7 +95,7 @@ def _number(value) -> bool:
 
 
 def _int(value) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool) and -(10 ** 15) < value < 10 ** 15
+    return isinstance(value, int) and not isinstance(value, bool) and -(10**15) < value < 10**15
 
 
 def _score(value) -> bool:
@@ -113,9 +113,11 @@ BOOL = Leaf("true or false", lambda v: isinstance(v, bool))
 NUMBER = Leaf("a number", lambda v: _number(v) and -1e6 < v < 1e6)
 PAIR = Leaf("[number, number]", lambda v: isinstance(v, list) and len(v) == 2 and all(NUMBER.test(x) for x in v))
 SCORE = Leaf("a score in [0, 1]", _score, float)
-CI = Leaf("[low, high] (scores, low <= high)",
-          lambda v: isinstance(v, list) and len(v) == 2 and all(map(_score, v)) and v[0] <= v[1],
-          lambda v: (float(v[0]), float(v[1])))
+CI = Leaf(
+    "[low, high] (scores, low <= high)",
+    lambda v: isinstance(v, list) and len(v) == 2 and all(map(_score, v)) and v[0] <= v[1],
+    lambda v: (float(v[0]), float(v[1])),
+)
 TIME_TEXT = Leaf("an ISO-8601 time", lambda v: isinstance(v, str) and bool(TIME.fullmatch(v)))
 DIGEST = Leaf("a digest", lambda v: isinstance(v, str) and bool(DIGEST_TEXT.fullmatch(v)))
 URL = Leaf("a site path", lambda v: isinstance(v, str) and 0 < len(v) <= 400 and bool(SITE_PATH.fullmatch(v)))
@@ -163,8 +165,11 @@ def pick(value, shape, field: str = TOP):
     if isinstance(shape, Map):
         if not isinstance(value, dict):
             raise Misfit(field, f"expected an object, got {kind(value)}")
-        return {k: pick(v, shape.shape, f"{field}.{capped(k)}") for k, v in value.items()
-                if isinstance(k, str) and (shape.keys is None or k in shape.keys)}
+        return {
+            k: pick(v, shape.shape, f"{field}.{capped(k)}")
+            for k, v in value.items()
+            if isinstance(k, str) and (shape.keys is None or k in shape.keys)
+        }
     if isinstance(shape, list):
         if not isinstance(value, list):
             raise Misfit(field, f"expected a list, got {kind(value)}")

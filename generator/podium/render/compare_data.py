@@ -26,7 +26,7 @@ from __future__ import annotations
 from importlib import resources
 
 from podium import routes
-from podium.compare import pairs_by_agent
+from podium.count.compare import pairs_by_agent
 from podium.load.published import COMPARE_AGENT_SCHEMA, COMPARE_PAIR_SCHEMA, COMPARE_SCHEMA
 from podium.model import AgentSummary, Leaderboard, Pair, PairVersion
 from podium.render.data import dump_json
@@ -107,6 +107,7 @@ def pair_data_path(pair: Pair) -> str | None:
 def _lines(head: dict, key: str, rows: list[dict]) -> bytes:
     """One JSON object: ``head``'s keys and ``key``, a list of ``rows`` one a line (keys sorted, as dump_json
     writes them), so a file of many pairs or versions reads and diffs line by line."""
+
     def value(v: object) -> str:
         return dump_json(v, indent=None).decode("utf-8").rstrip("\n")
 
@@ -123,10 +124,17 @@ def _lines(head: dict, key: str, rows: list[dict]) -> bytes:
 def compare_index(board: Leaderboard) -> bytes:
     """``compare.json``: every ranked agent with its part, and the pairs with a page, one line each."""
     pairs_of = pairs_by_agent(board.pairs)
-    agents = [{"agent": a.agent, "name": a.name, "slug": a.slug, "rank": a.rank,
-               "pairs": len(pairs_of.get(a.agent, ())),
-               "part": routes.compare_agent_data_path(a.slug) if a.agent in pairs_of else None}
-              for a in board.agents]
+    agents = [
+        {
+            "agent": a.agent,
+            "name": a.name,
+            "slug": a.slug,
+            "rank": a.rank,
+            "pairs": len(pairs_of.get(a.agent, ())),
+            "part": routes.compare_agent_data_path(a.slug) if a.agent in pairs_of else None,
+        }
+        for a in board.agents
+    ]
     shown = [pair_summary(p) for p in board.pairs if p.url is not None]
     head = {"schema": COMPARE_SCHEMA, "agents": agents}
     return _lines(head, "pairs", shown)
@@ -134,8 +142,13 @@ def compare_index(board: Leaderboard) -> bytes:
 
 def compare_agent_part(board: Leaderboard, agent: AgentSummary, pairs: list[int]) -> bytes:
     """``compare/<slug>.json``: every pair ``agent`` is in (``pairs``: their indices in ``board.pairs``)."""
-    head = {"schema": COMPARE_AGENT_SCHEMA, "agent": agent.agent, "name": agent.name, "slug": agent.slug,
-            "rank": agent.rank}
+    head = {
+        "schema": COMPARE_AGENT_SCHEMA,
+        "agent": agent.agent,
+        "name": agent.name,
+        "slug": agent.slug,
+        "rank": agent.rank,
+    }
     return _lines(head, "pairs", [pair_summary(board.pairs[i]) for i in pairs])
 
 

@@ -11,7 +11,8 @@ import re
 from datetime import UTC, datetime
 from importlib import resources
 
-from podium import __version__, routes, verdicts
+from podium import __version__, routes
+from podium.count import verdicts
 from podium.load.published import RUNS_SCHEMA, SUMMARY_SCHEMA
 from podium.model import (
     AgentSummary,
@@ -22,13 +23,31 @@ from podium.model import (
     RunRecord,
     iso_utc,
 )
-from podium.numbers import ledger_texts
 from podium.render.gzipped import gzip_bytes
+from podium.words.figures_text import ledger_texts
 
 LEDGER_COLUMNS = (
-    "run_id", "date", "agent", "agent_name", "mission", "version", "older", "kind", "status",
-    "overall", "overall_upper", "deterministic", "judge", "judge_upper", "judge_status",
-    "judge_model", "model_declared", "models_reported", "started_at", "completed_at", "url",
+    "run_id",
+    "date",
+    "agent",
+    "agent_name",
+    "mission",
+    "version",
+    "older",
+    "kind",
+    "status",
+    "overall",
+    "overall_upper",
+    "deterministic",
+    "judge",
+    "judge_upper",
+    "judge_status",
+    "judge_model",
+    "model_declared",
+    "models_reported",
+    "started_at",
+    "completed_at",
+    "url",
 )
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 # A spreadsheet that splits on ";" (the list separator of most of continental Europe) starts a cell after
@@ -40,8 +59,14 @@ _CSV_QUOTED = re.compile(r'[,";\r\n]')  # RFC 4180's, and ";" so a reader that s
 
 def dump_json(value: object, *, indent: int | None = 2) -> bytes:
     """Canonical JSON bytes: sorted keys, finite numbers only, trailing newline."""
-    text = json.dumps(value, sort_keys=True, allow_nan=False, ensure_ascii=False, indent=indent,
-                      separators=(",", ": ") if indent else (",", ":"))
+    text = json.dumps(
+        value,
+        sort_keys=True,
+        allow_nan=False,
+        ensure_ascii=False,
+        indent=indent,
+        separators=(",", ": ") if indent else (",", ":"),
+    )
     return (text + "\n").encode("utf-8")
 
 
@@ -73,8 +98,7 @@ def agent_dict(agent: AgentSummary) -> dict:
         "url": agent.url,
         "scope": agent.scope,
         "missions": [
-            {"mission": m.mission, "version": m.version, "current": m.current, "url": m.url,
-             **figures_dict(m.figures)}
+            {"mission": m.mission, "version": m.version, "current": m.current, "url": m.url, **figures_dict(m.figures)}
             for m in agent.missions
         ],
         **figures_dict(agent.figures),
@@ -95,9 +119,15 @@ def progress_headline(progress, slug: str) -> dict:
     shift, what changed with the new values, the tally over missions) and its progress file's url."""
     top = verdicts.headline(progress)
     step = progress.newest_step
-    return {"verdict": top["verdict"], "shift": top["shift"], "changed": top["changed"], "tally": top["tally"],
-            "to": {name: step.to.as_json()[name] for name in step.changed} if step else {},
-            "reason": top["reason"], "url": routes.progress_path(slug)}
+    return {
+        "verdict": top["verdict"],
+        "shift": top["shift"],
+        "changed": top["changed"],
+        "tally": top["tally"],
+        "to": {name: step.to.as_json()[name] for name in step.changed} if step else {},
+        "reason": top["reason"],
+        "url": routes.progress_path(slug),
+    }
 
 
 def progress_file(board: Leaderboard, index: int) -> bytes:
@@ -118,8 +148,14 @@ def mission_dict(mission: MissionVersionSummary) -> dict:
         "url": mission.url,
         "judge_vs_checks": mission.judge_vs_checks,
         "agents": [
-            {"agent": a.agent, "name": a.name, "url": a.url, "median": a.median, "in_median": a.in_median,
-             "runs": a.runs}
+            {
+                "agent": a.agent,
+                "name": a.name,
+                "url": a.url,
+                "median": a.median,
+                "in_median": a.in_median,
+                "runs": a.runs,
+            }
             for a in mission.agents
         ],
         **figures_dict(mission.figures),
@@ -136,8 +172,14 @@ def model_dict(model: ModelSummary) -> dict:
         "provisional": model.provisional,
         "agents": list(model.agents),
         "members": [
-            {"agent": a.agent, "name": a.name, "url": a.url, "median": a.median, "in_median": a.in_median,
-             "runs": a.runs}
+            {
+                "agent": a.agent,
+                "name": a.name,
+                "url": a.url,
+                "median": a.median,
+                "in_median": a.in_median,
+                "runs": a.runs,
+            }
             for a in model.members
         ],
         **figures_dict(model.figures),
@@ -149,8 +191,7 @@ def summary_dict(board: Leaderboard, generated_at: int | None = None) -> dict:
         "schema": SUMMARY_SCHEMA,
         "generator": {"name": "podium", "version": __version__},
         "source": {"runs_read": board.runs_read, "inputs_digest": board.inputs_digest},
-        "totals": {"runs": board.totals.runs, "not_a_run": board.totals.not_a_run,
-                   "counts": dict(board.totals.counts)},
+        "totals": {"runs": board.totals.runs, "not_a_run": board.totals.not_a_run, "counts": dict(board.totals.counts)},
         "agents": ranked_agents(board),
         "agents_older": [agent_dict(a) for a in board.agents_older],
         "missions": [mission_dict(m) for m in board.missions],
@@ -217,7 +258,8 @@ def summary_schema() -> bytes:
     return resources.files("podium").joinpath("summary.schema.json").read_bytes()
 
 
-# ---------------------------------------------------------------- the ledger, in parts (ledger.py)
+# ---------------------------------------------------------------- the ledger, in parts (count/ledger.py)
+
 
 def ledger_index(board: Leaderboard, generated_at: int | None = None) -> bytes:
     """``runs.json``: the ledger's index, every part in every format (the whole ledger is their union)."""
@@ -227,9 +269,20 @@ def ledger_index(board: Leaderboard, generated_at: int | None = None) -> bytes:
         "generator": {"name": "podium", "version": __version__},
         "runs": len(board.runs),
         "columns": list(LEDGER_COLUMNS),
-        "parts": [{"agent": p.agent, "agent_name": p.agent_name, "mission": p.mission, "part": p.number,
-                   "runs": len(p.runs), "kinds": dict(p.kinds), "first": p.first, "last": p.last, **p.paths}
-                  for p in (ledger.parts if ledger else ())],
+        "parts": [
+            {
+                "agent": p.agent,
+                "agent_name": p.agent_name,
+                "mission": p.mission,
+                "part": p.number,
+                "runs": len(p.runs),
+                "kinds": dict(p.kinds),
+                "first": p.first,
+                "last": p.last,
+                **p.paths,
+            }
+            for p in (ledger.parts if ledger else ())
+        ],
     }
     if generated_at is not None:
         out["generated_at"] = iso_utc(datetime.fromtimestamp(generated_at, UTC))
@@ -247,8 +300,10 @@ def part_jsonl(board: Leaderboard, index: int) -> bytes:
     ``pandas.read_json(..., lines=True)``, DuckDB's ``read_json_auto``, ``jq`` and ``json.loads`` per line
     read one row per run, and parts concatenate (podium.runs/4; /3 wrote one document of array rows,
     which data tools read as one row per part)."""
-    lines = [json.dumps(ledger_row(board.runs[i]), ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-             for i in board.ledger.parts[index].runs]
+    lines = [
+        json.dumps(ledger_row(board.runs[i]), ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        for i in board.ledger.parts[index].runs
+    ]
     return ("\n".join(lines) + "\n").translate(_LINE_BREAKS).encode("utf-8")
 
 
@@ -278,25 +333,44 @@ def runs_schema() -> bytes:
 # JSON (astral characters as surrogate pairs, which JavaScript reads back) with every ``<`` escaped,
 # so no name can close a script element or start a comment.
 
+
 def _script(call: str, value: object) -> bytes:
-    body = json.dumps(value, sort_keys=True, allow_nan=False, ensure_ascii=True,
-                      separators=(",", ":")).replace("<", "\\u003c")
+    body = json.dumps(value, sort_keys=True, allow_nan=False, ensure_ascii=True, separators=(",", ":")).replace(
+        "<", "\\u003c"
+    )
     return f"{call}({body});\n".encode("ascii")
 
 
 def ledger_index_script(board: Leaderboard) -> bytes:
     """``ledger.js``: what the ledger page needs to choose the parts a filter loads."""
     parts = board.ledger.parts if board.ledger else ()
-    return _script("podiumLedger.index", {
-        "runs": len(board.runs),
-        "columns": ["agent", "slug", "mission", "runs", "kinds", "first", "last", "script"],
-        "parts": [[p.agent_name, p.agent_slug, p.mission, len(p.runs), p.kinds, p.first, p.last, p.paths["script"]]
-                  for p in parts],
-    })
+    return _script(
+        "podiumLedger.index",
+        {
+            "runs": len(board.runs),
+            "columns": ["agent", "slug", "mission", "runs", "kinds", "first", "last", "script"],
+            "parts": [
+                [p.agent_name, p.agent_slug, p.mission, len(p.runs), p.kinds, p.first, p.last, p.paths["script"]]
+                for p in parts
+            ],
+        },
+    )
 
 
-LEDGER_CELLS = ("run", "url", "date", "version", "kind", "status", "overall", "overall_text", "deterministic",
-                "deterministic_text", "judge", "judge_text")
+LEDGER_CELLS = (
+    "run",
+    "url",
+    "date",
+    "version",
+    "kind",
+    "status",
+    "overall",
+    "overall_text",
+    "deterministic",
+    "deterministic_text",
+    "judge",
+    "judge_text",
+)
 
 
 def part_script(board: Leaderboard, index: int) -> bytes:
@@ -308,11 +382,20 @@ def part_script(board: Leaderboard, index: int) -> bytes:
     versions = {r.version: [r.mission_url or "", r.older] for r in reversed(records)}
     pages: dict[str, int] = {}
     rows = [ledger_cells(r, pages) for r in records]
-    return _script("podiumLedger.part", {
-        "script": part.paths["script"], "agent": part.agent_name, "slug": part.agent_slug,
-        "agent_url": records[0].agent_url or "",
-        "mission": part.mission, "versions": versions, "pages": list(pages), "columns": list(LEDGER_CELLS),
-        "rows": rows})
+    return _script(
+        "podiumLedger.part",
+        {
+            "script": part.paths["script"],
+            "agent": part.agent_name,
+            "slug": part.agent_slug,
+            "agent_url": records[0].agent_url or "",
+            "mission": part.mission,
+            "versions": versions,
+            "pages": list(pages),
+            "columns": list(LEDGER_CELLS),
+            "rows": rows,
+        },
+    )
 
 
 def ledger_cells(record: RunRecord, pages: dict[str, int]) -> list:
@@ -323,6 +406,17 @@ def ledger_cells(record: RunRecord, pages: dict[str, int]) -> list:
     url: int | None = None
     if record.url != routes.run_path(record.run_id):
         url = pages.setdefault(record.url.partition("#")[0], len(pages))  # ledger.anchor(): <page>#run-<id>
-    return [record.run_id, url, iso_utc(record.when) or "", record.version, record.kind, record.status,
-            record.overall, cells["overall"], record.deterministic, cells["deterministic"], record.judge,
-            cells["judge"]]
+    return [
+        record.run_id,
+        url,
+        iso_utc(record.when) or "",
+        record.version,
+        record.kind,
+        record.status,
+        record.overall,
+        cells["overall"],
+        record.deterministic,
+        cells["deterministic"],
+        record.judge,
+        cells["judge"],
+    ]

@@ -2,7 +2,7 @@
 
 Deflate's output is not defined by the format: zlib, zlib-ng (the zlib of Fedora, Arch and some Python
 builds) and patched or hardware-assisted zlibs each compress the same input to other, equally valid
-bytes. A cached part (cache.py keeps each file's key and bytes) made by one of them must not be kept by a
+bytes. A cached part (cache/store.py keeps each file's key and bytes) made by one of them must not be kept by a
 build that runs another, or an incremental build would differ from a clean one on the same runner. So:
 
 - :func:`gzip_bytes` writes the gzip wrapper itself (no name, no time, OS "unknown", as Python's
@@ -49,10 +49,12 @@ def _probe() -> bytes:
     lines = []
     for n in range(400):
         h = hashlib.sha256(str(n).encode()).hexdigest()
-        lines.append(f'{{"run_id":"{h[:32]}","date":"2026-{1 + n % 12:02d}-{1 + n % 28:02d}T{n % 24:02d}:{h[32:34]}:'
-                     f'00Z","agent":"{h[40:48]}","agent_name":"agent {n % 17}","mission":"mission-{n % 5}",'
-                     f'"version":"1.{n % 3}.0","older":{"true" if n % 7 == 0 else "false"},"kind":"graded",'
-                     f'"overall":0.{int(h[50:54], 16)},"judge":{"null" if n % 9 == 0 else "0." + h[56:58]}}}')
+        lines.append(
+            f'{{"run_id":"{h[:32]}","date":"2026-{1 + n % 12:02d}-{1 + n % 28:02d}T{n % 24:02d}:{h[32:34]}:'
+            f'00Z","agent":"{h[40:48]}","agent_name":"agent {n % 17}","mission":"mission-{n % 5}",'
+            f'"version":"1.{n % 3}.0","older":{"true" if n % 7 == 0 else "false"},"kind":"graded",'
+            f'"overall":0.{int(h[50:54], 16)},"judge":{"null" if n % 9 == 0 else "0." + h[56:58]}}}'
+        )
     return ("\n".join(lines) + "\n").encode("ascii")
 
 

@@ -70,8 +70,10 @@ def _bounded(text: str) -> tuple[str, str]:
 
 def render_content(pages: tuple) -> tuple:
     """Content pages (load/content.py) with their Markdown bodies rendered."""
-    return tuple(replace(page, html=render_markdown(page.body), description=page.description or plain_lead(page.body))
-                 for page in pages)
+    return tuple(
+        replace(page, html=render_markdown(page.body), description=page.description or plain_lead(page.body))
+        for page in pages
+    )
 
 
 def render_markdown(text: str) -> Markup:

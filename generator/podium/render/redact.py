@@ -53,7 +53,8 @@ _SHAPES = [
 _BEARER = re.compile(r"(?i)\b(bearer|token)(\s+)[A-Za-z0-9._~+/=-]{12,}")
 _KEYWORD = re.compile(
     r"(?i)\b(password|passwd|pwd|secret|api[_-]?key|access[_-]?key|auth[_-]?token|client[_-]?secret)"
-    r"(\s*[=:]\s*)(\"[^\"\n]*\"|'[^'\n]*'|[^\s,;]+)")
+    r"(\s*[=:]\s*)(\"[^\"\n]*\"|'[^'\n]*'|[^\s,;]+)"
+)
 # The scheme must start its run of scheme characters (linear time, see the jwt shape).
 _USERINFO = re.compile(r"(?i)(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*://)[^/\s@:]+(?::[^/\s@]*)?@")
 
@@ -61,7 +62,7 @@ _USERINFO = re.compile(r"(?i)(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*://)[^/\s@:]+(?::
 # match starts with or contains) followed by what the pattern needs next, so a step whose gate
 # fails is skipped: most texts hold no anchor at all, and a scan costs far more than a substring
 # test. Every gate is a necessary condition for its pattern to match, tested on the text as it
-# is at that step, so skipping never changes the result (tests/test_redact.py compares with the
+# is at that step, so skipping never changes the result (tests/render/test_redact.py compares with the
 # ungated steps). The tests run on the text's UTF-8 bytes (an ASCII anchor is in the text
 # exactly when it is in its UTF-8 form, and byte searches are fast); the case-insensitive
 # patterns' anchors on those bytes lower-cased, with the four non-ASCII characters that
@@ -81,15 +82,19 @@ _FOLDS = ((b"\xc4\xb0", b"i"), (b"\xc4\xb1", b"i"), (b"\xc5\xbf", b"s"), (b"\xe2
 _SPACE = rb"[\t\n\x0b\x0c\r\x1c-\x1f \x80-\xff]"  # what str's \s matches, any non-ASCII byte
 # (words, what must follow one; a prefix of the pattern's continuation, loosened as above)
 _BEARER_GATE = ((b"bearer", b"token"), re.compile(_SPACE))
-_KEYWORD_GATE = ((b"passw", b"pwd", b"secret", b"key", b"token"),  # each keyword's last word ("passw"+"ord"/"d")
-                 re.compile(rb"(?:ord|d)?" + _SPACE + rb"*[=:]"))
+_KEYWORD_GATE = (
+    (b"passw", b"pwd", b"secret", b"key", b"token"),  # each keyword's last word ("passw"+"ord"/"d")
+    re.compile(rb"(?:ord|d)?" + _SPACE + rb"*[=:]"),
+)
 _USERINFO_GATE = ((b"://",), re.compile(rb"[^/\s@:]+(?::[^/\s@]*)?@"))
 
 
 # Every anchor above, lower-cased (a text that holds none needs no step but the literal values).
-_ANY_ANCHOR = re.compile(rb"-----begin |a[ks]ia|gh[pousr]_|github_pat_|sk-|xox[abposr]-|eyj|(?:flag|ctf)\{|bearer|"
-                         rb"token|"
-                         rb"passw|pwd|secret|key|://")
+_ANY_ANCHOR = re.compile(
+    rb"-----begin |a[ks]ia|gh[pousr]_|github_pat_|sk-|xox[abposr]-|eyj|(?:flag|ctf)\{|bearer|"
+    rb"token|"
+    rb"passw|pwd|secret|key|://"
+)
 _SHORT = 1024
 
 
@@ -151,8 +156,12 @@ def _userinfo(text: str) -> str:
 
 
 # Every step after the literal values, in order, by name.
-_STEPS = {**{name: _shape_step(name, pattern) for name, pattern in _SHAPES},
-          "token": _bearer, "keyword": _keyword, "userinfo": _userinfo}
+_STEPS = {
+    **{name: _shape_step(name, pattern) for name, pattern in _SHAPES},
+    "token": _bearer,
+    "keyword": _keyword,
+    "userinfo": _userinfo,
+}
 _STEP_NAMES = tuple(_STEPS)
 
 
@@ -164,10 +173,12 @@ def _shape_cuts(name: str, pattern: re.Pattern):
 # Each step of _STEPS as the cuts it makes in a text: (start, end, what replaces text[start:end]), in
 # order; replacing them gives what the step's substitution gives (the part a step keeps, such as
 # ``password=`` before a redacted value, is left out of its cut).
-_STEP_CUTS = {**{name: _shape_cuts(name, pattern) for name, pattern in _SHAPES},
-              "token": lambda text: [(m.end(2), m.end(), "[REDACTED:token]") for m in _BEARER.finditer(text)],
-              "keyword": lambda text: [(m.end(2), m.end(), "[REDACTED:keyword]") for m in _KEYWORD.finditer(text)],
-              "userinfo": lambda text: [(m.end(1), m.end(), "") for m in _USERINFO.finditer(text)]}
+_STEP_CUTS = {
+    **{name: _shape_cuts(name, pattern) for name, pattern in _SHAPES},
+    "token": lambda text: [(m.end(2), m.end(), "[REDACTED:token]") for m in _BEARER.finditer(text)],
+    "keyword": lambda text: [(m.end(2), m.end(), "[REDACTED:keyword]") for m in _KEYWORD.finditer(text)],
+    "userinfo": lambda text: [(m.end(1), m.end(), "") for m in _USERINFO.finditer(text)],
+}
 
 
 def _literal_cuts(pattern: re.Pattern | None):
@@ -341,12 +352,20 @@ def exposed_values(run) -> tuple[str, ...]:
     if not run.secrets:
         return ()
     conditions = run.conditions
-    names = [*run.models_reported, run.model_declared, run.grade.judge_status if run.grade else None,
-             conditions.judge_model if conditions else None, conditions.model if conditions else None]
+    names = [
+        *run.models_reported,
+        run.model_declared,
+        run.grade.judge_status if run.grade else None,
+        conditions.judge_model if conditions else None,
+        conditions.model if conditions else None,
+    ]
     text = "\n".join(n for n in names if n)
     # every form of a value is at least as long as the value: a longer one cannot occur in the names
-    return tuple(v for v in run.secrets
-                 if len(v) <= len(text) and any(form in text for form in literal_forms((v,)))) if text else ()
+    return (
+        tuple(v for v in run.secrets if len(v) <= len(text) and any(form in text for form in literal_forms((v,))))
+        if text
+        else ()
+    )
 
 
 class Redactor:
@@ -385,9 +404,11 @@ class Redactor:
         for name in steps:
             where = None  # (the bytes searched, where the gate holds in them); None: every text
             if name == "value":
-                hit = (any(form in data for form in self._literal_bytes)
-                       if len(self._literal_bytes) <= 32 and len(data) >= _SHORT
-                       else self._literal_re.search(joined) is not None)
+                hit = (
+                    any(form in data for form in self._literal_bytes)
+                    if len(self._literal_bytes) <= 32 and len(data) >= _SHORT
+                    else self._literal_re.search(joined) is not None
+                )
             elif name in _ANCHORS:
                 byte, anchors = _ANCHORS[name]
                 hit = byte in data and anchors.search(data) is not None
@@ -408,8 +429,9 @@ class Redactor:
                 continue
             step = self._literal if name == "value" else _STEPS[name]
             changed = list(texts)
-            for number in (range(len(texts)) if where is None or len(texts) == 1
-                           else _texts_at(where[0], where[1], len(texts))):
+            for number in (
+                range(len(texts)) if where is None or len(texts) == 1 else _texts_at(where[0], where[1], len(texts))
+            ):
                 if texts[number]:
                     changed[number] = step(texts[number])
             if changed != texts:
@@ -496,7 +518,7 @@ class RunRedactor:
 class Screen:
     """Whether a text holds nothing a page would redact: the configured literals and the answers known
     (answer-shaped ones, :func:`is_answer`, as pages redact them), a run's own values, every secret
-    shape, in every spelling. What the build cache may keep is screened so (cache.py ``may_keep``):
+    shape, in every spelling. What the build cache may keep is screened so (cache/store.py ``may_keep``):
     it must hold no more than the site does. Answers are added as a build meets them."""
 
     FRESH = 64  # answers learned since the last full redactor are screened by one of their own up to this many
@@ -572,8 +594,11 @@ class Redaction:
         if not isinstance(answers, Mapping):
             answers = Answers.of(answers).by_mission
         self.base = Redactor(self.configured)
-        self._missions = {m: Redactor(self.configured + tuple(sorted(v for v in a if is_answer(v))))
-                          for m, a in sorted(answers.items()) if any(is_answer(v) for v in a)}
+        self._missions = {
+            m: Redactor(self.configured + tuple(sorted(v for v in a if is_answer(v))))
+            for m, a in sorted(answers.items())
+            if any(is_answer(v) for v in a)
+        }
         self._digests = {m: _digest(r.values) for m, r in self._missions.items()}
         self._base_digest = _digest(self.configured)
         self._anywhere: dict[str, str] = {}
@@ -640,7 +665,7 @@ def literal_pattern(literals: list[str]) -> re.Pattern | None:
 def _trie_regex(node: dict) -> str:
     parts = []
     while len(node) == 1 and "" not in node:  # a chain of single characters: no group needed
-        (char, node), = node.items()
+        ((char, node),) = node.items()
         parts.append(re.escape(char))
     branches = [re.escape(char) + _trie_regex(child) for char, child in sorted(node.items()) if char]
     if branches:

@@ -1,6 +1,6 @@
 """A run's report.md for its page: read from the export again (not kept in memory), rendered safely.
 
-A rendered report is cached (cache.py) under its key (cache.Keys.report: the report's
+A rendered report is cached (cache/store.py) under its key (cache.Keys.report: the report's
 bytes, the run's redaction fingerprint, podium's code and the Markdown engines' versions),
 so a rebuild renders only new or changed reports, and a new answer for a mission
 re-renders every report of that mission.
@@ -13,10 +13,10 @@ from pathlib import Path
 
 from markupsafe import Markup
 
-from podium.cache import NO_CACHE, NO_KEYS, Keys, NoCache
 from podium.load.files import read_file
 from podium.model import Problem, Run, RunRecord
 from podium.render import reportmd
+from podium.render.cached import NO_KEYS, NO_STORE, FileKeys, Store
 from podium.render.markdown import render_report
 from podium.render.redact import Redaction
 
@@ -24,8 +24,14 @@ from podium.render.redact import Redaction
 class ReportRenderer:
     """report.md -> HTML with the withheld sections cut and every text redacted for its run."""
 
-    def __init__(self, roots: Path | list[Path], limit: int, redaction: Redaction, cache: NoCache = NO_CACHE,
-                 keys: Keys = NO_KEYS):
+    def __init__(
+        self,
+        roots: Path | list[Path],
+        limit: int,
+        redaction: Redaction,
+        cache: Store = NO_STORE,
+        keys: FileKeys = NO_KEYS,
+    ):
         self.roots = roots if isinstance(roots, list) else [roots]
         self.limit = limit
         self.redaction = redaction

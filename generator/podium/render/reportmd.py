@@ -32,7 +32,7 @@ with the same guarantees, in one loop without recursion:
 - **Bounded**: elements nested deeper than :data:`MAX_DEPTH` are not written as elements
   (their text still is); the caller caps the input size and escapes ``[`` floods.
 
-tests/test_reportmd.py compares the output with markdown-it-py's on the real sample reports
+tests/render/test_reportmd.py compares the output with markdown-it-py's on the real sample reports
 and lists every construct rendered differently.
 """
 
@@ -66,7 +66,8 @@ _TAG_START = re.compile(r"<(?=[A-Za-z/!?])")
 _AUTOLINK = re.compile(
     r"<(?:[A-Za-z][A-Za-z0-9+.-]{1,31}:[^\x00-\x20<>]*"
     r"|[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
-    r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*)>")
+    r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*)>"
+)
 _LONE_TILDE = re.compile(r"(?<!~)~(?!~)")
 _SURROGATES = re.compile("[\ud800-\udfff]")
 _LINE_START = re.compile(r"\n[ \t>]*")
@@ -107,15 +108,21 @@ def prepare(text: str) -> tuple[str, dict[str, str]]:
     if "\x00" in text:
         text = text.replace("\x00", "\ufffd")  # as CommonMark (and markdown-it-py) do
     if "<" in text and (lt := _standin(text, _LT_STANDINS)) is not None:
+
         def tag(match: re.Match) -> str:
             at = match.start()
             before = at
             while before > 0 and text[before - 1] in " \t":
                 before -= 1
-            if (_odd_backslashes(text, at) or _AUTOLINK.match(text, at)
-                    or text[before - 1:before] == "(" or text[before - 2:before] == "]:"):
+            if (
+                _odd_backslashes(text, at)
+                or _AUTOLINK.match(text, at)
+                or text[before - 1 : before] == "("
+                or text[before - 2 : before] == "]:"
+            ):
                 return "<"
             return lt
+
         replaced = _TAG_START.sub(tag, text)
         if replaced != text:
             back[lt] = "<"
@@ -140,8 +147,11 @@ def _restore(text: str, back: dict[str, str]) -> str:
 def _escape_refused_definitions(text: str, back: dict[str, str]) -> str:
     """Escape the ``[`` of every link definition whose destination would be refused, so that it
     is paragraph text (as markdown-it-py reads it) and nothing can link to it."""
-    starts = [d["span"]["start"] for d in _PARSER.reference_definitions(text).values()
-              if not validateLink(normalizeLink(_restore(d["dest"], back)))]
+    starts = [
+        d["span"]["start"]
+        for d in _PARSER.reference_definitions(text).values()
+        if not validateLink(normalizeLink(_restore(d["dest"], back)))
+    ]
     if not starts:
         return text
     data = text.encode("utf-8", "surrogatepass")
@@ -220,7 +230,7 @@ def _own_text(events: list, start: int) -> str:
         elif event is None:
             break
         else:
-            (kind, value), = event.items()
+            ((kind, value),) = event.items()
             if kind == "Text" or kind == "Code" or kind == "InlineHtml":
                 parts.append(value)
             elif (value if value.__class__ is str else next(iter(value))) not in _INLINE:
@@ -243,7 +253,7 @@ def _may_name_section(source: str) -> bool:
             end = lower.find(b"\n", at)
             end = len(lower) if end < 0 else end
             if rest.match(lower, at + len(word), end):  # (a quick look before the exact one)
-                title = _heading_title(lower[lower.rfind(b"\n", 0, at) + 1:end].decode("utf-8", "replace"))
+                title = _heading_title(lower[lower.rfind(b"\n", 0, at) + 1 : end].decode("utf-8", "replace"))
                 if title in DROPPED_SECTIONS or title == CHECKS_SECTION:
                     return True
             at = lower.find(word, end)
@@ -262,7 +272,8 @@ def _named_sections(text: str) -> set[str]:
     for number, line in enumerate(lines):
         title = _heading_title(line)
         if (title in DROPPED_SECTIONS or title == CHECKS_SECTION) and (
-                number + 1 == len(lines) or _UNDERLINE.match(lines[number + 1])):
+            number + 1 == len(lines) or _UNDERLINE.match(lines[number + 1])
+        ):
             named.add(title)
     return named
 
@@ -323,8 +334,10 @@ class _Sources:
         whole = self.ranges[start]
         if end == start + 1:  # no content
             return self._text(whole["start"], whole["end"]), ""
-        return (self._text(whole["start"], self.ranges[start + 1]["start"]),
-                self._text(self.ranges[end - 1]["end"], whole["end"]))
+        return (
+            self._text(whole["start"], self.ranges[start + 1]["start"]),
+            self._text(self.ranges[end - 1]["end"], whole["end"]),
+        )
 
     def _text(self, start: int, end: int) -> str:
         text = self.data[start:end].decode("utf-8", "replace")
@@ -381,7 +394,7 @@ def _redact_blocks(red: list[str], inline: list[tuple[int, int]], redact: Callab
             continue
         cuts = cuts_of(before) if cuts_of is not None else None
         if cuts is None or apply_cuts(before, cuts) != after:  # (a redactor that cannot say where): the whole
-            red[numbers[0]] = after                            # block's text in its first place
+            red[numbers[0]] = after  # block's text in its first place
             for n in numbers[1:]:
                 red[n] = ""
             continue
@@ -493,8 +506,12 @@ def render(text: str, redact: Callable[[str], str], top: int = 2) -> str:
             continue
         value = event.get("Start")
         if value is not None:
-            if (value == "TableRow" or value == "TableHead") and not hidden and not dropping \
-                    and len(stack) < MAX_DEPTH - 1:
+            if (
+                (value == "TableRow" or value == "TableHead")
+                and not hidden
+                and not dropping
+                and len(stack) < MAX_DEPTH - 1
+            ):
                 # the common case first: a row of cells of plain text, written at once
                 column = -1
                 if value == "TableHead":
@@ -545,7 +562,7 @@ def render(text: str, redact: Callable[[str], str], top: int = 2) -> str:
                     stack.append("</th>\n" if cell[2] == "h" else "</td>\n")
                 continue
             if value.__class__ is dict:
-                (tag, data), = value.items()
+                ((tag, data),) = value.items()
             else:
                 tag, data = value, None
             if tag == "Heading" and data["level"] in ("H1", "H2"):
@@ -701,8 +718,11 @@ def render(text: str, redact: Callable[[str], str], top: int = 2) -> str:
                 levels.append(level)
                 h = min(top + len(levels) - 1, 6)
                 following = events[index]
-                if following.__class__ is dict and "Text" in following \
-                        and events[index + 1] == {"End": {"Heading": data["level"]}}:
+                if (
+                    following.__class__ is dict
+                    and "Text" in following
+                    and events[index + 1] == {"End": {"Heading": data["level"]}}
+                ):
                     emit(f"<h{h}>\0</h{h}>\n")  # the common case: one text
                     keep(_restore(following["Text"], back) if back else following["Text"])
                     index += 2

@@ -57,8 +57,12 @@ def public_board_and_pairs(board: Leaderboard, redaction: Redaction) -> tuple[Le
         return tuple(sorted({redaction.anywhere(names.get(v, v)) for v in values}))
 
     def figures(fig: Figures) -> Figures:
-        return replace(fig, models_reported=published(fig.models_reported),
-                       models_declared=published(fig.models_declared), judge_models=published(fig.judge_models))
+        return replace(
+            fig,
+            models_reported=published(fig.models_reported),
+            models_declared=published(fig.models_declared),
+            judge_models=published(fig.judge_models),
+        )
 
     def model_key(key: str) -> str:  # compare.md §2: reported names joined with " + ", or "<declared> (declared)"
         # Longest names first: a name inside a longer one is then still replaced in what the longer
@@ -78,17 +82,27 @@ def public_board_and_pairs(board: Leaderboard, redaction: Redaction) -> tuple[Le
 
     def configuration(conf: Configuration) -> Configuration:  # its model names as the runs publish them
         if conf not in configurations:
-            shown = replace(conf, model=model_key(conf.model) if conf.model else conf.model,
-                            judge_model=model_key(conf.judge_model) if conf.judge_model else conf.judge_model)
+            shown = replace(
+                conf,
+                model=model_key(conf.model) if conf.model else conf.model,
+                judge_model=model_key(conf.judge_model) if conf.judge_model else conf.judge_model,
+            )
             configurations[conf] = conf if shown == conf else shown
         return configurations[conf]
 
-    runs = tuple(r if r.configuration is None or (c := configuration(r.configuration)) is r.configuration
-                 else replace(r, configuration=c) for r in runs)
+    runs = tuple(
+        r
+        if r.configuration is None or (c := configuration(r.configuration)) is r.configuration
+        else replace(r, configuration=c)
+        for r in runs
+    )
 
     def agent(summary):
-        return replace(summary, figures=figures(summary.figures),
-                       missions=tuple(replace(m, figures=figures(m.figures)) for m in summary.missions))
+        return replace(
+            summary,
+            figures=figures(summary.figures),
+            missions=tuple(replace(m, figures=figures(m.figures)) for m in summary.missions),
+        )
 
     def judge_model(name: str) -> str:
         return redaction.anywhere(names.get(name) or name)
@@ -112,7 +126,7 @@ def public_board_and_pairs(board: Leaderboard, redaction: Redaction) -> tuple[Le
 
 # The text fields of a pair and of its versions that are not names a harness or a judge wrote: ids, slugs,
 # paths, mission names and versions (identities, published as they are everywhere), verdicts. Every other
-# text field is a model name and goes through _public_pair (tests/test_compare_secrets.py holds this list
+# text field is a model name and goes through _public_pair (tests/render/test_compare_secrets.py holds this list
 # against the dataclasses, so a new field must be placed on one side).
 PAIR_IDENTITY_FIELDS = frozenset({"a", "b", "a_name", "b_name", "url", "verdicts"})
 PAIR_VERSION_IDENTITY_FIELDS = frozenset({"mission", "version", "url", "verdict"})
@@ -123,11 +137,20 @@ def _public_pair(pair: Pair, model_key, judge_model) -> Pair:
     rules) and each version's judge models redacted as the runs' own are; the flags are computed on the
     names as recorded (two judge models that redact alike still differ) and name versions and agent ids only.
     The lists keep their length, so a redacted pair still shows how many models a side ran."""
-    versions = tuple(_changed(v, judge_models_a=tuple(judge_model(m) for m in v.judge_models_a),
-                              judge_models_b=tuple(judge_model(m) for m in v.judge_models_b))
-                     for v in pair.versions)
-    return _changed(pair, models_a=tuple(model_key(k) for k in pair.models_a),
-                    models_b=tuple(model_key(k) for k in pair.models_b), versions=versions)
+    versions = tuple(
+        _changed(
+            v,
+            judge_models_a=tuple(judge_model(m) for m in v.judge_models_a),
+            judge_models_b=tuple(judge_model(m) for m in v.judge_models_b),
+        )
+        for v in pair.versions
+    )
+    return _changed(
+        pair,
+        models_a=tuple(model_key(k) for k in pair.models_a),
+        models_b=tuple(model_key(k) for k in pair.models_b),
+        versions=versions,
+    )
 
 
 def _configurations_replaced(value, public):
@@ -158,8 +181,9 @@ def _public_problem(problem: Problem, redaction: Redaction, by_directory: dict[s
     return Problem(problem.path, problem.field, redaction.anywhere(message))
 
 
-def _public_record(record: RunRecord, redaction: Redaction, names: dict[str, str],
-                   seen: dict[tuple[str, str], str]) -> RunRecord:
+def _public_record(
+    record: RunRecord, redaction: Redaction, names: dict[str, str], seen: dict[tuple[str, str], str]
+) -> RunRecord:
     """The record with every name it publishes redacted and no own values; the same object when
     nothing changes (most runs: a history's records are not copied)."""
     if record.exposed:
@@ -172,6 +196,7 @@ def _public_record(record: RunRecord, redaction: Redaction, names: dict[str, str
             if key not in seen:
                 seen[key] = mission(text)
             return seen[key]
+
     reported = tuple(redact(m) for m in record.models_reported)
     declared = redact(record.model_declared) if record.model_declared else record.model_declared
     judge_model = redact(record.judge_model) if record.judge_model else record.judge_model
@@ -185,8 +210,14 @@ def _public_record(record: RunRecord, redaction: Redaction, names: dict[str, str
             changed = True
     if not changed and status == record.judge_status and not record.exposed:
         return record
-    return replace(record, models_reported=reported, model_declared=declared, judge_model=judge_model,
-                   judge_status=status, exposed=())
+    return replace(
+        record,
+        models_reported=reported,
+        model_declared=declared,
+        judge_model=judge_model,
+        judge_status=status,
+        exposed=(),
+    )
 
 
 def _status(status: str | None, redact) -> str | None:
@@ -198,8 +229,14 @@ def _redacted_conditions(conditions: Conditions | None, redact) -> Conditions | 
     """Every free-text field of the run's conditions through the run's redactor."""
     if conditions is None:
         return None
-    return _changed(conditions, **{name: redact(value) for name in _CONDITION_TEXTS
-                                   if isinstance(value := getattr(conditions, name), str) and value})
+    return _changed(
+        conditions,
+        **{
+            name: redact(value)
+            for name in _CONDITION_TEXTS
+            if isinstance(value := getattr(conditions, name), str) and value
+        },
+    )
 
 
 _CONDITION_TEXTS = ("model", "judge_model", "agent_version", "mission_version", "mission_base_version", "platform")
@@ -213,10 +250,14 @@ def run_view(run: Run, redaction: Redaction) -> Run:
     if grade is not None:
         grade = _redacted_grade(grade, redact)
     return replace(
-        run, grade=grade, conditions=_redacted_conditions(run.conditions, redact),
+        run,
+        grade=grade,
+        conditions=_redacted_conditions(run.conditions, redact),
         models_reported=tuple(redact(m) for m in run.models_reported),
         model_declared=redact(run.model_declared) if run.model_declared else run.model_declared,
-        secrets=(), answers=())
+        secrets=(),
+        answers=(),
+    )
 
 
 def _page_texts(run: Run) -> list:
@@ -250,11 +291,27 @@ def _redacted_grade(grade: Grade, redact) -> Grade:
         grade,
         judge_detail=redact(grade.judge_detail) if grade.judge_detail else grade.judge_detail,
         judge_status=_status(grade.judge_status, redact),
-        criteria=tuple(_changed(c, criterion_id=redact(c.criterion_id), text=redact(c.text), reason=redact(c.reason),
-                                status=redact(c.status)) for c in grade.criteria),
-        checks=tuple(_changed(c, check_id=redact(c.check_id), source=redact(c.source), op=redact(c.op),
-                              error=redact(c.error) if c.error else c.error,
-                              blocked_by=tuple(redact(b) for b in c.blocked_by)) for c in grade.checks),
+        criteria=tuple(
+            _changed(
+                c,
+                criterion_id=redact(c.criterion_id),
+                text=redact(c.text),
+                reason=redact(c.reason),
+                status=redact(c.status),
+            )
+            for c in grade.criteria
+        ),
+        checks=tuple(
+            _changed(
+                c,
+                check_id=redact(c.check_id),
+                source=redact(c.source),
+                op=redact(c.op),
+                error=redact(c.error) if c.error else c.error,
+                blocked_by=tuple(redact(b) for b in c.blocked_by),
+            )
+            for c in grade.checks
+        ),
     )
 
 

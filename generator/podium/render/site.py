@@ -19,18 +19,17 @@ import jinja2
 from markupsafe import Markup
 
 from podium import workers
-from podium.cache import NO_CACHE, NO_KEYS, Key, Keys, NoCache
-from podium.entries import Asset, Blob, DataFile, Entry, LazyPage, LedgerPage, Page, RunPage
 from podium.errors import BuildError
 from podium.load.files import Stamp
 from podium.model import Leaderboard, Run, RunRecord
+from podium.plan.entries import Asset, Blob, DataFile, Entry, LazyPage, LedgerPage, Page, RunPage
 from podium.render import compare_data, data, gzipped
+from podium.render.cached import NO_KEYS, NO_STORE, FileKeys, Kept, Key, Store
 from podium.render.redact import Redaction
 from podium.render.report import ReportRenderer
 from podium.render.safe import run_view
 from podium.render.templates import make_environment
 from podium.render.visible import reader_texts
-from podium.write import Kept
 
 DATA_FILES = {  # a DataFile's kind -> its bytes from the public board (and the ledger part or pairs it names)
     "summary": lambda board, generated_at, entry: data.dump_json(data.summary_dict(board, generated_at)),
@@ -44,7 +43,8 @@ DATA_FILES = {  # a DataFile's kind -> its bytes from the public board (and the 
     "compare": lambda board, generated_at, entry: compare_data.compare_index(board),
     "compare_schema": lambda board, generated_at, entry: compare_data.compare_schema(),
     "compare_agent": lambda board, generated_at, entry: compare_data.compare_agent_part(
-        board, board.agents[entry.part], list(entry.pairs)),
+        board, board.agents[entry.part], list(entry.pairs)
+    ),
     "compare_pair": lambda board, generated_at, entry: compare_data.compare_pair_file(board.pairs[entry.part]),
     "progress": lambda board, generated_at, entry: data.progress_file(board, entry.part),
     "progress_schema": lambda board, generated_at, entry: data.progress_schema(),
@@ -56,18 +56,31 @@ GZIPPED = frozenset({"part_jsonl_gz"})  # data files whose bytes depend on the c
 class SiteRenderer:
     """Everything the render stage needs: the theme, the public board, and each run's raw record.
 
-    With a cache (cache.py, and the ``keys`` it made) a page whose key is unchanged is left in
+    With a cache (render/cached.py's ``Store``, and the ``keys`` it made) a page whose key is unchanged is left in
     the previous site (``old_site``, as ``old_files`` lists it); with ``jobs`` > 1 (and the theme
     ``chain`` ``env`` was made from) the run pages that must be rendered, when there are enough of
     them, are rendered by a pool of worker processes, in manifest order. With ``explain``, each
-    page rendered is listed in ``explained`` with why (cache.py ``why``).
+    page rendered is listed in ``explained`` with why (cache/store.py ``why``).
     """
 
-    def __init__(self, env: jinja2.Environment, board: Leaderboard, runs: Sequence[RunRecord], whole,
-                 redaction: Redaction, reports: ReportRenderer, generated_at: int | None, *,
-                 cache: NoCache = NO_CACHE, keys: Keys = NO_KEYS, old_site: Path | None = None,
-                 old_files: dict[str, Stamp] | None = None, jobs: int = 1, chain: list[Path] | None = None,
-                 explain: bool = False):
+    def __init__(
+        self,
+        env: jinja2.Environment,
+        board: Leaderboard,
+        runs: Sequence[RunRecord],
+        whole,
+        redaction: Redaction,
+        reports: ReportRenderer,
+        generated_at: int | None,
+        *,
+        cache: Store = NO_STORE,
+        keys: FileKeys = NO_KEYS,
+        old_site: Path | None = None,
+        old_files: dict[str, Stamp] | None = None,
+        jobs: int = 1,
+        chain: list[Path] | None = None,
+        explain: bool = False,
+    ):
         self.env = env
         self.board = board
         self.runs = runs  # the raw records, in the board's order (a RunPage's index names one)
@@ -115,22 +128,35 @@ class SiteRenderer:
             number = entry.part
             if number is not None and entry.kind == "progress":  # an agent's progress file: its result alone
                 owner = self.board.agents[number]
-                return keys.data_file(entry.path, entry.kind, lambda: (owner.agent, owner.name, owner.slug,
-                                                                       self.board.progress[owner.agent]))
+                return keys.data_file(
+                    entry.path,
+                    entry.kind,
+                    lambda: (owner.agent, owner.name, owner.slug, self.board.progress[owner.agent]),
+                )
             if number is not None and entry.kind == "compare_agent":  # what it writes of the agent, and its pairs
                 agent = self.board.agents[number]
-                return keys.data_file(entry.path, entry.kind, lambda: (
-                    (agent.agent, agent.name, agent.slug, agent.rank), [self.board.pairs[i] for i in entry.pairs]))
+                return keys.data_file(
+                    entry.path,
+                    entry.kind,
+                    lambda: (
+                        (agent.agent, agent.name, agent.slug, agent.rank),
+                        [self.board.pairs[i] for i in entry.pairs],
+                    ),
+                )
             if number is not None and entry.kind == "compare_pair":
                 pair = self.board.pairs[number]
                 return keys.data_file(entry.path, entry.kind, lambda: (pair,))
             if number is not None and entry.kind in LEDGER_PARTS:
                 part = self.board.ledger.parts[number]
-                return keys.data_file(entry.path, entry.kind, lambda: (
-                    replace(part, runs=len(part.runs)), [self.board.runs[i] for i in part.runs]),
-                    compressor=gzipped.fingerprint() if entry.kind in GZIPPED else None)
-            return keys.data_file(entry.path, entry.kind, lambda: (_without_runs(self.board), self.generated_at),
-                                  once=True)
+                return keys.data_file(
+                    entry.path,
+                    entry.kind,
+                    lambda: (replace(part, runs=len(part.runs)), [self.board.runs[i] for i in part.runs]),
+                    compressor=gzipped.fingerprint() if entry.kind in GZIPPED else None,
+                )
+            return keys.data_file(
+                entry.path, entry.kind, lambda: (_without_runs(self.board), self.generated_at), once=True
+            )
         if isinstance(entry, Blob):
             return keys.file(entry.path, lambda: entry.data)
         if isinstance(entry, Asset):
@@ -159,9 +185,19 @@ def _without_runs(board: Leaderboard) -> tuple:
     """What every data file but the ledger's parts is made from: the board without its runs."""
     ledger = board.ledger
     parts = tuple(replace(p, runs=len(p.runs)) for p in ledger.parts) if ledger else ()
-    return (board.totals, board.agents, board.agents_older, board.missions, board.problems, board.runs_read,
-            board.inputs_digest, board.pairs, tuple(replace(m, runs=()) for m in board.by_model), parts,
-            len(board.runs))
+    return (
+        board.totals,
+        board.agents,
+        board.agents_older,
+        board.missions,
+        board.problems,
+        board.runs_read,
+        board.inputs_digest,
+        board.pairs,
+        tuple(replace(m, runs=()) for m in board.by_model),
+        parts,
+        len(board.runs),
+    )
 
 
 def render_site(manifest: list[Entry], renderer: SiteRenderer) -> Iterator[tuple[str, bytes | Kept]]:
@@ -247,7 +283,7 @@ def _parallel(manifest: list[Entry], pending: Iterator[int], renderer: SiteRende
     pages waiting to be written stay bounded whatever the history holds.
     """
     reports = copy.copy(renderer.reports)
-    reports.cache = NO_CACHE
+    reports.cache = NO_STORE
 
     def task(entry: RunPage) -> tuple[Page, RunRecord, str | None]:
         record = renderer.runs[entry.index]
@@ -310,11 +346,13 @@ def guard_secrets(files: Iterable[tuple[str, bytes | Kept]], literals: list[str]
             try:
                 for text in reader_texts(path, data_bytes):
                     if any(literal in text for literal in literals):
-                        raise BuildError(f"{path}: a value listed under `redact:` would be published (as a reader "
-                                         "sees the file: tags removed, entities decoded, unzipped); nothing was "
-                                         "written")
+                        raise BuildError(
+                            f"{path}: a value listed under `redact:` would be published (as a reader "
+                            "sees the file: tags removed, entities decoded, unzipped); nothing was "
+                            "written"
+                        )
             except (ValueError, zlib.error) as err:
-                raise BuildError(f"{path}: cannot be read back to check it for secrets ({err}); nothing was "
-                                 "written") from None
+                raise BuildError(
+                    f"{path}: cannot be read back to check it for secrets ({err}); nothing was written"
+                ) from None
         yield path, data_bytes
-

@@ -15,10 +15,11 @@ from pathlib import Path
 import jinja2
 
 import podium
-from podium import diff_text, numbers, routes
+from podium import routes
 from podium.errors import ConfigError
 from podium.load.yamlfile import YamlError, parse_yaml
-from podium.model import KIND_LABELS
+from podium.model import KIND_LABELS, PROVISIONAL_BELOW
+from podium.words import diff_text, figures_text
 
 
 def builtin_themes() -> Path:
@@ -37,7 +38,7 @@ def theme_chain(theme: str, search: list[Path], override: Path | None = None) ->
         if directory is None:
             raise ConfigError(f"theme {name!r} not found in {', '.join(str(s) for s in search)}")
         if directory in chain:
-            chain = names[names.index(name):] + [name] if name in names else [name]
+            chain = names[names.index(name) :] + [name] if name in names else [name]
             cycle = " extends ".join(repr(n) for n in chain)
             raise ConfigError(f"theme {name!r} extends itself: {cycle}")
         chain.append(directory)
@@ -80,17 +81,35 @@ def make_environment(chain: list[Path]) -> jinja2.Environment:
     )
     env.policies["json.dumps_kwargs"] = {"sort_keys": True, "allow_nan": False}
     env.filters.update(
-        pct=numbers.pct, pct_range=numbers.pct_range, points=numbers.points, rate=numbers.rate, n=numbers.svg_number,
+        pct=figures_text.pct,
+        pct_range=figures_text.pct_range,
+        points=figures_text.points,
+        rate=figures_text.rate,
+        n=figures_text.svg_number,
     )
     env.globals.update(routes=routes)  # every path a template links to by name (routes.LEDGER, ...)
-    env.globals.update(kind_labels=KIND_LABELS, left_out=numbers.left_out, ledger_text=numbers.ledger_texts,
-                       provisional_note=numbers.provisional_note,
-                       provisional_sentence=numbers.provisional_sentence)
-    env.filters.update(pp_delta=numbers.pp_delta, count_delta=numbers.count_delta,
-                       left_out_text=numbers.left_out_text, ci_range=numbers.ci_range, ci_text=numbers.ci_range,
-                       n_runs=numbers.n_runs, in_median=numbers.in_median, counted=numbers.counted)
-    env.globals.update(rank_move=numbers.rank_move, verdicts=diff_text.VERDICTS,
-                       change_headline=diff_text.headline)
+    env.globals.update(
+        kind_labels=KIND_LABELS,
+        left_out=figures_text.left_out,
+        ledger_text=figures_text.ledger_texts,
+        provisional_note=figures_text.provisional_note,
+        provisional_sentence=figures_text.provisional_sentence,
+        provisional_below=PROVISIONAL_BELOW,
+        judges_warning=figures_text.judges_warning,
+    )
+    env.filters.update(
+        pp_delta=figures_text.pp_delta,
+        count_delta=figures_text.count_delta,
+        left_out_text=figures_text.left_out_text,
+        ci_range=figures_text.ci_range,
+        ci_text=figures_text.ci_range,
+        n_runs=figures_text.n_runs,
+        in_median=figures_text.in_median,
+        counted=figures_text.counted,
+    )
+    env.globals.update(
+        rank_move=figures_text.rank_move, verdicts=diff_text.VERDICTS, change_headline=diff_text.headline
+    )
     return env
 
 

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from podium import progress_words as words
-from podium.model import AgentSummary, RunRecord
-from podium.numbers import DASH, ci_range, median_line, pct, pct_range
-from podium.verdicts import AgentProgress
+from podium.count.verdicts import AgentProgress
+from podium.model import PROVISIONAL_BELOW, AgentSummary, RunRecord
+from podium.words import progress_text as words
+from podium.words.figures_text import DASH, ci_range, median_line, pct, pct_range
 
 
 def table(header: list[str], rows: list[list[str]]) -> str:
@@ -14,8 +14,10 @@ def table(header: list[str], rows: list[list[str]]) -> str:
     return "\n".join(lines)
 
 
-PROVISIONAL_FOOTNOTE = ("provisional: fewer than 6 runs in the median, so no confidence interval; "
-                        "the rank may move as runs come in")
+PROVISIONAL_FOOTNOTE = (
+    f"provisional: fewer than {PROVISIONAL_BELOW} runs in the median, so no confidence interval; "
+    "the rank may move as runs come in"
+)
 
 
 def rank_cell(rank: int, provisional: bool | None) -> str:
@@ -33,8 +35,16 @@ def rank_table(agents: tuple[AgentSummary, ...]) -> str:
     for agent in agents:
         fig = agent.figures
         ci = ci_range(fig.median_ci)
-        rows.append([rank_cell(agent.rank, agent.provisional), agent.name, pct_range(fig.median, fig.median_upper),
-                     ci, pct(fig.avg_overall), median_line(fig)])
+        rows.append(
+            [
+                rank_cell(agent.rank, agent.provisional),
+                agent.name,
+                pct_range(fig.median, fig.median_upper),
+                ci,
+                pct(fig.avg_overall),
+                median_line(fig),
+            ]
+        )
     return with_footnote(table(["rank", "agent", "median", "95% CI", "mean", "runs"], rows), agents)
 
 
@@ -45,11 +55,17 @@ def history_table(records: list[RunRecord]) -> str:
         if record.no_judge_ran:
             overall += "*"
         version = record.version + (" (older)" if record.older else "")
-        rows.append([
-            record.when.strftime("%Y-%m-%d %H:%M") if record.when else DASH,
-            record.run_id[:8], f"{record.mission} {version}", record.kind, overall,
-            record.model_declared or DASH, ", ".join(record.models_reported) or DASH,
-        ])
+        rows.append(
+            [
+                record.when.strftime("%Y-%m-%d %H:%M") if record.when else DASH,
+                record.run_id[:8],
+                f"{record.mission} {version}",
+                record.kind,
+                overall,
+                record.model_declared or DASH,
+                ", ".join(record.models_reported) or DASH,
+            ]
+        )
     text = table(["date", "run", "mission", "kind", "overall", "declared model", "reported model"], rows)
     if any(r.no_judge_ran for r in records):
         text += "\n* no judge ran: the judge half is 0, so overall is capped at 50% and left out of the median"
@@ -61,19 +77,32 @@ def progress_text(progress: AgentProgress) -> str:
     each current mission version's newest step."""
     lines = ["", f"Which way it is moving: {words.headline(progress)}"]
     for step in progress.steps:
-        lines += ["", f"{words.since(step)[:1].upper()}{words.since(step)[1:]}:",
-                  f"  overall   {words.agent_series_text(step.overall, step)}",
-                  f"  checks    {words.agent_series_text(step.checks, step)}",
-                  f"  judge     {words.tally_text(dict(step.judge.tally))}",
-                  f"  missions  {words.tally_text(dict(step.overall.tally))}"]
+        lines += [
+            "",
+            f"{words.since(step)[:1].upper()}{words.since(step)[1:]}:",
+            f"  overall   {words.agent_series_text(step.overall, step)}",
+            f"  checks    {words.agent_series_text(step.checks, step)}",
+            f"  judge     {words.tally_text(dict(step.judge.tally))}",
+            f"  missions  {words.tally_text(dict(step.overall.tally))}",
+        ]
     rows = []
     for cell in progress.cells:
         if not cell.current or not cell.steps:
             continue
         newest = cell.steps[-1]
-        rows.append([f"{cell.mission} {cell.version}", words.since(newest), words.step_series_text(newest.overall),
-                     words.step_series_text(newest.checks), words.step_series_text(newest.judge)])
+        rows.append(
+            [
+                f"{cell.mission} {cell.version}",
+                words.since(newest),
+                words.step_series_text(newest.overall),
+                words.step_series_text(newest.checks),
+                words.step_series_text(newest.judge),
+            ]
+        )
     if rows:
-        lines += ["", "Newest step on each current mission version:",
-                  table(["mission", "step", "overall", "checks", "judge"], rows)]
+        lines += [
+            "",
+            "Newest step on each current mission version:",
+            table(["mission", "step", "overall", "checks", "judge"], rows),
+        ]
     return "\n".join(lines)

@@ -22,8 +22,9 @@ MAX_INFLATED = 1 << 30  # a part the site holds is far smaller: past this it is 
 # reads as one word), with comments. Any other tag is left where it is, apart from the text around it,
 # as a reader sees a block (two cells or paragraphs are not one word). Removing only these is also
 # what keeps the pass cheap: at 10k runs (113 MB of pages) every tag took 3.3 s, these 0.6 s.
-_INLINE = ("a abbr b bdi bdo cite code data del dfn em i ins kbd mark q s samp small span strong sub sup time "
-           "tspan u var wbr").split()
+_INLINE = (
+    "a abbr b bdi bdo cite code data del dfn em i ins kbd mark q s samp small span strong sub sup time tspan u var wbr"
+).split()
 _INLINE_NAMES = "|".join(sorted(_INLINE, key=len, reverse=True))
 _INLINE_TAG = re.compile(rf"<(?:!--.*?-->|/?(?:{_INLINE_NAMES})(?=[\s/>])[^>]*>)", re.S)  # (the "<" first: fast)
 _ANY_CASE_TAG = re.compile(_INLINE_TAG.pattern, re.S | re.I)  # four times slower: only for a file that needs it

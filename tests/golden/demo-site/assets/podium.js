@@ -86,6 +86,8 @@
     this.everything = false;  // the reader asked to load every run
     this.pager = document.getElementById("ledger-pager");
     this.limit = parseInt(form.getAttribute("data-limit"), 10) || 20000;  // more runs than this: only when asked
+    this.runPage = form.getAttribute("data-run-page");  // a run's own page, "{run}" for its id
+    this.noJudge = form.getAttribute("data-no-judge");  // the judge cell's text for a run whose judge never ran
     this.labels = {};
     var self = this;
     Array.prototype.forEach.call(form.elements.kind.options, function (o) { self.labels[o.value] = o.textContent; });
@@ -120,7 +122,7 @@
           var version = data.versions[item.version] || ["", false];
           item.mission_url = version[0];
           item.older = version[1];
-          item.url = item.url === null ? "runs/" + item.run + "/index.html" : data.pages[item.url] + "#run-" + item.run;
+          item.url = item.url === null ? self.runPage.replace("{run}", item.run) : data.pages[item.url] + "#run-" + item.run;
           return item;
         });
         return self.parts[path];
@@ -305,7 +307,7 @@
       tr.appendChild(status);
       tr.appendChild(el("td", "num", row.overall_text));
       tr.appendChild(el("td", "num", row.deterministic_text));
-      tr.appendChild(el("td", "num" + (row.judge_text === "No judge" ? " nojudge" : ""), row.judge_text));
+      tr.appendChild(el("td", "num" + (row.judge_text === self.noJudge ? " nojudge" : ""), row.judge_text));
       frag.appendChild(tr);
     });
     while (this.body.firstChild) this.body.removeChild(this.body.firstChild);

@@ -1,0 +1,307 @@
+"""A summary bundle: what a change report compares, from a published summary.json or from this build's board.
+
+``podium diff`` and ``podium build --previous`` read the previous side back from a
+``summary.json`` (or the site directory holding ``api/results/summary.json``): read as
+strict JSON of bounded size (load/published.py), checked field by field against
+SUMMARY_SHAPE (load/shape.py), names cleaned and capped. The new side of a build's change
+report is taken from the board directly (:func:`bundle_of`), equal to what reading its
+summary.json back would give.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from podium import routes
+from podium.count.verdicts import VERDICTS
+from podium.errors import PodiumError
+from podium.load.files import NotReadable
+from podium.load.published import SUMMARY_SCHEMA, read
+from podium.load.shape import (
+    ANY,
+    BOOL,
+    CI,
+    COUNT,
+    DIGEST,
+    INT,
+    NUMBER,
+    SCORE,
+    TEXT,
+    TIME_TEXT,
+    Either,
+    Map,
+    Maybe,
+    Misfit,
+    OneOf,
+    Opt,
+    capped,
+    pick,
+)
+from podium.model import CONFIGURATION_FIELDS, Leaderboard
+
+SUMMARY_IN_SITE = Path(routes.SUMMARY_JSON)
+
+
+class BundleError(PodiumError):
+    """An input is not a readable podium summary; the message names the file and the field (exit 2)."""
+
+
+@dataclass(frozen=True)
+class AgentView:
+    agent: str
+    name: str
+    slug: str
+    url: str | None
+    rank: int | None
+    median: float | None
+    ci: tuple[float, float] | None
+    runs: int
+    in_median: int
+    counts: dict[str, int]
+    cells: dict[tuple[str, str], int]  # (mission, version) -> runs
+    progress: Progress | None = None  # its progress headline; None: a summary from before progress verdicts
+
+
+@dataclass(frozen=True)
+class Progress:
+    """An agent's progress headline as a change report reads it: the verdict and what changed, with the new
+    agent version and budget (numbers; a model's name is agent-written text, so only that it changed)."""
+
+    verdict: str | None
+    changed: tuple[str, ...]
+    agent_version: int | None
+    budget_seconds: float | None
+
+
+@dataclass(frozen=True)
+class MissionView:
+    mission: str
+    version: str
+    current: bool
+    url: str | None
+    runs: int
+
+
+@dataclass(frozen=True)
+class Bundle:
+    source: str
+    runs: int
+    not_a_run: int
+    counts: dict[str, int]
+    agents: dict[str, AgentView]  # current scope, in rank order
+    older: dict[str, AgentView]
+    missions: dict[tuple[str, str], MissionView]
+    problems: int
+    digest: str | None
+    newest: str | None  # the newest run time in the bundle (ISO-8601 UTC)
+
+
+def _agent_shape(ranked: bool) -> dict:
+    return {
+        "agent": TEXT,
+        "name": TEXT,
+        "slug": Maybe(TEXT, ""),
+        "url": Maybe(Opt(TEXT), None),
+        **({"rank": COUNT} if ranked else {}),
+        "median": Maybe(Opt(SCORE), None),
+        "median_ci": Maybe(Opt(CI), None),
+        "runs": COUNT,
+        "in_median": COUNT,
+        "counts": Map(COUNT),
+        "missions": Maybe([{"mission": TEXT, "version": TEXT, "runs": COUNT}], []),
+        "last_run": Maybe(Opt(TIME_TEXT), None),
+        **({"progress": Maybe(Either(PROGRESS_SHAPE, None), None)} if ranked else {}),
+    }
+
+
+PROGRESS_SHAPE = {  # an agent's progress headline (read by change reports; absent from older summaries)
+    "verdict": Opt(OneOf(VERDICTS, "a progress verdict")),
+    "changed": [OneOf(CONFIGURATION_FIELDS, "a configuration field")],
+    "to": Maybe(
+        Either(
+            {
+                "agent_version": Maybe(Either(Opt(INT), None), None),
+                "budget_seconds": Maybe(Either(Opt(NUMBER), None), None),
+            },
+            {},
+        ),
+        {},
+    ),
+}
+
+
+def _progress(headline: dict | None) -> Progress | None:
+    if headline is None:
+        return None
+    to = headline["to"] or {}
+    budget = to.get("budget_seconds")
+    return Progress(
+        headline["verdict"],
+        tuple(headline["changed"]),
+        to.get("agent_version"),
+        float(budget) if budget is not None else None,
+    )
+
+
+SUMMARY_SHAPE = {  # what podium reads of a summary.json (summary.schema.json describes all of it)
+    "schema": OneOf({SUMMARY_SCHEMA}, "a podium summary"),
+    "totals": {"runs": COUNT, "not_a_run": Maybe(COUNT, 0), "counts": Map(COUNT)},
+    "agents": [_agent_shape(ranked=True)],
+    "agents_older": Maybe([_agent_shape(ranked=False)], []),
+    "missions": [{"mission": TEXT, "version": TEXT, "current": BOOL, "url": Maybe(Opt(TEXT), None), "runs": COUNT}],
+    "problems": Maybe([ANY], []),  # counted only
+    "source": Maybe(Either({"inputs_digest": Maybe(Either(DIGEST, None), None)}, None), None),
+}
+
+
+def summary_path(path: Path) -> Path:
+    """A summary.json path, or a built site directory's ``api/results/summary.json``."""
+    return path / SUMMARY_IN_SITE if path.is_dir() else path
+
+
+def load_bundle(path: Path) -> Bundle:
+    """Read (load/published.py) and check one summary bundle; a BundleError names the file and the field."""
+    file = summary_path(path)
+    where = str(file)
+    try:
+        data = read(file)
+    except FileNotFoundError:
+        hint = " (not a built podium site?)" if path.is_dir() else ""
+        raise BundleError(f"{where}: file not found{hint}") from None
+    except NotReadable as err:
+        raise BundleError(f"{where}: {err}; not a podium summary") from None
+    return bundle_from(data, where)
+
+
+def bundle_from(data: object, where: str) -> Bundle:
+    """A summary read back: checked against SUMMARY_SHAPE (names cleaned and capped), each agent and
+    mission version listed once."""
+    try:
+        top = pick(data, SUMMARY_SHAPE)
+    except Misfit as err:
+        raise BundleError(f"{where}: {err}") from None
+    agents = _unique([_agent_view(a, ranked=True) for a in top["agents"]], "agents", where)
+    older = _unique([_agent_view(a, ranked=False) for a in top["agents_older"]], "agents_older", where)
+    missions: dict[tuple[str, str], MissionView] = {}
+    for i, m in enumerate(top["missions"]):
+        view = MissionView(m["mission"], m["version"], m["current"], m["url"], m["runs"])
+        if (view.mission, view.version) in missions:
+            raise BundleError(
+                f"{where}: missions[{i}]: mission version {view.mission!r} {view.version!r} is listed twice"
+            )
+        missions[(view.mission, view.version)] = view
+    last = [a["last_run"] for scope in ("agents", "agents_older") for a in top[scope]]
+    totals = top["totals"]
+    return Bundle(
+        source=where,
+        runs=totals["runs"],
+        not_a_run=totals["not_a_run"],
+        counts=totals["counts"],
+        agents=agents,
+        older=older,
+        missions=missions,
+        problems=len(top["problems"]),
+        digest=(top["source"] or {}).get("inputs_digest"),
+        newest=max((t for t in last if t), default=None),
+    )
+
+
+def _agent_view(a: dict, *, ranked: bool) -> AgentView:
+    cells: dict[tuple[str, str], int] = {}
+    for m in a["missions"]:
+        cells[(m["mission"], m["version"])] = cells.get((m["mission"], m["version"]), 0) + m["runs"]
+    return AgentView(
+        agent=a["agent"],
+        name=a["name"],
+        slug=a["slug"],
+        url=a["url"],
+        rank=a["rank"] if ranked else None,
+        median=a["median"],
+        ci=a["median_ci"],
+        runs=a["runs"],
+        in_median=a["in_median"],
+        counts=a["counts"],
+        cells=cells,
+        progress=_progress(a.get("progress")),
+    )
+
+
+def _unique(agents: list[AgentView], name: str, where: str) -> dict[str, AgentView]:
+    out: dict[str, AgentView] = {}
+    for i, a in enumerate(agents):
+        if a.agent in out:
+            raise BundleError(f"{where}: {name}[{i}].agent: agent {a.agent!r} is listed twice")
+        out[a.agent] = a
+    return out
+
+
+def _progress_of(progress) -> Progress:
+    """What reading the agent's progress headline back from summary.json gives (render/data.py writes it)."""
+    step = progress.newest_step
+    if step is None:
+        return Progress(None, (), None, None)
+    to = {name: value for name, value in step.to.as_json().items() if name in step.changed}
+    version, budget = to.get("agent_version"), to.get("budget_seconds")
+    return Progress(
+        step.overall.verdict,
+        tuple(step.changed),
+        version if isinstance(version, int) else None,
+        float(budget) if budget is not None else None,
+    )
+
+
+def bundle_of(board: Leaderboard, where: str = "the new summary") -> Bundle:
+    """The bundle of a board this build counted, taken from it directly: what :func:`bundle_from` reads
+    of the summary.json written for it (names capped as a read-back name is)."""
+
+    def view(agent, ranked: bool) -> AgentView:
+        fig = agent.figures
+        cells: dict[tuple[str, str], int] = {}
+        for m in agent.missions:
+            key = (capped(m.mission), capped(m.version))
+            cells[key] = cells.get(key, 0) + m.figures.runs
+        return AgentView(
+            agent=capped(agent.agent),
+            name=capped(agent.name),
+            slug=capped(agent.slug),
+            url=capped(agent.url) if agent.url is not None else None,
+            rank=agent.rank if ranked else None,
+            median=float(fig.median) if fig.median is not None else None,
+            ci=(float(fig.median_ci[0]), float(fig.median_ci[1])) if fig.median_ci else None,
+            runs=fig.runs,
+            in_median=fig.in_median,
+            counts=dict(fig.counts),
+            cells=cells,
+            progress=_progress_of(board.progress[agent.agent]) if ranked else None,
+        )
+
+    agents = {v.agent: v for v in (view(a, True) for a in board.agents)}
+    older = {v.agent: v for v in (view(a, False) for a in board.agents_older)}
+    missions = {
+        (v.mission, v.version): v
+        for v in (
+            MissionView(
+                capped(m.mission),
+                capped(m.version),
+                m.current,
+                capped(m.url) if m.url is not None else None,
+                m.figures.runs,
+            )
+            for m in board.missions
+        )
+    }
+    last = [a.figures.last_run for a in board.agents + board.agents_older]
+    digest = board.inputs_digest
+    return Bundle(
+        source=where,
+        runs=board.totals.runs,
+        not_a_run=board.totals.not_a_run,
+        counts=dict(board.totals.counts),
+        agents=agents,
+        older=older,
+        missions=missions,
+        problems=len(board.problems),
+        digest=digest if DIGEST.test(digest) else None,
+        newest=max((t for t in last if t), default=None),
+    )

@@ -1,0 +1,445 @@
+"""What changed between two summary bundles (``podium diff``, the change report), and the gates.
+
+Pure: two bundles (count/bundle.py) in, one report (a JSON-ready dict) out; words/diff_text.py
+writes it as Markdown for a pull-request comment or job summary.
+The report holds names, ids, versions, kinds and numbers only: no free text an
+agent or a judge wrote ever reaches it. The numbers it adds (rank moves, median
+changes, run deltas) are differences of the two bundles' published figures.
+
+A median move is "inside both intervals" when the new median lies inside the old
+95% CI and the old median inside the new one: the two bundles do not disagree,
+so the move is not evidence of a change.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+from podium.count.bundle import AgentView, Bundle, load_bundle
+from podium.count.verdicts import VERDICTS as PROGRESS_VERDICTS
+from podium.errors import PodiumError
+from podium.load.published import REPORT_SCHEMA
+from podium.load.shape import (
+    BOOL,
+    DIGEST,
+    INT,
+    NUMBER,
+    PAIR,
+    TEXT,
+    TIME_TEXT,
+    URL,
+    Map,
+    Maybe,
+    OneOf,
+    Opt,
+)
+from podium.model import CONFIGURATION_FIELDS, LEFT_OUT_KINDS, provisional
+
+LEFT_OUT = LEFT_OUT_KINDS  # the kinds a report counts apart: model/__init__.py
+ANY_AGENT = "*"
+
+
+# ------------------------------------------------------------------ comparing
+
+
+def compare(old: Bundle, new: Bundle) -> dict:
+    """The change report: every difference between ``old`` and ``new`` (JSON-ready, keys sorted on output)."""
+    agents = [_agent_row(old, new, a) for a in new.agents.values()]
+    added = [_agent_brief(a) for a in new.agents.values() if a.agent not in old.agents]
+    gone = [_agent_brief(a) for a in old.agents.values() if a.agent not in new.agents]
+    renamed = [
+        {"agent": a.agent, "old_name": old.agents[a.agent].name, "name": a.name}
+        for a in new.agents.values()
+        if a.agent in old.agents and old.agents[a.agent].name != a.name
+    ]
+    report = {
+        "schema": REPORT_SCHEMA,
+        "old": _side(old),
+        "new": _side(new),
+        "totals": {
+            "runs": new.runs - old.runs,
+            "not_a_run": new.not_a_run - old.not_a_run,
+            "problems": new.problems - old.problems,
+            "left_out": _left_out_delta(old.counts, new.counts),
+        },
+        "agents": agents,
+        "agents_added": added,
+        "agents_gone": gone,
+        "agents_renamed": renamed,
+        "missions": _missions(old, new),
+        "new_runs": _cell_runs(old, new),
+    }
+    report["changed"] = _changed(report)
+    return with_counts(report)
+
+
+def with_counts(report: dict) -> dict:
+    """``report`` with its own counts in ``totals``, made here once and read by its Markdown, its headline
+    and its page: ``agents``, the change in ranked agents, and ``moved``, how many agents moved in rank.
+    A report read back from a changes.json an older podium wrote gets them here too."""
+    t = report["totals"]
+    t.setdefault("agents", report["new"]["agents"] - report["old"]["agents"])
+    t.setdefault("moved", sum(1 for a in report["agents"] if a["old_rank"] is not None and a["old_rank"] != a["rank"]))
+    return report
+
+
+def _side(b: Bundle) -> dict:
+    return {
+        "runs": b.runs,
+        "agents": len(b.agents),
+        "mission_versions": len(b.missions),
+        "digest": b.digest,
+        "newest_run": b.newest,
+    }
+
+
+def _agent_brief(a: AgentView) -> dict:
+    return {
+        "agent": a.agent,
+        "name": a.name,
+        "url": a.url,
+        "rank": a.rank,
+        "median": a.median,
+        "runs": a.runs,
+        "provisional": provisional(a.in_median),
+    }
+
+
+def _all_runs(b: Bundle, agent: str) -> tuple[int, dict[str, int]]:
+    """An agent's runs and counts over both scopes (runs move between them when a version goes old)."""
+    views = [v for v in (b.agents.get(agent), b.older.get(agent)) if v is not None]
+    counts: dict[str, int] = {}
+    for v in views:
+        for kind, n in v.counts.items():
+            counts[kind] = counts.get(kind, 0) + n
+    return sum(v.runs for v in views), counts
+
+
+def _agent_row(old: Bundle, new: Bundle, a: AgentView) -> dict:
+    before = old.agents.get(a.agent)
+    runs_new, counts_new = _all_runs(new, a.agent)
+    runs_old, counts_old = _all_runs(old, a.agent)
+    row = {
+        "agent": a.agent,
+        "name": a.name,
+        "url": a.url,
+        "rank": a.rank,
+        "old_rank": before.rank if before else None,
+        "median": a.median,
+        "old_median": before.median if before else None,
+        "ci": list(a.ci) if a.ci else None,
+        "old_ci": list(before.ci) if before and before.ci else None,
+        "in_median": a.in_median,
+        "old_in_median": before.in_median if before else None,
+        "provisional": provisional(a.in_median),  # site.md "Ranks on few runs" (from in_median: old summaries too)
+        "new_runs": runs_new - runs_old,
+        "left_out": _left_out_delta(counts_old, counts_new),
+        "is_new": before is None,
+    }
+    row["progress"] = _progress_row(before, a)
+    row["delta"] = (a.median - before.median) if before and a.median is not None and before.median is not None else None
+    row["verdict"] = _verdict(before, a)
+    return row
+
+
+def _progress_row(before: AgentView | None, after: AgentView) -> dict | None:
+    """The agent's headline progress verdict now and in the old bundle, with what changed (field names, the new
+    agent version and budget: numbers only); None when the new bundle has no progress headline."""
+    now = after.progress
+    if now is None:
+        return None
+    old = before.progress if before is not None else None
+    return {
+        "verdict": now.verdict,
+        "old_verdict": old.verdict if old is not None else None,
+        "known_before": old is not None,
+        "changed": list(now.changed),
+        "agent_version": now.agent_version,
+        "budget_seconds": now.budget_seconds,
+    }
+
+
+def _verdict(before: AgentView | None, after: AgentView) -> str:
+    """new / unchanged / no_median / no_ci / inside_both_cis / outside_a_ci."""
+    if before is None:
+        return "new"
+    if before.median is None or after.median is None:
+        return "unchanged" if before.median == after.median else "no_median"
+    if before.median == after.median:
+        return "unchanged"
+    if before.ci is None or after.ci is None:
+        return "no_ci"
+    inside = before.ci[0] <= after.median <= before.ci[1] and after.ci[0] <= before.median <= after.ci[1]
+    return "inside_both_cis" if inside else "outside_a_ci"
+
+
+def _left_out_delta(old: dict[str, int], new: dict[str, int]) -> dict[str, int]:
+    return {k: new.get(k, 0) - old.get(k, 0) for k in LEFT_OUT if new.get(k, 0) != old.get(k, 0)}
+
+
+def _missions(old: Bundle, new: Bundle) -> dict:
+    current_now = {m.mission: m.version for m in new.missions.values() if m.current}
+    added = [
+        {"mission": m.mission, "version": m.version, "current": m.current, "url": m.url, "runs": m.runs}
+        for key, m in new.missions.items()
+        if key not in old.missions
+    ]
+    gone = [
+        {"mission": m.mission, "version": m.version, "runs": m.runs}
+        for key, m in old.missions.items()
+        if key not in new.missions
+    ]
+    older = [
+        {
+            "mission": m.mission,
+            "version": m.version,
+            "url": m.url,
+            "runs": m.runs,
+            "current": current_now.get(m.mission),
+        }
+        for key, m in new.missions.items()
+        if key in old.missions and old.missions[key].current and not m.current
+    ]
+    runs = [
+        {
+            "mission": m.mission,
+            "version": m.version,
+            "url": m.url,
+            "current": m.current,
+            "runs": m.runs,
+            "new_runs": m.runs - (old.missions[key].runs if key in old.missions else 0),
+        }
+        for key, m in new.missions.items()
+        if m.runs != (old.missions[key].runs if key in old.missions else 0)
+    ]
+    return {"added": added, "gone": gone, "became_older": older, "runs": runs}
+
+
+def _cell_runs(old: Bundle, new: Bundle) -> list[dict]:
+    """Runs gained or lost per agent on each mission version (both scopes)."""
+
+    def cells(b: Bundle) -> dict[tuple[str, str, str], tuple[str, int]]:
+        out: dict[tuple[str, str, str], tuple[str, int]] = {}
+        for scope in (b.agents, b.older):
+            for a in scope.values():
+                for (mission, version), n in a.cells.items():
+                    name, had = out.get((a.agent, mission, version), (a.name, 0))
+                    out[(a.agent, mission, version)] = (name, had + n)
+        return out
+
+    before, after = cells(old), cells(new)
+    order = {a: i for i, a in enumerate(list(new.agents) + list(new.older) + list(old.agents) + list(old.older))}
+    rows = []
+    for key in sorted(set(after) | set(before), key=lambda k: (order.get(k[0], len(order)), k)):
+        name, n = after.get(key) or (before[key][0], 0)
+        delta = n - before.get(key, ("", 0))[1]
+        if delta:
+            rows.append({"agent": key[0], "name": name, "mission": key[1], "version": key[2], "new_runs": delta})
+    return rows
+
+
+def _changed(report: dict) -> bool:
+    t = report["totals"]
+    m = report["missions"]
+    return bool(
+        t["runs"]
+        or t["not_a_run"]
+        or t["left_out"]
+        or report["agents_added"]
+        or report["agents_gone"]
+        or report["agents_renamed"]
+        or m["added"]
+        or m["gone"]
+        or m["became_older"]
+        or m["runs"]
+        or report["new_runs"]
+        or any(
+            r["rank"] != r["old_rank"] or r["verdict"] not in ("unchanged", "new") or progress_changed(r)
+            for r in report["agents"]
+        )
+    )
+
+
+def progress_changed(row: dict) -> bool:
+    """Whether an agent's headline progress verdict changed since the old bundle (one that had verdicts)."""
+    progress = row.get("progress")
+    return bool(progress and progress["known_before"] and progress["verdict"] != progress["old_verdict"])
+
+
+VERDICTS = ("new", "unchanged", "no_median", "no_ci", "inside_both_cis", "outside_a_ci")  # a row's (_verdict);
+# how each reads is words/diff_text.py's VERDICTS
+_LEFT_OUT = Map(INT, frozenset(LEFT_OUT))
+_AGENT_BRIEF = {
+    "agent": TEXT,
+    "name": TEXT,
+    "url": Maybe(Opt(URL)),
+    "rank": Opt(INT),
+    "median": Opt(NUMBER),
+    "runs": INT,
+    "provisional": Maybe(BOOL),
+}
+_VERSION = {"mission": TEXT, "version": TEXT}
+_SIDE = {
+    "runs": INT,
+    "agents": INT,
+    "mission_versions": Maybe(INT),
+    "digest": Maybe(Opt(DIGEST)),
+    "newest_run": Maybe(Opt(TIME_TEXT)),
+}
+# The change report, as compare() makes it and changes.json carries it: render/changes.py reads it back with this
+# shape (a key marked Maybe may be missing from a report an older podium wrote).
+REPORT_SHAPE = {
+    "schema": OneOf({REPORT_SCHEMA}),
+    "changed": BOOL,
+    "old": _SIDE,
+    "new": _SIDE,
+    "totals": {
+        "runs": INT,
+        "not_a_run": INT,
+        "problems": INT,
+        "left_out": _LEFT_OUT,
+        "agents": Maybe(INT),
+        "moved": Maybe(INT),
+    },
+    "agents": [
+        {
+            "agent": TEXT,
+            "name": TEXT,
+            "url": Maybe(Opt(URL)),
+            "rank": INT,
+            "old_rank": Opt(INT),
+            "median": Opt(NUMBER),
+            "old_median": Opt(NUMBER),
+            "delta": Opt(NUMBER),
+            "ci": Opt(PAIR),
+            "old_ci": Opt(PAIR),
+            "in_median": Maybe(INT),
+            "old_in_median": Maybe(Opt(INT)),
+            "new_runs": INT,
+            "left_out": _LEFT_OUT,
+            "is_new": BOOL,
+            "verdict": OneOf(VERDICTS),
+            "provisional": Maybe(BOOL),
+            "progress": Maybe(
+                Opt(
+                    {
+                        "verdict": Opt(OneOf(PROGRESS_VERDICTS)),
+                        "old_verdict": Opt(OneOf(PROGRESS_VERDICTS)),
+                        "known_before": BOOL,
+                        "changed": [OneOf(CONFIGURATION_FIELDS)],
+                        "agent_version": Opt(INT),
+                        "budget_seconds": Opt(NUMBER),
+                    }
+                ),
+                None,
+            ),
+        }
+    ],
+    "agents_added": [_AGENT_BRIEF],
+    "agents_gone": [_AGENT_BRIEF],
+    "agents_renamed": [{"agent": TEXT, "old_name": TEXT, "name": TEXT}],
+    "missions": {
+        "added": [{**_VERSION, "current": BOOL, "url": Maybe(Opt(URL)), "runs": INT}],
+        "gone": [{**_VERSION, "runs": INT}],
+        "became_older": [{**_VERSION, "url": Maybe(Opt(URL)), "runs": INT, "current": Opt(TEXT)}],
+        "runs": [{**_VERSION, "url": Maybe(Opt(URL)), "current": BOOL, "runs": INT, "new_runs": INT}],
+    },
+    "new_runs": [{**_VERSION, "agent": TEXT, "name": TEXT, "new_runs": INT}],
+}
+
+
+# ------------------------------------------------------------------ gates
+
+
+@dataclass(frozen=True)
+class Gate:
+    """``--fail-on-drop AGENT=PP``: trip when AGENT's median drops by more than PP points."""
+
+    agent: str  # id, slug or name; "*" for every agent
+    points: float
+
+    @classmethod
+    def parse(cls, text: str) -> Gate:
+        agent, sep, limit = text.rpartition("=")
+        try:
+            points = float(limit)
+        except ValueError:
+            points = math.nan
+        if not sep or not agent or not math.isfinite(points) or points < 0:
+            raise PodiumError(
+                f"--fail-on-drop {text!r}: expected AGENT=PP (PP: percentage points >= 0, "
+                f"AGENT: an agent's id, slug or name, or * for every agent)"
+            )
+        return cls(agent, points)
+
+
+def check_gates(old: Bundle, new: Bundle, gates: list[Gate]) -> list[dict]:
+    """One result per gate and agent it covers: ``tripped`` and why, in numbers (``delta``: the median's
+    change; ``drop``: the fall in percentage points that the limit is held against).
+
+    A drop is compared in percentage points rounded to 1e-9, so a drop of exactly PP does not trip.
+    A named agent that lost its median, or is gone, trips; ``*`` covers agents with a median before
+    that are still listed. A named agent in neither bundle is a usage error (a typo must not pass).
+    """
+    results = []
+    for gate in gates:
+        if gate.agent == ANY_AGENT:
+            targets = [a for a in old.agents.values() if a.median is not None and a.agent in new.agents]
+        else:
+            targets = _match(gate.agent, old, new)
+        for before in targets:
+            after = new.agents.get(before.agent)
+            result = {
+                "gate": f"{gate.agent}={gate.points:g}",
+                "agent": before.agent,
+                "name": after.name if after else before.name,
+                "limit": gate.points,
+                "old_median": before.median,
+                "median": after.median if after else None,
+                "delta": None,
+                "drop": None,
+            }
+            if before.median is None:
+                result.update(tripped=False, reason="no_median_before")
+            elif after is None:
+                result.update(tripped=True, reason="gone")
+            elif after.median is None:
+                result.update(tripped=True, reason="no_median")
+            else:
+                delta = after.median - before.median
+                drop = round(-delta * 100, 9)
+                result.update(
+                    delta=delta, drop=drop, tripped=drop > gate.points, reason="dropped" if drop > gate.points else "ok"
+                )
+            results.append(result)
+    return results
+
+
+def _match(wanted: str, old: Bundle, new: Bundle) -> list[AgentView]:
+    """The agent ``wanted`` names (id, then slug, then name, then case-folded name), as it was in ``old``."""
+    pool = {**{a.agent: a for a in new.agents.values()}, **old.agents}
+    for test in (
+        lambda a: a.agent == wanted,
+        lambda a: a.slug == wanted,
+        lambda a: a.name == wanted,
+        lambda a: a.name.casefold() == wanted.casefold(),
+    ):
+        found = [a for a in pool.values() if test(a)]
+        if len(found) > 1:
+            raise PodiumError(
+                f"--fail-on-drop {wanted!r}: names more than one agent "
+                f"({', '.join(a.agent for a in found)}); pass its id"
+            )
+        if found:
+            a = found[0]
+            return [old.agents[a.agent]] if a.agent in old.agents else []  # new agents have nothing to drop from
+    raise PodiumError(f"--fail-on-drop {wanted!r}: no such agent in either summary")
+
+
+def diff_files(old_path: Path, new_path: Path, gate_specs: list[str] = ()) -> tuple[dict, list[dict]]:
+    """Load, compare and gate (the ``podium diff`` command without its printing)."""
+    gates = [Gate.parse(s) for s in gate_specs]
+    old, new = load_bundle(old_path), load_bundle(new_path)
+    return compare(old, new), check_gates(old, new, gates)

@@ -1,0 +1,75 @@
+"""The figures of one set of counted runs (counting.md §3) and the rank order (§5): one definition,
+used by the summary step for agents, mission versions and cells, and by count/compare.py for model keys.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TypeVar
+
+from podium.count import stats
+from podium.model import COUNTED_KINDS, MEDIAN_KINDS, Figures, RunRecord, iso_utc
+
+NOT_ATTEMPTS = frozenset({"infra_failed", "grading", "unknown"})
+T = TypeVar("T")
+
+
+def kind_counts(records: list[RunRecord]) -> dict[str, int]:
+    counts = dict.fromkeys(COUNTED_KINDS, 0)
+    for record in records:
+        counts[record.kind] += 1
+    return counts
+
+
+def figures(records: list[RunRecord]) -> Figures:
+    """Every figure of counting.md §3 over one set of counted runs."""
+    counts = kind_counts(records)
+    population = [r for r in records if r.kind in MEDIAN_KINDS]
+    lows = [r.overall for r in population]
+    attempts = [r for r in records if r.kind not in NOT_ATTEMPTS]
+    runs = len(records)
+    return Figures(
+        runs=runs,
+        in_median=len(population),
+        median=stats.median(lows),
+        median_upper=stats.median([r.overall_upper for r in population]),
+        median_ci=stats.median_ci(lows),
+        avg_overall=stats.mean(lows),
+        best_overall=max(lows) if lows else None,
+        counts=counts,
+        judge_degraded=counts["no_judge"],
+        completion_rate=_rate(sum(r.end == "done" for r in attempts), len(attempts)),
+        partial_rate=_rate(sum(r.end in ("timeout", "operator") for r in attempts), len(attempts)),
+        judge_models=_sorted_set(r.judge_model for r in records if r.judge_ran),
+        models_reported=_sorted_set(m for r in records for m in r.models_reported),
+        models_declared=_sorted_set(r.model_declared for r in records),
+        last_run=iso_utc(max((r.when for r in records if r.when), default=None)),
+    )
+
+
+def _rate(part: int, whole: int) -> float | None:
+    return part / whole if whole else None
+
+
+def _sorted_set(values) -> tuple[str, ...]:
+    return tuple(sorted({v for v in values if v}))
+
+
+def rank_key(name: str, agent: str, fig: Figures) -> tuple:
+    """counting.md §5: median desc, avg_overall desc, in_median desc, name; no median last."""
+    if fig.median is None:
+        return (1, 0.0, 0.0, 0, name.casefold(), name, agent)
+    return (0, -fig.median, -fig.avg_overall, -fig.in_median, name.casefold(), name, agent)
+
+
+def models_differ(*figs: Figures) -> bool:
+    """True when the harness reported other models than declared, or several of them, over ``figs``
+    (an agent's current and older scopes)."""
+    reported = {m for f in figs for m in f.models_reported}
+    declared = {m for f in figs for m in f.models_declared}
+    return len(reported) > 1 or len(declared) > 1 or bool(reported and declared and reported != declared)
+
+
+def first(items: Sequence[T], limit: int) -> tuple[Sequence[T], int]:
+    """A bounded list as a page shows it: the first ``limit`` items, and how many more there are."""
+    return items[:limit], max(0, len(items) - limit)

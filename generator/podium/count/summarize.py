@@ -1,0 +1,275 @@
+"""The one summary step: an Export in, the Leaderboard every output reads (counting.md).
+
+Pure: no I/O, no clock. Classifies each run once (``kinds``), decides current
+and older mission versions (``versions``), computes every figure of §3 per
+agent, per mission version and per agent on each mission version, ranks agents
+(§5) and measures grader agreement (§6).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import defaultdict
+from dataclasses import replace
+
+from podium import routes
+from podium.count import compare, ledger, stats, verdicts
+from podium.count.figures import figures, kind_counts, rank_key
+from podium.count.kinds import SCORED_KINDS, record_of
+from podium.count.versions import current_versions, version_key
+from podium.model import (
+    AgentMission,
+    AgentSummary,
+    Export,
+    Figures,
+    Leaderboard,
+    MissionAgent,
+    MissionVersionSummary,
+    Problem,
+    RunGroups,
+    RunRecord,
+    Totals,
+    provisional,
+)
+
+
+def summarize(
+    export: Export,
+    configured_current: dict[str, str] | None = None,
+    config_name: str = "podium.yaml",
+    run_pages: int | None = None,
+) -> Leaderboard:
+    """Count every run of ``export`` exactly once (its runs: compact records, or whole runs to make them of).
+
+    ``run_pages`` (``run_pages: {newest: N}``): only the newest N counted runs of each agent on each mission
+    version keep a page of their own; every other run links to its row on its ledger page (its record's url).
+    A cancelled or never-started run is in no group and keeps its page."""
+    configured_current = configured_current or {}
+    records = [run if isinstance(run, RunRecord) else record_of(run) for run in export.runs]
+    problems, notes = list(export.problems), export.notes
+    runs_read, inputs_digest = export.runs_read, export.inputs_digest
+    del export  # the reader's records are replaced one by one below: a history is never held twice
+    seen: dict[str, set[str]] = defaultdict(set)
+    for record in records:
+        if record.kind != "not_a_run":
+            seen[record.mission].add(record.version)
+    current = current_versions(seen, configured_current)
+    problems += _config_problems(seen, configured_current, config_name)
+    urls = _Urls(records, seen)
+    for index, record in enumerate(records):
+        records[index] = _placed(record, current, urls)
+    records.sort(key=_newest_first)
+    groups = _groups(records)
+    layout = ledger.layout(records, urls.agent_slugs)
+    if run_pages is not None:  # in place, each record replaced once: a history is never held twice
+        for indices in groups.by_agent_version.values():
+            for index in indices[run_pages:]:
+                records[index] = replace(records[index], url=layout.anchor(index, records[index].run_id))
+    counted_records = [r for r in records if r.kind != "not_a_run"]
+    cell_runs = {key: [records[i] for i in group] for key, group in groups.by_agent_version.items()}
+    cells = {key: figures(own) for key, own in cell_runs.items()}
+    missions = _missions(records, groups, current, urls, cells)
+    agents, agents_older = _agents(records, groups, current, urls, cells)
+    pairs = compare.pairs(agents, cell_runs, cells, current, urls.mission)
+    by_model = compare.by_model(records, urls.agent_names, urls.agent)
+    progress = {
+        agent: verdicts.agent_progress(
+            agent, urls.agent_names[agent], urls.agent_slugs[agent], [records[i] for i in indices]
+        )
+        for agent, indices in groups.by_agent.items()
+    }
+    return Leaderboard(
+        totals=Totals(
+            runs=len(counted_records),
+            not_a_run=len(records) - len(counted_records),
+            counts=kind_counts(counted_records),
+        ),
+        agents=agents,
+        agents_older=agents_older,
+        missions=missions,
+        runs=tuple(records),
+        problems=tuple(sorted(set(problems))),
+        runs_read=runs_read,
+        inputs_digest=inputs_digest,
+        notes=notes,
+        groups=groups,
+        pairs=pairs,
+        by_model=by_model,
+        ledger=layout,
+        progress=progress,
+    )
+
+
+def _config_problems(seen: dict[str, set[str]], configured: dict[str, str], config_name: str) -> list[Problem]:
+    out = []
+    for mission, version in sorted(configured.items()):
+        if mission in seen and version not in seen[mission]:
+            out.append(
+                Problem(
+                    config_name,
+                    f"missions.{mission}.current",
+                    f"version {version!r} has no runs in this export; all runs of {mission} are older",
+                )
+            )
+    return out
+
+
+class _Urls:
+    """Slugs and page paths for every agent, mission version and run."""
+
+    def __init__(self, records: list[RunRecord], seen: dict[str, set[str]]):
+        self.agent_names: dict[str, str] = {}
+        for record in sorted((r for r in records if r.kind != "not_a_run"), key=lambda r: r.run_id):
+            self.agent_names.setdefault(record.agent, record.agent_name)
+        self.agent_slugs = routes.unique_slugs(self.agent_names)
+        self.mission_slugs = routes.mission_slugs({m: m for m in seen})
+        self.version_segments = {
+            mission: routes.unique_slugs({v: v for v in versions}, make=routes.version_segment)
+            for mission, versions in seen.items()
+        }
+        self.made: dict = {}  # the paths made so far
+
+    def agent(self, agent: str) -> str | None:  # one string per agent: every record of it shares it
+        if agent not in self.made:
+            slug = self.agent_slugs.get(agent)
+            self.made[agent] = routes.agent_path(slug) if slug else None
+        return self.made[agent]
+
+    def mission(self, mission: str, version: str) -> str | None:
+        key = (mission, version)
+        if key not in self.made:
+            known = mission in self.mission_slugs and version in self.version_segments[mission]
+            self.made[key] = (
+                routes.mission_path(self.mission_slugs[mission], self.version_segments[mission][version])
+                if known
+                else None
+            )
+        return self.made[key]
+
+
+def _placed(record: RunRecord, current: dict[str, str], urls: _Urls) -> RunRecord:
+    """The record with what the whole board decides: older version or not, its page and its links."""
+    return replace(
+        record,
+        older=record.kind != "not_a_run" and current.get(record.mission) != record.version,
+        url=routes.run_path(record.run_id),
+        agent_url=urls.agent(record.agent),
+        mission_url=urls.mission(record.mission, record.version),
+    )
+
+
+def _newest_first(record: RunRecord) -> tuple:
+    when = record.when.timestamp() if record.when else -math.inf
+    return (-when, record.run_id)
+
+
+Cells = dict[tuple[str, str, str], Figures]  # (agent, mission, version) -> figures, computed once
+
+
+def _groups(records: list[RunRecord]) -> RunGroups:
+    """Counted runs by agent, by mission version and by both (indices, newest first as ``records``)."""
+    by_agent: dict[str, list[int]] = defaultdict(list)
+    by_version: dict[tuple[str, str], list[int]] = defaultdict(list)
+    by_agent_version: dict[tuple[str, str, str], list[int]] = defaultdict(list)
+    for index, record in enumerate(records):
+        if record.kind == "not_a_run":
+            continue
+        by_agent[record.agent].append(index)
+        by_version[(record.mission, record.version)].append(index)
+        by_agent_version[(record.agent, record.mission, record.version)].append(index)
+
+    def frozen(groups: dict) -> dict:
+        return {key: tuple(value) for key, value in groups.items()}
+
+    return RunGroups(frozen(by_agent), frozen(by_version), frozen(by_agent_version))
+
+
+def _agent_missions(
+    agent: str, records: list[RunRecord], current: dict[str, str], urls: _Urls, cells: Cells
+) -> tuple[AgentMission, ...]:
+    versions = {(r.mission, r.version) for r in records}
+    ordered = sorted(sorted(versions, key=lambda mv: version_key(mv[1]), reverse=True), key=lambda mv: mv[0])
+    return tuple(
+        AgentMission(
+            mission,
+            version,
+            current.get(mission) == version,
+            urls.mission(mission, version),
+            cells[(agent, mission, version)],
+        )
+        for mission, version in ordered
+    )
+
+
+def _agents(records: list[RunRecord], groups: RunGroups, current: dict[str, str], urls: _Urls, cells: Cells):
+    headline, older = [], []
+    for agent, indices in groups.by_agent.items():
+        own = [records[i] for i in indices]
+        name = urls.agent_names[agent]
+        slug = urls.agent_slugs[agent]
+        mine = [r for r in own if not r.older]
+        theirs = [r for r in own if r.older]
+        headline.append(
+            AgentSummary(
+                agent,
+                name,
+                slug,
+                urls.agent(agent),
+                "current",
+                None,
+                figures(mine),
+                _agent_missions(agent, mine, current, urls, cells),
+            )
+        )
+        if theirs:
+            older.append(
+                AgentSummary(
+                    agent,
+                    name,
+                    slug,
+                    urls.agent(agent),
+                    "older",
+                    None,
+                    figures(theirs),
+                    _agent_missions(agent, theirs, current, urls, cells),
+                )
+            )
+    headline.sort(key=lambda a: rank_key(a.name, a.agent, a.figures))
+    ranked = tuple(replace(a, rank=i + 1, provisional=provisional(a.figures.in_median)) for i, a in enumerate(headline))
+    order = {a.agent: i for i, a in enumerate(ranked)}
+    return ranked, tuple(sorted(older, key=lambda a: order[a.agent]))
+
+
+def _missions(
+    records: list[RunRecord], groups: RunGroups, current: dict[str, str], urls: _Urls, cells: Cells
+) -> tuple[MissionVersionSummary, ...]:
+    out = []
+    for (mission, version), indices in groups.by_version.items():
+        own = [records[i] for i in indices]
+        chips = []
+        for agent in {r.agent for r in own}:
+            fig = cells[(agent, mission, version)]
+            name = urls.agent_names[agent]
+            chips.append(
+                (
+                    rank_key(name, agent, fig),
+                    MissionAgent(agent, name, urls.agent(agent), fig.median, fig.in_median, fig.runs),
+                )
+            )
+        full = [abs(r.deterministic - r.judge) for r in own if r.judge is not None and r.judge_status == "ok"]
+        whole = figures(own)
+        out.append(
+            MissionVersionSummary(
+                mission=mission,
+                version=version,
+                current=current.get(mission) == version,
+                url=urls.mission(mission, version),
+                figures=whole,
+                judge_vs_checks=stats.mean(full),
+                agents=tuple(chip for _, chip in sorted(chips, key=lambda c: c[0])),
+                scored=sum(whole.counts[kind] for kind in SCORED_KINDS),
+            )
+        )
+    out.sort(key=lambda m: version_key(m.version), reverse=True)
+    out.sort(key=lambda m: (not m.current, m.mission))
+    return tuple(out)

@@ -1,0 +1,553 @@
+"""The data podium works on: what the reader found, and what the summary step counted.
+
+Frozen dataclasses only, no I/O. Field names of the summary types are the keys
+of ``api/results/summary.json`` (site.md). Also the one home of the shared
+vocabulary: kinds and their labels, XORCISE's statuses and triggers, run ids.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import operator
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+
+RUN_ID = re.compile(r"^[0-9a-f]{32}$")  # a full run id
+RUN_DIR = re.compile(r"^(?:[0-9a-f]{8}|[0-9a-f]{32})$")  # a run directory's name: 8 or 32 hex
+GRADING_FAILED = "grading failed"  # how the server's crash-fallback grade's judge_detail starts
+PARTIAL_TRIGGERS = (None, "timeout", "operator")
+NOT_A_RUN_TRIGGERS = frozenset({"cancelled", "never_started"})
+
+# Counting.md §2, in the order the rules are applied.
+KIND_ORDER = (
+    "not_a_run",
+    "infra_failed",
+    "grading",
+    "grading_failed",
+    "unknown",
+    "stopped",
+    "no_judge",
+    "timed_out",
+    "partial_judge",
+    "graded",
+)
+# The kinds that are counted (``counts`` keys), in the order counting.md §3 lists them.
+COUNTED_KINDS = (
+    "graded",
+    "partial_judge",
+    "timed_out",
+    "no_judge",
+    "stopped",
+    "infra_failed",
+    "grading_failed",
+    "grading",
+    "unknown",
+)
+MEDIAN_KINDS = frozenset({"graded", "partial_judge", "timed_out"})
+LEFT_OUT_KINDS = tuple(kind for kind in COUNTED_KINDS if kind not in MEDIAN_KINDS)  # counted, not in the median
+# site.md "Ranks on few runs": a rank on fewer runs in the median than this has no interval
+# (counting.md §3) and is provisional.
+PROVISIONAL_BELOW = 6
+JUDGE_STATUSES = ("ok", "partial", "model-not-configured", "unavailable")
+NO_JUDGE_STATUSES = frozenset({"model-not-configured", "unavailable"})
+JUDGE_RAN_STATUSES = frozenset({"ok", "partial"})
+UNATTRIBUTED = "(unattributed)"
+KIND_LABELS = {
+    "graded": "Graded",
+    "partial_judge": "Partial judge",
+    "timed_out": "Timed out",
+    "no_judge": "No judge",
+    "stopped": "Stopped",
+    "infra_failed": "Infra failed",
+    "grading_failed": "Grading failed",
+    "grading": "Grading",
+    "unknown": "Unknown",
+    "not_a_run": "Not a run",
+}
+
+
+def provisional(in_median: int) -> bool:
+    """site.md: an agent or model key with fewer than 6 runs in its median ranks provisionally
+    (no median at all included: it is ranked last, on nothing)."""
+    return in_median < PROVISIONAL_BELOW
+
+
+def iso_utc(when: datetime | None) -> str | None:
+    """``2026-11-23T11:08:39Z`` (whole seconds, UTC; years padded to four digits)."""
+    if when is None:
+        return None
+    return f"{when.year:04d}-{when:%m-%dT%H:%M:%S}Z"
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Problem:
+    """One thing that could not be read: the file, the field (JSON path) and why."""
+
+    path: str
+    field: str
+    message: str
+
+    def __str__(self) -> str:
+        where = f"{self.path}: {self.field}" if self.field else self.path
+        return f"{where}: {self.message}"
+
+
+@dataclass(frozen=True, slots=True)
+class Criterion:
+    """One rubric criterion as the judge scored it (never its prompt)."""
+
+    criterion_id: str
+    text: str
+    weight: float | None
+    score: float | None
+    reason: str
+    status: str
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """One deterministic check (never the submitted value)."""
+
+    check_id: str
+    source: str
+    op: str
+    passed: bool | None
+    weight: float | None
+    error: str | None
+    blocked_by: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Grade:
+    """``result.json``'s grade. A score is None when missing or unusable."""
+
+    overall: float | None
+    deterministic: float | None
+    judge: float | None
+    overall_upper: float | None
+    judge_upper: float | None
+    judge_coverage: float | None
+    judge_status: str | None
+    judge_detail: str | None
+    scores_valid: bool
+    criteria: tuple[Criterion, ...] = ()
+    checks: tuple[Check, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Conditions:
+    model: str | None = None
+    judge_model: str | None = None
+    budget_seconds: float | None = None
+    agent_version: str | None = None
+    install_revision: str | None = None
+    mission_version: str | None = None
+    mission_base_version: str | None = None
+    platform: str | None = None
+    intel_disclosed: bool | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Configuration:
+    """What the agent was when it ran (docs/rules/progress.md §1): runs that share all four are one segment.
+
+    ``model`` is the run's reported models (distinct, sorted, joined with `` + ``), else the model its
+    conditions declare, else None."""
+
+    agent_version: str | None
+    model: str | None
+    judge_model: str | None
+    budget_seconds: float | None
+
+    def changed(self, other: Configuration) -> tuple[str, ...]:
+        """The fields that differ from ``other``, in CONFIGURATION_FIELDS order."""
+        return tuple(name for name in CONFIGURATION_FIELDS if getattr(self, name) != getattr(other, name))
+
+    def as_json(self) -> dict:
+        """The four fields as the progress file writes them: an agent version that is a whole number as a number
+        (as XORCISE's conditions hold it), anything else as it was read."""
+        version = self.agent_version
+        return {
+            "agent_version": int(version) if version is not None and version.isdigit() else version,
+            "model": self.model,
+            "judge_model": self.judge_model,
+            "budget_seconds": self.budget_seconds,
+        }
+
+
+CONFIGURATION_FIELDS = ("agent_version", "model", "judge_model", "budget_seconds")
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """Everything read about one run directory, before it is classified.
+
+    ``shape`` is what result.json held: ``graded``, ``not_graded``, ``grading``,
+    ``other`` (readable but none of the three) or ``unreadable`` (missing or broken).
+    """
+
+    run_id: str
+    directory: str
+    shape: str
+    result_trigger: str | None = None
+    grade: Grade | None = None
+    conditions: Conditions | None = None
+    partial: bool | None = None
+    partial_trigger: str | None = None
+    models_reported: tuple[str, ...] = ()
+    list_outcome: str | None = None
+    list_trigger: str | None = None
+    agent: str = UNATTRIBUTED
+    agent_name: str = UNATTRIBUTED
+    mission: str = UNATTRIBUTED
+    version: str = UNATTRIBUTED
+    started: datetime | None = None
+    completed: datetime | None = None
+    model_declared: str | None = None
+    report_file: str | None = None
+    report_digest: str | None = None  # SHA-256 of report_file's bytes (the render cache's key)
+    result_digest: str | None = None  # SHA-256 of result.json's bytes (its page reads it again, and checks)
+    # Never published, only used to redact (render/redact.py), and dropped before pages are planned:
+    secrets: tuple[str, ...] = ()  # every submitted check value of this run
+    answers: tuple[str, ...] = ()  # the values that passed an `artifacts` check: the mission's answers
+    source: int = 0  # which export it was read from (load_exports: their order); report_file is relative to it
+
+
+@dataclass(frozen=True, slots=True)
+class Export:
+    """What the reader returns: the runs, every problem, and what was read."""
+
+    runs: tuple[Run, ...]
+    problems: tuple[Problem, ...]
+    runs_read: int
+    inputs_digest: str
+    notes: tuple[str, ...] = ()
+
+
+# ---------------------------------------------------------------- the summary
+
+
+@dataclass(frozen=True, slots=True)
+class Figures:
+    """Every figure of counting.md §3 over one set of runs."""
+
+    runs: int
+    in_median: int
+    median: float | None
+    median_upper: float | None
+    median_ci: tuple[float, float] | None
+    avg_overall: float | None
+    best_overall: float | None
+    counts: dict[str, int]
+    judge_degraded: int
+    completion_rate: float | None
+    partial_rate: float | None
+    judge_models: tuple[str, ...]
+    models_reported: tuple[str, ...]
+    models_declared: tuple[str, ...]
+    last_run: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class RunRecord:
+    """One run as every page, file and command shows it (kind decided once), and nothing more.
+
+    Compact on purpose: the summary holds one per run of the whole history, so it keeps
+    the scores, names and times the ledger, charts and figures read, and no free text
+    (judge detail, rubric, checks stay in the build's store; only the run's own page
+    reads them, render/site.py). Repeated strings and tuples are shared between records.
+    """
+
+    run_id: str
+    directory: str
+    source: int  # which export it was read from (load_exports: their order)
+    agent: str
+    agent_name: str
+    mission: str
+    version: str
+    kind: str
+    end: str | None  # done / timeout / operator / deploy_failed / crashed / cancelled / …
+    status: str  # the human label for kind + end
+    overall: float | None  # None = "—" (no usable grade)
+    overall_upper: float | None
+    deterministic: float | None
+    judge: float | None  # None = "—", or "No judge" when no_judge_ran
+    judge_upper: float | None
+    no_judge_ran: bool
+    judge_status: str | None
+    judge_model: str | None
+    model_declared: str | None
+    models_reported: tuple[str, ...]
+    started: datetime | None
+    completed: datetime | None
+    when: datetime | None  # completed, else started
+    report_digest: str | None  # SHA-256 of its report.md (None: no report to render)
+    digest: str  # SHA-256 of its result.json: what its page reads again (grade details, own values)
+    # Never published, only used to redact (render/redact.py), and dropped from the public board:
+    exposed: tuple[str, ...] = ()  # the run's own submitted values that occur in a name it would publish
+    configuration: Configuration | None = None  # None: no readable conditions (progress.md §1)
+    # Decided by the summary step for the whole board:
+    older: bool = False
+    url: str = ""
+    agent_url: str | None = None
+    mission_url: str | None = None
+
+    @property
+    def current(self) -> bool:
+        """On its mission's current version (decided by the summary step)."""
+        return not self.older
+
+    @property
+    def judge_ran(self) -> bool:
+        return self.judge_status in JUDGE_RAN_STATUSES
+
+    @property
+    def report_file(self) -> str | None:
+        """report.md beside result.json (report.html is never rendered)."""
+        return f"{self.directory}/report.md" if self.report_digest else None
+
+
+@dataclass(frozen=True, slots=True)
+class AgentMission:
+    """One agent on one mission version."""
+
+    mission: str
+    version: str
+    current: bool
+    url: str
+    figures: Figures
+
+
+@dataclass(frozen=True, slots=True)
+class AgentSummary:
+    agent: str
+    name: str
+    slug: str
+    url: str
+    scope: str  # "current" or "older"
+    rank: int | None
+    figures: Figures
+    missions: tuple[AgentMission, ...]
+    provisional: bool | None = None  # ranked on fewer than PROVISIONAL_BELOW runs in the median; None: unranked
+
+
+@dataclass(frozen=True, slots=True)
+class MissionAgent:
+    agent: str
+    name: str
+    url: str
+    median: float | None
+    in_median: int
+    runs: int
+
+
+@dataclass(frozen=True, slots=True)
+class MissionVersionSummary:
+    mission: str
+    version: str
+    current: bool
+    url: str
+    figures: Figures
+    judge_vs_checks: float | None
+    agents: tuple[MissionAgent, ...]
+    scored: int = 0  # runs with a score (the agreement plot's points and no-judge strip); pages only, not in JSON
+
+
+@dataclass(frozen=True, slots=True)
+class Totals:
+    runs: int
+    not_a_run: int
+    counts: dict[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Outline:
+    """What a build says about the export it read (the public board's): kept by the cache, so a build that
+    finds nothing changed says it again without reading the export."""
+
+    totals: Totals
+    problems: tuple[Problem, ...]
+    notes: tuple[str, ...]
+    summary: str = ""  # the written site: "1.2 MB in 176 files (…)"
+    details: tuple[str, ...] = ()  # its sections and largest files, a line each (budget.Meter.details)
+
+
+@dataclass(frozen=True, slots=True)
+class RunGroups:
+    """The counted runs grouped once, as indices into ``Leaderboard.runs`` (newest first)."""
+
+    by_agent: dict[str, tuple[int, ...]] = field(default_factory=dict)
+    by_version: dict[tuple[str, str], tuple[int, ...]] = field(default_factory=dict)
+    by_agent_version: dict[tuple[str, str, str], tuple[int, ...]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Leaderboard:
+    """The one summary every page, file and command reads."""
+
+    totals: Totals
+    agents: tuple[AgentSummary, ...]
+    agents_older: tuple[AgentSummary, ...]
+    missions: tuple[MissionVersionSummary, ...]
+    runs: tuple[RunRecord, ...]  # newest first
+    problems: tuple[Problem, ...]
+    runs_read: int
+    inputs_digest: str
+    notes: tuple[str, ...] = field(default=())
+    groups: RunGroups = field(default_factory=RunGroups)
+    pairs: tuple[Pair, ...] = field(default=())  # compare.md §1, by a's rank then b's
+    by_model: tuple[ModelSummary, ...] = field(default=())  # compare.md §2, ranked
+    ledger: Ledger | None = None  # which ledger page lists each run, which data part holds it (count/ledger.py)
+    # agent id -> its verdicts.AgentProgress: which way it is moving (docs/rules/progress.md), every agent
+    progress: dict = field(default_factory=dict)
+
+
+# ------------------------------------------------------- comparisons (compare.md)
+
+
+@dataclass(frozen=True, slots=True)
+class PairVersion:
+    """Two agents on one shared current mission version (compare.md §1)."""
+
+    mission: str
+    version: str
+    url: str | None  # the mission version's page
+    n_a: int
+    n_b: int
+    median_a: float
+    median_b: float
+    median_ci_a: tuple[float, float] | None
+    median_ci_b: tuple[float, float] | None
+    median_diff: float  # median_a - median_b
+    median_deterministic_a: float | None  # the checks half, over the same population
+    median_deterministic_b: float | None
+    median_judge_a: float | None  # the judge half (its lower bound under a partial judge)
+    median_judge_b: float | None
+    judge_models_a: tuple[str, ...]
+    judge_models_b: tuple[str, ...]
+    superiority: float  # P(a run of A beats a run of B), ties half
+    verdict: str  # a_ahead / b_ahead / overlap / too_few
+
+
+@dataclass(frozen=True, slots=True)
+class PairFlags:
+    """The four traps (compare.md §1); a flag is raised when its list is non-empty or it is True."""
+
+    judge_models_differ: tuple[str, ...]  # "<mission> <version>", sorted
+    model_changed: tuple[str, ...]  # agent ids, sorted
+    no_judge_gap: bool
+    timeout_gap: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Pair:
+    """Agent ``a`` (ranked higher) against agent ``b`` over their shared current mission versions."""
+
+    a: str
+    b: str
+    a_name: str
+    b_name: str
+    url: str | None  # the pair's page (pairs among the top ranked agents only)
+    shared: int
+    superiority: float
+    verdicts: dict[str, int]
+    median_diff: float
+    flags: PairFlags
+    models_a: tuple[str, ...]  # distinct models of A's median population on the shared versions (compare.run_model)
+    models_b: tuple[str, ...]
+    no_judge_share_a: float  # no_judge / (median population + no_judge), shared versions
+    no_judge_share_b: float
+    timeout_share_a: float  # timed_out / median population, shared versions
+    timeout_share_b: float
+    # Every shared version's figures for a pair with a page (url), else () and compare.full_pair makes them:
+    # a board holds agents² pairs, and only the pages and their data files show versions (issue 29).
+    versions: tuple[PairVersion, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ModelSummary:
+    """The runs on current mission versions whose harness reported one model key (compare.md §2)."""
+
+    model: str
+    slug: str
+    url: str
+    rank: int
+    figures: Figures
+    agents: tuple[str, ...]  # sorted names of the agents whose runs it holds
+    members: tuple[MissionAgent, ...]  # each of those agents' figures under this key, ranked
+    runs: tuple[int, ...] = ()  # its runs, as indices into Leaderboard.runs (newest first)
+    provisional: bool = False  # ranked on fewer than PROVISIONAL_BELOW runs in the median
+
+
+def _quick_to_pickle(cls: type) -> None:
+    """State as a tuple of the fields, read and set by precomputed names.
+
+    A slotted dataclass's own ``__getstate__``/``__setstate__`` look its fields up on
+    every call; the build pickles run records for cache keys, the parse cache and the
+    worker processes tens of thousands of times, where that lookup was most of the cost."""
+    names = tuple(f.name for f in dataclasses.fields(cls))
+    get = operator.attrgetter(*names)
+    one = len(names) == 1
+
+    def getstate(self):
+        return (get(self),) if one else get(self)
+
+    def setstate(self, state):
+        for name, value in zip(names, state, strict=True):
+            object.__setattr__(self, name, value)
+
+    cls.__getstate__, cls.__setstate__ = getstate, setstate
+
+
+# The ledger's layout (made by count/ledger.py).
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerPage:
+    bucket: str  # "2026-09" or "undated"
+    number: int  # 1 = the month's oldest runs
+    runs: tuple[int, ...]  # indices into Leaderboard.runs, newest first
+    path: str
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerMonth:
+    bucket: str
+    label: str  # "September 2026", "Undated"
+    runs: int
+    pages: int
+    newest: str  # its newest page's path
+    oldest: str
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerPart:
+    agent: str
+    agent_name: str
+    agent_slug: str  # its agent's page slug (unique): what the ledger page's view filters by
+    mission: str
+    number: int  # 1 = the group's oldest runs
+    runs: tuple[int, ...]  # indices into Leaderboard.runs, newest first
+    kinds: dict[str, int]  # runs of each kind in it (a kind filter skips parts without one)
+    first: str | None  # its oldest and newest dates
+    last: str | None
+    paths: dict[str, str]  # "jsonl_gz", "csv", "script" -> path
+
+
+@dataclass(frozen=True, slots=True)
+class Ledger:
+    pages: tuple[LedgerPage, ...]  # newest month first, each month's newest page first
+    months: tuple[LedgerMonth, ...]  # newest first (undated last)
+    parts: tuple[LedgerPart, ...]  # by agent name, mission, number
+    page_of: tuple[int, ...]  # Leaderboard.runs index -> index into pages
+
+    def anchor(self, index: int, run_id: str) -> str:
+        """Where run number ``index`` is listed: its row on its ledger page."""
+        return f"{self.pages[self.page_of[index]].path}#run-{run_id}"
+
+
+for _cls in [v for v in list(globals().values()) if dataclasses.is_dataclass(v) and isinstance(v, type)]:
+    if "__slots__" in vars(_cls):
+        _quick_to_pickle(_cls)
+del _cls

@@ -1,0 +1,202 @@
+"""The head-to-head and by-model pages: which template each gets, with what context.
+
+Pure, like plan/site.py (which hooks this in): the Leaderboard in, ``(path, template,
+context)`` triples out. Contexts carry the summary's Pair and ModelSummary objects,
+chart geometry and sentences (words/compare_text.py); templates never count.
+
+Pages: ``compare/index.html`` (a matrix of every pair among the top
+``compare.MATRIX_AGENTS`` ranked agents), one page per such pair, ``models/index.html``
+and one page per model key. Pairs below the matrix are in their agents' parts of the comparison data
+(:func:`data_files`: figures over their versions) and, in full, in ``podium compare`` only.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from podium import routes
+from podium.count.compare import MATRIX_AGENTS, pairs_by_agent
+from podium.count.figures import first
+from podium.model import AgentSummary, Leaderboard, ModelSummary, Pair, RunRecord
+from podium.plan import charts
+from podium.plan.compare_charts import intervals
+from podium.plan.entries import DataFile
+from podium.words.compare_text import (
+    flag_sentences,
+    superiority_words,
+    verdict_counts,
+    verdict_words,
+)
+from podium.words.figures_text import models_lead
+
+MODEL_RUNS = 20  # newest runs listed on a model page (site.md "Bounded")
+MODEL_CARDS = 10  # model cards on models/index.html; the keys ranked below them are table rows…
+MODEL_ROWS = 30  # …at most this many (every key is in compare.json)
+LEFT_OUT_NAMED = 10  # agents below the matrix named on the compare page
+
+Planned = tuple[str, str, dict]
+
+
+def version_anchors(pair: Pair) -> dict[tuple[str, str], str]:
+    """(mission, version) -> the id of its section on the pair page."""
+    names = {f"{v.mission}\x00{v.version}": f"v {v.mission} {v.version}" for v in pair.versions}
+    slugs = routes.unique_slugs(names)
+    return {(v.mission, v.version): slugs[f"{v.mission}\x00{v.version}"] for v in pair.versions}
+
+
+class Links:
+    """Links to the pair pages, for the agent pages ("compare with…") and the mission pages."""
+
+    def __init__(self, board: Leaderboard):
+        self._agent: dict[str, list[dict]] = defaultdict(list)
+        self._version: dict[tuple[str, str], list[dict]] = defaultdict(list)
+        slugs = {a.agent: a for a in board.agents}
+        for pair in board.pairs:
+            if pair.url is None:
+                continue
+            self._agent[pair.a].append({"other": slugs[pair.b], "url": pair.url, "pair": pair})
+            self._agent[pair.b].append({"other": slugs[pair.a], "url": pair.url, "pair": pair})
+            anchors = version_anchors(pair)
+            for v in pair.versions:
+                self._version[(v.mission, v.version)].append(
+                    {
+                        "pair": pair,
+                        "url": pair.url,
+                        "anchor": anchors[(v.mission, v.version)],
+                        "version": v,
+                        "verdict": verdict_words(v.verdict, pair.a_name, pair.b_name),
+                    }
+                )
+        for links in self._agent.values():
+            links.sort(key=lambda link: link["other"].rank)
+
+    def for_agent(self, agent: str) -> list[dict]:
+        return self._agent.get(agent, [])
+
+    def for_version(self, mission: str, version: str) -> list[dict]:
+        return self._version.get((mission, version), [])
+
+
+def data_files(board: Leaderboard) -> list[DataFile]:
+    """compare.json's parts (render/compare_data.py): one per agent with a pair, one per pair with a page."""
+    pairs_of = pairs_by_agent(board.pairs)
+    out = [
+        DataFile(routes.compare_agent_data_path(a.slug), "compare_agent", i, tuple(pairs_of[a.agent]))
+        for i, a in enumerate(board.agents)
+        if a.agent in pairs_of
+    ]
+    slugs = {a.agent: a.slug for a in board.agents}
+    out += [
+        DataFile(routes.compare_pair_data_path(slugs[p.a], slugs[p.b]), "compare_pair", i)
+        for i, p in enumerate(board.pairs)
+        if p.url is not None
+    ]
+    return out
+
+
+def pages(board: Leaderboard) -> list[Planned]:
+    out = [_compare_index(board)]
+    agents = {a.agent: a for a in board.agents}
+    out += [_pair_page(p, agents) for p in board.pairs if p.url is not None]
+    by_key = {m.model: [board.runs[i] for i in m.runs] for m in board.by_model}  # grouped once, in summarize
+    out.append(_models_index(board, by_key))
+    out += [_model_page(m, by_key[m.model]) for m in board.by_model]
+    return out
+
+
+def _compare_index(board: Leaderboard) -> Planned:
+    top, left_out_total = first(board.agents, MATRIX_AGENTS)
+    left_out = board.agents[MATRIX_AGENTS:]
+    named, unnamed = first(left_out, LEFT_OUT_NAMED)
+    pairs = {(p.a, p.b): p for p in board.pairs}
+    rows = []
+    for i, a in enumerate(top[:-1]):
+        cells = [{"b": b, "pair": pairs.get((a.agent, b.agent))} for b in top[i + 1 :]]
+        rows.append({"agent": a, "blank": i, "cells": cells})  # blank: the columns left of the diagonal
+    lead = pairs.get((top[0].agent, top[1].agent)) if len(top) > 1 else None
+    return (
+        routes.COMPARE_INDEX,
+        "compare.html",
+        {
+            "page_title": "Compare",
+            "agents": top,
+            "columns": top[1:],
+            "rows": rows,
+            "left_out": left_out,
+            "left_out_total": left_out_total,
+            "left_out_named": named,
+            "left_out_unnamed": unnamed,
+            "agents_total": len(top),
+            "pairs_total": len(board.pairs),
+            "limit": MATRIX_AGENTS,
+            "lead": lead and _pair_words(lead),
+        },
+    )
+
+
+def _pair_words(pair: Pair) -> dict:
+    return {
+        "pair": pair,
+        "superiority": superiority_words(pair.a_name, pair.b_name, pair.superiority),
+        "counts": verdict_counts(pair),
+    }
+
+
+def _pair_page(pair: Pair, agents: dict[str, AgentSummary]) -> Planned:
+    anchors = version_anchors(pair)
+    versions = [
+        {
+            "v": v,
+            "anchor": anchors[(v.mission, v.version)],
+            "chart": intervals(v, pair.a_name, pair.b_name),
+            "verdict": verdict_words(v.verdict, pair.a_name, pair.b_name),
+            "superiority": superiority_words(pair.a_name, pair.b_name, v.superiority),
+        }
+        for v in pair.versions
+    ]
+    return (
+        pair.url,
+        "pair.html",
+        {
+            "page_title": f"{pair.a_name} vs {pair.b_name}",
+            **_pair_words(pair),
+            "agent_a": agents[pair.a],
+            "agent_b": agents[pair.b],
+            "flags": flag_sentences(pair),
+            "versions": versions,
+        },
+    )
+
+
+def _models_index(board: Leaderboard, by_key: dict[str, list[RunRecord]]) -> Planned:
+    cards = [
+        {"model": m, "strip": charts.strip(by_key[m.model], m.figures.median)} for m in board.by_model[:MODEL_CARDS]
+    ]
+    ranked, unlisted = first(board.by_model[MODEL_CARDS:], MODEL_ROWS)
+    return (
+        routes.MODELS_INDEX,
+        "models.html",
+        {
+            "page_title": "Models",
+            "cards": cards,
+            "ranked_below": len(cards),
+            "lead": models_lead(board.by_model),
+            "ranked": list(ranked),
+            "unlisted": unlisted,
+        },
+    )
+
+
+def _model_page(model: ModelSummary, runs: list[RunRecord]) -> Planned:
+    newest, more = first(runs, MODEL_RUNS)
+    return (
+        model.url,
+        "model.html",
+        {
+            "page_title": model.model,
+            "model": model,
+            "strip": charts.strip(runs, model.figures.median, charts.PAGE_SLOTS),
+            "runs": newest,
+            "more": more,
+        },
+    )

@@ -1,0 +1,87 @@
+"""The manifest's entry types: what plan/site.py lists and render/site.py renders.
+
+One small module below both stages, so the plan builds these and the render stage
+consumes them without either importing the other. An entry is a site path and what its
+bytes are made from: a page (a template and its context), a page made when it is
+rendered (a run's, a ledger page's), a data file of the public board, a file already
+rendered (``Blob``), or a theme's static file.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+
+@dataclass(frozen=True)
+class Page:
+    """An HTML page: a template and its context (``run_id``: a run page, completed at render time)."""
+
+    path: str
+    template: str
+    context: dict
+    run_id: str | None = None
+
+
+class PageMaker(Protocol):
+    """What makes a lazy page's Page when it is rendered (plan/site.py: RunPages, LedgerPages)."""
+
+    chrome: dict
+
+    def page(self, index: int) -> Page: ...
+
+
+@dataclass(frozen=True, slots=True)
+class LazyPage:
+    """A page planned as its path and its number: its Page (template and context) is made when it is
+    rendered, by ``pages``, so the pages that grow with the history (a run's, the ledger's) are never all
+    held (issue 18)."""
+
+    path: str
+    index: int
+    pages: PageMaker
+
+    @property
+    def page(self) -> Page:
+        return self.pages.page(self.index)
+
+
+@dataclass(frozen=True, slots=True)
+class RunPage(LazyPage):
+    """A run's own page (``index``: into Leaderboard.runs)."""
+
+
+@dataclass(frozen=True, slots=True)
+class LedgerPage(LazyPage):
+    """A page of the ledger (``index``: into Leaderboard.ledger.pages)."""
+
+
+@dataclass(frozen=True)
+class DataFile:
+    """A data file of site.md (``kind`` is one of render/site.py's DATA_FILES; ``part``: which ledger part,
+    or which agent or pair of the board a part of the comparisons is; ``pairs``: an agent's, by index)."""
+
+    path: str
+    kind: str
+    part: int | None = None
+    pairs: tuple[int, ...] = ()
+
+
+@dataclass(frozen=True)
+class Blob:
+    """A small file already rendered by a render-stage helper (render/crawlers.py: sitemap.xml, robots.txt)."""
+
+    path: str
+    data: bytes
+
+
+@dataclass(frozen=True)
+class Asset:
+    """A theme's static file, copied as it is."""
+
+    path: str
+    source: Path
+
+
+Entry = Page | LazyPage | DataFile | Blob | Asset

@@ -1,0 +1,227 @@
+"""What the pages show of an agent's progress (docs/rules/progress.md §5), as typed, finished values.
+
+Pure: the agent's progress result (count/verdicts.py) in, panels of text out; templates only place them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from podium import routes
+from podium.count.verdicts import AgentProgress, Cell, CellStep
+from podium.model import RunRecord
+from podium.plan import charts
+from podium.plan.charts import Strip
+from podium.words import progress_text as words
+from podium.words.figures_text import pp_delta
+
+AGENT_STEPS = 3  # the newest agent steps an agent page shows (every step is in its progress file)
+VERSION_AGENTS = 12  # agents whose newest step a mission version's page shows (bounded pages)
+PANEL_ROWS = 20  # current mission versions in the agent page's table: those its newest step compares on first
+BAND_GAP = 6.0  # percent of the strip's width: a label closer to the last one is left out (its tick stays)
+
+
+@dataclass(frozen=True, slots=True)
+class StepView:
+    """One agent step as its page shows it."""
+
+    since: str  # "since agent v5"
+    title: str  # "Since agent v5"
+    before: str  # the configuration it is compared with, in words
+    after: str
+    verdict: str  # the overall verdict (a class name)
+    overall: str  # "▲ improved +9.0 pp (p 0.0012)"
+    checks: str
+    judge: str  # the judge half: its missions' tally
+    tally: str  # "improved on 2, steady on 3"
+    missions: int
+    note: str | None  # "judge model changed: on the checks, ▲ improved"
+
+
+@dataclass(frozen=True, slots=True)
+class CellView:
+    """One mission version at one agent step: glyph and shift, the rest in its title."""
+
+    text: str  # "▲ +12.0 pp", "…", "—"
+    title: str
+    verdict: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class MissionRow:
+    mission: str
+    version: str
+    url: str | None
+    cells: tuple[CellView, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class BandMark:
+    """Where a new configuration first appears on the run strip (a percentage of its width)."""
+
+    x: float
+    strip_x: float  # the same place in the strip's own coordinates (its ticks)
+    label: str  # "v5", "model", "" when it would crowd the one before
+    title: str
+    end: bool  # near the right edge: the label ends at the tick
+
+
+@dataclass(frozen=True, slots=True)
+class ProgressPanel:
+    """ "Which way it is moving" on an agent page."""
+
+    headline: str
+    verdict: str | None
+    steps: tuple[StepView, ...]  # newest first
+    columns: tuple[str, ...]  # one per step in ``steps``: "since agent v5"
+    rows: tuple[MissionRow, ...]  # current mission versions: at most PANEL_ROWS, those with a verdict first
+    rows_more: int  # how many more current mission versions the agent has (in its progress file)
+    note: str | None  # the newest run is on an earlier configuration (a rollback)
+    file: str  # the agent's progress file
+    configurations: int
+
+
+@dataclass(frozen=True, slots=True)
+class VersionStep:
+    """One agent's newest step on a mission version (its page lists one per agent)."""
+
+    agent: str
+    name: str
+    url: str | None
+    since: str | None  # None: one configuration so far
+    overall: str
+    checks: str
+    judge: str
+    attribution: str | None
+    verdict: str | None
+    runs: int  # the agent's counted runs on the version
+
+
+def configuration_text(configuration) -> str:
+    return ", ".join(words.field_text(configuration, name) for name in words.FIELD_NAMES)
+
+
+def panel(progress: AgentProgress, slug: str) -> ProgressPanel:
+    steps = progress.steps[::-1][:AGENT_STEPS]
+    views = tuple(_step_view(step) for step in steps)
+    current = [cell for cell in progress.cells if cell.current]
+    rows = []
+    for cell in current:
+        found = []
+        for step in steps:
+            stratum = next(
+                (s for s in step.overall.strata if (s.mission, s.version) == (cell.mission, cell.version)), None
+            )
+            if stratum is None:
+                found.append(CellView("—", f"{cell.mission} {cell.version}: not run in both configurations", None))
+                continue
+            series = stratum.step
+            shift = "" if series.shift is None or series.verdict == "too_few_runs" else f" {pp_delta(series.shift)}"
+            found.append(
+                CellView(
+                    f"{words.glyph(series.verdict)}{shift}",
+                    f"{cell.mission} {cell.version}: {words.step_series_text(series)}",
+                    series.verdict,
+                )
+            )
+        rows.append(MissionRow(cell.mission, cell.version, None, tuple(found)))
+    rows.sort(key=lambda row: all(c.verdict is None for c in row.cells))  # stable: mission order within
+    shown, more = rows[:PANEL_ROWS], max(0, len(rows) - PANEL_ROWS)
+    newest = progress.newest_segment
+    note = None
+    if newest is not None and progress.segments and newest != len(progress.segments) - 1:
+        note = (
+            "The newest run is back on an earlier configuration ("
+            f"{configuration_text(progress.segments[newest].configuration)}); its runs count in that "
+            "configuration, compared where it first appeared."
+        )
+    newest_step = progress.newest_step
+    return ProgressPanel(
+        words.headline(progress),
+        newest_step.overall.verdict if newest_step else None,
+        views,
+        tuple(words.since(s) for s in steps),
+        tuple(shown),
+        more,
+        note,
+        routes.progress_path(slug),
+        len(progress.segments),
+    )
+
+
+def _step_view(step) -> StepView:
+    checks = step.checks
+    note = None
+    if step.overall.verdict == "not_comparable":
+        note = f"judge model changed: on the checks, {words.verdict_label(checks.verdict)}"
+    judge = words.tally_text(dict(step.judge.tally))
+    since = words.since(step)
+    return StepView(
+        since,
+        since[:1].upper() + since[1:],
+        configuration_text(step.from_),
+        configuration_text(step.to),
+        step.overall.verdict,
+        words.agent_series_text(step.overall, step),
+        words.agent_series_text(checks, step),
+        judge,
+        words.tally_text(dict(step.overall.tally)),
+        len(step.overall.strata),
+        note,
+    )
+
+
+ATTRIBUTION = {
+    "checks": "on the checks",
+    "judge": "on the judge",
+    "both": "on both halves",
+    "neither alone": "on neither half alone",
+}
+
+
+def version_step(progress: AgentProgress, mission: str, version: str, url: str | None) -> VersionStep | None:
+    """The agent's newest step on one mission version (None: the agent has no run on it)."""
+    cell: Cell | None = next((c for c in progress.cells if (c.mission, c.version) == (mission, version)), None)
+    if cell is None:
+        return None
+    runs = sum(s.runs["checks"] for s in cell.segments)
+    if not cell.steps:
+        text = words.ONE_CONFIGURATION if cell.segments else "no counted runs"
+        return VersionStep(progress.agent, progress.name, url, None, text, "", "", None, None, runs)
+    step: CellStep = cell.steps[-1]
+    attribution = ATTRIBUTION.get(step.attribution) if step.attribution else None
+    if step.overall.verdict == "not_comparable":
+        attribution = f"judge model changed: on the checks, {words.verdict_label(step.checks.verdict)}"
+    return VersionStep(
+        progress.agent,
+        progress.name,
+        url,
+        words.since(step),
+        words.step_series_text(step.overall),
+        words.step_series_text(step.checks),
+        words.step_series_text(step.judge),
+        attribution,
+        step.overall.verdict,
+        runs,
+    )
+
+
+def band(strip: Strip, shown: list[RunRecord], progress: AgentProgress) -> tuple[BandMark, ...]:
+    """A mark above the strip's column where each new configuration's first run is drawn."""
+    starts = {}
+    for i, segment in enumerate(progress.segments[1:], start=1):
+        step = progress.steps[i - 1]
+        starts[segment.first_run_id] = (words.short_change(step.changed, step.to), words.since(step))
+    marks = []
+    last = None
+    for column, record in zip(strip.columns, shown):
+        if record.run_id not in starts:
+            continue
+        label, title = starts[record.run_id]
+        x = round((column.x + charts.COLUMN / 2) / strip.width * 100, 2)
+        if last is not None and x - last < BAND_GAP:
+            label = ""
+        else:
+            last = x
+        marks.append(BandMark(x, column.x + charts.COLUMN / 2, label, title, x > 90))
+    return tuple(marks)

@@ -1,0 +1,503 @@
+"""The manifest: every output file of the site and what it is rendered from.
+
+Pure: the (public) Leaderboard, the site settings and the theme's static files in,
+a list of entries (plan/entries.py: :class:`Page`, :class:`DataFile`, :class:`Asset`, …) out; nothing is
+rendered or read here. Page contexts carry summary objects and chart geometry
+only (templates never count); a run page names its run, and the render stage
+adds that run's redacted record and report (render/site.py). The context fields
+each template may use are documented in themes/README.md.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from urllib.parse import quote
+
+from podium import routes
+from podium.count import ledger as layout
+from podium.count.figures import first, models_differ
+from podium.load.content import ContentPage
+from podium.model import KIND_ORDER, AgentSummary, Leaderboard, RunRecord
+from podium.plan import charts
+from podium.plan import compare as plan_compare
+from podium.plan import progress as plan_progress
+from podium.plan.entries import Asset, DataFile, Entry, LedgerPage, Page, RunPage
+from podium.words import figures_text
+from podium.words import progress_text as progress_words
+from podium.words.figures_text import ledger_texts
+
+TONES = 8  # agent colours
+# Bounded pages (site.md "Bounded"): what a page shows never grows with the run history; every
+# other run is one link away, in the ledger filtered by fragment (runs/index.html#agent=…&mission=…).
+AGENT_ROWS = 100  # runs listed on an agent page, shared among its mission versions…
+VERSION_RUNS = (1, 10)  # …each version listing its newest AGENT_ROWS // versions, within these bounds
+MISSION_RUNS = 20  # newest runs listed on a mission-version page
+MISSION_PAIRS = 66  # head-to-head links on a mission-version page (every pair among 12 agents)
+CARD_POINTS = 200  # runs drawn on a mission card's plot (the mission page draws charts.PLOT_POINTS)
+MISSION_CARDS = 12  # mission-version cards a page of the missions index holds at most…
+CARD_ELEMENTS = (60, 7)  # …and fewer when their chips are many: a card is ~60 elements + 7 per agent…
+MISSIONS_PAGE_ELEMENTS = 2200  # …and a page's cards stay within this many
+HOME_CARDS = 12  # agent cards on the home page; the agents ranked below them are table rows…
+HOME_ROWS = 30  # …at most this many (every agent is in summary.json and the ledger)
+HOME_PROBLEMS = 20  # problems listed on the home page (every one is in summary.json)
+
+
+@dataclass(frozen=True)
+class Site:
+    """What the plan needs besides the Leaderboard."""
+
+    title: str
+    base_url: str
+    pages: tuple[ContentPage, ...]
+    generated_at: int | None
+    search_engines: bool = True  # False: every page carries a noindex meta (render/crawlers.py: robots.txt)
+    extra_pages: tuple[Page, ...] = ()  # pages planned elsewhere (render/changes.py: change reports)
+    extra_nav: tuple[tuple[str, str], ...] = ()  # (title, path) after the built-in sections
+
+
+def plan_site(board: Leaderboard, site: Site, static: dict[str, Path] | None = None) -> list[Entry]:
+    """Every file of the site, in a stable order."""
+    index = _Index(board)
+    nav = _nav(site)
+    outputs: list[Entry] = [DataFile(path, kind) for kind, path in routes.DATA_FILES.items()]
+    for number, part in enumerate(board.ledger.parts if board.ledger else ()):
+        outputs += [DataFile(part.paths[kind], f"part_{kind}", number) for kind in ("jsonl_gz", "csv", "script")]
+    outputs += plan_compare.data_files(board)
+    outputs += [DataFile(routes.progress_path(a.slug), "progress", number) for number, a in enumerate(board.agents)]
+    pages = [_home(board, index), *_missions_pages(board, index)]
+    pages += [_agent_page(a, index) for a in board.agents]
+    pages += [_mission_page(m, index) for m in board.missions]
+    pages.append(_ledger_front(board))
+    pages += [Page(*planned) for planned in plan_compare.pages(board)]
+    pages += [_content_page(p) for p in site.pages]
+    pages += site.extra_pages
+    pages.append(
+        Page(
+            routes.NOT_FOUND,
+            "404.html",
+            {"page_title": "Not found", "description": "There is no page at this address."},
+        )
+    )
+    outputs += [replace(page, context=_with_common(page, site, nav)) for page in pages]
+    ledger_pages = LedgerPages(board, site, nav)
+    outputs += [LedgerPage(p.path, i, ledger_pages) for i, p in enumerate(board.ledger.pages if board.ledger else ())]
+    run_pages = RunPages(board, site, nav)
+    outputs += [RunPage(r.url, i, run_pages) for i, r in enumerate(board.runs) if "#" not in r.url]  # write/hosts.py
+    outputs += [Asset(f"{routes.ASSETS}/{rel}", source) for rel, source in sorted((static or {}).items())]
+    return outputs
+
+
+class _Index:
+    """The summary's run groups as records, for every page that lists them."""
+
+    def __init__(self, board: Leaderboard):
+        def records(groups: dict) -> dict:
+            return defaultdict(list, {key: [board.runs[i] for i in group] for key, group in groups.items()})
+
+        self.by_agent = records(board.groups.by_agent)
+        self.by_version = records(board.groups.by_version)
+        self.by_agent_version = records(board.groups.by_agent_version)
+        self.slugs = {a.agent: a.slug for a in board.agents}
+        self.tones = {a.agent: i % TONES for i, a in enumerate(board.agents)}
+        self.older = {a.agent: a for a in board.agents_older}
+        self.compare = plan_compare.Links(board)
+        self.progress = board.progress
+        self.version_urls = {(m.mission, m.version): m.url for m in board.missions}
+
+    def scoped(self, agent: str, older: bool) -> list[RunRecord]:
+        return [r for r in self.by_agent[agent] if r.older == older]
+
+
+def _home(board: Leaderboard, index: _Index) -> Page:
+    shown = board.agents[:HOME_CARDS]
+    cards = [
+        {
+            "agent": a,
+            "older": index.older.get(a.agent),
+            "tone": index.tones[a.agent],
+            "strip": charts.strip(index.scoped(a.agent, False), a.figures.median),
+            "progress": _progress_line(index, a.agent),
+        }
+        for a in shown
+    ]
+    ranked, unlisted = first(board.agents[HOME_CARDS:], HOME_ROWS)
+    headline = figures_text.home_headline(board.agents)
+    problems, problems_more = first(board.problems, HOME_PROBLEMS)
+    return Page(
+        routes.HOME,
+        "index.html",
+        {
+            "page_title": "Agents",
+            "totals": board.totals,
+            "cards": cards,
+            "ranked_below": len(cards),
+            "ranked": list(ranked),
+            "unlisted": unlisted,
+            "problems": problems,
+            "problems_total": len(board.problems),
+            "problems_more": problems_more,
+            "missions": board.missions,
+            "headline": headline,
+            "description": figures_text.plain(headline),
+        },
+    )
+
+
+def _progress_line(index: _Index, agent: str) -> dict:
+    """The one progress line of an agent's card: its headline and its verdict (a class name)."""
+    progress = index.progress[agent]
+    step = progress.newest_step
+    return {"text": progress_words.headline(progress), "verdict": step.overall.verdict if step else None}
+
+
+def ledger_fragment(agent_slug: str | None = None, version: tuple[str, str] | None = None) -> str:
+    """The ledger filtered by fragment: ``runs/index.html#agent=<slug>&mission=<mission> <version>``. By the
+    agent's slug, unique where names are not: two agents of one name each link to their own runs."""
+    parts = []
+    if agent_slug is not None:
+        parts.append("agent=" + quote(agent_slug, safe="/"))
+    if version is not None:
+        parts.append("mission=" + quote(f"{version[0]} {version[1]}", safe="/"))
+    return routes.LEDGER + ("#" + "&".join(parts) if parts else "")
+
+
+def version_runs(versions: int) -> int:
+    """How many newest runs an agent page lists per mission version: its AGENT_ROWS shared out."""
+    low, high = VERSION_RUNS
+    return max(low, min(high, AGENT_ROWS // max(1, versions)))
+
+
+def _agent_page(agent: AgentSummary, index: _Index) -> Page:
+    older = index.older.get(agent.agent)
+    summaries = agent.missions + (older.missions if older else ())
+    newest = version_runs(len(summaries))
+    tables = []
+    for summary in summaries:
+        runs, more = first(index.by_agent_version[(agent.agent, summary.mission, summary.version)], newest)
+        tables.append(
+            {
+                "summary": summary,
+                "runs": runs,
+                "more": more,
+                "ledger": ledger_fragment(agent.slug, (summary.mission, summary.version)),
+            }
+        )
+    current_runs = index.scoped(agent.agent, False)
+    older_runs = index.scoped(agent.agent, True)
+    strip = charts.strip(current_runs, agent.figures.median, charts.PAGE_SLOTS)
+    progress = index.progress[agent.agent]
+    panel = plan_progress.panel(progress, agent.slug)
+    panel = replace(
+        panel, rows=tuple(replace(row, url=index.version_urls.get((row.mission, row.version))) for row in panel.rows)
+    )
+    return Page(
+        agent.url,
+        "agent.html",
+        {
+            "page_title": agent.name,
+            "agent": agent,
+            "older": older,
+            "tables": tables,
+            "newest": newest,
+            "ledger": ledger_fragment(agent.slug),
+            "strip": strip,
+            "progress": panel,
+            "band": plan_progress.band(strip, list(reversed(current_runs[: charts.PAGE_SLOTS])), progress),
+            "older_strip": charts.strip(older_runs, older.figures.median, charts.CARD_SLOTS) if older else None,
+            "models_differ": models_differ(agent.figures, *([older.figures] if older else [])),
+            "description": figures_text.agent_headline(agent),
+            "compare": index.compare.for_agent(agent.agent),
+        },
+    )
+
+
+def missions_path(number: int) -> str:
+    return routes.missions_page_path(number)
+
+
+def _missions_pages(board: Leaderboard, index: _Index) -> list[Page]:
+    """The mission-version cards in pages (``missions/page/<n>/``), current versions first (the summary's order)."""
+    missions = board.missions
+    chunks = _card_pages(missions)
+    paths = [missions_path(n) for n in range(1, len(chunks) + 1)]
+    pages = []
+    start = 1
+    for number, chunk in enumerate(chunks, start=1):
+        cards = [
+            {
+                "mission": m,
+                "plot": charts.agreement(
+                    index.by_version[(m.mission, m.version)],
+                    index.slugs,
+                    index.tones,
+                    CARD_POINTS,
+                    m.scored,
+                    linked=False,
+                ),
+            }
+            for m in chunk
+        ]
+        pages.append(
+            Page(
+                paths[number - 1],
+                "missions.html",
+                {
+                    "page_title": "Missions" if number == 1 else f"Missions, page {number}",
+                    "cards": cards,
+                    "pager": {
+                        "number": number,
+                        "paths": paths,
+                        "pages": len(paths),
+                        "first": start,
+                        "last": start + len(chunk) - 1,
+                        "total": len(missions),
+                    },
+                    "tones": index.tones,
+                    "slugs": index.slugs,
+                    "description": figures_text.missions_headline(board.missions),
+                },
+            )
+        )
+        start += len(chunk)
+    return pages
+
+
+def _card_pages(missions: tuple) -> list[tuple]:
+    """The mission versions cut into pages, in order: at most MISSION_CARDS a page, and fewer when
+    their chips (one per agent) would take the page past MISSIONS_PAGE_ELEMENTS."""
+    base, per_agent = CARD_ELEMENTS
+    pages: list[tuple] = []
+    start, cost = 0, 0
+    for i, mission in enumerate(missions):
+        card = base + per_agent * len(mission.agents)
+        if i > start and (i - start == MISSION_CARDS or cost + card > MISSIONS_PAGE_ELEMENTS):
+            pages.append(missions[start:i])
+            start, cost = i, 0
+        cost += card
+    pages.append(missions[start:])
+    return pages
+
+
+def _mission_page(mission, index: _Index) -> Page:
+    runs = index.by_version[(mission.mission, mission.version)]
+    newest, more = first(runs, MISSION_RUNS)
+    compare, compare_more = first(index.compare.for_version(mission.mission, mission.version), MISSION_PAIRS)
+    return Page(
+        mission.url,
+        "mission.html",
+        {
+            "page_title": f"{mission.mission} {mission.version}",
+            "mission": mission,
+            "tones": index.tones,
+            "slugs": index.slugs,
+            "plot": charts.agreement(runs, index.slugs, index.tones, charts.PLOT_POINTS, mission.scored),
+            "runs": newest,
+            "more": more,
+            "ledger": ledger_fragment(version=(mission.mission, mission.version)),
+            "description": figures_text.mission_headline(mission),
+            "compare": compare,
+            "compare_more": compare_more,
+            **_version_progress(mission, index),
+        },
+    )
+
+
+def _version_progress(mission, index: _Index) -> dict:
+    """Each agent's newest step on a mission version, the agents ranked on it (its chips' order) with a step
+    first, at most plan_progress.VERSION_AGENTS: every other one is in its progress file."""
+    steps = [
+        step
+        for a in mission.agents
+        if (step := plan_progress.version_step(index.progress[a.agent], mission.mission, mission.version, a.url))
+        is not None
+    ]
+    steps.sort(key=lambda step: step.since is None)  # stable: rank order within each
+    shown, more = first(steps, plan_progress.VERSION_AGENTS)
+    return {"progress": list(shown), "progress_more": more}
+
+
+def _ledger_front(board: Leaderboard) -> Page:
+    """The ledger's front page: the newest runs, the filters, every month (count/ledger.py)."""
+    ledger = board.ledger
+    parts = ledger.parts if ledger else ()
+    newest = board.runs[: layout.FRONT_ROWS]
+    return Page(
+        routes.LEDGER,
+        "runs.html",
+        {
+            "page_title": "All runs",
+            "rows": [{"record": r, "text": ledger_texts(r)} for r in newest],
+            "shown": len(newest),
+            "total": len(board.runs),
+            "totals": board.totals,
+            "months": ledger.months if ledger else (),
+            "agent_options": agent_options(parts),
+            "mission_names": sorted({p.mission for p in parts}),
+            "kinds": list(reversed(KIND_ORDER)),
+            "index_script": routes.LEDGER_JS,
+            "run_page": routes.RUN_PATH,
+            "no_judge": figures_text.NO_JUDGE,
+            "browser_limit": layout.BROWSER_LIMIT,
+            "description": figures_text.ledger_headline(len(board.runs), board.totals),
+        },
+    )
+
+
+def agent_options(parts) -> list[dict]:
+    """The ledger page's agent choices, by name: each an agent's ``slug`` (the view's key) and its ``label``,
+    the name, followed by the slug where another agent has the same name (so the two can be told apart)."""
+    names = {p.agent_slug: p.agent_name for p in parts}
+    repeated = {name for name, n in Counter(names.values()).items() if n > 1}
+    return [
+        {"slug": slug, "label": f"{name} ({slug})" if name in repeated else name}
+        for slug, name in sorted(names.items(), key=lambda item: (item[1], item[0]))
+    ]
+
+
+class _Chrome:
+    """What every page of a kind shares (site settings, navigation): the part of a lazy page's context
+    that is the same on all of them."""
+
+    def __init__(self, board: Leaderboard, site: Site, nav: list[dict]):
+        self.board, self.site, self.nav = board, site, nav
+        chrome = _with_common(Page("x/x/index.html", "", {}), site, nav)
+        self.chrome = {k: v for k, v in chrome.items() if k not in ("page", "href")}
+
+    def _made(self, page: Page) -> Page:
+        return replace(page, context=_with_common(page, self.site, self.nav))
+
+
+class LedgerPages(_Chrome):
+    """Makes each page of the ledger (a month's runs) when it is rendered."""
+
+    def page(self, index: int) -> Page:
+        parts = self.key_parts(index)
+        label, number, newer, older, oldest, runs = parts
+        path = self.board.ledger.pages[index].path
+        return self._made(
+            Page(
+                path,
+                "ledger_page.html",
+                {
+                    "page_title": f"Runs of {label}, page {number}"
+                    if label != "Undated"
+                    else f"Undated runs, page {number}",
+                    "label": label,
+                    "number": number,
+                    "rows": [{"record": r, "text": ledger_texts(r)} for r in runs],
+                    "newer": newer,
+                    "older": older,
+                    "oldest": oldest,
+                    "description": figures_text.ledger_page_headline(label, number, len(runs)),
+                },
+            )
+        )
+
+    def key_parts(self, index: int) -> tuple:
+        """Everything the page shows: its month, number, neighbours and runs."""
+        pages = self.board.ledger.pages
+        page = pages[index]
+        return (
+            layout.month_label(page.bucket),
+            page.number,
+            pages[index - 1].path if index > 0 else None,
+            pages[index + 1].path if index + 1 < len(pages) else None,
+            routes.ledger_page_path(page.bucket, 1) if page.number > 1 else None,
+            tuple(self.board.runs[i] for i in page.runs),
+        )
+
+
+class RunPages(_Chrome):
+    """Makes each run's page when it is rendered: its public record now; the render stage adds its whole
+    run, redacted, and its report."""
+
+    def page(self, index: int) -> Page:
+        record = self.board.runs[index]
+        return self._made(
+            Page(
+                record.url,
+                "run.html",
+                {
+                    "page_title": f"Run {record.run_id[:8]}",
+                    "record": record,
+                    "placement": figures_text.run_placement(record),
+                    "description": figures_text.run_headline(record),
+                },
+                run_id=record.run_id,
+            )
+        )
+
+
+def _content_page(page: ContentPage) -> Page:
+    return Page(
+        page.path,
+        page.template,
+        {"page_title": page.title, "content": page, "description": page.description or page.title},
+    )
+
+
+def _nav(site: Site) -> list[dict]:
+    items = [
+        ("Agents", routes.HOME),
+        ("Missions", routes.MISSIONS_INDEX),
+        ("Compare", routes.COMPARE_INDEX),
+        ("Models", routes.MODELS_INDEX),
+        ("All runs", routes.LEDGER),
+    ]
+    items += list(site.extra_nav)
+    items += [(p.title, p.path) for p in sorted(site.pages, key=lambda p: (p.order, p.title))]
+    return [{"title": title, "path": path} for title, path in items]
+
+
+def _with_common(page: Page, site: Site, nav: list[dict]) -> dict:
+    base = site.base_url.rstrip("/")
+    permalink = routes.permalink(page.path)
+    generated = (
+        datetime.fromtimestamp(site.generated_at, UTC).strftime("%Y-%m-%d %H:%M UTC")
+        if site.generated_at is not None
+        else None
+    )
+    return {
+        **page.context,
+        "site": {
+            "title": site.title,
+            "nav": nav,
+            "generated_at": generated,
+            "downloads": {
+                "summary": routes.SUMMARY_JSON,
+                "runs_json": routes.RUNS_JSON,
+                "schema": routes.SUMMARY_SCHEMA,
+                "compare": routes.COMPARE_JSON,
+            },
+            "feed": routes.FEED if base else None,
+        },  # feed.xml exists only with base_url
+        "page": {
+            "path": page.path,
+            "canonical": f"{base}/{permalink}" if base else None,
+            "section": _section(page.path),
+            "noindex": not site.search_engines,
+            "description": page.context.get("description") or f"{page.context.get('page_title', '')} · {site.title}",
+        },
+        "href": _Linker(page.path, base),
+    }
+
+
+@dataclass(frozen=True)
+class _Linker:
+    """A page's ``href``: relative links; 404.html is served at any depth, so it links absolutely
+    when base_url is set. A class, not a closure, so a page can be sent to a worker process."""
+
+    from_path: str
+    base: str
+
+    def __call__(self, target: str) -> str:
+        if self.from_path == routes.NOT_FOUND and self.base:
+            return f"{self.base}/{target}"
+        return routes.relative(self.from_path, target)
+
+
+def _section(path: str) -> str:
+    return path.split("/", 1)[0] if "/" in path else path.removesuffix(".html")
