@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import os
 import subprocess
 import sys
 from itertools import count
@@ -212,21 +211,14 @@ def test_every_file_stays_far_under_4_mib_at_300_rivals_and_40_shared_versions()
 
 
 def _peak_build(export: Path, out: Path) -> int:
-    """Build in a fresh process (no cache, one job); its peak resident memory in bytes."""
-    code = (
-        "import resource, sys, runpy\n"
-        "sys.argv = ['podium', 'build', sys.argv[1], '--out', sys.argv[2], '--no-cache', '--jobs', '1', '--quiet']\n"
-        "try:\n    runpy.run_module('podium', run_name='__main__')\n"
-        "finally:\n    print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, file=sys.stderr)\n"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", code, str(export), str(out)],
-        capture_output=True,
-        text=True,
-        env={**os.environ, "PYTHONHASHSEED": "0"},
-    )
-    assert done.returncode == 0, done.stderr
-    return int(done.stderr.strip().splitlines()[-1]) * 1024
+    """Build in a fresh process (no cache, one job); its own peak resident memory in bytes (VmHWM:
+    test_memory_bounds.peak_rss; ru_maxrss would keep the pytest process's high-water mark across exec,
+    which in a whole suite is several hundred MB)."""
+    from test_memory_bounds import peak_rss
+
+    peak, said = peak_rss("build", export, "--out", out, "--no-cache", "--jobs", "1", "--quiet")
+    assert (out / "index.html").is_file(), said
+    return peak
 
 
 @pytest.mark.slow

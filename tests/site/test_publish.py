@@ -255,11 +255,9 @@ def test_search_engines_false_disallows_and_noindexes_every_page(export_root, tm
 
 
 def test_sitemap_index_past_fifty_thousand_urls():
-    from podium import search_engines
+    from podium.render import crawlers
 
-    files, _ = search_engines.crawler_files(
-        [f"runs/{n:032x}/index.html" for n in range(50_001)], "https://x.example", True
-    )
+    files, _ = crawlers.crawler_files([f"runs/{n:032x}/index.html" for n in range(50_001)], "https://x.example", True)
     assert sorted(files) == ["robots.txt", "sitemap-1.xml", "sitemap-2.xml", "sitemap.xml"]
     index = ET.fromstring(files["sitemap.xml"])
     assert [s.find(f"{SITEMAP_NS}loc").text for s in index] == [
