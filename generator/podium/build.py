@@ -8,7 +8,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from podium.cache.store import NO_CACHE, NoCache, open_cache, tree_fingerprint
+from podium.cache.keys import tree_fingerprint
+from podium.cache.store import NO_CACHE, NoCache, open_cache
 from podium.config import CONFIG_NAME, Config, source_date_epoch
 from podium.count import compare
 from podium.count.kinds import record_of, shared_record

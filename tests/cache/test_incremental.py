@@ -19,6 +19,7 @@ from exportkit import ExportDir, graded, report_md, run_id
 from sitekit import ledger_rows_at
 
 import podium.build
+import podium.cache.keys
 import podium.cache.store
 import podium.load.export
 import podium.load.files
@@ -591,7 +592,7 @@ def test_no_cache_stamps_pickles_and_keys_nothing(project, monkeypatch):
 
     for module, name in (
         (podium.cache.store, "stamp"),
-        (podium.cache.store, "key_of"),
+        (podium.cache.keys, "key_of"),
         (podium.cache.store, "tree_fingerprint"),
         (podium.load.export.codec, "dumps"),
         (podium.build, "scan"),
@@ -661,7 +662,7 @@ def test_a_run_records_digest_changes_with_every_field_and_only_with_them():
         "agent_url": None,
         "end": None,
     }
-    digest = podium.cache.store.record_digest(base)
+    digest = podium.cache.keys.record_digest(base)
     fresh = RunRecord(
         **{
             f.name: (getattr(base, f.name) + "x")[:-1]
@@ -670,11 +671,11 @@ def test_a_run_records_digest_changes_with_every_field_and_only_with_them():
             for f in dataclasses.fields(RunRecord)
         }
     )
-    assert podium.cache.store.record_digest(fresh) == digest
+    assert podium.cache.keys.record_digest(fresh) == digest
     for field in dataclasses.fields(RunRecord):
         value = getattr(base, field.name)
         other = changed.get(field.name, value + "'" if isinstance(value, str) else None)
-        assert podium.cache.store.record_digest(dataclasses.replace(base, **{field.name: other})) != digest, field.name
+        assert podium.cache.keys.record_digest(dataclasses.replace(base, **{field.name: other})) != digest, field.name
 
 
 @pytest.mark.parametrize("ordered", [False, True])
