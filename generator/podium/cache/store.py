@@ -6,12 +6,12 @@ default ``.podium-cache/`` beside the output; ``--no-cache`` turns it off) holds
 
 - ``reports``: a run's report rendered and redacted, by its key (:meth:`Keys.report`: the
   report's bytes, everything that changes its redaction, podium's code, the Markdown engines);
-- ``runs``: each run directory as the reader parsed it (load/export.py), by its path and the
+- ``runs``: each run directory as the reader parsed it (load/export/), by its path and the
   size limits, with the stamp and SHA-256 of each of its files: reused while every file is
   unchanged (:meth:`BuildCache.parsed`);
 - ``kept``: by the same key, what the build kept of that directory's run (its compact record and
   its answers' salted digests, build.py ``_Keep``) and the digest of everything it was made from
-  (load/export.py ``_Runs``): a rebuild takes it back while those inputs are the same;
+  (load/export/runs.py ``Runs``): a rebuild takes it back while those inputs are the same;
 - ``pages``: for each output file of the last build, its key and the key's parts
   (:class:`Key`), the SHA-256 of the bytes written and the file's stamp once in place. A
   file whose key is unchanged is left in the previous site (write.py ``Kept``) while that
@@ -103,7 +103,7 @@ BODY_ROW_MAX = BODY_MAX + (BODY_MAX >> 12) + (BODY_MAX >> 14) + (BODY_MAX >> 25)
 
 class NoCache(NoStore):
     """``--no-cache``, or a cache that may not be used: every lookup misses, no key is made, no file is
-    stamped, nothing is kept (no parsed run either: load/export.py ``NoStore``)."""
+    stamped, nothing is kept (no parsed run either: load/export/stored.py ``NoStore``)."""
 
     note: str | None = None
     build_why: tuple[str, ...] = (WHY_NO_CACHE,)  # why the build did not stop early (--explain)
@@ -428,8 +428,8 @@ class BuildCache(NoCache):
         which the row will hold), and ``stored(value)`` gives
         (payload, {file: SHA-256 of the bytes read}) to keep. ``salt``: what else the parse depends on (the
         size limits); the directory's path and it are the row's key. ``seen(stamps)``: whether the build's stat
-        pass saw the files with exactly these stamps (load/export.py ``Scanned``); a row whose stamps it saw
-        is taken without stamping the files again. ``key``: the directory's key (load/export.py ``_Reader.key``;
+        pass saw the files with exactly these stamps (load/export/scan.py ``Scanned``); a row whose stamps it saw
+        is taken without stamping the files again. ``key``: the directory's key (load/export/reader.py ``Reader.key``;
         default its path)."""
         key = f"{key if key is not None else directory}\0{salt}"
         hit = self._run_row(key)
@@ -455,7 +455,7 @@ class BuildCache(NoCache):
         return value
 
     def kept(self, key: str, salt: str) -> str | None:
-        """What the build kept of the run directory with ``key`` last time (load/export.py ``_Runs``), as text."""
+        """What the build kept of the run directory with ``key`` last time (load/export/runs.py ``Runs``), as text."""
         row = self._in_window(self.kept_window, f"{key}\0{salt}")
         return row[0] if row is not None else None
 
