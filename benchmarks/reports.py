@@ -35,7 +35,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(REPO / "generator"), str(REPO / "tests")]
+sys.path[:0] = [str(REPO / "generator"), str(REPO / "tests"), str(REPO / "tests" / "render")]
 
 import pyromark  # noqa: E402
 from mdit_reference import render_cut  # noqa: E402

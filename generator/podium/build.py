@@ -8,7 +8,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from podium.cache.store import NO_CACHE, NoCache, open_cache, tree_fingerprint
+from podium.cache.keys import tree_fingerprint
+from podium.cache.store import NO_CACHE, NoCache, open_cache
 from podium.config import CONFIG_NAME, Config, source_date_epoch
 from podium.count import compare
 from podium.count.kinds import record_of, shared_record
@@ -65,7 +66,7 @@ def _read(
 ) -> tuple[Leaderboard, Answers]:
     """Each run read, kept as its compact record (kinds.record_of); each mission's answers collected
     (``jobs``: worker processes that may read run directories ahead; ``scanned``: what the stat pass saw,
-    load/export.py)."""
+    load/export/)."""
     roots = _paths(export)
     known = _known_answers(cache, roots, config.limits.result_bytes)
     cache.screen_for(config.redact, known.values())
@@ -96,7 +97,7 @@ def _known_answers(cache: NoCache, roots: Sequence[Path], limit: int) -> dict[st
 
 
 class _Keep:
-    """What the build keeps of each run as it is read (load/export.py ``Keeper``): its compact record, and
+    """What the build keeps of each run as it is read (load/export/stored.py ``Keeper``): its compact record, and
     its answers added to its mission's. The cache stores both as data, the answers as their salted digests
     only (cache/store.py: no secret is kept), and a rebuild takes them back for a run whose inputs did not change,
     each digest made an answer again by ``known`` (digest -> answer: the last build's, read from their
@@ -124,7 +125,7 @@ class _Keep:
         for answer in answers:
             digest = self.cache.digest(answer)
             self.known.setdefault(digest, answer)
-            if sha and digest not in self.witnesses:  # (as the store keys it: load/export.py ``_Reader.key``)
+            if sha and digest not in self.witnesses:  # (as the store keys it: load/export/reader.py ``Reader.key``)
                 self.witnesses[digest] = (mission, f"{source}:{directory}", sha)
 
     def dumps(self, run: Run, record: RunRecord) -> str:
@@ -247,7 +248,7 @@ def build_site(
     ``cache_dir``: the build cache (cache/store.py), or None for none (the CLI's default: ``.podium-cache`` beside
     the output directory).
     ``jobs``: worker processes for run pages (render/site.py) and, in a cold build, for reading run
-    directories (load/export.py).
+    directories (load/export/).
     ``explain``: list each page rendered again and why (``Built.why``, ``Built.build_why``).
 
     Python's cycle collector is paused for the build: a build makes no reference cycles

@@ -18,8 +18,8 @@ podium.yaml (all keys optional; paths are relative to the file)::
     search_engines: false           # robots.txt Disallow: / and a noindex meta on every page
 
 Direction: config reads podium.yaml with load's safe file and YAML readers, takes the
-export limits' type from load/export.py and the host names from write/hosts.py; none of them
-imports config (load/export.py is handed ``config.limits``), so every arrow points down.
+export limits' type from load/export/ and the host names from write/hosts.py; none of them
+imports config (load/export/ is handed ``config.limits``), so every arrow points down.
 """
 
 from __future__ import annotations

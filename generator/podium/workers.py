@@ -1,4 +1,4 @@
-"""The worker processes of a build: how the reader (load/export.py) and the renderer (render/site.py) start
+"""The worker processes of a build: how the reader (load/export/) and the renderer (render/site.py) start
 them and hand them work, in one place.
 
 Workers are forked from a small server process that has only imported podium

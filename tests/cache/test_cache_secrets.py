@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 from exportkit import ExportDir, graded, report_md
 
-import podium.load.export
+import podium.load.export.reader
+import podium.load.export.runs
 from podium.build import build_site
 from podium.config import Config
 
@@ -249,7 +250,7 @@ def test_a_rebuild_reads_again_one_result_json_per_answer_not_per_run(project, m
     project.export.sidecars()
     project.build()
     reads: list[str] = []  # result.json files read to count the runs (a run page rendered reads its own too)
-    original, page_read = podium.load.export.read_file, podium.load.export.whole_run
+    original, page_read = podium.load.export.reader.read_file, podium.load.export.runs.whole_run
     rendering = []
 
     def counting(path, rel, limit):
@@ -264,8 +265,9 @@ def test_a_rebuild_reads_again_one_result_json_per_answer_not_per_run(project, m
         finally:
             rendering.pop()
 
-    monkeypatch.setattr(podium.load.export, "read_file", counting)
-    monkeypatch.setattr(podium.load.export, "whole_run", for_a_page)
+    monkeypatch.setattr(podium.load.export.reader, "read_file", counting)
+    monkeypatch.setattr(podium.load.export.runs, "read_file", counting)
+    monkeypatch.setattr(podium.load.export.runs, "whole_run", for_a_page)
     quoting_run(project.export, QUOTER_TWO, ANSWER)
     project.export.sidecars()
     project.build()

@@ -19,8 +19,11 @@ from exportkit import ExportDir, graded, report_md, run_id
 from sitekit import ledger_rows_at
 
 import podium.build
+import podium.cache.keys
 import podium.cache.store
 import podium.load.export
+import podium.load.export.runs
+import podium.load.export.stored
 import podium.load.files
 import podium.render.report
 import podium.render.site
@@ -161,9 +164,9 @@ def test_a_run_added(project):
 def _counted_afresh(monkeypatch) -> list[str]:
     """The runs a build attributes and keeps afresh (the rest it takes back from the cache's kept rows)."""
     counted: list[str] = []
-    real = podium.load.export._attribute
+    real = podium.load.export.runs._attribute
     monkeypatch.setattr(
-        podium.load.export, "_attribute", lambda item, *a: counted.append(item.run_id) or real(item, *a)
+        podium.load.export.runs, "_attribute", lambda item, *a: counted.append(item.run_id) or real(item, *a)
     )
     return counted
 
@@ -243,8 +246,8 @@ def test_a_touched_export_is_not_parsed_again(project, monkeypatch):
     for path in project.export.root.rglob("*.json"):
         os.utime(path, ns=(1, 1))  # same bytes, new mtimes (a copied or restored export)
     parsed = []
-    real = podium.load.export._read_dir
-    monkeypatch.setattr(podium.load.export, "_read_dir", lambda *a: parsed.append(a[1]) or real(*a))
+    real = podium.load.export.stored.read_dir
+    monkeypatch.setattr(podium.load.export.stored, "read_dir", lambda *a: parsed.append(a[1]) or real(*a))
     again = project.build()
     assert parsed == [] and again.rendered == 0
     project.assert_same_as_clean()
@@ -468,7 +471,7 @@ def test_parsed_runs_and_reports_are_stored_as_made_and_only_the_used_ones_kept(
     def never(*args):
         raise AssertionError("a run stored by the failed build was read again")
 
-    monkeypatch.setattr(podium.load.export, "_read_dir", never)
+    monkeypatch.setattr(podium.load.export.stored, "read_dir", never)
     project.build()
     monkeypatch.undo()
     shutil.rmtree(project.export.root / rid[:8])
@@ -591,9 +594,9 @@ def test_no_cache_stamps_pickles_and_keys_nothing(project, monkeypatch):
 
     for module, name in (
         (podium.cache.store, "stamp"),
-        (podium.cache.store, "key_of"),
+        (podium.cache.keys, "key_of"),
         (podium.cache.store, "tree_fingerprint"),
-        (podium.load.export.codec, "dumps"),
+        (podium.load.export.stored.codec, "dumps"),
         (podium.build, "scan"),
     ):
         monkeypatch.setattr(module, name, never)
@@ -661,7 +664,7 @@ def test_a_run_records_digest_changes_with_every_field_and_only_with_them():
         "agent_url": None,
         "end": None,
     }
-    digest = podium.cache.store.record_digest(base)
+    digest = podium.cache.keys.record_digest(base)
     fresh = RunRecord(
         **{
             f.name: (getattr(base, f.name) + "x")[:-1]
@@ -670,11 +673,11 @@ def test_a_run_records_digest_changes_with_every_field_and_only_with_them():
             for f in dataclasses.fields(RunRecord)
         }
     )
-    assert podium.cache.store.record_digest(fresh) == digest
+    assert podium.cache.keys.record_digest(fresh) == digest
     for field in dataclasses.fields(RunRecord):
         value = getattr(base, field.name)
         other = changed.get(field.name, value + "'" if isinstance(value, str) else None)
-        assert podium.cache.store.record_digest(dataclasses.replace(base, **{field.name: other})) != digest, field.name
+        assert podium.cache.keys.record_digest(dataclasses.replace(base, **{field.name: other})) != digest, field.name
 
 
 @pytest.mark.parametrize("ordered", [False, True])
@@ -703,7 +706,7 @@ def test_rows_read_in_windows_are_the_rows_and_take_one_query_per_window(ordered
 
 
 def test_a_rebuild_stamps_each_unchanged_run_file_once(project, monkeypatch):
-    """The stat pass (load/export.py scan) stamps every run file; the reader after it stamps again only the
+    """The stat pass (load/export/scan.py scan) stamps every run file; the reader after it stamps again only the
     directories whose stamps are not the ones their stored parse holds (here: the new run's)."""
     rid = project.add(99)
     project.export.sidecars()
@@ -776,8 +779,8 @@ def test_ci_loop_a_fresh_export_elsewhere_is_not_parsed_or_counted_again(project
     monkeypatch.undo()
     assert len(in_place) < 6
     parsed = []
-    real = podium.load.export._read_dir
-    monkeypatch.setattr(podium.load.export, "_read_dir", lambda *a: parsed.append(a[1]) or real(*a))
+    real = podium.load.export.stored.read_dir
+    monkeypatch.setattr(podium.load.export.stored, "read_dir", lambda *a: parsed.append(a[1]) or real(*a))
     counted = _counted_afresh(monkeypatch)
     again = _ci_build(project, export, cache, site)
     assert parsed == [] and counted == in_place and again.rendered == 0
@@ -862,7 +865,7 @@ def test_ci_loop_another_export_in_the_same_place_is_read_afresh(project, tmp_pa
 
 
 def test_ci_loop_the_next_build_knows_the_fresh_files_by_their_stamps(project, monkeypatch):
-    """Rows taken back by their bytes get the fresh files' stamps (only those: cache.py ``parsed``), so the
+    """Rows taken back by their bytes get the fresh files' stamps (only those: cache/store.py ``parsed``), so the
     build after a CI loop's reads no run file to check it."""
     export, cache, site = _ci_loop(project)
     _ci_build(project, export, cache, site)

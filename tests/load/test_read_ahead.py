@@ -1,4 +1,4 @@
-"""A cold build's run directories read ahead by worker processes (load/export.py ``_ReadAhead``): the same
+"""A cold build's run directories read ahead by worker processes (load/export/ahead.py ``ReadAhead``): the same
 export as the build's own thread reads it, problems and digests included, and a directory that changed
 after a worker read it is read again rather than stored under stamps older than its bytes."""
 
@@ -15,7 +15,7 @@ from podium import workers
 from podium.cache.store import open_cache
 from podium.errors import BuildError
 from podium.load import export as reader
-from podium.load.export import load_export
+from podium.load.export import ahead, load_export, stored
 
 
 def _export(root: Path) -> ExportDir:
@@ -43,15 +43,15 @@ def _export(root: Path) -> ExportDir:
 @pytest.fixture
 def ahead_for_any_size(monkeypatch):
     monkeypatch.setattr(reader, "AHEAD_MIN", 1)
-    monkeypatch.setattr(reader, "AHEAD_CHUNK", 7)
+    monkeypatch.setattr(ahead, "AHEAD_CHUNK", 7)
 
 
 def test_read_ahead_reads_what_the_build_reads(tmp_path, ahead_for_any_size, monkeypatch):
     root = _export(tmp_path / "export").root
     alone = load_export(root, jobs=1)
     read_here = []
-    real = reader._read_dir
-    monkeypatch.setattr(reader, "_read_dir", lambda r, name: read_here.append(name) or real(r, name))
+    real = stored.read_dir
+    monkeypatch.setattr(stored, "read_dir", lambda r, name: read_here.append(name) or real(r, name))
     ahead = load_export(root, jobs=2)
     assert read_here == []  # every directory came from a worker
     assert ahead == alone
@@ -63,7 +63,7 @@ def test_a_directory_changed_after_a_worker_read_it_is_read_again(tmp_path, ahea
     read itself, under those stamps."""
     root = _export(tmp_path / "export").root
     changed = sorted(p.name for p in root.iterdir() if p.is_dir())[40]
-    real = reader._read_dirs
+    real = ahead._read_dirs
 
     def read_then_change(root_, limits, names):
         out = real(root_, limits, names)
@@ -73,11 +73,11 @@ def test_a_directory_changed_after_a_worker_read_it_is_read_again(tmp_path, ahea
             os.utime(result)
         return out
 
-    monkeypatch.setattr(reader, "_read_dirs", read_then_change)
-    monkeypatch.setattr(reader, "workers", _InProcess)  # the worker's function runs here, so it can change a file
+    monkeypatch.setattr(ahead, "_read_dirs", read_then_change)
+    monkeypatch.setattr(ahead, "workers", _InProcess)  # the worker's function runs here, so it can change a file
     read_here = []
-    real_read = reader._read_dir
-    monkeypatch.setattr(reader, "_read_dir", lambda r, name: read_here.append(name) or real_read(r, name))
+    real_read = stored.read_dir
+    monkeypatch.setattr(stored, "read_dir", lambda r, name: read_here.append(name) or real_read(r, name))
     cache = open_cache(tmp_path / "cache")
     try:
         assert cache.cold()

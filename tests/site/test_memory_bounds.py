@@ -28,7 +28,7 @@ from conftest import SAMPLES, SAMPLES_HTML, needs_samples
 from exportkit import ExportDir, graded, report_md, run_id
 
 from podium import workers
-from podium.load import export as reader
+from podium.load.export import ahead
 from podium.load.export import Limits, load_export
 from podium.load.fields import MAX_PROBLEMS
 from podium.load.jsonfile import (
@@ -337,7 +337,7 @@ def test_the_tasks_out_at_once_weigh_at_most_the_budget():
 
 
 def test_read_ahead_tasks_are_cut_by_the_bytes_they_read(tmp_path, monkeypatch):
-    monkeypatch.setattr(reader, "AHEAD_TASK_BYTES", 10_000)
+    monkeypatch.setattr(ahead, "AHEAD_TASK_BYTES", 10_000)
     export = ExportDir(tmp_path / "export")
     names = []
     for n in range(12):
@@ -346,12 +346,12 @@ def test_read_ahead_tasks_are_cut_by_the_bytes_they_read(tmp_path, monkeypatch):
         export.run(body, rid=rid)
         names.append(rid[:8])
     names.sort()
-    tasks = list(reader._ahead_tasks(export.root, Limits(), names))
+    tasks = list(ahead._ahead_tasks(export.root, Limits(), names))
     assert [name for task in tasks for name in task.args[2]] == names
     assert all(task.weight <= 10_000 or len(task.args[2]) == 1 for task in tasks) and len(tasks) > 1
     assert all(
         task.weight == sum((export.root / n / "result.json").stat().st_size for n in task.args[2]) for task in tasks
     )
-    over = list(reader._ahead_tasks(export.root, Limits(result_bytes=1000), names))
+    over = list(ahead._ahead_tasks(export.root, Limits(result_bytes=1000), names))
     assert sum(task.weight for task in over) < 12 * 1000  # a file over the limit is never read: it weighs nothing
-    assert reader.AHEAD_BYTES == 64 * MiB
+    assert ahead.AHEAD_BYTES == 64 * MiB

@@ -1,16 +1,17 @@
-"""The build cache: what a rebuild may reuse, and nothing it may trust blindly. Every cache decision is here.
+"""The build cache: what a rebuild may reuse, and nothing it may trust blindly. Every cache decision is here
+(its keys in cache/keys.py, its reasons in cache/explain.py, how it is opened safely in cache/trust.py).
 
 One SQLite file (``cache.sqlite``, stdlib) in the cache directory (``--cache-dir``,
 default ``.podium-cache/`` beside the output; ``--no-cache`` turns it off) holds:
 
 - ``reports``: a run's report rendered and redacted, by its key (:meth:`Keys.report`: the
   report's bytes, everything that changes its redaction, podium's code, the Markdown engines);
-- ``runs``: each run directory as the reader parsed it (load/export.py), by its path and the
+- ``runs``: each run directory as the reader parsed it (load/export/), by its path and the
   size limits, with the stamp and SHA-256 of each of its files: reused while every file is
   unchanged (:meth:`BuildCache.parsed`);
 - ``kept``: by the same key, what the build kept of that directory's run (its compact record and
   its answers' salted digests, build.py ``_Keep``) and the digest of everything it was made from
-  (load/export.py ``_Runs``): a rebuild takes it back while those inputs are the same;
+  (load/export/runs.py ``Runs``): a rebuild takes it back while those inputs are the same;
 - ``pages``: for each output file of the last build, its key and the key's parts
   (:class:`Key`), the SHA-256 of the bytes written and the file's stamp once in place. A
   file whose key is unchanged is left in the previous site (write.py ``Kept``) while that
@@ -66,26 +67,24 @@ stamped, nothing is kept.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
-import io
 import itertools
 import json
-import operator
 import os
-import pickle  # only to hash keys (key_of): nothing is ever unpickled
 import sqlite3
 import stat
 import zlib
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import NamedTuple
 
-import podium
+from podium.cache import explain
+from podium.cache.explain import BUILD_WHY, WHY_NO_CACHE, reasons
+from podium.cache.keys import NO_KEYS, Key, Keys, code_fingerprint, make_key, text_digest, tree_fingerprint
+from podium.cache.trust import APPLICATION_ID, Untrusted, check_file, inflate, json_row
 from podium.load.export import NoStore
 from podium.load.files import ABSENT, stamp, unchanged
-from podium.model import Outline, RunRecord, codec
+from podium.model import Outline, codec
 from podium.render.redact import Screen, is_answer, literal_forms, literal_pattern
 from podium.write import hosts
 from podium.write.site import MARKER, list_site
@@ -94,301 +93,17 @@ FORMAT = 9
 DEFAULT_DIR = ".podium-cache"
 WINDOW = 500  # rows read in one query when a build looks them up in order (_Window)
 SAVE_EVERY = 500  # parsed runs and reports are committed in batches of this many rows, as they are made
-BRIEF = 12  # hex digits of a part's digest kept to explain a key (never to decide one)
 # The largest file the cache keeps a copy of (``bodies``), and so the most a copy may inflate to: the largest
 # file a host podium knows publishes (Cloudflare Pages' 25 MiB; podium's own files stay far below it). A
 # larger file is rendered again when the output lacks it; a row that would inflate past it is damaged.
 BODY_MAX = max(host.max_file_bytes or 0 for host in hosts.HOSTS.values())
 # zlib's compressBound: the longest zlib stream of BODY_MAX bytes; a longer row is not read at all.
 BODY_ROW_MAX = BODY_MAX + (BODY_MAX >> 12) + (BODY_MAX >> 14) + (BODY_MAX >> 25) + 13
-INFLATE_CHUNK = 1 << 20  # bytes inflated at a time (inflate)
-
-
-def code_fingerprint() -> str:
-    """podium's version and every source file of the package: a changed podium never reuses a cached page."""
-    digest = hashlib.sha256(podium.__version__.encode())
-    root = Path(podium.__file__).parent
-    for path in sorted(root.rglob("*")):
-        if path.suffix in (".py", ".json") and "themes" not in path.relative_to(root).parts:
-            digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
-    return digest.hexdigest()
-
-
-def tree_fingerprint(directories: list[Path]) -> str:
-    """Every file under ``directories`` (a theme chain: templates and static files), by path and bytes."""
-    digest = hashlib.sha256()
-    for directory in directories:
-        for path in sorted(directory.rglob("*")) if directory.is_dir() else ():
-            if path.is_file():
-                digest.update(str(path.relative_to(directory)).encode() + b"\0" + path.read_bytes() + b"\0")
-        digest.update(b"\1")
-    return digest.hexdigest()
-
-
-def key_of(*parts: object, memo: dict | None = None) -> str | None:
-    """A SHA-256 over the pickled ``parts``; None when one cannot be pickled (then nothing is cached).
-
-    The pickler runs without its memo ("fast" mode), so equal values give equal bytes
-    whether or not they share objects (a freshly parsed run and one from the cache).
-    With ``memo`` (a dict kept for one build), a run record (on its page, a ledger
-    page, its agent's and its mission's tables) stands in every key as its digest
-    (:func:`record_digest`), made once."""
-    buffer = io.BytesIO()
-    pickler = _Pickler(buffer, memo) if memo is not None else pickle.Pickler(buffer, protocol=5)
-    pickler.fast = True
-    try:
-        pickler.dump(parts)
-    except (pickle.PicklingError, TypeError, AttributeError, ValueError, RecursionError):
-        return None
-    return hashlib.sha256(buffer.getvalue()).hexdigest()
-
-
-_RECORD_FIELDS = operator.attrgetter(*(field.name for field in dataclasses.fields(RunRecord)))
-
-
-def record_digest(record: RunRecord) -> str:
-    """A run record's digest: the repr of its fields in order (text, numbers, None, booleans, datetimes and
-    tuples of text, each of which its repr spells unambiguously), twice as fast as pickling the record.
-    Equal reprs mean equal records; a field type whose repr could hide a difference would break that,
-    which tests/test_incremental.py checks field by field."""
-    return hashlib.sha256(repr(_RECORD_FIELDS(record)).encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def _digest_once(memo: dict, record: RunRecord) -> str:
-    """``record``'s digest, made once per build (``memo``: by the record's id; a run page's key names it
-    directly, any other key holds it where the record would be pickled)."""
-    known = memo.get(id(record))
-    if known is None or known[1] is not record:
-        known = memo[id(record)] = (record_digest(record), record)  # kept alive: its id stays its own
-    return known[0]
-
-
-def _record(digest: str) -> str:
-    """A run record inside a key, by its digest: pickled as a call, never the bytes of a plain string."""
-    return digest
-
-
-class _Pickler(pickle.Pickler):
-    def __init__(self, buffer: io.BytesIO, memo: dict):
-        super().__init__(buffer, protocol=5)
-        self.digests = memo
-
-    def reducer_override(self, obj):
-        if type(obj) is not RunRecord:
-            return NotImplemented
-        return (_record, (_digest_once(self.digests, obj),))
-
-
-# ------------------------------------------------------------------ keys
-
-
-class Key(NamedTuple):
-    """A cache key. ``digest`` decides: a SHA-256 over every part's digest. ``parts`` explains: the names of
-    the build-wide parts it holds, then each of its own parts with the start of its digest, e.g.
-    ``podium theme secrets chrome record=3f2a9c1b0d4e result=… report=… redaction=…``."""
-
-    digest: str
-    parts: str
-
-    def __str__(self) -> str:
-        return f"{self.digest[:BRIEF]} ({self.parts})"
-
-
-def _text(*values: object) -> str:
-    """The digest of plain values (text, numbers, None, tuples of them)."""
-    return hashlib.sha256(repr(values).encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def _key(shared: dict[str, str], own: dict[str, str | None]) -> Key | None:
-    if any(value is None for value in own.values()):
-        return None
-    digest = hashlib.sha256()
-    for name, value in (*shared.items(), *own.items()):
-        digest.update(f"{name}={value}\n".encode())
-    return Key(digest.hexdigest(), " ".join([*shared, *(f"{name}={value[:BRIEF]}" for name, value in own.items())]))
-
-
-def _parts(text: str) -> dict[str, str | None]:
-    """A key's ``parts`` read back: own part -> the start of its digest; a build-wide part -> None."""
-    out: dict[str, str | None] = {}
-    for word in text.split():
-        name, _, value = word.partition("=")
-        out[name] = value or None
-    return out
-
-
-class Keys:
-    """Every key of one build's files and reports, from the parts the callers name (made by
-    BuildCache.keys; NoCache's makes none). The build-wide parts (``shared``): podium's code,
-    the theme's files, the configured secrets and, once a run page is keyed, the context every
-    run page shares."""
-
-    def __init__(self, code: str, theme: str, secrets: Sequence[str], salt: str = ""):
-        self.salt = salt  # the cache's (BuildCache.salt): in every part made from a secret
-        self.shared = {"podium": code, "theme": theme, "secrets": _text(salt, *secrets)}
-        self.memo: dict = {}  # key_of's run record digests, for this build
-        self._once: dict[str, tuple[object, str | None]] = {}  # an input many files share: itself, its digest
-
-    def __getstate__(self) -> dict:  # to a worker process: only what a report's key needs
-        return {"salt": self.salt, "shared": self.shared, "memo": {}, "_once": {}}
-
-    def _shared_input(self, name: str, value: object) -> str | None:
-        known = self._once.get(name)
-        if known is None or known[0] is not value:
-            known = self._once[name] = (value, key_of(value, memo=self.memo))
-        return known[1]
-
-    def _with(self, names: Sequence[str], own: dict[str, str | None]) -> Key | None:
-        return _key({name: self.shared[name] for name in names}, own)
-
-    def page(self, path: str, template: str, context: dict) -> Key | None:
-        """A page: its template; the site settings it shows (its context's ``site`` but the build time, and
-        its ``page`` but the description: its path, canonical URL, section); the build time; everything
-        else its context holds, what it shows ("content"). ``href`` is made from the path and base_url."""
-        site, page = context.get("site"), context.get("page")
-        clock = site.get("generated_at") if isinstance(site, dict) else None
-        if isinstance(site, dict):
-            site = {k: v for k, v in site.items() if k != "generated_at"}
-        description = page.get("description") if isinstance(page, dict) else None
-        if isinstance(page, dict):
-            page = {k: v for k, v in page.items() if k != "description"}
-        content = {k: v for k, v in context.items() if k not in ("site", "page", "href")}
-        return self._with(("podium", "theme", "secrets"), {
-            "template": _text(template), "settings": key_of(path, site, page), "clock": _text(clock),
-            "content": key_of(content, description, memo=self.memo)})
-
-    def run_page(self, chrome: dict, record: RunRecord, report: tuple, redaction) -> Key | None:
-        """A run's page (its path is its record's): the context every run page shares (``chrome``: the site
-        settings and navigation); its record (as the board lists it); its result.json; its report
-        (``report``: ReportRenderer.inputs); how its texts are redacted (``redaction.fingerprint``)."""
-        self.shared["chrome"] = self._shared_input("chrome", chrome)
-        if self.shared["chrome"] is None:
-            return None
-        return self._with(("podium", "theme", "secrets", "chrome"), {  # (the raw record: its names may hold secrets)
-            "record": _text(self.salt, _digest_once(self.memo, record)), "result": _text(record.digest),
-            "report": _text(*report), "redaction": _text(self.salt, redaction.fingerprint(record))})
-
-    def ledger_page(self, chrome: dict, path: str, parts: tuple) -> Key | None:
-        """A page of the ledger: the context every such page shares (``chrome``), its path and ``parts``
-        (plan.LedgerPages.key_parts: its month, number, neighbours and run records)."""
-        self.shared["chrome"] = self._shared_input("chrome", chrome)
-        if self.shared["chrome"] is None:
-            return None
-        return self._with(("podium", "theme", "secrets", "chrome"), {
-            "path": _text(path), "runs": key_of(parts, memo=self.memo)})
-
-    def data_file(self, path: str, kind: str, inputs: Callable[[], tuple], *, once: bool = False,
-                  compressor: str | None = None) -> Key | None:
-        """A data file: its path, kind and ``inputs()`` (called only when a key is made; ``once``: the same
-        inputs for every such file of the build, digested once); a gzipped one also the ``compressor`` that
-        makes its bytes (render/gzipped.py: another zlib makes other bytes)."""
-        if once:
-            if "board" not in self._once:
-                self._once["board"] = (None, key_of(*inputs(), memo=self.memo))
-            data = self._once["board"][1]
-        else:
-            data = key_of(*inputs(), memo=self.memo)
-        own = {"data": None if data is None else _text(path, kind, data)}
-        if compressor is not None:
-            own["compressor"] = _text(compressor)
-        return self._with(("podium", "secrets"), own)
-
-    def file(self, path: str, read: Callable[[], bytes]) -> Key | None:
-        """A file copied as it is (a theme's asset) or made whole elsewhere (sitemap.xml): its bytes."""
-        source = hashlib.sha256(path.encode() + b"\0" + read()).hexdigest()
-        return self._with(("podium", "secrets"), {"source": source})
-
-    def report(self, report: tuple, record: RunRecord, redaction) -> str | None:
-        """A rendered report (render/report.py): podium's code, ``report`` (ReportRenderer.inputs: the
-        engines, the size limit, the report's SHA-256; None without a report) and its redaction."""
-        if report[-1] is None:
-            return None
-        parts = (self.shared["podium"], *map(str, report), self.salt, redaction.fingerprint(record))
-        return hashlib.sha256("\0".join(parts).encode()).hexdigest()
-
-
-class _NoKeys(Keys):
-    """The keys of a build without a cache: none, and nothing computed for them."""
-
-    def __init__(self):
-        super().__init__("", "", ())
-
-    def page(self, path, template, context):
-        return None
-
-    def run_page(self, chrome, record, report, redaction):
-        return None
-
-    def ledger_page(self, chrome, path, parts):
-        return None
-
-    def data_file(self, path, kind, inputs, *, once=False, compressor=None):
-        return None
-
-    def file(self, path, read):
-        return None
-
-    def report(self, report, record, redaction):
-        return None
-
-
-NO_KEYS = _NoKeys()
-
-# Why a page was rendered again, by the part of its key that changed (--explain).
-WHY = {
-    "podium": "podium changed",
-    "theme": "its template or theme changed",
-    "template": "its template or theme changed",
-    "secrets": "the redaction changed",
-    "settings": "the site settings changed",
-    "chrome": "the site settings changed",
-    "clock": "the build time changed (SOURCE_DATE_EPOCH)",
-    "result": "its run changed (result.json)",
-    "report": "its report changed",
-    "record": "its run's listing changed (runs.json, agents.json or its mission's versions)",
-    "runs": "its runs or its neighbours changed",
-    "redaction": "the redaction changed",
-    "content": "what it shows changed",
-    "data": "its data changed",
-    "source": "its source changed",
-    "compressor": "the gzip compressor changed (another zlib build)",
-}
-IMPLIED = {"record": {"result", "report"}, "redaction": {"result"}}  # parts that change with these
-WHY_NEW = "new page"
-WHY_NO_CACHE = "no cache"
-WHY_BY_HAND = "the file on disk was changed by hand"
-WHY_NOT_THERE = "the previous site does not have it"
-WHY_UNKEYED = "its inputs cannot be keyed (never cached)"
-# Why a build did not stop early, by the part of its key that changed.
-BUILD_WHY = {
-    "podium": "podium changed",
-    "theme": "the theme changed",
-    "content": "the content pages changed",
-    "settings": "the settings changed",
-    "clock": "the build time changed (SOURCE_DATE_EPOCH)",
-    "previous": "the previous publish changed (--previous)",
-    "exports": "the export changed",
-    "compressor": "the gzip compressor changed (another zlib build)",
-}
-
-
-def _reasons(changed: set[str], words: dict[str, str]) -> tuple[str, ...]:
-    changed = {name for name in changed if not IMPLIED.get(name, set()) & changed}
-    order = list(words)
-    out: list[str] = []
-    for name in sorted(changed, key=lambda n: (order.index(n) if n in order else len(order), n)):
-        text = words.get(name, f"its {name} changed")
-        if text not in out:
-            out.append(text)
-    return tuple(out)
-
-
-# ------------------------------------------------------------------ the cache
 
 
 class NoCache(NoStore):
     """``--no-cache``, or a cache that may not be used: every lookup misses, no key is made, no file is
-    stamped, nothing is kept (no parsed run either: load/export.py ``NoStore``)."""
+    stamped, nothing is kept (no parsed run either: load/export/stored.py ``NoStore``)."""
 
     note: str | None = None
     build_why: tuple[str, ...] = (WHY_NO_CACHE,)  # why the build did not stop early (--explain)
@@ -417,8 +132,12 @@ class NoCache(NoStore):
         """The last build's redacted values: (digest, mission, witness directory, its result.json's SHA-256)."""
         return []
 
-    def keep_redacted(self, rows: Iterable[tuple[str, str | None, str | None, str | None]],
-                      plain: dict[str, str], screened: Iterable[str] = ()) -> None:
+    def keep_redacted(
+        self,
+        rows: Iterable[tuple[str, str | None, str | None, str | None]],
+        plain: dict[str, str],
+        screened: Iterable[str] = (),
+    ) -> None:
         """This build's redacted values (rows as :meth:`redacted_values` gives them: an answer has a witness, a
         configured literal none), stored at :meth:`commit`; ``plain``: digest -> value for each; ``screened``: the
         digests of those this build's rows were screened for from its start (``screen``). The rows are swept
@@ -469,57 +188,18 @@ class NoCache(NoStore):
 NO_CACHE = NoCache()  # the default wherever a cache may be given
 
 
-_TABLES = ("CREATE TABLE reports (key TEXT PRIMARY KEY, html TEXT);"
-           "CREATE TABLE runs (key TEXT PRIMARY KEY, stamps TEXT, hashes TEXT, value TEXT);"
-           "CREATE TABLE kept (key TEXT PRIMARY KEY, value TEXT);"
-           "CREATE TABLE pages (path TEXT PRIMARY KEY, key TEXT, sha TEXT, stat TEXT, parts TEXT);"
-           "CREATE TABLE bodies (sha TEXT PRIMARY KEY, data BLOB);"
-           "CREATE TABLE shared (name TEXT PRIMARY KEY, digest TEXT);"
-           "CREATE TABLE last (key TEXT, parts TEXT, outline TEXT);"
-           "CREATE TABLE salt (value TEXT);"
-           "CREATE TABLE redacted (digest TEXT PRIMARY KEY, mission TEXT, witness TEXT, sha TEXT);")
+_TABLES = (
+    "CREATE TABLE reports (key TEXT PRIMARY KEY, html TEXT);"
+    "CREATE TABLE runs (key TEXT PRIMARY KEY, stamps TEXT, hashes TEXT, value TEXT);"
+    "CREATE TABLE kept (key TEXT PRIMARY KEY, value TEXT);"
+    "CREATE TABLE pages (path TEXT PRIMARY KEY, key TEXT, sha TEXT, stat TEXT, parts TEXT);"
+    "CREATE TABLE bodies (sha TEXT PRIMARY KEY, data BLOB);"
+    "CREATE TABLE shared (name TEXT PRIMARY KEY, digest TEXT);"
+    "CREATE TABLE last (key TEXT, parts TEXT, outline TEXT);"
+    "CREATE TABLE salt (value TEXT);"
+    "CREATE TABLE redacted (digest TEXT PRIMARY KEY, mission TEXT, witness TEXT, sha TEXT);"
+)
 _TABLE_NAMES = ("reports", "runs", "kept", "pages", "bodies", "shared", "last", "salt", "redacted")
-APPLICATION_ID = 0x706F6432  # "pod2": SQLite's header field naming the program a database belongs to
-_SQLITE_HEADER = b"SQLite format 3\x00"
-
-
-class Untrusted(Exception):
-    """The cache file may not be used (and is left exactly as it is); the message says why."""
-
-
-def _check_file(path: Path) -> bool:
-    """Whether ``path`` is podium's own cache database, safe to read and write; False when there is none yet.
-
-    Untrusted when it is not a regular file of this user that only this user can write, or when it is
-    not a database podium made (another program's SQLite, or not SQLite at all): never altered nor deleted."""
-    try:
-        info = os.lstat(path)
-    except FileNotFoundError:
-        return False
-    if not stat.S_ISREG(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o022:
-        raise Untrusted(f"{path} is not a file of yours that only you can write")
-    with open(path, "rb") as handle:
-        header = handle.read(100)
-    if len(header) == 100 and header.startswith(_SQLITE_HEADER):
-        application = int.from_bytes(header[68:72], "big")
-        if application == APPLICATION_ID or (application == 0 and _older_podium_cache(path)):
-            return True
-    raise Untrusted(f"{path} is not a podium cache (another program's file?); it is left as it is")
-
-
-def _older_podium_cache(path: Path) -> bool:
-    """A cache of an older podium (before it marked its databases): a `meta` table of (format, code)."""
-    try:
-        db = sqlite3.connect(path.resolve().as_uri() + "?mode=ro", uri=True)
-        try:
-            columns = [row[1] for row in db.execute("PRAGMA table_info(meta)")]
-        finally:
-            db.close()
-    except sqlite3.Error:
-        return False
-    return columns == ["format", "code"]
-
-
 
 
 class _Window:
@@ -557,8 +237,11 @@ class _Window:
             self.asked = (key, rows[-1][0] if len(rows) == WINDOW else None)
         else:
             keys = list(itertools.islice(self.order, WINDOW))
-            rows = db.execute(f"{select} WHERE {self.key} IN ({', '.join('?' * len(keys))})", keys).fetchall() \
-                if keys else []
+            rows = (
+                db.execute(f"{select} WHERE {self.key} IN ({', '.join('?' * len(keys))})", keys).fetchall()
+                if keys
+                else []
+            )
             self.asked = set(keys)
         self.rows = {row[0]: tuple(row[1:]) for row in rows}
 
@@ -573,8 +256,11 @@ class BuildCache(NoCache):
         self.code = code
         self.path = directory / "cache.sqlite"
         self.db = self._open()
-        self.last_shared = {name: digest for name, digest in self.db.execute("SELECT name, digest FROM shared")
-                            if isinstance(name, str) and isinstance(digest, str)}
+        self.last_shared = {
+            name: digest
+            for name, digest in self.db.execute("SELECT name, digest FROM shared")
+            if isinstance(name, str) and isinstance(digest, str)
+        }
         self.queued: dict[str, list[tuple]] = {}  # rows to write, by statement (written every SAVE_EVERY)
         self.unsaved = 0  # rows queued since the last commit
         self.current: Keys | None = None  # this build's keys
@@ -591,7 +277,7 @@ class BuildCache(NoCache):
         self.redacted: tuple[list[tuple], dict[str, str], set[str]] | None = None  # this build's (keep_redacted)
 
     def _open(self) -> sqlite3.Connection:
-        existed = _check_file(self.path)
+        existed = check_file(self.path)
         if not existed:
             os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600))
         db = sqlite3.connect(self.path)
@@ -602,18 +288,21 @@ class BuildCache(NoCache):
             if db.execute("SELECT format, code FROM meta").fetchall() != [(FORMAT, self.code)]:
                 # a new cache, or one of another podium: start afresh, in this format, with a salt of its own,
                 # and vacuumed (an older podium's rows held submitted values: no page of the file keeps them)
-                db.executescript("".join(f"DROP TABLE IF EXISTS {table}; " for table in _TABLE_NAMES)
-                                 + "DELETE FROM meta;" + _TABLES)
+                db.executescript(
+                    "".join(f"DROP TABLE IF EXISTS {table}; " for table in _TABLE_NAMES) + "DELETE FROM meta;" + _TABLES
+                )
                 db.execute("INSERT INTO meta VALUES (?, ?)", (FORMAT, self.code))
                 db.execute("INSERT INTO salt VALUES (?)", (os.urandom(16).hex(),))
                 db.commit()
                 db.execute("VACUUM")
             db.execute("PRAGMA quick_check").fetchall()
             # what this build used, noted as it goes (never held in memory): the rest is dropped at commit
-            db.executescript("CREATE TEMP TABLE used_runs (key TEXT PRIMARY KEY);"
-                             "CREATE TEMP TABLE used_reports (key TEXT PRIMARY KEY);"
-                             "CREATE TEMP TABLE fresh_pages (path TEXT PRIMARY KEY, key TEXT, sha TEXT, stat TEXT,"
-                             " parts TEXT);")  # this build's pages, each with its stamp once in place
+            db.executescript(
+                "CREATE TEMP TABLE used_runs (key TEXT PRIMARY KEY);"
+                "CREATE TEMP TABLE used_reports (key TEXT PRIMARY KEY);"
+                "CREATE TEMP TABLE fresh_pages (path TEXT PRIMARY KEY, key TEXT, sha TEXT, stat TEXT,"
+                " parts TEXT);"
+            )  # this build's pages, each with its stamp once in place
             return db
         except sqlite3.DatabaseError:
             db.close()
@@ -637,8 +326,9 @@ class BuildCache(NoCache):
             return os.urandom(16).hex()
 
     def digest(self, value: str) -> str:
-        return hashlib.blake2b(value.encode("utf-8", "surrogatepass"), key=bytes.fromhex(self.salt),
-                               digest_size=16).hexdigest()
+        return hashlib.blake2b(
+            value.encode("utf-8", "surrogatepass"), key=bytes.fromhex(self.salt), digest_size=16
+        ).hexdigest()
 
     def redacted_values(self) -> list[tuple[str, str | None, str | None, str | None]]:
         if self.broken:
@@ -648,11 +338,16 @@ class BuildCache(NoCache):
         except sqlite3.DatabaseError as err:
             self._failed(err)
             return []
-        return [tuple(row) for row in rows if isinstance(row[0], str)
-                and all(v is None or isinstance(v, str) for v in row)]
+        return [
+            tuple(row) for row in rows if isinstance(row[0], str) and all(v is None or isinstance(v, str) for v in row)
+        ]
 
-    def keep_redacted(self, rows: Iterable[tuple[str, str | None, str | None, str | None]],
-                      plain: dict[str, str], screened: Iterable[str] = ()) -> None:
+    def keep_redacted(
+        self,
+        rows: Iterable[tuple[str, str | None, str | None, str | None]],
+        plain: dict[str, str],
+        screened: Iterable[str] = (),
+    ) -> None:
         self.redacted = (list(rows), plain, set(screened))
 
     def screen_for(self, configured: Iterable[str], answers: Iterable[str]) -> None:
@@ -673,15 +368,22 @@ class BuildCache(NoCache):
         if self.redacted is None:
             return
         rows, plain, screened = self.redacted
-        new = [plain[digest] for digest, _, witness, _ in rows
-               if (digest not in self.known_digests or digest not in screened) and digest in plain
-               and (witness is None or is_answer(plain[digest]))]  # (answers as the screen takes them)
+        new = [
+            plain[digest]
+            for digest, _, witness, _ in rows
+            if (digest not in self.known_digests or digest not in screened)
+            and digest in plain
+            and (witness is None or is_answer(plain[digest]))
+        ]  # (answers as the screen takes them)
         pattern = literal_pattern(literal_forms(new)) if new else None
         if pattern is None:
             return
         for table in ("runs", "kept"):
-            tainted = [key for key, value in self.db.execute(f"SELECT key, value FROM {table}")
-                       if not isinstance(value, str) or pattern.search(value)]
+            tainted = [
+                key
+                for key, value in self.db.execute(f"SELECT key, value FROM {table}")
+                if not isinstance(value, str) or pattern.search(value)
+            ]
             for key in tainted:
                 self.db.execute("DELETE FROM runs WHERE key = ?", (key,))
                 self.db.execute("DELETE FROM kept WHERE key = ?", (key,))
@@ -708,16 +410,26 @@ class BuildCache(NoCache):
 
     # -------------------------------------------------- parsed run directories
 
-    def parsed(self, directory: str, salt: str, files: Sequence[str], limit: int, read: Callable,
-               stored: Callable, replay: Callable, seen: Callable | None = None, key: str | None = None):
+    def parsed(
+        self,
+        directory: str,
+        salt: str,
+        files: Sequence[str],
+        limit: int,
+        read: Callable,
+        stored: Callable,
+        replay: Callable,
+        seen: Callable | None = None,
+        key: str | None = None,
+    ):
         """``directory`` (a run directory) as parsed last time, when each of ``files`` is unchanged (the same
         stamp, else the same bytes, at most ``limit`` of them: load/files.py ``unchanged``): ``replay(payload)``
         gives it back (None: a damaged row, read again). Else ``read(stamps)`` afresh (the stamps taken before,
         which the row will hold), and ``stored(value)`` gives
         (payload, {file: SHA-256 of the bytes read}) to keep. ``salt``: what else the parse depends on (the
         size limits); the directory's path and it are the row's key. ``seen(stamps)``: whether the build's stat
-        pass saw the files with exactly these stamps (load/export.py ``Scanned``); a row whose stamps it saw
-        is taken without stamping the files again. ``key``: the directory's key (load/export.py ``_Reader.key``;
+        pass saw the files with exactly these stamps (load/export/scan.py ``Scanned``); a row whose stamps it saw
+        is taken without stamping the files again. ``key``: the directory's key (load/export/reader.py ``Reader.key``;
         default its path)."""
         key = f"{key if key is not None else directory}\0{salt}"
         hit = self._run_row(key)
@@ -727,8 +439,7 @@ class BuildCache(NoCache):
             stamps = {file: stamp(f"{directory}/{file}") for file in files}
         if hit is not None:
             then, hashes, payload = hit
-            if all(unchanged(f"{directory}/{f}", then.get(f, ""), hashes.get(f), limit, now=stamps[f])
-                   for f in files):
+            if all(unchanged(f"{directory}/{f}", then.get(f, ""), hashes.get(f), limit, now=stamps[f]) for f in files):
                 value = replay(payload)
                 if value is not None:
                     self._use("used_runs", key)
@@ -744,7 +455,7 @@ class BuildCache(NoCache):
         return value
 
     def kept(self, key: str, salt: str) -> str | None:
-        """What the build kept of the run directory with ``key`` last time (load/export.py ``_Runs``), as text."""
+        """What the build kept of the run directory with ``key`` last time (load/export/runs.py ``Runs``), as text."""
         row = self._in_window(self.kept_window, f"{key}\0{salt}")
         return row[0] if row is not None else None
 
@@ -788,7 +499,7 @@ class BuildCache(NoCache):
             return None
         found = []
         for column, text in (("runs.stamps", row[0]), ("runs.hashes", row[1])):
-            value = _json_row(text)
+            value = json_row(text)
             if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
                 self.damaged(column, key)
                 return None
@@ -873,15 +584,18 @@ class BuildCache(NoCache):
             return False
         if not unchanged(f"{site}/{path}", known[2], known[1], found.size, now=str(found)):
             return False  # touched, copied or restored, and its bytes are no longer the ones written
-        self._write("INSERT OR REPLACE INTO temp.fresh_pages VALUES (?, ?, ?, ?, ?)",
-                    (path, key.digest, known[1], str(found), key.parts))
+        self._write(
+            "INSERT OR REPLACE INTO temp.fresh_pages VALUES (?, ?, ?, ?, ?)",
+            (path, key.digest, known[1], str(found), key.parts),
+        )
         return True
 
     def keep_page(self, path: str, key: Key | None, data: bytes) -> None:
         if key is not None:
             sha = hashlib.sha256(data).hexdigest()
-            self._write("INSERT OR REPLACE INTO temp.fresh_pages VALUES (?, ?, ?, NULL, ?)",
-                        (path, key.digest, sha, key.parts))
+            self._write(
+                "INSERT OR REPLACE INTO temp.fresh_pages VALUES (?, ?, ?, NULL, ?)", (path, key.digest, sha, key.parts)
+            )
             if len(data) <= BODY_MAX:  # a larger copy would never be read back (stored)
                 self._write("INSERT OR REPLACE INTO bodies VALUES (?, ?)", (sha, zlib.compress(data, 1)))
 
@@ -891,15 +605,17 @@ class BuildCache(NoCache):
         known = self._page(path)
         if known is None or known[0] != key.digest:
             return None
-        return known[1] if self._row("SELECT sha FROM bodies WHERE sha = ?", known[1], "bodies.sha") is not None \
-            else None
+        return (
+            known[1] if self._row("SELECT sha FROM bodies WHERE sha = ?", known[1], "bodies.sha") is not None else None
+        )
 
     def stored(self, path: str, key: Key, sha: str) -> bytes | None:
         if self.broken:
             return None
         try:  # a row longer than any copy of a file the cache keeps is not even read (its length is SQLite's)
-            row = self.db.execute("SELECT data FROM bodies WHERE sha = ? AND length(data) <= ?",
-                                  (sha, BODY_ROW_MAX)).fetchone()
+            row = self.db.execute(
+                "SELECT data FROM bodies WHERE sha = ? AND length(data) <= ?", (sha, BODY_ROW_MAX)
+            ).fetchone()
         except sqlite3.DatabaseError as err:
             self._failed(err)
             return None
@@ -907,8 +623,9 @@ class BuildCache(NoCache):
         if data is None or hashlib.sha256(data).hexdigest() != sha:
             self.damaged("bodies.data", sha)
             return None  # rendered again
-        self._write("INSERT OR REPLACE INTO temp.fresh_pages VALUES (?, ?, ?, NULL, ?)",
-                    (path, key.digest, sha, key.parts))
+        self._write(
+            "INSERT OR REPLACE INTO temp.fresh_pages VALUES (?, ?, ?, NULL, ?)", (path, key.digest, sha, key.parts)
+        )
         return data
 
     def why(self, path: str, key: Key | None, on_disk: bool) -> tuple[str, ...]:
@@ -917,18 +634,13 @@ class BuildCache(NoCache):
         known = self._page(path)
         if self.broken:
             return (WHY_NO_CACHE,)
-        if known is None:
-            return (WHY_NEW,)
-        if key is None:
-            return (WHY_UNKEYED,)
-        if known[0] == key.digest:
-            return (WHY_BY_HAND if on_disk else WHY_NOT_THERE,)
-        then, now = _parts(known[3]), _parts(key.parts)
-        shared_now = self.current.shared if self.current else {}
-        changed = {name for name in then.keys() | now.keys()
-                   if name not in then or name not in now or then[name] != now[name]
-                   or (now[name] is None and self.last_shared.get(name) != shared_now.get(name))}
-        return _reasons(changed, WHY) or ("its inputs changed",)
+        return explain.why(
+            None if known is None else (known[0], known[3]),
+            key,
+            on_disk,
+            self.last_shared,
+            self.current.shared if self.current else {},
+        )
 
     # -------------------------------------------------- the whole build
 
@@ -940,8 +652,8 @@ class BuildCache(NoCache):
         if self.broken:
             self.build_why = (WHY_NO_CACHE,)
             return None
-        parts = {name: _text(self.salt, value) for name, value in {"podium": self.code, **inputs()}.items()}
-        self.whole = (_key({}, parts).digest, parts)
+        parts = {name: text_digest(self.salt, value) for name, value in {"podium": self.code, **inputs()}.items()}
+        self.whole = (make_key({}, parts).digest, parts)
         try:
             row = self.db.execute("SELECT key, parts, outline FROM last").fetchone()
         except sqlite3.DatabaseError as err:
@@ -952,12 +664,12 @@ class BuildCache(NoCache):
             self.build_why = ("no earlier build in the cache",)
             return None
         if row[0] != self.whole[0]:
-            then = _json_row(row[1])
+            then = json_row(row[1])
             if not isinstance(then, dict):
                 self.damaged("last.parts")
                 then = {}
             changed = {name for name in parts if not isinstance(then, dict) or then.get(name) != parts[name]}
-            self.build_why = _reasons(changed, BUILD_WHY) or ("its inputs changed",)
+            self.build_why = reasons(changed, BUILD_WHY) or ("its inputs changed",)
             return None
         listing = list_site(site)
         files = {path: found for path, found in listing.files.items() if path != MARKER} if listing else {}
@@ -1003,8 +715,10 @@ class BuildCache(NoCache):
                 for (path,) in placed:  # written by this build: its stamp now it is in place
                     found = stamp(site / path)
                     missing += found == ABSENT
-                    self.db.execute("UPDATE temp.fresh_pages SET stat = ? WHERE path = ?",
-                                    (None if found == ABSENT else str(found), path))
+                    self.db.execute(
+                        "UPDATE temp.fresh_pages SET stat = ? WHERE path = ?",
+                        (None if found == ABSENT else str(found), path),
+                    )
                 self.db.execute("DELETE FROM pages")
                 self.db.execute("INSERT INTO pages SELECT * FROM temp.fresh_pages WHERE stat IS NOT NULL")
                 self.db.execute("DELETE FROM shared")
@@ -1015,8 +729,9 @@ class BuildCache(NoCache):
                 self.db.execute("DELETE FROM kept WHERE key NOT IN (SELECT key FROM temp.used_runs)")
                 self.db.execute("DELETE FROM last")
                 if self.whole is not None and outline is not None and not missing:
-                    self.db.execute("INSERT INTO last VALUES (?, ?, ?)",
-                                    (self.whole[0], _json(self.whole[1]), codec.dumps(outline)))
+                    self.db.execute(
+                        "INSERT INTO last VALUES (?, ?, ?)", (self.whole[0], _json(self.whole[1]), codec.dumps(outline))
+                    )
         except sqlite3.DatabaseError as err:
             self._failed(err)
 
@@ -1031,37 +746,6 @@ def _json(value: dict) -> str:
     return json.dumps(value, sort_keys=True)
 
 
-def _json_row(text: str) -> object | None:
-    """A JSON row read back; None when it does not parse, whatever the reason (nested past the parser's
-    depth included: a planted row must be a miss, not a RecursionError on every later build)."""
-    try:
-        return json.loads(text)
-    except (ValueError, RecursionError):
-        return None
-
-
-def inflate(data: bytes, limit: int) -> bytes | None:
-    """``data`` (zlib) inflated, or None when it is damaged or would inflate past ``limit`` bytes: it is
-    inflated a MiB at a time and never past ``limit + 1`` bytes, so a zlib bomb in a row (1 MB of zeros
-    inflates a thousand times over) costs at most that."""
-    inflater = zlib.decompressobj()
-    parts: list[bytes] = []
-    size, pending = 0, data
-    try:
-        while not inflater.eof and size <= limit:
-            part = inflater.decompress(pending, min(INFLATE_CHUNK, limit + 1 - size))
-            pending = inflater.unconsumed_tail
-            if not part and not pending:
-                break  # cut short: the stream wants more than the row holds
-            parts.append(part)
-            size += len(part)
-    except zlib.error:
-        return None
-    if size > limit or not inflater.eof or inflater.unused_data:
-        return None  # past the limit, cut short, or something after the stream
-    return b"".join(parts)
-
-
 def open_cache(directory: Path | None) -> NoCache:
     """The build's cache in ``directory`` (None: no cache); an unusable one is ignored with a note."""
     if directory is None:
@@ -1072,8 +756,10 @@ def open_cache(directory: Path | None) -> NoCache:
     except OSError as err:
         return _ignored(f"cache {directory} cannot be used ({err.strerror}); building without it")
     if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o022:
-        return _ignored(f"cache {directory} is not a directory of yours that only you can write; "
-                        "building without it (remove it, or pass --cache-dir)")
+        return _ignored(
+            f"cache {directory} is not a directory of yours that only you can write; "
+            "building without it (remove it, or pass --cache-dir)"
+        )
     try:
         return BuildCache(directory, code_fingerprint())
     except Untrusted as err:

@@ -1,7 +1,7 @@
 """What the render stage asks of a build cache, declared here so that render never imports one.
 
-cache/store.py implements both protocols (its ``Keys`` and ``NoCache``/``BuildCache``) and build.py
-hands its instances in: :class:`FileKeys`, the key of each file from everything it is made from,
+The cache implements both protocols (cache/keys.py ``Keys``, cache/store.py ``NoCache``/``BuildCache``)
+and build.py hands its instances in: :class:`FileKeys`, the key of each file from everything it is made from,
 and :class:`Store`, the rows a build reads and keeps (rendered reports, pages' bytes and digests).
 Without a cache the renderer uses :data:`NO_STORE` and :data:`NO_KEYS`: every lookup misses, no key
 is made, nothing is kept. A page left as the last build wrote it is yielded as :class:`Kept`.

@@ -422,17 +422,80 @@ def _cut_piece(text: str, start: int, end: int, cuts: list[tuple[int, int, str]]
 
 
 def render(text: str, redact: Callable[[str], str], top: int = 2) -> str:
-    """``text`` (already cut by render/withhold.py and bounded) as safe HTML (module docstring)."""
+    """``text`` (already cut by render/withhold.py and bounded) as safe HTML (module docstring): parsed
+    (:func:`_parse`), written with a place for each text (:func:`_write`, which asks :func:`_heading_section`,
+    :func:`_block_section` and :func:`_html_section` which section a block opens), the texts redacted and
+    escaped into their places (:func:`_assemble`)."""
+    source, back, events = _parse(text)
+    out, texts, inline, hard_runs = _write(source, back, events, top)
+    return _assemble(out, texts, inline, hard_runs, redact)
+
+
+def _parse(text: str) -> tuple[str, dict[str, str], list]:
+    """``text`` with its stand-ins (:func:`prepare`) and pulldown-cmark's events over it, ending in None
+    (so that looking one event ahead never runs off the end)."""
     try:
         source, back = prepare(text)
         events = list(_PARSER.events(source))
     except UnicodeEncodeError:  # a lone surrogate (a decoded file has none): the replacement character
         source, back = prepare(_SURROGATES.sub("\ufffd", text))
         events = list(_PARSER.events(source))
-    events.append(None)  # so that looking one event ahead never runs off the end
-    may_name = _may_name_section(source)
-    many = getattr(redact, "many", None)
+    events.append(None)
+    return source, back, events
 
+
+_SHOW, _HIDE, _DROP = 0, 1, 2  # a block whose text may name a section: written; dropped; a withheld section begins
+
+
+def _heading_section(events: list, index: int, level: str) -> str | None:
+    """The section an H1 or H2 heading (its text from ``events[index]``) opens; None when its title may be a
+    table to markdown-it-py (then the section goes on)."""
+    following = events[index]
+    if following.__class__ is dict and "Text" in following and "End" in events[index + 1]:
+        title = " ".join(following["Text"].split()).lower()  # the common case: one text
+    else:
+        title, _ = _plain(events, index, {"Heading": level})
+    if title.endswith("#"):
+        title = _without_closing_hashes(title)  # pulldown-cmark keeps "\t##" as text
+    return title if "|" not in title else None
+
+
+def _block_section(events: list, index: int, section: str) -> tuple[str, int]:
+    """The section in force after a paragraph, item or heading whose own text (from ``events[index]``) may
+    name one (a heading to markdown-it-py, maybe), and what becomes of the block: _SHOW; _HIDE (table rows of
+    the checks section, maybe); _DROP (a withheld section begins: dropped from here on)."""
+    following = events[index]
+    if following.__class__ is dict and "Text" in following and "End" in events[index + 1]:
+        said = following["Text"]  # the common case: one text
+    else:
+        said = _own_text(events, index)
+    if said:
+        named = _named_sections(said)
+        if named & DROPPED_SECTIONS:
+            return min(named & DROPPED_SECTIONS), _DROP
+        if CHECKS_SECTION in named:
+            section = CHECKS_SECTION
+        if section == CHECKS_SECTION and "|" in said:
+            return section, _HIDE
+    return section, _SHOW
+
+
+def _html_section(html: str, section: str) -> tuple[str, int]:
+    """The same for an HTML block (``html``: its text), which markdown-it-py may read as a heading or as table
+    rows: _HIDE in the checks section."""
+    named = _html_sections(html)
+    if named & DROPPED_SECTIONS:
+        return min(named & DROPPED_SECTIONS), _DROP
+    if CHECKS_SECTION in named:
+        section = CHECKS_SECTION
+    return section, _HIDE if section == CHECKS_SECTION else _SHOW
+
+
+def _write(source: str, back: dict[str, str], events: list, top: int) -> tuple[list, list, list, dict]:
+    """The writer: the HTML of ``events`` with a NUL where each text (to redact and escape) goes, those texts
+    in order, the (text, block) pairs of the texts a block may have several of, and the runs of lines between
+    hard breaks by text number."""
+    may_name = _may_name_section(source)
     out: list = []  # the HTML, with a NUL where each text (to redact and escape) goes
     texts: list[str] = []  # those texts, in order
     hard_runs: dict[int, list[str]] = {}  # slot number -> its run's lines between hard breaks
@@ -566,37 +629,19 @@ def render(text: str, redact: Callable[[str], str], top: int = 2) -> str:
             else:
                 tag, data = value, None
             if tag == "Heading" and data["level"] in ("H1", "H2"):
-                following = events[index]
-                if following.__class__ is dict and "Text" in following and "End" in events[index + 1]:
-                    title = " ".join(following["Text"].split()).lower()  # the common case: one text
-                else:
-                    title, _ = _plain(events, index, {"Heading": data["level"]})
-                if title.endswith("#"):
-                    title = _without_closing_hashes(title)  # pulldown-cmark keeps "\t##" as text
-                if "|" not in title:  # (else it may be a table to markdown-it-py: the section goes on)
+                title = _heading_section(events, index, data["level"])
+                if title is not None:
                     section = title
                     dropping = section in DROPPED_SECTIONS
             if hidden or dropping:
                 hidden += 1
                 continue
             if (tag == "Paragraph" or tag == "Item" or tag == "Heading") and (may_name or section == CHECKS_SECTION):
-                following = events[index]
-                if following.__class__ is dict and "Text" in following and "End" in events[index + 1]:
-                    said = following["Text"]  # the common case: one text
-                else:
-                    said = _own_text(events, index)
-                if said:
-                    named = _named_sections(said)
-                    if named & DROPPED_SECTIONS:  # a heading to markdown-it-py, maybe: dropped from here on
-                        section = min(named & DROPPED_SECTIONS)
-                        dropping = True
-                        hidden += 1
-                        continue
-                    if CHECKS_SECTION in named:
-                        section = CHECKS_SECTION
-                    if section == CHECKS_SECTION and "|" in said:  # table rows, maybe: dropped
-                        hidden += 1
-                        continue
+                section, fate = _block_section(events, index, section)
+                if fate:
+                    dropping = dropping or fate == _DROP
+                    hidden += 1
+                    continue
             if tag == "Link" or tag == "Image":
                 link_type = data["link_type"]
                 dest = _restore(data["dest_url"], back) if back else data["dest_url"]
@@ -657,14 +702,9 @@ def render(text: str, redact: Callable[[str], str], top: int = 2) -> str:
             if tag == "HtmlBlock":
                 html, end = _raw(events, index, "Html", "HtmlBlock")
                 index = end + 1
-                named = _html_sections(html)
-                if named & DROPPED_SECTIONS:  # a heading to markdown-it-py, maybe: dropped from here on
-                    section = min(named & DROPPED_SECTIONS)
-                    dropping = True
-                    continue
-                if CHECKS_SECTION in named:
-                    section = CHECKS_SECTION
-                if section == CHECKS_SECTION:  # table rows to markdown-it-py, maybe: dropped
+                section, fate = _html_section(html, section)
+                if fate:
+                    dropping = dropping or fate == _DROP
                     continue
             if lf_if_block or (after_inline and tag != "CodeBlock" and stack and stack[-1] == _LI_CLOSE):
                 emit("\n")
@@ -813,7 +853,18 @@ def render(text: str, redact: Callable[[str], str], top: int = 2) -> str:
         # anything else (footnotes, math, task list markers: not enabled) is not written
     if run:
         flush()
+    return out, texts, inline, hard_runs
 
+
+def _assemble(
+    out: list,
+    texts: list[str],
+    inline: list[tuple[int, int]],
+    hard_runs: dict[int, list[str]],
+    redact: Callable[[str], str],
+) -> str:
+    """The HTML ``out`` (as :func:`_write` gives it) with each text redacted and escaped in its place."""
+    many = getattr(redact, "many", None)
     red = many(texts) if many is not None else [redact(t) for t in texts]
     if len(inline) > 1:
         _redact_blocks(red, inline, redact)

@@ -1,0 +1,255 @@
+"""Every key of the build cache: a SHA-256 over the digests of the parts its callers name (cache/store.py).
+
+Equal keys mean equal inputs; a part that cannot be pickled makes no key (that file is never cached).
+The parts stay readable in the key (:class:`Key`), so the next build can say which part of a page's key
+changed (cache/explain.py).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import io
+import operator
+import pickle  # only to hash keys (key_of): nothing is ever unpickled
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import NamedTuple
+
+import podium
+from podium.model import RunRecord
+
+BRIEF = 12  # hex digits of a part's digest kept to explain a key (never to decide one)
+
+
+def code_fingerprint() -> str:
+    """podium's version and every source file of the package: a changed podium never reuses a cached page."""
+    digest = hashlib.sha256(podium.__version__.encode())
+    root = Path(podium.__file__).parent
+    for path in sorted(root.rglob("*")):
+        if path.suffix in (".py", ".json") and "themes" not in path.relative_to(root).parts:
+            digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def tree_fingerprint(directories: list[Path]) -> str:
+    """Every file under ``directories`` (a theme chain: templates and static files), by path and bytes."""
+    digest = hashlib.sha256()
+    for directory in directories:
+        for path in sorted(directory.rglob("*")) if directory.is_dir() else ():
+            if path.is_file():
+                digest.update(str(path.relative_to(directory)).encode() + b"\0" + path.read_bytes() + b"\0")
+        digest.update(b"\1")
+    return digest.hexdigest()
+
+
+def key_of(*parts: object, memo: dict | None = None) -> str | None:
+    """A SHA-256 over the pickled ``parts``; None when one cannot be pickled (then nothing is cached).
+
+    The pickler runs without its memo ("fast" mode), so equal values give equal bytes
+    whether or not they share objects (a freshly parsed run and one from the cache).
+    With ``memo`` (a dict kept for one build), a run record (on its page, a ledger
+    page, its agent's and its mission's tables) stands in every key as its digest
+    (:func:`record_digest`), made once."""
+    buffer = io.BytesIO()
+    pickler = _Pickler(buffer, memo) if memo is not None else pickle.Pickler(buffer, protocol=5)
+    pickler.fast = True
+    try:
+        pickler.dump(parts)
+    except (pickle.PicklingError, TypeError, AttributeError, ValueError, RecursionError):
+        return None
+    return hashlib.sha256(buffer.getvalue()).hexdigest()
+
+
+_RECORD_FIELDS = operator.attrgetter(*(field.name for field in dataclasses.fields(RunRecord)))
+
+
+def record_digest(record: RunRecord) -> str:
+    """A run record's digest: the repr of its fields in order (text, numbers, None, booleans, datetimes and
+    tuples of text, each of which its repr spells unambiguously), twice as fast as pickling the record.
+    Equal reprs mean equal records; a field type whose repr could hide a difference would break that,
+    which tests/test_incremental.py checks field by field."""
+    return hashlib.sha256(repr(_RECORD_FIELDS(record)).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _digest_once(memo: dict, record: RunRecord) -> str:
+    """``record``'s digest, made once per build (``memo``: by the record's id; a run page's key names it
+    directly, any other key holds it where the record would be pickled)."""
+    known = memo.get(id(record))
+    if known is None or known[1] is not record:
+        known = memo[id(record)] = (record_digest(record), record)  # kept alive: its id stays its own
+    return known[0]
+
+
+def _record(digest: str) -> str:
+    """A run record inside a key, by its digest: pickled as a call, never the bytes of a plain string."""
+    return digest
+
+
+class _Pickler(pickle.Pickler):
+    def __init__(self, buffer: io.BytesIO, memo: dict):
+        super().__init__(buffer, protocol=5)
+        self.digests = memo
+
+    def reducer_override(self, obj):
+        if type(obj) is not RunRecord:
+            return NotImplemented
+        return (_record, (_digest_once(self.digests, obj),))
+
+
+class Key(NamedTuple):
+    """A cache key. ``digest`` decides: a SHA-256 over every part's digest. ``parts`` explains: the names of
+    the build-wide parts it holds, then each of its own parts with the start of its digest, e.g.
+    ``podium theme secrets chrome record=3f2a9c1b0d4e result=… report=… redaction=…``."""
+
+    digest: str
+    parts: str
+
+    def __str__(self) -> str:
+        return f"{self.digest[:BRIEF]} ({self.parts})"
+
+
+def text_digest(*values: object) -> str:
+    """The digest of plain values (text, numbers, None, tuples of them)."""
+    return hashlib.sha256(repr(values).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def make_key(shared: dict[str, str], own: Mapping[str, str | None]) -> Key | None:
+    if any(value is None for value in own.values()):
+        return None
+    digest = hashlib.sha256()
+    for name, value in (*shared.items(), *own.items()):
+        digest.update(f"{name}={value}\n".encode())
+    return Key(digest.hexdigest(), " ".join([*shared, *(f"{name}={value[:BRIEF]}" for name, value in own.items())]))
+
+
+class Keys:
+    """Every key of one build's files and reports, from the parts the callers name (made by
+    BuildCache.keys; NoCache's makes none). The build-wide parts (``shared``): podium's code,
+    the theme's files, the configured secrets and, once a run page is keyed, the context every
+    run page shares."""
+
+    def __init__(self, code: str, theme: str, secrets: Sequence[str], salt: str = ""):
+        self.salt = salt  # the cache's (BuildCache.salt): in every part made from a secret
+        self.shared = {"podium": code, "theme": theme, "secrets": text_digest(salt, *secrets)}
+        self.memo: dict = {}  # key_of's run record digests, for this build
+        self._once: dict[str, tuple[object, str | None]] = {}  # an input many files share: itself, its digest
+
+    def __getstate__(self) -> dict:  # to a worker process: only what a report's key needs
+        return {"salt": self.salt, "shared": self.shared, "memo": {}, "_once": {}}
+
+    def _shared_input(self, name: str, value: object) -> str | None:
+        known = self._once.get(name)
+        if known is None or known[0] is not value:
+            known = self._once[name] = (value, key_of(value, memo=self.memo))
+        return known[1]
+
+    def _with(self, names: Sequence[str], own: dict[str, str | None]) -> Key | None:
+        return make_key({name: self.shared[name] for name in names}, own)
+
+    def page(self, path: str, template: str, context: dict) -> Key | None:
+        """A page: its template; the site settings it shows (its context's ``site`` but the build time, and
+        its ``page`` but the description: its path, canonical URL, section); the build time; everything
+        else its context holds, what it shows ("content"). ``href`` is made from the path and base_url."""
+        site, page = context.get("site"), context.get("page")
+        clock = site.get("generated_at") if isinstance(site, dict) else None
+        if isinstance(site, dict):
+            site = {k: v for k, v in site.items() if k != "generated_at"}
+        description = page.get("description") if isinstance(page, dict) else None
+        if isinstance(page, dict):
+            page = {k: v for k, v in page.items() if k != "description"}
+        content = {k: v for k, v in context.items() if k not in ("site", "page", "href")}
+        return self._with(
+            ("podium", "theme", "secrets"),
+            {
+                "template": text_digest(template),
+                "settings": key_of(path, site, page),
+                "clock": text_digest(clock),
+                "content": key_of(content, description, memo=self.memo),
+            },
+        )
+
+    def run_page(self, chrome: dict, record: RunRecord, report: tuple, redaction) -> Key | None:
+        """A run's page (its path is its record's): the context every run page shares (``chrome``: the site
+        settings and navigation); its record (as the board lists it); its result.json; its report
+        (``report``: ReportRenderer.inputs); how its texts are redacted (``redaction.fingerprint``)."""
+        self.shared["chrome"] = self._shared_input("chrome", chrome)
+        if self.shared["chrome"] is None:
+            return None
+        return self._with(
+            ("podium", "theme", "secrets", "chrome"),
+            {  # (the raw record: its names may hold secrets)
+                "record": text_digest(self.salt, _digest_once(self.memo, record)),
+                "result": text_digest(record.digest),
+                "report": text_digest(*report),
+                "redaction": text_digest(self.salt, redaction.fingerprint(record)),
+            },
+        )
+
+    def ledger_page(self, chrome: dict, path: str, parts: tuple) -> Key | None:
+        """A page of the ledger: the context every such page shares (``chrome``), its path and ``parts``
+        (plan.LedgerPages.key_parts: its month, number, neighbours and run records)."""
+        self.shared["chrome"] = self._shared_input("chrome", chrome)
+        if self.shared["chrome"] is None:
+            return None
+        return self._with(
+            ("podium", "theme", "secrets", "chrome"), {"path": text_digest(path), "runs": key_of(parts, memo=self.memo)}
+        )
+
+    def data_file(
+        self, path: str, kind: str, inputs: Callable[[], tuple], *, once: bool = False, compressor: str | None = None
+    ) -> Key | None:
+        """A data file: its path, kind and ``inputs()`` (called only when a key is made; ``once``: the same
+        inputs for every such file of the build, digested once); a gzipped one also the ``compressor`` that
+        makes its bytes (render/gzipped.py: another zlib makes other bytes)."""
+        if once:
+            if "board" not in self._once:
+                self._once["board"] = (None, key_of(*inputs(), memo=self.memo))
+            data = self._once["board"][1]
+        else:
+            data = key_of(*inputs(), memo=self.memo)
+        own = {"data": None if data is None else text_digest(path, kind, data)}
+        if compressor is not None:
+            own["compressor"] = text_digest(compressor)
+        return self._with(("podium", "secrets"), own)
+
+    def file(self, path: str, read: Callable[[], bytes]) -> Key | None:
+        """A file copied as it is (a theme's asset) or made whole elsewhere (sitemap.xml): its bytes."""
+        source = hashlib.sha256(path.encode() + b"\0" + read()).hexdigest()
+        return self._with(("podium", "secrets"), {"source": source})
+
+    def report(self, report: tuple, record: RunRecord, redaction) -> str | None:
+        """A rendered report (render/report.py): podium's code, ``report`` (ReportRenderer.inputs: the
+        engines, the size limit, the report's SHA-256; None without a report) and its redaction."""
+        if report[-1] is None:
+            return None
+        parts = (self.shared["podium"], *map(str, report), self.salt, redaction.fingerprint(record))
+        return hashlib.sha256("\0".join(parts).encode()).hexdigest()
+
+
+class _NoKeys(Keys):
+    """The keys of a build without a cache: none, and nothing computed for them."""
+
+    def __init__(self):
+        super().__init__("", "", ())
+
+    def page(self, path, template, context):
+        return None
+
+    def run_page(self, chrome, record, report, redaction):
+        return None
+
+    def ledger_page(self, chrome, path, parts):
+        return None
+
+    def data_file(self, path, kind, inputs, *, once=False, compressor=None):
+        return None
+
+    def file(self, path, read):
+        return None
+
+    def report(self, report, record, redaction):
+        return None
+
+
+NO_KEYS = _NoKeys()
