@@ -34,6 +34,7 @@ from podium.load.files import NotReadable
 from podium.load.published import CHANGES_SCHEMA, REDIRECTS_SCHEMA, read
 from podium.load.shape import INT, TEXT, TIME_TEXT, URL, Misfit, OneOf, Opt, pick
 from podium.model import PROVISIONAL_BELOW, Leaderboard, RunRecord, iso_utc
+from podium.plan.contexts import BadgeSnippet, ChangeEntry, ChangeLinks, ChangesContext, names
 from podium.plan.entries import Blob, Entry, Page
 from podium.render import data
 from podium.render.badge import LABEL, badge
@@ -51,7 +52,7 @@ class Publishing:
     pages: tuple[Page, ...] = ()  # pages that need the common context (plan/site.py adds it)
     nav: tuple[tuple[str, str], ...] = ()  # (title, path) added to the site nav
     files: dict[str, Page | bytes] = field(default_factory=dict)  # standalone outputs
-    badges: dict[str, dict] = field(default_factory=dict)  # agent page path -> its badge snippet
+    badges: dict[str, BadgeSnippet] = field(default_factory=dict)  # agent page path -> its badge snippet
     warnings: list[str] = field(default_factory=list)
 
     def apply(self, manifest: list[Entry]) -> list[Entry]:
@@ -148,11 +149,11 @@ def _badges(board: Leaderboard, title: str, base: str, pub: Publishing) -> dict[
         image = f"{base}/{path}" if base else path
         link = f"{base}/{routes.permalink(agent.url)}" if base else routes.permalink(agent.url)
         alt = f"{LABEL}: {agent.name}"
-        pub.badges[agent.url] = {
-            "path": path,
-            "markdown": f"[![{_md_alt(alt)}]({_md_url(image)})]({_md_url(link)})",
-            "absolute": bool(base),
-        }
+        pub.badges[agent.url] = BadgeSnippet(
+            path=path,
+            markdown=f"[![{_md_alt(alt)}]({_md_url(image)})]({_md_url(link)})",
+            absolute=bool(base),
+        )
     return files
 
 
@@ -170,51 +171,55 @@ def _md_url(url: str) -> str:
 
 
 def _change_pages(board: Leaderboard, reports: list[dict]) -> list[Page]:
-    links = {
-        "agents": {a.agent: a.url for a in board.agents},
-        "missions": {f"{m.mission}\n{m.version}": m.url for m in board.missions},
-    }
-    history = [
-        {
-            "number": r["number"],
-            "updated": r["updated"],
-            "path": routes.change_path(r["number"]),
-            "report": r["report"],
-            "moving": [
+    links = ChangeLinks(
+        agents={a.agent: a.url for a in board.agents},
+        missions={f"{m.mission}\n{m.version}": m.url for m in board.missions},
+    )
+    history = tuple(
+        ChangeEntry(
+            number=r["number"],
+            updated=r["updated"],
+            path=routes.change_path(r["number"]),
+            report=r["report"],
+            moving=tuple(
                 (a["agent"], a["name"], progress_line(a, named=False))
                 for a in r["report"]["agents"]
                 if progress_changed(a)
-            ],
-        }
+            ),
+        )
         for r in reports
-    ]
+    )
     pages = [
         Page(
             routes.CHANGES_INDEX,
             "changes.html",
-            {
-                "page_title": "Changes",
-                "entry": history[0] if history else None,
-                "history": history,
-                "kept": len(history),
-                "links": links,
-                "index": True,
-            },
+            names(
+                ChangesContext(
+                    page_title="Changes",
+                    entry=history[0] if history else None,
+                    history=history,
+                    kept=len(history),
+                    links=links,
+                    index=True,
+                )
+            ),
         )
     ]
     for entry in history:
         pages.append(
             Page(
-                entry["path"],
+                entry.path,
                 "changes.html",
-                {
-                    "page_title": f"Change report {entry['number']}",
-                    "entry": entry,
-                    "history": history,
-                    "kept": len(history),
-                    "links": links,
-                    "index": False,
-                },
+                names(
+                    ChangesContext(
+                        page_title=f"Change report {entry.number}",
+                        entry=entry,
+                        history=history,
+                        kept=len(history),
+                        links=links,
+                        index=False,
+                    )
+                ),
             )
         )
     return pages

@@ -22,6 +22,7 @@ from podium import workers
 from podium.errors import BuildError
 from podium.load.files import Stamp
 from podium.model import Leaderboard, Run, RunRecord
+from podium.plan.contexts import RunValues, names
 from podium.plan.entries import Asset, Blob, DataFile, Entry, LazyPage, LedgerPage, Page, RunPage
 from podium.render import compare_data, data, gzipped
 from podium.render.cached import NO_KEYS, NO_STORE, FileKeys, Kept, Key, Store
@@ -317,7 +318,7 @@ def _render_chunk(task: list[tuple[Page, RunRecord, str | None]]) -> list[tuple[
 def run_values(run: Run, redaction: Redaction, report_html: Markup | None) -> dict:
     """A run page's safe values besides its public record: the whole run (texts redacted, no secrets)
     and its report's HTML."""
-    return {"run": run_view(run, redaction), "report_html": report_html}
+    return names(RunValues(run=run_view(run, redaction), report_html=report_html))
 
 
 def render_page(page: Page, env: jinja2.Environment, extra: dict | None = None) -> bytes:
