@@ -97,13 +97,22 @@ def render_sections() -> dict[str, str]:
         if added is not None:
             pages += [f"| `{name}` | `{_cell(kind)}` | {_cell(doc)} |" for name, kind, doc in _doc(added, docs)]
         pages.append("")
+    standalone: list[str] = []
+    for template, cls in contexts.STANDALONE.items():
+        standalone += [f"### `{template}`", "", f"`{cls.__name__}`: {_summary(cls)}", ""]
+        standalone += _table(cls, docs) + [""]
     values: list[str] = []
     for cls in contexts.VALUES:
         values += [f"### `{cls.__name__}`", ""]
-        if cls.__doc__ and dataclasses.is_dataclass(cls):
+        if cls.__doc__ and not cls.__doc__.startswith(f"{cls.__name__}("):  # a docstring, not dataclass's own
             values += [_summary(cls), ""]
         values += _table(cls, docs) + [""]
-    return {"common": "\n".join(common) + "\n", "pages": "\n".join(pages), "values": "\n".join(values)}
+    return {
+        "common": "\n".join(common) + "\n",
+        "pages": "\n".join(pages),
+        "standalone": "\n".join(standalone),
+        "values": "\n".join(values),
+    }
 
 
 def rewritten(text: str) -> str:
@@ -128,7 +137,8 @@ def test_the_readme_tables_are_made_from_the_context_dataclasses():
 
 def test_every_field_has_a_doc_comment():
     docs = field_docs()
-    for cls in [contexts.CommonContext, *contexts.PAGES.values(), *contexts.ADDED_AT_RENDER.values()]:
+    pages = [*contexts.PAGES.values(), *contexts.STANDALONE.values(), *contexts.ADDED_AT_RENDER.values()]
+    for cls in [contexts.CommonContext, *pages]:
         for name, _kind, doc in _doc(cls, docs):
             assert doc, f"{cls.__name__}.{name}"
     for cls in contexts.VALUES:
@@ -151,7 +161,7 @@ def test_contexts_pickle_the_same_way_each_time():
     assert pickle.dumps(contexts.names(one), protocol=5) == pickle.dumps(contexts.names(two), protocol=5)
     assert all(
         cls.__dataclass_params__.frozen
-        for cls in [*contexts.PAGES.values(), *contexts.VALUES]
+        for cls in [*contexts.PAGES.values(), *contexts.STANDALONE.values(), *contexts.VALUES]
         if dataclasses.is_dataclass(cls)
     )
 

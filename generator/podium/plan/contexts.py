@@ -483,6 +483,58 @@ PAGES: dict[str, type] = {  # template -> its context (themes/README.md "Context
     "404.html": NotFoundContext,
     "changes.html": ChangesContext,
 }
+# ---------------------------------------------------------------------- standalone (no base.html, no common context)
+
+
+@dataclass(frozen=True)
+class FeedEntry:
+    kind: str  #: "run" or "changes"
+    id: str  #: its permalink
+    link: str  #: …the same, as the entry's link
+    updated: str  #: when (ISO 8601): the run's time, or the report's
+    record: RunRecord | None = None  #: a run's public record (``kind`` "run")
+    number: int | None = None  #: a report's number (``kind`` "changes")
+    headline: str | None = None  #: …its headline
+    moving: tuple[str, ...] = ()  #: …each agent whose headline progress verdict changed, in words
+
+
+@dataclass(frozen=True, kw_only=True)
+class FeedContext:
+    """The Atom feed: the newest runs and the change reports (only with ``base_url``)."""
+
+    title: str  #: the site's title
+    id: str  #: the feed's id: the site's URL
+    home: str  #: the site's URL
+    self_url: str  #: the feed's own URL
+    updated: str  #: its newest entry's time, or the build time
+    entries: tuple[FeedEntry, ...]
+    #: newest first, each: ``kind`` "run" or "changes", ``id``, ``link``, ``updated``; a run has ``record``, a
+    #: report ``number``, ``headline`` and ``moving``
+
+
+@dataclass(frozen=True, kw_only=True)
+class BadgeContext:
+    """An agent's badge."""
+
+    badge: object
+    #: render/badge.py ``Badge``: ``label``, ``value``, ``title``, ``tone`` "ranked"/"provisional"/"none",
+    #: ``width``, ``label_width``, ``value_width``, ``label_text``, ``value_text`` (typed there: the plan
+    #: cannot import the render stage)
+
+
+@dataclass(frozen=True, kw_only=True)
+class RedirectContext:
+    """A page that moved (an agent's or a mission version's old path)."""
+
+    target: str  #: the relative link to the new path
+    canonical: str | None  #: the new path's absolute URL, or None without ``base_url``
+    name: str  #: what moved: the agent's or the mission's name
+    site_title: str  #: the site's title
+    feed: str | None  #: the relative link to feed.xml, or None without ``base_url``
+
+
+STANDALONE: dict[str, type] = {"feed.xml": FeedContext, "badge.svg": BadgeContext, "redirect.html": RedirectContext}
+
 ADDED_AT_RENDER: dict[str, type] = {"run.html": RunValues}  # template -> what render/site.py adds to its context
 
 VALUES: tuple[type, ...] = (  # the values inside the contexts (themes/README.md "Values in the contexts")
@@ -507,4 +559,5 @@ VALUES: tuple[type, ...] = (  # the values inside the contexts (themes/README.md
     ModelCard,
     ChangeEntry,
     ChangeLinks,
+    FeedEntry,
 )

@@ -34,7 +34,17 @@ from podium.load.files import NotReadable
 from podium.load.published import CHANGES_SCHEMA, REDIRECTS_SCHEMA, read
 from podium.load.shape import INT, TEXT, TIME_TEXT, URL, Misfit, OneOf, Opt, pick
 from podium.model import PROVISIONAL_BELOW, Leaderboard, RunRecord, iso_utc
-from podium.plan.contexts import BadgeSnippet, ChangeEntry, ChangeLinks, ChangesContext, names
+from podium.plan.contexts import (
+    BadgeContext,
+    BadgeSnippet,
+    ChangeEntry,
+    ChangeLinks,
+    ChangesContext,
+    FeedContext,
+    FeedEntry,
+    RedirectContext,
+    names,
+)
 from podium.plan.entries import Blob, Entry, Page
 from podium.render import data
 from podium.render.badge import LABEL, badge
@@ -108,16 +118,18 @@ def prepare(
             pub.files[r["from"]] = Page(
                 r["from"],
                 "redirect.html",
-                {
-                    "target": routes.relative(r["from"], r["to"]),
-                    "canonical": f"{base}/{routes.permalink(r['to'])}" if base else None,
-                    "name": r["name"],
-                    "site_title": title,
-                    "feed": routes.relative(r["from"], routes.FEED) if base else None,
-                },
+                names(
+                    RedirectContext(
+                        target=routes.relative(r["from"], r["to"]),
+                        canonical=f"{base}/{routes.permalink(r['to'])}" if base else None,
+                        name=r["name"],
+                        site_title=title,
+                        feed=routes.relative(r["from"], routes.FEED) if base else None,
+                    )
+                ),
             )
     if base:
-        pub.files[routes.FEED] = Page(routes.FEED, "feed.xml", _feed(board, reports, title, base, generated_at))
+        pub.files[routes.FEED] = Page(routes.FEED, "feed.xml", names(_feed(board, reports, title, base, generated_at)))
     else:
         pub.warnings.append("no base_url in podium.yaml: feed.xml (Atom needs absolute links) was left out")
     return pub
@@ -145,7 +157,7 @@ def _badges(board: Leaderboard, title: str, base: str, pub: Publishing) -> dict[
             f"{median_line(fig)}"
         )
         path = routes.badge_path(agent.slug)
-        files[path] = Page(path, "badge.svg", {"badge": badge(LABEL, value, words, tone)})
+        files[path] = Page(path, "badge.svg", names(BadgeContext(badge=badge(LABEL, value, words, tone))))
         image = f"{base}/{path}" if base else path
         link = f"{base}/{routes.permalink(agent.url)}" if base else routes.permalink(agent.url)
         alt = f"{LABEL}: {agent.name}"
@@ -336,41 +348,41 @@ def _redirects(board: Leaderboard, old: Bundle, carried: list[dict]) -> list[dic
 # ------------------------------------------------------------------ feed
 
 
-def _feed(board: Leaderboard, reports: list[dict], title: str, base: str, generated_at: int | None) -> dict:
+def _feed(board: Leaderboard, reports: list[dict], title: str, base: str, generated_at: int | None) -> FeedContext:
     entries = []
     for record in _newest_runs(board):
         entries.append(
-            {
-                "kind": "run",
-                "record": record,
-                "id": f"{base}/{routes.permalink(record.url)}",
-                "link": f"{base}/{routes.permalink(record.url)}",
-                "updated": iso_utc(record.when),
-            }
+            FeedEntry(
+                kind="run",
+                record=record,
+                id=f"{base}/{routes.permalink(record.url)}",
+                link=f"{base}/{routes.permalink(record.url)}",
+                updated=iso_utc(record.when) or EPOCH,  # (_newest_runs keeps dated runs only)
+            )
         )
     for r in reports:
         link = f"{base}/{routes.permalink(routes.change_path(r['number']))}"
         entries.append(
-            {
-                "kind": "changes",
-                "number": r["number"],
-                "headline": headline(r["report"]),
-                "moving": [progress_line(a) for a in r["report"]["agents"] if progress_changed(a)],
-                "id": link,
-                "link": link,
-                "updated": r["updated"],
-            }
+            FeedEntry(
+                kind="changes",
+                number=r["number"],
+                headline=headline(r["report"]),
+                moving=tuple(progress_line(a) for a in r["report"]["agents"] if progress_changed(a)),
+                id=link,
+                link=link,
+                updated=r["updated"],
+            )
         )
-    entries.sort(key=lambda e: (e["updated"], e["id"]), reverse=True)
+    entries.sort(key=lambda e: (e.updated, e.id), reverse=True)
     stamp = iso_utc(datetime.fromtimestamp(generated_at, UTC)) if generated_at is not None else None
-    return {
-        "title": title,
-        "id": f"{base}/",
-        "home": f"{base}/",
-        "self_url": f"{base}/{routes.FEED}",
-        "updated": max([e["updated"] for e in entries] + ([stamp] if stamp else []), default=EPOCH),
-        "entries": entries,
-    }
+    return FeedContext(
+        title=title,
+        id=f"{base}/",
+        home=f"{base}/",
+        self_url=f"{base}/{routes.FEED}",
+        updated=max([e.updated for e in entries] + ([stamp] if stamp else []), default=EPOCH),
+        entries=tuple(entries),
+    )
 
 
 def _newest_runs(board: Leaderboard) -> list[RunRecord]:
