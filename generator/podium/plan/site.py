@@ -365,7 +365,7 @@ def _ledger_front(board: Leaderboard) -> Page:
                 page_title="All runs",
                 rows=tuple(LedgerRow(record=r, text=ledger_texts(r)) for r in newest),
                 shown=len(newest),
-                total=len(board.runs),
+                total=board.totals.listed,
                 totals=board.totals,
                 months=ledger.months if ledger else (),
                 agent_options=agent_options(parts),
@@ -375,7 +375,7 @@ def _ledger_front(board: Leaderboard) -> Page:
                 run_page=routes.RUN_PATH,
                 no_judge=figures_text.NO_JUDGE,
                 browser_limit=layout.BROWSER_LIMIT,
-                description=figures_text.ledger_headline(len(board.runs), board.totals),
+                description=figures_text.ledger_headline(board.totals),
             )
         ),
     )
