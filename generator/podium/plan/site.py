@@ -21,6 +21,7 @@ from podium.count import ledger as layout
 from podium.count.figures import first, models_differ
 from podium.load.content import ContentPage
 from podium.model import KIND_ORDER, AgentSummary, Leaderboard, RunRecord
+from podium.model import LedgerPage as LedgerPageModel
 from podium.plan import charts
 from podium.plan import compare as plan_compare
 from podium.plan import progress as plan_progress
@@ -411,7 +412,7 @@ class LedgerPages(_Chrome):
     def page(self, index: int) -> Page:
         parts = self.key_parts(index)
         label, number, newer, older, oldest, runs = parts
-        path = self.board.ledger.pages[index].path
+        path = self._pages()[index].path
         return self._made(
             Page(
                 path,
@@ -433,9 +434,12 @@ class LedgerPages(_Chrome):
             )
         )
 
+    def _pages(self) -> tuple[LedgerPageModel, ...]:
+        return self.board.ledger.pages if self.board.ledger else ()  # a board with runs has a ledger
+
     def key_parts(self, index: int) -> tuple:
         """Everything the page shows: its month, number, neighbours and runs."""
-        pages = self.board.ledger.pages
+        pages = self._pages()
         page = pages[index]
         return (
             layout.month_label(page.bucket),

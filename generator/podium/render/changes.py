@@ -78,9 +78,9 @@ class Publishing:
                 raise BuildError(f"{path}: two outputs would be written there; rename the content page")
             manifest.append(item if isinstance(item, Page) else Blob(path, item))
         for path, snippet in self.badges.items():
-            page = manifest[at[path]] if path in at else None
-            if isinstance(page, Page):
-                manifest[at[path]] = replace(page, context={**page.context, "badge": snippet})
+            agent_page = manifest[at[path]] if path in at else None
+            if isinstance(agent_page, Page):
+                manifest[at[path]] = replace(agent_page, context={**agent_page.context, "badge": snippet})
         return manifest
 
 
@@ -334,11 +334,11 @@ def _redirects(board: Leaderboard, old: Bundle, carried: list[dict]) -> list[dic
     out = []
     for source, entry in sorted(wanted.items()):
         if entry["kind"] == "agent":
-            target = agents.get(entry["agent"])
-            to, name = (target.url, target.name) if target else (None, None)
+            agent = agents.get(entry["agent"])
+            to, name = (agent.url, agent.name) if agent else (None, None)
         else:
-            target = missions.get((entry["mission"], entry["version"]))
-            to, name = (target.url, f"{target.mission} {target.version}") if target else (None, None)
+            version = missions.get((entry["mission"], entry["version"]))
+            to, name = (version.url, f"{version.mission} {version.version}") if version else (None, None)
         if to is None or source == to or source in live or not _OLD_PATH.match(source) or ".." in source:
             continue
         out.append({"from": source, "to": to, "name": name, "entry": entry})
