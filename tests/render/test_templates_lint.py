@@ -9,6 +9,7 @@ documented in themes/README.md.
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
@@ -18,6 +19,7 @@ import podium.build
 import podium.render.site
 from podium.build import build_site
 from podium.config import load_config
+from podium.plan import contexts
 from podium.plan.entries import Page
 
 REPO = Path(__file__).resolve().parents[2]
@@ -182,10 +184,12 @@ def readme_sections() -> tuple[str, set[str], dict[str, str]]:
     assert section, "themes/README.md lost its 'Context every page gets' section"
     common = set(re.findall(r"^\|\s*`(\w+)`\s*\|", section.group(1), re.M))
     rows = {}
-    for line in text.splitlines():
+    for line in text.splitlines():  # the standalone templates: a table row each
         match = re.match(r"^\|\s*`([\w./-]+\.(?:html|svg|xml))`\s*\|(.*)\|\s*$", line)
         if match:
             rows[match.group(1)] = match.group(2)
+    for match in re.finditer(r"^### `([\w./-]+\.(?:html|svg|xml))`\n(.*?)(?=^#|^<!--)", text, re.S | re.M):
+        rows[match.group(1)] = match.group(2)  # a page's: its section (tests/test_theme_contexts.py makes it)
     return text, common, rows
 
 
@@ -194,7 +198,8 @@ def documented(key: str, text: str) -> bool:
 
 
 def is_mapping(key: str, text: str) -> bool:
-    return re.search(rf"`{re.escape(key)}` \([^)]*→", text) is not None
+    """Documented as keyed by data: "`key` (agent → …)", or a table row "| `key` | `type` | agent → … |"."""
+    return re.search(rf"`{re.escape(key)}` (?:\([^)]*|\|[^|\n]*\|[^|\n]*)→", text) is not None
 
 
 def nested_keys(value, depth: int = 0) -> set[str]:
@@ -202,7 +207,11 @@ def nested_keys(value, depth: int = 0) -> set[str]:
     keys: set[str] = set()
     if depth > 3:
         return keys
-    if isinstance(value, dict):
+    if dataclasses.is_dataclass(value) and type(value).__module__ == contexts.__name__:
+        for field in dataclasses.fields(value):
+            keys.add(field.name)
+            keys |= nested_keys(getattr(value, field.name), depth + 1)
+    elif isinstance(value, dict):
         for key, item in value.items():
             if isinstance(key, str):
                 keys.add(key)

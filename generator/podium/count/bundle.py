@@ -10,6 +10,7 @@ summary.json back would give.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -61,6 +62,7 @@ class AgentView:
     counts: dict[str, int]
     cells: dict[tuple[str, str], int]  # (mission, version) -> runs
     progress: Progress | None = None  # its progress headline; None: a summary from before progress verdicts
+    provisional: bool | None = None  # as the summary says (ranked agents); None: older, or a summary without it
 
 
 @dataclass(frozen=True)
@@ -103,7 +105,7 @@ def _agent_shape(ranked: bool) -> dict:
         "name": TEXT,
         "slug": Maybe(TEXT, ""),
         "url": Maybe(Opt(TEXT), None),
-        **({"rank": COUNT} if ranked else {}),
+        **({"rank": COUNT, "provisional": Maybe(Opt(BOOL), None)} if ranked else {}),
         "median": Maybe(Opt(SCORE), None),
         "median_ci": Maybe(Opt(CI), None),
         "runs": COUNT,
@@ -191,7 +193,7 @@ def bundle_from(data: object, where: str) -> Bundle:
                 f"{where}: missions[{i}]: mission version {view.mission!r} {view.version!r} is listed twice"
             )
         missions[(view.mission, view.version)] = view
-    last = [a["last_run"] for scope in ("agents", "agents_older") for a in top[scope]]
+    last = (a["last_run"] for scope in ("agents", "agents_older") for a in top[scope])
     totals = top["totals"]
     return Bundle(
         source=where,
@@ -203,14 +205,25 @@ def bundle_from(data: object, where: str) -> Bundle:
         missions=missions,
         problems=len(top["problems"]),
         digest=(top["source"] or {}).get("inputs_digest"),
-        newest=max((t for t in last if t), default=None),
+        newest=_newest(last),
     )
 
 
-def _agent_view(a: dict, *, ranked: bool) -> AgentView:
+def _newest(times: Iterable[str | None]) -> str | None:
+    """The newest run time of a bundle: the latest of its agents' last runs (ISO-8601 UTC sorts as text)."""
+    return max((t for t in times if t), default=None)
+
+
+def _cells(missions: Iterable[tuple[str, str, int]]) -> dict[tuple[str, str], int]:
+    """An agent's runs per (mission, version), from its (mission, version, runs) entries."""
     cells: dict[tuple[str, str], int] = {}
-    for m in a["missions"]:
-        cells[(m["mission"], m["version"])] = cells.get((m["mission"], m["version"]), 0) + m["runs"]
+    for mission, version, runs in missions:
+        cells[(mission, version)] = cells.get((mission, version), 0) + runs
+    return cells
+
+
+def _agent_view(a: dict, *, ranked: bool) -> AgentView:
+    cells = _cells((m["mission"], m["version"], m["runs"]) for m in a["missions"])
     return AgentView(
         agent=a["agent"],
         name=a["name"],
@@ -224,6 +237,7 @@ def _agent_view(a: dict, *, ranked: bool) -> AgentView:
         counts=a["counts"],
         cells=cells,
         progress=_progress(a.get("progress")),
+        provisional=a.get("provisional") if ranked else None,
     )
 
 
@@ -257,10 +271,7 @@ def bundle_of(board: Leaderboard, where: str = "the new summary") -> Bundle:
 
     def view(agent, ranked: bool) -> AgentView:
         fig = agent.figures
-        cells: dict[tuple[str, str], int] = {}
-        for m in agent.missions:
-            key = (capped(m.mission), capped(m.version))
-            cells[key] = cells.get(key, 0) + m.figures.runs
+        cells = _cells((capped(m.mission), capped(m.version), m.figures.runs) for m in agent.missions)
         return AgentView(
             agent=capped(agent.agent),
             name=capped(agent.name),
@@ -274,6 +285,7 @@ def bundle_of(board: Leaderboard, where: str = "the new summary") -> Bundle:
             counts=dict(fig.counts),
             cells=cells,
             progress=_progress_of(board.progress[agent.agent]) if ranked else None,
+            provisional=bool(agent.provisional) if ranked else None,  # as render/data.py writes it
         )
 
     agents = {v.agent: v for v in (view(a, True) for a in board.agents)}
@@ -291,7 +303,7 @@ def bundle_of(board: Leaderboard, where: str = "the new summary") -> Bundle:
             for m in board.missions
         )
     }
-    last = [a.figures.last_run for a in board.agents + board.agents_older]
+    last = (a.figures.last_run for a in board.agents + board.agents_older)
     digest = board.inputs_digest
     return Bundle(
         source=where,
@@ -303,5 +315,5 @@ def bundle_of(board: Leaderboard, where: str = "the new summary") -> Bundle:
         missions=missions,
         problems=len(board.problems),
         digest=digest if DIGEST.test(digest) else None,
-        newest=max((t for t in last if t), default=None),
+        newest=_newest(last),
     )

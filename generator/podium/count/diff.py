@@ -95,6 +95,12 @@ def _side(b: Bundle) -> dict:
     }
 
 
+def _provisional(a: AgentView) -> bool:
+    """Whether the agent's rank is provisional (docs/rules/site.md "Ranks on few runs"): as its summary says;
+    from its runs in the median for a summary an older podium wrote, which does not say."""
+    return a.provisional if a.provisional is not None else provisional(a.in_median)
+
+
 def _agent_brief(a: AgentView) -> dict:
     return {
         "agent": a.agent,
@@ -103,7 +109,7 @@ def _agent_brief(a: AgentView) -> dict:
         "rank": a.rank,
         "median": a.median,
         "runs": a.runs,
-        "provisional": provisional(a.in_median),
+        "provisional": _provisional(a),
     }
 
 
@@ -133,7 +139,7 @@ def _agent_row(old: Bundle, new: Bundle, a: AgentView) -> dict:
         "old_ci": list(before.ci) if before and before.ci else None,
         "in_median": a.in_median,
         "old_in_median": before.in_median if before else None,
-        "provisional": provisional(a.in_median),  # site.md "Ranks on few runs" (from in_median: old summaries too)
+        "provisional": _provisional(a),
         "new_runs": runs_new - runs_old,
         "left_out": _left_out_delta(counts_old, counts_new),
         "is_new": before is None,

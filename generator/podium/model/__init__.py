@@ -356,9 +356,14 @@ class MissionVersionSummary:
 
 @dataclass(frozen=True, slots=True)
 class Totals:
-    runs: int
+    runs: int  # counted: every run but the not-a-run ones
     not_a_run: int
     counts: dict[str, int]
+
+    @property
+    def listed(self) -> int:
+        """Every run the board lists (``Leaderboard.runs``): the counted ones and the not-a-run ones."""
+        return self.runs + self.not_a_run
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,6 +20,20 @@ from podium.count.figures import first
 from podium.model import AgentSummary, Leaderboard, ModelSummary, Pair, RunRecord
 from podium.plan import charts
 from podium.plan.compare_charts import intervals
+from podium.plan.contexts import (
+    AgentPair,
+    CompareContext,
+    MatrixCell,
+    MatrixRow,
+    ModelCard,
+    ModelContext,
+    ModelsContext,
+    PairContext,
+    PairSection,
+    PairWords,
+    VersionPair,
+    names,
+)
 from podium.plan.entries import DataFile
 from podium.words.compare_text import (
     flag_sentences,
@@ -48,32 +62,32 @@ class Links:
     """Links to the pair pages, for the agent pages ("compare with…") and the mission pages."""
 
     def __init__(self, board: Leaderboard):
-        self._agent: dict[str, list[dict]] = defaultdict(list)
-        self._version: dict[tuple[str, str], list[dict]] = defaultdict(list)
+        self._agent: dict[str, list[AgentPair]] = defaultdict(list)
+        self._version: dict[tuple[str, str], list[VersionPair]] = defaultdict(list)
         slugs = {a.agent: a for a in board.agents}
         for pair in board.pairs:
             if pair.url is None:
                 continue
-            self._agent[pair.a].append({"other": slugs[pair.b], "url": pair.url, "pair": pair})
-            self._agent[pair.b].append({"other": slugs[pair.a], "url": pair.url, "pair": pair})
+            self._agent[pair.a].append(AgentPair(other=slugs[pair.b], url=pair.url, pair=pair))
+            self._agent[pair.b].append(AgentPair(other=slugs[pair.a], url=pair.url, pair=pair))
             anchors = version_anchors(pair)
             for v in pair.versions:
                 self._version[(v.mission, v.version)].append(
-                    {
-                        "pair": pair,
-                        "url": pair.url,
-                        "anchor": anchors[(v.mission, v.version)],
-                        "version": v,
-                        "verdict": verdict_words(v.verdict, pair.a_name, pair.b_name),
-                    }
+                    VersionPair(
+                        pair=pair,
+                        url=pair.url,
+                        anchor=anchors[(v.mission, v.version)],
+                        version=v,
+                        verdict=verdict_words(v.verdict, pair.a_name, pair.b_name),
+                    )
                 )
         for links in self._agent.values():
-            links.sort(key=lambda link: link["other"].rank)
+            links.sort(key=lambda link: (link.other.rank is None, link.other.rank or 0))  # pairs are of ranked agents
 
-    def for_agent(self, agent: str) -> list[dict]:
+    def for_agent(self, agent: str) -> list[AgentPair]:
         return self._agent.get(agent, [])
 
-    def for_version(self, mission: str, version: str) -> list[dict]:
+    def for_version(self, mission: str, version: str) -> list[VersionPair]:
         return self._version.get((mission, version), [])
 
 
@@ -97,7 +111,7 @@ def data_files(board: Leaderboard) -> list[DataFile]:
 def pages(board: Leaderboard) -> list[Planned]:
     out = [_compare_index(board)]
     agents = {a.agent: a for a in board.agents}
-    out += [_pair_page(p, agents) for p in board.pairs if p.url is not None]
+    out += [_pair_page(p, p.url, agents) for p in board.pairs if p.url is not None]
     by_key = {m.model: [board.runs[i] for i in m.runs] for m in board.by_model}  # grouped once, in summarize
     out.append(_models_index(board, by_key))
     out += [_model_page(m, by_key[m.model]) for m in board.by_model]
@@ -111,79 +125,88 @@ def _compare_index(board: Leaderboard) -> Planned:
     pairs = {(p.a, p.b): p for p in board.pairs}
     rows = []
     for i, a in enumerate(top[:-1]):
-        cells = [{"b": b, "pair": pairs.get((a.agent, b.agent))} for b in top[i + 1 :]]
-        rows.append({"agent": a, "blank": i, "cells": cells})  # blank: the columns left of the diagonal
+        cells = tuple(MatrixCell(b=b, pair=pairs.get((a.agent, b.agent))) for b in top[i + 1 :])
+        rows.append(MatrixRow(agent=a, blank=i, cells=cells))  # blank: the columns left of the diagonal
     lead = pairs.get((top[0].agent, top[1].agent)) if len(top) > 1 else None
     return (
         routes.COMPARE_INDEX,
         "compare.html",
-        {
-            "page_title": "Compare",
-            "agents": top,
-            "columns": top[1:],
-            "rows": rows,
-            "left_out": left_out,
-            "left_out_total": left_out_total,
-            "left_out_named": named,
-            "left_out_unnamed": unnamed,
-            "agents_total": len(top),
-            "pairs_total": len(board.pairs),
-            "limit": MATRIX_AGENTS,
-            "lead": lead and _pair_words(lead),
-        },
+        names(
+            CompareContext(
+                page_title="Compare",
+                agents=tuple(top),
+                columns=tuple(top[1:]),
+                rows=tuple(rows),
+                left_out=tuple(left_out),
+                left_out_total=left_out_total,
+                left_out_named=tuple(named),
+                left_out_unnamed=unnamed,
+                agents_total=len(top),
+                pairs_total=len(board.pairs),
+                limit=MATRIX_AGENTS,
+                lead=_pair_words(lead) if lead is not None else None,
+            )
+        ),
     )
 
 
-def _pair_words(pair: Pair) -> dict:
-    return {
-        "pair": pair,
-        "superiority": superiority_words(pair.a_name, pair.b_name, pair.superiority),
-        "counts": verdict_counts(pair),
-    }
+def _pair_words(pair: Pair) -> PairWords:
+    return PairWords(
+        pair=pair,
+        superiority=superiority_words(pair.a_name, pair.b_name, pair.superiority),
+        counts=verdict_counts(pair),
+    )
 
 
-def _pair_page(pair: Pair, agents: dict[str, AgentSummary]) -> Planned:
+def _pair_page(pair: Pair, url: str, agents: dict[str, AgentSummary]) -> Planned:
     anchors = version_anchors(pair)
-    versions = [
-        {
-            "v": v,
-            "anchor": anchors[(v.mission, v.version)],
-            "chart": intervals(v, pair.a_name, pair.b_name),
-            "verdict": verdict_words(v.verdict, pair.a_name, pair.b_name),
-            "superiority": superiority_words(pair.a_name, pair.b_name, v.superiority),
-        }
+    versions = tuple(
+        PairSection(
+            v=v,
+            anchor=anchors[(v.mission, v.version)],
+            chart=intervals(v, pair.a_name, pair.b_name),
+            verdict=verdict_words(v.verdict, pair.a_name, pair.b_name),
+            superiority=superiority_words(pair.a_name, pair.b_name, v.superiority),
+        )
         for v in pair.versions
-    ]
+    )
+    words = _pair_words(pair)
     return (
-        pair.url,
+        url,
         "pair.html",
-        {
-            "page_title": f"{pair.a_name} vs {pair.b_name}",
-            **_pair_words(pair),
-            "agent_a": agents[pair.a],
-            "agent_b": agents[pair.b],
-            "flags": flag_sentences(pair),
-            "versions": versions,
-        },
+        names(
+            PairContext(
+                page_title=f"{pair.a_name} vs {pair.b_name}",
+                pair=words.pair,
+                superiority=words.superiority,
+                counts=words.counts,
+                agent_a=agents[pair.a],
+                agent_b=agents[pair.b],
+                flags=tuple(flag_sentences(pair)),
+                versions=versions,
+            )
+        ),
     )
 
 
 def _models_index(board: Leaderboard, by_key: dict[str, list[RunRecord]]) -> Planned:
-    cards = [
-        {"model": m, "strip": charts.strip(by_key[m.model], m.figures.median)} for m in board.by_model[:MODEL_CARDS]
-    ]
+    cards = tuple(
+        ModelCard(model=m, strip=charts.strip(by_key[m.model], m.figures.median)) for m in board.by_model[:MODEL_CARDS]
+    )
     ranked, unlisted = first(board.by_model[MODEL_CARDS:], MODEL_ROWS)
     return (
         routes.MODELS_INDEX,
         "models.html",
-        {
-            "page_title": "Models",
-            "cards": cards,
-            "ranked_below": len(cards),
-            "lead": models_lead(board.by_model),
-            "ranked": list(ranked),
-            "unlisted": unlisted,
-        },
+        names(
+            ModelsContext(
+                page_title="Models",
+                cards=cards,
+                ranked_below=len(cards),
+                lead=models_lead(board.by_model),
+                ranked=tuple(ranked),
+                unlisted=unlisted,
+            )
+        ),
     )
 
 
@@ -192,11 +215,13 @@ def _model_page(model: ModelSummary, runs: list[RunRecord]) -> Planned:
     return (
         model.url,
         "model.html",
-        {
-            "page_title": model.model,
-            "model": model,
-            "strip": charts.strip(runs, model.figures.median, charts.PAGE_SLOTS),
-            "runs": newest,
-            "more": more,
-        },
+        names(
+            ModelContext(
+                page_title=model.model,
+                model=model,
+                strip=charts.strip(runs, model.figures.median, charts.PAGE_SLOTS),
+                runs=tuple(newest),
+                more=more,
+            )
+        ),
     )

@@ -21,9 +21,33 @@ from podium.count import ledger as layout
 from podium.count.figures import first, models_differ
 from podium.load.content import ContentPage
 from podium.model import KIND_ORDER, AgentSummary, Leaderboard, RunRecord
+from podium.model import LedgerPage as LedgerPageModel
 from podium.plan import charts
 from podium.plan import compare as plan_compare
 from podium.plan import progress as plan_progress
+from podium.plan.contexts import (
+    AgentContext,
+    AgentOption,
+    AgentTable,
+    ContentContext,
+    Downloads,
+    HomeCard,
+    HomeContext,
+    LedgerContext,
+    LedgerPageContext,
+    LedgerRow,
+    MissionCard,
+    MissionContext,
+    MissionsContext,
+    NavItem,
+    NotFoundContext,
+    PageInfo,
+    Pager,
+    ProgressLine,
+    RunContext,
+    SiteInfo,
+    names,
+)
 from podium.plan.entries import Asset, DataFile, Entry, LedgerPage, Page, RunPage
 from podium.words import figures_text
 from podium.words import progress_text as progress_words
@@ -78,7 +102,7 @@ def plan_site(board: Leaderboard, site: Site, static: dict[str, Path] | None = N
         Page(
             routes.NOT_FOUND,
             "404.html",
-            {"page_title": "Not found", "description": "There is no page at this address."},
+            names(NotFoundContext(page_title="Not found", description="There is no page at this address.")),
         )
     )
     outputs += [replace(page, context=_with_common(page, site, nav)) for page in pages]
@@ -113,44 +137,46 @@ class _Index:
 
 def _home(board: Leaderboard, index: _Index) -> Page:
     shown = board.agents[:HOME_CARDS]
-    cards = [
-        {
-            "agent": a,
-            "older": index.older.get(a.agent),
-            "tone": index.tones[a.agent],
-            "strip": charts.strip(index.scoped(a.agent, False), a.figures.median),
-            "progress": _progress_line(index, a.agent),
-        }
+    cards = tuple(
+        HomeCard(
+            agent=a,
+            older=index.older.get(a.agent),
+            tone=index.tones[a.agent],
+            strip=charts.strip(index.scoped(a.agent, False), a.figures.median),
+            progress=_progress_line(index, a.agent),
+        )
         for a in shown
-    ]
+    )
     ranked, unlisted = first(board.agents[HOME_CARDS:], HOME_ROWS)
     headline = figures_text.home_headline(board.agents)
     problems, problems_more = first(board.problems, HOME_PROBLEMS)
     return Page(
         routes.HOME,
         "index.html",
-        {
-            "page_title": "Agents",
-            "totals": board.totals,
-            "cards": cards,
-            "ranked_below": len(cards),
-            "ranked": list(ranked),
-            "unlisted": unlisted,
-            "problems": problems,
-            "problems_total": len(board.problems),
-            "problems_more": problems_more,
-            "missions": board.missions,
-            "headline": headline,
-            "description": figures_text.plain(headline),
-        },
+        names(
+            HomeContext(
+                page_title="Agents",
+                totals=board.totals,
+                cards=cards,
+                ranked_below=len(cards),
+                ranked=tuple(ranked),
+                unlisted=unlisted,
+                problems=tuple(problems),
+                problems_total=len(board.problems),
+                problems_more=problems_more,
+                missions=board.missions,
+                headline=headline,
+                description=figures_text.plain(headline),
+            )
+        ),
     )
 
 
-def _progress_line(index: _Index, agent: str) -> dict:
+def _progress_line(index: _Index, agent: str) -> ProgressLine:
     """The one progress line of an agent's card: its headline and its verdict (a class name)."""
     progress = index.progress[agent]
     step = progress.newest_step
-    return {"text": progress_words.headline(progress), "verdict": step.overall.verdict if step else None}
+    return ProgressLine(text=progress_words.headline(progress), verdict=step.overall.verdict if step else None)
 
 
 def ledger_fragment(agent_slug: str | None = None, version: tuple[str, str] | None = None) -> str:
@@ -178,12 +204,12 @@ def _agent_page(agent: AgentSummary, index: _Index) -> Page:
     for summary in summaries:
         runs, more = first(index.by_agent_version[(agent.agent, summary.mission, summary.version)], newest)
         tables.append(
-            {
-                "summary": summary,
-                "runs": runs,
-                "more": more,
-                "ledger": ledger_fragment(agent.slug, (summary.mission, summary.version)),
-            }
+            AgentTable(
+                summary=summary,
+                runs=tuple(runs),
+                more=more,
+                ledger=ledger_fragment(agent.slug, (summary.mission, summary.version)),
+            )
         )
     current_runs = index.scoped(agent.agent, False)
     older_runs = index.scoped(agent.agent, True)
@@ -196,21 +222,23 @@ def _agent_page(agent: AgentSummary, index: _Index) -> Page:
     return Page(
         agent.url,
         "agent.html",
-        {
-            "page_title": agent.name,
-            "agent": agent,
-            "older": older,
-            "tables": tables,
-            "newest": newest,
-            "ledger": ledger_fragment(agent.slug),
-            "strip": strip,
-            "progress": panel,
-            "band": plan_progress.band(strip, list(reversed(current_runs[: charts.PAGE_SLOTS])), progress),
-            "older_strip": charts.strip(older_runs, older.figures.median, charts.CARD_SLOTS) if older else None,
-            "models_differ": models_differ(agent.figures, *([older.figures] if older else [])),
-            "description": figures_text.agent_headline(agent),
-            "compare": index.compare.for_agent(agent.agent),
-        },
+        names(
+            AgentContext(
+                page_title=agent.name,
+                agent=agent,
+                older=older,
+                tables=tuple(tables),
+                newest=newest,
+                ledger=ledger_fragment(agent.slug),
+                strip=strip,
+                progress=panel,
+                band=tuple(plan_progress.band(strip, list(reversed(current_runs[: charts.PAGE_SLOTS])), progress)),
+                older_strip=charts.strip(older_runs, older.figures.median, charts.CARD_SLOTS) if older else None,
+                models_differ=models_differ(agent.figures, *([older.figures] if older else [])),
+                description=figures_text.agent_headline(agent),
+                compare=tuple(index.compare.for_agent(agent.agent)),
+            )
+        ),
     )
 
 
@@ -222,14 +250,14 @@ def _missions_pages(board: Leaderboard, index: _Index) -> list[Page]:
     """The mission-version cards in pages (``missions/page/<n>/``), current versions first (the summary's order)."""
     missions = board.missions
     chunks = _card_pages(missions)
-    paths = [missions_path(n) for n in range(1, len(chunks) + 1)]
+    paths = tuple(missions_path(n) for n in range(1, len(chunks) + 1))
     pages = []
     start = 1
     for number, chunk in enumerate(chunks, start=1):
-        cards = [
-            {
-                "mission": m,
-                "plot": charts.agreement(
+        cards = tuple(
+            MissionCard(
+                mission=m,
+                plot=charts.agreement(
                     index.by_version[(m.mission, m.version)],
                     index.slugs,
                     index.tones,
@@ -237,28 +265,30 @@ def _missions_pages(board: Leaderboard, index: _Index) -> list[Page]:
                     m.scored,
                     linked=False,
                 ),
-            }
+            )
             for m in chunk
-        ]
+        )
         pages.append(
             Page(
                 paths[number - 1],
                 "missions.html",
-                {
-                    "page_title": "Missions" if number == 1 else f"Missions, page {number}",
-                    "cards": cards,
-                    "pager": {
-                        "number": number,
-                        "paths": paths,
-                        "pages": len(paths),
-                        "first": start,
-                        "last": start + len(chunk) - 1,
-                        "total": len(missions),
-                    },
-                    "tones": index.tones,
-                    "slugs": index.slugs,
-                    "description": figures_text.missions_headline(board.missions),
-                },
+                names(
+                    MissionsContext(
+                        page_title="Missions" if number == 1 else f"Missions, page {number}",
+                        cards=cards,
+                        pager=Pager(
+                            number=number,
+                            paths=paths,
+                            pages=len(paths),
+                            first=start,
+                            last=start + len(chunk) - 1,
+                            total=len(missions),
+                        ),
+                        tones=index.tones,
+                        slugs=index.slugs,
+                        description=figures_text.missions_headline(board.missions),
+                    )
+                ),
             )
         )
         start += len(chunk)
@@ -285,27 +315,31 @@ def _mission_page(mission, index: _Index) -> Page:
     runs = index.by_version[(mission.mission, mission.version)]
     newest, more = first(runs, MISSION_RUNS)
     compare, compare_more = first(index.compare.for_version(mission.mission, mission.version), MISSION_PAIRS)
+    progress, progress_more = _version_progress(mission, index)
     return Page(
         mission.url,
         "mission.html",
-        {
-            "page_title": f"{mission.mission} {mission.version}",
-            "mission": mission,
-            "tones": index.tones,
-            "slugs": index.slugs,
-            "plot": charts.agreement(runs, index.slugs, index.tones, charts.PLOT_POINTS, mission.scored),
-            "runs": newest,
-            "more": more,
-            "ledger": ledger_fragment(version=(mission.mission, mission.version)),
-            "description": figures_text.mission_headline(mission),
-            "compare": compare,
-            "compare_more": compare_more,
-            **_version_progress(mission, index),
-        },
+        names(
+            MissionContext(
+                page_title=f"{mission.mission} {mission.version}",
+                mission=mission,
+                tones=index.tones,
+                slugs=index.slugs,
+                plot=charts.agreement(runs, index.slugs, index.tones, charts.PLOT_POINTS, mission.scored),
+                runs=tuple(newest),
+                more=more,
+                ledger=ledger_fragment(version=(mission.mission, mission.version)),
+                description=figures_text.mission_headline(mission),
+                compare=tuple(compare),
+                compare_more=compare_more,
+                progress=progress,
+                progress_more=progress_more,
+            )
+        ),
     )
 
 
-def _version_progress(mission, index: _Index) -> dict:
+def _version_progress(mission, index: _Index) -> tuple[tuple[plan_progress.VersionStep, ...], int]:
     """Each agent's newest step on a mission version, the agents ranked on it (its chips' order) with a step
     first, at most plan_progress.VERSION_AGENTS: every other one is in its progress file."""
     steps = [
@@ -316,7 +350,7 @@ def _version_progress(mission, index: _Index) -> dict:
     ]
     steps.sort(key=lambda step: step.since is None)  # stable: rank order within each
     shown, more = first(steps, plan_progress.VERSION_AGENTS)
-    return {"progress": list(shown), "progress_more": more}
+    return tuple(shown), more
 
 
 def _ledger_front(board: Leaderboard) -> Page:
@@ -327,41 +361,43 @@ def _ledger_front(board: Leaderboard) -> Page:
     return Page(
         routes.LEDGER,
         "runs.html",
-        {
-            "page_title": "All runs",
-            "rows": [{"record": r, "text": ledger_texts(r)} for r in newest],
-            "shown": len(newest),
-            "total": len(board.runs),
-            "totals": board.totals,
-            "months": ledger.months if ledger else (),
-            "agent_options": agent_options(parts),
-            "mission_names": sorted({p.mission for p in parts}),
-            "kinds": list(reversed(KIND_ORDER)),
-            "index_script": routes.LEDGER_JS,
-            "run_page": routes.RUN_PATH,
-            "no_judge": figures_text.NO_JUDGE,
-            "browser_limit": layout.BROWSER_LIMIT,
-            "description": figures_text.ledger_headline(len(board.runs), board.totals),
-        },
+        names(
+            LedgerContext(
+                page_title="All runs",
+                rows=tuple(LedgerRow(record=r, text=ledger_texts(r)) for r in newest),
+                shown=len(newest),
+                total=board.totals.listed,
+                totals=board.totals,
+                months=ledger.months if ledger else (),
+                agent_options=agent_options(parts),
+                mission_names=tuple(sorted({p.mission for p in parts})),
+                kinds=tuple(reversed(KIND_ORDER)),
+                index_script=routes.LEDGER_JS,
+                run_page=routes.RUN_PATH,
+                no_judge=figures_text.NO_JUDGE,
+                browser_limit=layout.BROWSER_LIMIT,
+                description=figures_text.ledger_headline(board.totals),
+            )
+        ),
     )
 
 
-def agent_options(parts) -> list[dict]:
+def agent_options(parts) -> tuple[AgentOption, ...]:
     """The ledger page's agent choices, by name: each an agent's ``slug`` (the view's key) and its ``label``,
     the name, followed by the slug where another agent has the same name (so the two can be told apart)."""
-    names = {p.agent_slug: p.agent_name for p in parts}
-    repeated = {name for name, n in Counter(names.values()).items() if n > 1}
-    return [
-        {"slug": slug, "label": f"{name} ({slug})" if name in repeated else name}
-        for slug, name in sorted(names.items(), key=lambda item: (item[1], item[0]))
-    ]
+    by_slug = {p.agent_slug: p.agent_name for p in parts}
+    repeated = {name for name, n in Counter(by_slug.values()).items() if n > 1}
+    return tuple(
+        AgentOption(slug=slug, label=f"{name} ({slug})" if name in repeated else name)
+        for slug, name in sorted(by_slug.items(), key=lambda item: (item[1], item[0]))
+    )
 
 
 class _Chrome:
     """What every page of a kind shares (site settings, navigation): the part of a lazy page's context
     that is the same on all of them."""
 
-    def __init__(self, board: Leaderboard, site: Site, nav: list[dict]):
+    def __init__(self, board: Leaderboard, site: Site, nav: list[NavItem]):
         self.board, self.site, self.nav = board, site, nav
         chrome = _with_common(Page("x/x/index.html", "", {}), site, nav)
         self.chrome = {k: v for k, v in chrome.items() if k not in ("page", "href")}
@@ -376,29 +412,34 @@ class LedgerPages(_Chrome):
     def page(self, index: int) -> Page:
         parts = self.key_parts(index)
         label, number, newer, older, oldest, runs = parts
-        path = self.board.ledger.pages[index].path
+        path = self._pages()[index].path
         return self._made(
             Page(
                 path,
                 "ledger_page.html",
-                {
-                    "page_title": f"Runs of {label}, page {number}"
-                    if label != "Undated"
-                    else f"Undated runs, page {number}",
-                    "label": label,
-                    "number": number,
-                    "rows": [{"record": r, "text": ledger_texts(r)} for r in runs],
-                    "newer": newer,
-                    "older": older,
-                    "oldest": oldest,
-                    "description": figures_text.ledger_page_headline(label, number, len(runs)),
-                },
+                names(
+                    LedgerPageContext(
+                        page_title=f"Runs of {label}, page {number}"
+                        if label != "Undated"
+                        else f"Undated runs, page {number}",
+                        label=label,
+                        number=number,
+                        rows=tuple(LedgerRow(record=r, text=ledger_texts(r)) for r in runs),
+                        newer=newer,
+                        older=older,
+                        oldest=oldest,
+                        description=figures_text.ledger_page_headline(label, number, len(runs)),
+                    )
+                ),
             )
         )
 
+    def _pages(self) -> tuple[LedgerPageModel, ...]:
+        return self.board.ledger.pages if self.board.ledger else ()  # a board with runs has a ledger
+
     def key_parts(self, index: int) -> tuple:
         """Everything the page shows: its month, number, neighbours and runs."""
-        pages = self.board.ledger.pages
+        pages = self._pages()
         page = pages[index]
         return (
             layout.month_label(page.bucket),
@@ -420,12 +461,14 @@ class RunPages(_Chrome):
             Page(
                 record.url,
                 "run.html",
-                {
-                    "page_title": f"Run {record.run_id[:8]}",
-                    "record": record,
-                    "placement": figures_text.run_placement(record),
-                    "description": figures_text.run_headline(record),
-                },
+                names(
+                    RunContext(
+                        page_title=f"Run {record.run_id[:8]}",
+                        record=record,
+                        placement=figures_text.run_placement(record),
+                        description=figures_text.run_headline(record),
+                    )
+                ),
                 run_id=record.run_id,
             )
         )
@@ -435,11 +478,11 @@ def _content_page(page: ContentPage) -> Page:
     return Page(
         page.path,
         page.template,
-        {"page_title": page.title, "content": page, "description": page.description or page.title},
+        names(ContentContext(page_title=page.title, content=page, description=page.description or page.title)),
     )
 
 
-def _nav(site: Site) -> list[dict]:
+def _nav(site: Site) -> list[NavItem]:
     items = [
         ("Agents", routes.HOME),
         ("Missions", routes.MISSIONS_INDEX),
@@ -449,10 +492,10 @@ def _nav(site: Site) -> list[dict]:
     ]
     items += list(site.extra_nav)
     items += [(p.title, p.path) for p in sorted(site.pages, key=lambda p: (p.order, p.title))]
-    return [{"title": title, "path": path} for title, path in items]
+    return [NavItem(title=title, path=path) for title, path in items]
 
 
-def _with_common(page: Page, site: Site, nav: list[dict]) -> dict:
+def _with_common(page: Page, site: Site, nav: list[NavItem]) -> dict:
     base = site.base_url.rstrip("/")
     permalink = routes.permalink(page.path)
     generated = (
@@ -460,27 +503,27 @@ def _with_common(page: Page, site: Site, nav: list[dict]) -> dict:
         if site.generated_at is not None
         else None
     )
-    return {
+    return {  # a CommonContext's names (plan/contexts.py), as dicts: the cache reads ``site`` and ``page``
         **page.context,
-        "site": {
-            "title": site.title,
-            "nav": nav,
-            "generated_at": generated,
-            "downloads": {
-                "summary": routes.SUMMARY_JSON,
-                "runs_json": routes.RUNS_JSON,
-                "schema": routes.SUMMARY_SCHEMA,
-                "compare": routes.COMPARE_JSON,
-            },
-            "feed": routes.FEED if base else None,
-        },  # feed.xml exists only with base_url
-        "page": {
-            "path": page.path,
-            "canonical": f"{base}/{permalink}" if base else None,
-            "section": _section(page.path),
-            "noindex": not site.search_engines,
-            "description": page.context.get("description") or f"{page.context.get('page_title', '')} · {site.title}",
-        },
+        "site": SiteInfo(
+            title=site.title,
+            nav=nav,
+            generated_at=generated,
+            downloads=Downloads(
+                summary=routes.SUMMARY_JSON,
+                runs_json=routes.RUNS_JSON,
+                schema=routes.SUMMARY_SCHEMA,
+                compare=routes.COMPARE_JSON,
+            ),
+            feed=routes.FEED if base else None,  # feed.xml exists only with base_url
+        ),
+        "page": PageInfo(
+            path=page.path,
+            canonical=f"{base}/{permalink}" if base else None,
+            section=_section(page.path),
+            noindex=not site.search_engines,
+            description=page.context.get("description") or f"{page.context.get('page_title', '')} · {site.title}",
+        ),
         "href": _Linker(page.path, base),
     }
 

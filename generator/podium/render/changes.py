@@ -34,6 +34,17 @@ from podium.load.files import NotReadable
 from podium.load.published import CHANGES_SCHEMA, REDIRECTS_SCHEMA, read
 from podium.load.shape import INT, TEXT, TIME_TEXT, URL, Misfit, OneOf, Opt, pick
 from podium.model import PROVISIONAL_BELOW, Leaderboard, RunRecord, iso_utc
+from podium.plan.contexts import (
+    BadgeContext,
+    BadgeSnippet,
+    ChangeEntry,
+    ChangeLinks,
+    ChangesContext,
+    FeedContext,
+    FeedEntry,
+    RedirectContext,
+    names,
+)
 from podium.plan.entries import Blob, Entry, Page
 from podium.render import data
 from podium.render.badge import LABEL, badge
@@ -51,7 +62,7 @@ class Publishing:
     pages: tuple[Page, ...] = ()  # pages that need the common context (plan/site.py adds it)
     nav: tuple[tuple[str, str], ...] = ()  # (title, path) added to the site nav
     files: dict[str, Page | bytes] = field(default_factory=dict)  # standalone outputs
-    badges: dict[str, dict] = field(default_factory=dict)  # agent page path -> its badge snippet
+    badges: dict[str, BadgeSnippet] = field(default_factory=dict)  # agent page path -> its badge snippet
     warnings: list[str] = field(default_factory=list)
 
     def apply(self, manifest: list[Entry]) -> list[Entry]:
@@ -67,9 +78,9 @@ class Publishing:
                 raise BuildError(f"{path}: two outputs would be written there; rename the content page")
             manifest.append(item if isinstance(item, Page) else Blob(path, item))
         for path, snippet in self.badges.items():
-            page = manifest[at[path]] if path in at else None
-            if isinstance(page, Page):
-                manifest[at[path]] = replace(page, context={**page.context, "badge": snippet})
+            agent_page = manifest[at[path]] if path in at else None
+            if isinstance(agent_page, Page):
+                manifest[at[path]] = replace(agent_page, context={**agent_page.context, "badge": snippet})
         return manifest
 
 
@@ -107,16 +118,18 @@ def prepare(
             pub.files[r["from"]] = Page(
                 r["from"],
                 "redirect.html",
-                {
-                    "target": routes.relative(r["from"], r["to"]),
-                    "canonical": f"{base}/{routes.permalink(r['to'])}" if base else None,
-                    "name": r["name"],
-                    "site_title": title,
-                    "feed": routes.relative(r["from"], routes.FEED) if base else None,
-                },
+                names(
+                    RedirectContext(
+                        target=routes.relative(r["from"], r["to"]),
+                        canonical=f"{base}/{routes.permalink(r['to'])}" if base else None,
+                        name=r["name"],
+                        site_title=title,
+                        feed=routes.relative(r["from"], routes.FEED) if base else None,
+                    )
+                ),
             )
     if base:
-        pub.files[routes.FEED] = Page(routes.FEED, "feed.xml", _feed(board, reports, title, base, generated_at))
+        pub.files[routes.FEED] = Page(routes.FEED, "feed.xml", names(_feed(board, reports, title, base, generated_at)))
     else:
         pub.warnings.append("no base_url in podium.yaml: feed.xml (Atom needs absolute links) was left out")
     return pub
@@ -144,15 +157,15 @@ def _badges(board: Leaderboard, title: str, base: str, pub: Publishing) -> dict[
             f"{median_line(fig)}"
         )
         path = routes.badge_path(agent.slug)
-        files[path] = Page(path, "badge.svg", {"badge": badge(LABEL, value, words, tone)})
+        files[path] = Page(path, "badge.svg", names(BadgeContext(badge=badge(LABEL, value, words, tone))))
         image = f"{base}/{path}" if base else path
         link = f"{base}/{routes.permalink(agent.url)}" if base else routes.permalink(agent.url)
         alt = f"{LABEL}: {agent.name}"
-        pub.badges[agent.url] = {
-            "path": path,
-            "markdown": f"[![{_md_alt(alt)}]({_md_url(image)})]({_md_url(link)})",
-            "absolute": bool(base),
-        }
+        pub.badges[agent.url] = BadgeSnippet(
+            path=path,
+            markdown=f"[![{_md_alt(alt)}]({_md_url(image)})]({_md_url(link)})",
+            absolute=bool(base),
+        )
     return files
 
 
@@ -170,51 +183,55 @@ def _md_url(url: str) -> str:
 
 
 def _change_pages(board: Leaderboard, reports: list[dict]) -> list[Page]:
-    links = {
-        "agents": {a.agent: a.url for a in board.agents},
-        "missions": {f"{m.mission}\n{m.version}": m.url for m in board.missions},
-    }
-    history = [
-        {
-            "number": r["number"],
-            "updated": r["updated"],
-            "path": routes.change_path(r["number"]),
-            "report": r["report"],
-            "moving": [
+    links = ChangeLinks(
+        agents={a.agent: a.url for a in board.agents},
+        missions={f"{m.mission}\n{m.version}": m.url for m in board.missions},
+    )
+    history = tuple(
+        ChangeEntry(
+            number=r["number"],
+            updated=r["updated"],
+            path=routes.change_path(r["number"]),
+            report=r["report"],
+            moving=tuple(
                 (a["agent"], a["name"], progress_line(a, named=False))
                 for a in r["report"]["agents"]
                 if progress_changed(a)
-            ],
-        }
+            ),
+        )
         for r in reports
-    ]
+    )
     pages = [
         Page(
             routes.CHANGES_INDEX,
             "changes.html",
-            {
-                "page_title": "Changes",
-                "entry": history[0] if history else None,
-                "history": history,
-                "kept": len(history),
-                "links": links,
-                "index": True,
-            },
+            names(
+                ChangesContext(
+                    page_title="Changes",
+                    entry=history[0] if history else None,
+                    history=history,
+                    kept=len(history),
+                    links=links,
+                    index=True,
+                )
+            ),
         )
     ]
     for entry in history:
         pages.append(
             Page(
-                entry["path"],
+                entry.path,
                 "changes.html",
-                {
-                    "page_title": f"Change report {entry['number']}",
-                    "entry": entry,
-                    "history": history,
-                    "kept": len(history),
-                    "links": links,
-                    "index": False,
-                },
+                names(
+                    ChangesContext(
+                        page_title=f"Change report {entry.number}",
+                        entry=entry,
+                        history=history,
+                        kept=len(history),
+                        links=links,
+                        index=False,
+                    )
+                ),
             )
         )
     return pages
@@ -317,11 +334,11 @@ def _redirects(board: Leaderboard, old: Bundle, carried: list[dict]) -> list[dic
     out = []
     for source, entry in sorted(wanted.items()):
         if entry["kind"] == "agent":
-            target = agents.get(entry["agent"])
-            to, name = (target.url, target.name) if target else (None, None)
+            agent = agents.get(entry["agent"])
+            to, name = (agent.url, agent.name) if agent else (None, None)
         else:
-            target = missions.get((entry["mission"], entry["version"]))
-            to, name = (target.url, f"{target.mission} {target.version}") if target else (None, None)
+            version = missions.get((entry["mission"], entry["version"]))
+            to, name = (version.url, f"{version.mission} {version.version}") if version else (None, None)
         if to is None or source == to or source in live or not _OLD_PATH.match(source) or ".." in source:
             continue
         out.append({"from": source, "to": to, "name": name, "entry": entry})
@@ -331,41 +348,41 @@ def _redirects(board: Leaderboard, old: Bundle, carried: list[dict]) -> list[dic
 # ------------------------------------------------------------------ feed
 
 
-def _feed(board: Leaderboard, reports: list[dict], title: str, base: str, generated_at: int | None) -> dict:
+def _feed(board: Leaderboard, reports: list[dict], title: str, base: str, generated_at: int | None) -> FeedContext:
     entries = []
     for record in _newest_runs(board):
         entries.append(
-            {
-                "kind": "run",
-                "record": record,
-                "id": f"{base}/{routes.permalink(record.url)}",
-                "link": f"{base}/{routes.permalink(record.url)}",
-                "updated": iso_utc(record.when),
-            }
+            FeedEntry(
+                kind="run",
+                record=record,
+                id=f"{base}/{routes.permalink(record.url)}",
+                link=f"{base}/{routes.permalink(record.url)}",
+                updated=iso_utc(record.when) or EPOCH,  # (_newest_runs keeps dated runs only)
+            )
         )
     for r in reports:
         link = f"{base}/{routes.permalink(routes.change_path(r['number']))}"
         entries.append(
-            {
-                "kind": "changes",
-                "number": r["number"],
-                "headline": headline(r["report"]),
-                "moving": [progress_line(a) for a in r["report"]["agents"] if progress_changed(a)],
-                "id": link,
-                "link": link,
-                "updated": r["updated"],
-            }
+            FeedEntry(
+                kind="changes",
+                number=r["number"],
+                headline=headline(r["report"]),
+                moving=tuple(progress_line(a) for a in r["report"]["agents"] if progress_changed(a)),
+                id=link,
+                link=link,
+                updated=r["updated"],
+            )
         )
-    entries.sort(key=lambda e: (e["updated"], e["id"]), reverse=True)
+    entries.sort(key=lambda e: (e.updated, e.id), reverse=True)
     stamp = iso_utc(datetime.fromtimestamp(generated_at, UTC)) if generated_at is not None else None
-    return {
-        "title": title,
-        "id": f"{base}/",
-        "home": f"{base}/",
-        "self_url": f"{base}/{routes.FEED}",
-        "updated": max([e["updated"] for e in entries] + ([stamp] if stamp else []), default=EPOCH),
-        "entries": entries,
-    }
+    return FeedContext(
+        title=title,
+        id=f"{base}/",
+        home=f"{base}/",
+        self_url=f"{base}/{routes.FEED}",
+        updated=max([e.updated for e in entries] + ([stamp] if stamp else []), default=EPOCH),
+        entries=tuple(entries),
+    )
 
 
 def _newest_runs(board: Leaderboard) -> list[RunRecord]:

@@ -267,7 +267,7 @@ def ledger_index(board: Leaderboard, generated_at: int | None = None) -> bytes:
     out = {
         "schema": RUNS_SCHEMA,
         "generator": {"name": "podium", "version": __version__},
-        "runs": len(board.runs),
+        "runs": board.totals.listed,
         "columns": list(LEDGER_COLUMNS),
         "parts": [
             {
@@ -347,7 +347,7 @@ def ledger_index_script(board: Leaderboard) -> bytes:
     return _script(
         "podiumLedger.index",
         {
-            "runs": len(board.runs),
+            "runs": board.totals.listed,
             "columns": ["agent", "slug", "mission", "runs", "kinds", "first", "last", "script"],
             "parts": [
                 [p.agent_name, p.agent_slug, p.mission, len(p.runs), p.kinds, p.first, p.last, p.paths["script"]]

@@ -53,6 +53,12 @@ def public_board_and_pairs(board: Leaderboard, redaction: Redaction) -> tuple[Le
     runs = tuple(_public_record(r, redaction, names, seen) for r in board.runs)
     by_directory = {r.directory: r for r in board.runs}
 
+    # The model lists are made again here, not in the count step, on purpose: counting reads the names as
+    # recorded (two judge models that redact alike are still two), and only the render stage knows how a
+    # name is published, so two names that redact alike become one entry only here, once, for the whole
+    # public board; a model key that redaction changes gets its slug and page here for the same reason
+    # (from the raw key's hash, so two keys that redact alike keep two pages). docs/rules/xorcise-export.md
+    # says what is never published.
     def published(values: tuple[str, ...]) -> tuple[str, ...]:
         return tuple(sorted({redaction.anywhere(names.get(v, v)) for v in values}))
 

@@ -21,7 +21,8 @@ from markupsafe import Markup
 from podium import workers
 from podium.errors import BuildError
 from podium.load.files import Stamp
-from podium.model import Leaderboard, Run, RunRecord
+from podium.model import Leaderboard, LedgerPart, Run, RunRecord
+from podium.plan.contexts import RunValues, names
 from podium.plan.entries import Asset, Blob, DataFile, Entry, LazyPage, LedgerPage, Page, RunPage
 from podium.render import compare_data, data, gzipped
 from podium.render.cached import NO_KEYS, NO_STORE, FileKeys, Kept, Key, Store
@@ -147,11 +148,11 @@ class SiteRenderer:
                 pair = self.board.pairs[number]
                 return keys.data_file(entry.path, entry.kind, lambda: (pair,))
             if number is not None and entry.kind in LEDGER_PARTS:
-                part = self.board.ledger.parts[number]
+                part = (self.board.ledger.parts if self.board.ledger else ())[number]
                 return keys.data_file(
                     entry.path,
                     entry.kind,
-                    lambda: (replace(part, runs=len(part.runs)), [self.board.runs[i] for i in part.runs]),
+                    lambda: (_part_key(part), [self.board.runs[i] for i in part.runs]),
                     compressor=gzipped.fingerprint() if entry.kind in GZIPPED else None,
                 )
             return keys.data_file(
@@ -166,7 +167,8 @@ class SiteRenderer:
             return keys.run_page(entry.pages.chrome, record, self.reports.inputs(record), self.redaction)
         if isinstance(entry, LedgerPage):
             return keys.ledger_page(entry.pages.chrome, entry.path, entry.pages.key_parts(entry.index))
-        return keys.page(entry.path, entry.template, entry.context)
+        page = entry if isinstance(entry, Page) else entry.page
+        return keys.page(page.path, page.template, page.context)
 
     def unchanged(self, entry: Entry, key: Key | None) -> bool:
         """Whether ``entry``'s file is left as the previous build wrote it: its inputs and the file are unchanged."""
@@ -181,10 +183,15 @@ class SiteRenderer:
         return self.cache.why(entry.path, key, entry.path in self.old_files)
 
 
+def _part_key(part: LedgerPart) -> tuple[LedgerPart, int]:
+    """A ledger part in a key: without its runs' indexes (its runs are keyed by their records), with their number."""
+    return replace(part, runs=()), len(part.runs)
+
+
 def _without_runs(board: Leaderboard) -> tuple:
     """What every data file but the ledger's parts is made from: the board without its runs."""
     ledger = board.ledger
-    parts = tuple(replace(p, runs=len(p.runs)) for p in ledger.parts) if ledger else ()
+    parts = tuple(_part_key(p) for p in ledger.parts) if ledger else ()
     return (
         board.totals,
         board.agents,
@@ -285,7 +292,9 @@ def _parallel(manifest: list[Entry], pending: Iterator[int], renderer: SiteRende
     reports = copy.copy(renderer.reports)
     reports.cache = NO_STORE
 
-    def task(entry: RunPage) -> tuple[Page, RunRecord, str | None]:
+    def task(entry: Entry) -> tuple[Page, RunRecord, str | None]:
+        if not isinstance(entry, RunPage):  # pending lists run pages only
+            raise TypeError(f"{entry.path}: not a run page")
         record = renderer.runs[entry.index]
         key = renderer.reports.key(record)
         return entry.page, record, renderer.cache.report(key) if key else None
@@ -302,6 +311,8 @@ def _start_worker(chain: list[Path], reports: ReportRenderer, whole) -> None:
 
 
 def _render_chunk(task: list[tuple[Page, RunRecord, str | None]]) -> list[tuple[bytes, str | None, str | None, bool]]:
+    if _WORKER is None:
+        raise RuntimeError("a worker process renders only after _start_worker")
     env, reports, whole = _WORKER
     out = []
     for page, record, stored in task:
@@ -317,7 +328,7 @@ def _render_chunk(task: list[tuple[Page, RunRecord, str | None]]) -> list[tuple[
 def run_values(run: Run, redaction: Redaction, report_html: Markup | None) -> dict:
     """A run page's safe values besides its public record: the whole run (texts redacted, no secrets)
     and its report's HTML."""
-    return {"run": run_view(run, redaction), "report_html": report_html}
+    return names(RunValues(run=run_view(run, redaction), report_html=report_html))
 
 
 def render_page(page: Page, env: jinja2.Environment, extra: dict | None = None) -> bytes:

@@ -257,9 +257,9 @@ def mission_headline(mission: MissionVersionSummary) -> str:
     )
 
 
-def ledger_headline(total: int, totals: Totals) -> str:
+def ledger_headline(totals: Totals) -> str:
     """ "150 runs, newest first: 147 counted and 3 cancelled or never started." """
-    text = f"{n_runs(total)}, newest first: {totals.runs} counted"
+    text = f"{n_runs(totals.listed)}, newest first: {totals.runs} counted"
     if totals.not_a_run:
         text += f" and {totals.not_a_run} cancelled or never started"
     return text + "."
