@@ -335,3 +335,26 @@ def test_rows_written_before_an_answer_was_known_again_are_swept(project):
     project.build()
     assert secrets_in_cache(project.cache) == []
     project.assert_same_as_clean()
+
+
+@pytest.mark.parametrize(
+    "witness",
+    [
+        "9" * 5000 + ":0a0a0a0a",
+        "1:0a0a0a0a",
+        "-1:0a0a0a0a",
+        "0:../0a0a0a0a",
+        "0:0a0a0a0a/../x",
+        "٣:0a0a0a0a",
+        "0a0a0a0a",
+        "",
+    ],
+)
+def test_a_forged_witness_names_no_file(tmp_path, witness):
+    """A witness comes from the cache (load/export/runs.py ``witnessed_answers``): one that names no run
+    directory of these exports, by place and name, reads nothing and raises nothing."""
+    from podium.load.export import witnessed_answers
+
+    (tmp_path / "0a0a0a0a").mkdir()
+    (tmp_path / "0a0a0a0a" / "result.json").write_text("{}")
+    assert witnessed_answers([tmp_path], witness, "0" * 64, 1 << 20) == ()

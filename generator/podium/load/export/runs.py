@@ -301,7 +301,9 @@ def witnessed_answers(roots: Sequence[Path], witness: str, sha: str, limit: int)
     still has the SHA-256 ``sha``; () otherwise, or when ``witness`` names no run directory of these exports
     (the build cache keeps no answer, only a run holding each: cache/store.py)."""
     source, _, name = witness.partition(":")
-    if not (source.isascii() and source.isdigit() and int(source) < len(roots)) or not RUN_DIR.match(name):
+    if not (
+        source.isascii() and source.isdigit() and len(source) <= 6 and int(source) < len(roots)
+    ) or not RUN_DIR.match(name):  # (a damaged row may hold anything: never past int()'s digit limit)
         return ()
     rel = f"{name}/result.json"
     data = read_file(roots[int(source)] / rel, rel, limit)
