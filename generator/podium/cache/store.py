@@ -14,7 +14,7 @@ default ``.podium-cache/`` beside the output; ``--no-cache`` turns it off) holds
   (load/export/runs.py ``Runs``): a rebuild takes it back while those inputs are the same;
 - ``pages``: for each output file of the last build, its key and the key's parts
   (:class:`Key`), the SHA-256 of the bytes written and the file's stamp once in place. A
-  file whose key is unchanged is left in the previous site (write.py ``Kept``) while that
+  file whose key is unchanged is left in the previous site (render/cached.py ``Kept``) while that
   file is unchanged there;
 - ``bodies``: the bytes of each of those files (zlib), by their SHA-256: a file whose key is
   unchanged but which the output no longer holds (CI restores the cache and builds into an empty
