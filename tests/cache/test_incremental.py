@@ -62,10 +62,11 @@ class Project:
     def build(self, **kw) -> podium.build.Built:
         return build_site(self.config("site"), self.export.root, cache_dir=self.cache, **kw)
 
-    def assert_same_as_clean(self, **kw) -> None:
+    def assert_same_as_clean(self, export: Path | None = None, site: Path | None = None, **kw) -> None:
+        """The site (default: this project's) equals a clean build of ``export`` (default: this project's)."""
         clean = self.tmp / f"clean-{len(list(self.tmp.glob('clean-*')))}"
-        build_site(Config(source="", root=self.tmp, out=clean, **self.settings), self.export.root, **kw)
-        assert tree(self.tmp / "site") == tree(clean)
+        build_site(Config(source="", root=self.tmp, out=clean, **self.settings), export or self.export.root, **kw)
+        assert tree(site or self.tmp / "site") == tree(clean)
 
 
 @pytest.fixture
@@ -764,12 +765,6 @@ def _ci_build(project: Project, export: Path, cache: Path, site: Path) -> podium
     return build_site(Config(source="", root=project.tmp, out=site, **project.settings), export, cache_dir=cache)
 
 
-def _same_as_clean(project: Project, export: Path, site: Path) -> None:
-    clean = project.tmp / f"clean-{len(list(project.tmp.glob('clean-*')))}"
-    build_site(Config(source="", root=project.tmp, out=clean, **project.settings), export)
-    assert tree(site) == tree(clean)
-
-
 def test_ci_loop_a_fresh_export_elsewhere_is_not_parsed_or_counted_again(project, monkeypatch):
     """The cache's rows are keyed by each run directory's name in its export, not by the export's path: a
     fresh export written elsewhere finds them (each still checked by its files' bytes)."""
@@ -785,7 +780,7 @@ def test_ci_loop_a_fresh_export_elsewhere_is_not_parsed_or_counted_again(project
     again = _ci_build(project, export, cache, site)
     assert parsed == [] and counted == in_place and again.rendered == 0
     monkeypatch.undo()
-    _same_as_clean(project, export, site)
+    project.assert_same_as_clean(export, site)
 
 
 def _batch(project: Project):
@@ -826,7 +821,7 @@ def test_ci_loop_counts_afresh_only_what_the_batch_changed(project, monkeypatch,
     if what == "removed":
         assert run_id("run-2") not in {r["run_id"] for r in ledger_rows_at(site)}
     monkeypatch.undo()
-    _same_as_clean(project, export, site)
+    project.assert_same_as_clean(export, site)
 
 
 def test_ci_loop_a_renamed_agent_counts_its_runs_afresh(project, monkeypatch):
@@ -842,7 +837,7 @@ def test_ci_loop_a_renamed_agent_counts_its_runs_afresh(project, monkeypatch):
     _ci_build(project, export, cache, site)
     assert sorted(counted) == sorted(run_id(f"run-{n}") for n in range(1, 6, 2))
     monkeypatch.undo()
-    _same_as_clean(project, export, site)
+    project.assert_same_as_clean(export, site)
 
 
 def test_ci_loop_another_export_in_the_same_place_is_read_afresh(project, tmp_path):
@@ -861,7 +856,7 @@ def test_ci_loop_another_export_in_the_same_place_is_read_afresh(project, tmp_pa
 
     export, cache, site = _ci_loop(project, other)
     _ci_build(project, export, cache, site)
-    _same_as_clean(project, export, site)
+    project.assert_same_as_clean(export, site)
 
 
 def test_ci_loop_the_next_build_knows_the_fresh_files_by_their_stamps(project, monkeypatch):
