@@ -15,7 +15,7 @@ from podium.count import compare
 from podium.count.kinds import record_of, shared_record
 from podium.count.summarize import summarize
 from podium.load.content import load_pages
-from podium.load.export import Scanned, WholeRuns, load_exports, scan, witnessed_answers
+from podium.load.export import Scanned, WholeRuns, load_exports, run_key, scan, witnessed_answers
 from podium.load.files import NotReadable, read_regular
 from podium.load.published import MAX_BYTES
 from podium.model import Leaderboard, Outline, Pair, Run, RunRecord, codec
@@ -125,8 +125,8 @@ class _Keep:
         for answer in answers:
             digest = self.cache.digest(answer)
             self.known.setdefault(digest, answer)
-            if sha and digest not in self.witnesses:  # (as the store keys it: load/export/reader.py ``Reader.key``)
-                self.witnesses[digest] = (mission, f"{source}:{directory}", sha)
+            if sha and digest not in self.witnesses:
+                self.witnesses[digest] = (mission, run_key(source, directory), sha)
 
     def dumps(self, run: Run, record: RunRecord) -> str:
         return codec.dumps((record, tuple(sorted(self.cache.digest(answer) for answer in run.answers))))

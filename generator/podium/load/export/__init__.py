@@ -27,7 +27,7 @@ from pathlib import Path
 
 from podium.errors import PodiumError
 from podium.load.export.ahead import AHEAD_MIN, ReadAhead
-from podium.load.export.reader import RUN_FILES, Dir, Limits, Reader, run_dir_names, sidecar
+from podium.load.export.reader import RUN_FILES, Dir, Limits, Reader, run_dir_names, run_key, sidecar
 from podium.load.export.runs import Runs, WholeRuns, identify, own_id, whole_run, witnessed_answers
 from podium.load.export.scan import Scanned, scan, stamps_digest
 from podium.load.export.stored import NO_STORE, Keeper, NoStore, ParsedStore, read_dir_cached
@@ -45,6 +45,7 @@ __all__ = [
     "WholeRuns",
     "load_export",
     "load_exports",
+    "run_key",
     "scan",
     "stamps_digest",
     "whole_run",

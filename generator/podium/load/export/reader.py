@@ -79,6 +79,15 @@ def with_values(reader: Reader, item: Dir) -> Dir:
     )
 
 
+def run_key(source: int, name: str) -> str:
+    """The store's key of run directory ``name`` of the ``source``-th export: the export's place in the build
+    and the name, not the export's path, so a fresh export written elsewhere (a CI job's new checkout, a
+    copy) finds the rows of the last build's; a row is still taken back only when every file it was made
+    from has the same stamp or the same bytes (cache/store.py ``parsed``), so the path adds no safety. A
+    witness (runs.py ``witnessed_answers``) names its run directory so too."""
+    return f"{source}:{name}"
+
+
 class Reader:
     def __init__(self, root: Path, limits: Limits, source: int = 0):
         self.root = root
@@ -92,11 +101,8 @@ class Reader:
         self.sidecars: list[tuple[str, str]] = []  # entries waiting for their place in that order
 
     def key(self, name: str) -> str:
-        """The store's key of the run directory ``name``: the export's place in the build and the name, not
-        the export's path, so a fresh export written elsewhere (a CI job's new checkout, a copy) finds the
-        rows of the last build's; a row is still taken back only when every file it was made from has the
-        same stamp or the same bytes (cache/store.py ``parsed``), so the path adds no safety."""
-        return f"{self.source}:{name}"
+        """The store's key of this export's run directory ``name`` (:func:`run_key`)."""
+        return run_key(self.source, name)
 
     def read(self, rel: str, limit: int, *, digest: bool = True) -> bytes | None:
         data = read_file(self.root / rel, rel, limit)
