@@ -20,14 +20,16 @@ from click.testing import CliRunner
 from exportkit import ExportDir, agent_id, env_failure, graded, grading, run_id
 from sitekit import AGENT_NAMES, hostile_export, pages, parse_html, site_files
 
-from podium.build import build_site, count_export, public_view
+from podium.build import build_site
 from podium.commands.cli import main
 from podium.config import Config
 from podium.count import bundle, diff
+from podium.count import changes as publish
 from podium.load import published, shape
 from podium.load.files import NotReadable
-from podium.render import changes as publish
+from podium.plan.changes import FEED_RUNS
 from podium.render.data import dump_json, summary_dict
+from podium.views import count_export, public_view
 from podium.words import diff_text
 
 GOLDEN_MD = Path(__file__).parents[1] / "golden" / "diff.md"
@@ -474,7 +476,7 @@ def test_the_feed_follows_the_atom_rules_and_its_links_resolve(sites):
     assert len(set(ids)) == len(ids)
     assert any("/changes/1/" in i for i in ids)
     runs = [i for i in ids if "/runs/" in i]
-    assert 0 < len(runs) <= publish.FEED_RUNS
+    assert 0 < len(runs) <= FEED_RUNS
     assert run_id(501) not in " ".join(ids)  # not a run
 
 
@@ -556,7 +558,7 @@ def test_badges_are_svg_with_a_title_and_the_agent_page_gives_the_snippet(sites)
 
 
 def test_badge_widths_grow_with_the_text():
-    from podium.render.badge import badge
+    from podium.plan.badge import badge
 
     short, long = badge("podium", "median 1.0% · #1", "t", "ranked"), badge("podium", "median 100.0% · #12", "t", "x")
     assert long.value_width > short.value_width and short.label_width == long.label_width

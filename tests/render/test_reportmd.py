@@ -19,8 +19,9 @@ from mdit_reference import render_report as reference_report
 from sitekit import parse_html, url_scheme
 from test_withholding import POSITIONS, WITHHELD_POSITIONS, canary, hostile_injections, leaked, report
 
+from podium.load.content import MAX_CHARS
 from podium.render import reportmd
-from podium.render.markdown import MAX_CHARS, render_report
+from podium.render.markdown import render_report
 from podium.render.redact import Redaction, Redactor
 
 REPO = Path(__file__).resolve().parents[2]

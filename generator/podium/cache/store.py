@@ -10,7 +10,7 @@ default ``.podium-cache/`` beside the output; ``--no-cache`` turns it off) holds
   size limits, with the stamp and SHA-256 of each of its files: reused while every file is
   unchanged (:meth:`BuildCache.parsed`);
 - ``kept``: by the same key, what the build kept of that directory's run (its compact record and
-  its answers' salted digests, build.py ``_Keep``) and the digest of everything it was made from
+  its answers' salted digests, cache/witnesses.py ``RunKeeper``) and the digest of everything it was made from
   (load/export/runs.py ``Runs``): a rebuild takes it back while those inputs are the same;
 - ``pages``: for each output file of the last build, its key and the key's parts
   (:class:`Key`), the SHA-256 of the bytes written and the file's stamp once in place. A

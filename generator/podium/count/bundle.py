@@ -14,11 +14,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from podium import routes
 from podium.count.verdicts import VERDICTS
-from podium.errors import PodiumError
-from podium.load.files import NotReadable
-from podium.load.published import SUMMARY_SCHEMA, read
+from podium.load.previous import BundleError, read_summary
+from podium.load.published import SUMMARY_SCHEMA
 from podium.load.shape import (
     ANY,
     BOOL,
@@ -40,12 +38,6 @@ from podium.load.shape import (
     pick,
 )
 from podium.model import CONFIGURATION_FIELDS, Leaderboard
-
-SUMMARY_IN_SITE = Path(routes.SUMMARY_JSON)
-
-
-class BundleError(PodiumError):
-    """An input is not a readable podium summary; the message names the file and the field (exit 2)."""
 
 
 @dataclass(frozen=True)
@@ -157,23 +149,9 @@ SUMMARY_SHAPE = {  # what podium reads of a summary.json (summary.schema.json de
 }
 
 
-def summary_path(path: Path) -> Path:
-    """A summary.json path, or a built site directory's ``api/results/summary.json``."""
-    return path / SUMMARY_IN_SITE if path.is_dir() else path
-
-
 def load_bundle(path: Path) -> Bundle:
-    """Read (load/published.py) and check one summary bundle; a BundleError names the file and the field."""
-    file = summary_path(path)
-    where = str(file)
-    try:
-        data = read(file)
-    except FileNotFoundError:
-        hint = " (not a built podium site?)" if path.is_dir() else ""
-        raise BundleError(f"{where}: file not found{hint}") from None
-    except NotReadable as err:
-        raise BundleError(f"{where}: {err}; not a podium summary") from None
-    return bundle_from(data, where)
+    """Read (load/previous.py) and check one summary bundle; a BundleError names the file and the field."""
+    return bundle_from(*read_summary(path))
 
 
 def bundle_from(data: object, where: str) -> Bundle:

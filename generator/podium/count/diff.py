@@ -294,7 +294,7 @@ _SIDE = {
     "digest": Maybe(Opt(DIGEST)),
     "newest_run": Maybe(Opt(TIME_TEXT)),
 }
-# The change report, as compare() makes it and changes.json carries it: render/changes.py reads it back with this
+# The change report, as compare() makes it and changes.json carries it: count/changes.py reads it back with this
 # shape (a key marked Maybe may be missing from a report an older podium wrote).
 REPORT_SHAPE = {
     "schema": OneOf({REPORT_SCHEMA}),

@@ -1,6 +1,6 @@
 """The context each template gets: one frozen dataclass per page kind, and the values inside them.
 
-The plan (plan/site.py, plan/compare.py) and the change reports (render/changes.py) build these; a page's
+The plan (plan/site.py, plan/compare.py, plan/changes.py) builds these; a page's
 ``context`` is its dataclass's fields as the template's names (:func:`names`), with the common context
 every page gets (:class:`CommonContext`) added by plan/site.py. A field's ``#:`` comment is its
 documentation: themes/README.md's tables are made from them (tests/test_theme_contexts.py), so the
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
         RunRecord,
         Totals,
     )
+    from podium.plan.badge import Badge
     from podium.plan.charts import Plot, Strip
     from podium.plan.compare_charts import Intervals
     from podium.plan.progress import BandMark, ProgressPanel, VersionStep
@@ -289,8 +290,8 @@ class AgentContext(PageContext):
     models_differ: bool  #: whether the models its runs name differ between current and older versions
     compare: tuple[AgentPair, ...]  #: each: ``other`` agent, ``url`` of the pair page, ``pair``
     badge: BadgeSnippet | None = None
-    #: added after planning (render/changes.py): ``path``, the badge's site path; ``markdown``, the snippet
-    #: to paste; ``absolute``, whether its links are absolute
+    #: its README badge (plan/changes.py): ``path``, the badge's site path; ``markdown``, the snippet to
+    #: paste; ``absolute``, whether its links are absolute
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -516,10 +517,9 @@ class FeedContext:
 class BadgeContext:
     """An agent's badge."""
 
-    badge: object
-    #: render/badge.py ``Badge``: ``label``, ``value``, ``title``, ``tone`` "ranked"/"provisional"/"none",
-    #: ``width``, ``label_width``, ``value_width``, ``label_text``, ``value_text`` (typed there: the plan
-    #: cannot import the render stage)
+    badge: Badge
+    #: ``label``, ``value``, ``title``, ``tone`` "ranked"/"provisional"/"none", ``width``, ``label_width``,
+    #: ``value_width``, ``label_text``, ``value_text`` (plan/badge.py)
 
 
 @dataclass(frozen=True, kw_only=True)

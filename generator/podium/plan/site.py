@@ -1,7 +1,8 @@
 """The manifest: every output file of the site and what it is rendered from.
 
-Pure: the (public) Leaderboard, the site settings and the theme's static files in,
-a list of entries (plan/entries.py: :class:`Page`, :class:`DataFile`, :class:`Asset`, …) out; nothing is
+Pure: the (public) Leaderboard, the site settings, what the site carries from its previous publish
+(plan/changes.py) and the theme's static files in, a list of entries (plan/entries.py: :class:`Page`,
+:class:`DataFile`, :class:`Asset`, …) out, the files for crawlers last (plan/crawlers.py); nothing is
 rendered or read here. Page contexts carry summary objects and chart geometry
 only (templates never count); a run page names its run, and the render stage
 adds that run's redacted record and report (render/site.py). The context fields
@@ -19,16 +20,19 @@ from urllib.parse import quote
 from podium import routes
 from podium.count import ledger as layout
 from podium.count.figures import first, models_differ
+from podium.errors import BuildError
 from podium.load.content import ContentPage
 from podium.model import KIND_ORDER, AgentSummary, Leaderboard, RunRecord
 from podium.model import LedgerPage as LedgerPageModel
 from podium.plan import charts
 from podium.plan import compare as plan_compare
 from podium.plan import progress as plan_progress
+from podium.plan.changes import NO_EXTRAS, Extras
 from podium.plan.contexts import (
     AgentContext,
     AgentOption,
     AgentTable,
+    BadgeSnippet,
     ContentContext,
     Downloads,
     HomeCard,
@@ -48,7 +52,8 @@ from podium.plan.contexts import (
     SiteInfo,
     names,
 )
-from podium.plan.entries import Asset, DataFile, Entry, LedgerPage, Page, RunPage
+from podium.plan.crawlers import crawler_files
+from podium.plan.entries import Asset, DataFile, Entry, LedgerPage, MarkdownPage, Page, RunPage
 from podium.words import figures_text
 from podium.words import progress_text as progress_words
 from podium.words.figures_text import ledger_texts
@@ -77,9 +82,8 @@ class Site:
     base_url: str
     pages: tuple[ContentPage, ...]
     generated_at: int | None
-    search_engines: bool = True  # False: every page carries a noindex meta (render/crawlers.py: robots.txt)
-    extra_pages: tuple[Page, ...] = ()  # pages planned elsewhere (render/changes.py: change reports)
-    extra_nav: tuple[tuple[str, str], ...] = ()  # (title, path) after the built-in sections
+    search_engines: bool = True  # False: every page carries a noindex meta (plan/crawlers.py: robots.txt)
+    extras: Extras = NO_EXTRAS  # badges, change reports, redirects, feed (plan/changes.py)
 
 
 def plan_site(board: Leaderboard, site: Site, static: dict[str, Path] | None = None) -> list[Entry]:
@@ -92,12 +96,15 @@ def plan_site(board: Leaderboard, site: Site, static: dict[str, Path] | None = N
     outputs += plan_compare.data_files(board)
     outputs += [DataFile(routes.progress_path(a.slug), "progress", number) for number, a in enumerate(board.agents)]
     pages = [_home(board, index), *_missions_pages(board, index)]
-    pages += [_agent_page(a, index) for a in board.agents]
+    pages += [_agent_page(a, index, site.extras.badges.get(a.url)) for a in board.agents]
     pages += [_mission_page(m, index) for m in board.missions]
     pages.append(_ledger_front(board))
     pages += [Page(*planned) for planned in plan_compare.pages(board)]
-    pages += [_content_page(p) for p in site.pages]
-    pages += site.extra_pages
+    content = [_content_page(p) for p in site.pages]
+    pages += content
+    if taken := {page.path for page in content} & {page.path for page in site.extras.pages}:
+        raise BuildError(f"{min(taken)}: a content page takes the path of the change report; rename it")
+    pages += site.extras.pages
     pages.append(
         Page(
             routes.NOT_FOUND,
@@ -111,7 +118,12 @@ def plan_site(board: Leaderboard, site: Site, static: dict[str, Path] | None = N
     run_pages = RunPages(board, site, nav)
     outputs += [RunPage(r.url, i, run_pages) for i, r in enumerate(board.runs) if "#" not in r.url]  # write/hosts.py
     outputs += [Asset(f"{routes.ASSETS}/{rel}", source) for rel, source in sorted((static or {}).items())]
-    return outputs
+    taken = {entry.path.lower() for entry in outputs}
+    for entry in site.extras.files:
+        if entry.path.lower() in taken:
+            raise BuildError(f"{entry.path}: two outputs would be written there; rename the content page")
+    outputs += site.extras.files
+    return outputs + crawler_files(outputs, site.base_url, site.search_engines)
 
 
 class _Index:
@@ -196,7 +208,7 @@ def version_runs(versions: int) -> int:
     return max(low, min(high, AGENT_ROWS // max(1, versions)))
 
 
-def _agent_page(agent: AgentSummary, index: _Index) -> Page:
+def _agent_page(agent: AgentSummary, index: _Index, badge: BadgeSnippet | None) -> Page:
     older = index.older.get(agent.agent)
     summaries = agent.missions + (older.missions if older else ())
     newest = version_runs(len(summaries))
@@ -237,6 +249,7 @@ def _agent_page(agent: AgentSummary, index: _Index) -> Page:
                 models_differ=models_differ(agent.figures, *([older.figures] if older else [])),
                 description=figures_text.agent_headline(agent),
                 compare=tuple(index.compare.for_agent(agent.agent)),
+                badge=badge,
             )
         ),
     )
@@ -475,7 +488,7 @@ class RunPages(_Chrome):
 
 
 def _content_page(page: ContentPage) -> Page:
-    return Page(
+    return MarkdownPage(
         page.path,
         page.template,
         names(ContentContext(page_title=page.title, content=page, description=page.description or page.title)),
@@ -490,7 +503,7 @@ def _nav(site: Site) -> list[NavItem]:
         ("Models", routes.MODELS_INDEX),
         ("All runs", routes.LEDGER),
     ]
-    items += list(site.extra_nav)
+    items += list(site.extras.nav)
     items += [(p.title, p.path) for p in sorted(site.pages, key=lambda p: (p.order, p.title))]
     return [NavItem(title=title, path=path) for title, path in items]
 
