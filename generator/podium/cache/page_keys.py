@@ -10,7 +10,7 @@ makes them. None without a cache (NoCache's keys make none).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import fields
 from typing import cast
 
 from podium.cache.keys import Key, Keys
@@ -102,9 +102,15 @@ class FileKeys:
         return keys.data_file(entry.path, entry.kind, lambda: (_without_runs(board), self.generated_at), once=True)
 
 
-def _part_key(part: LedgerPart) -> tuple[LedgerPart, int]:
+def _part_key(part: LedgerPart) -> tuple:
     """A ledger part in a key: without its runs' indexes (its runs are keyed by their records), with their number."""
-    return replace(part, runs=()), len(part.runs)
+    return (*_without(part, "runs"), len(part.runs))
+
+
+def _without(value, name: str) -> tuple:
+    """A frozen dataclass value's fields but one, in order (a key's part: no copy of the value is made, which
+    the keys would hold for the build: cache/keys.py keeps every value it digests)."""
+    return tuple(getattr(value, f.name) for f in fields(value) if f.name != name)
 
 
 def _without_runs(board: Leaderboard) -> tuple:
@@ -120,7 +126,7 @@ def _without_runs(board: Leaderboard) -> tuple:
         board.runs_read,
         board.inputs_digest,
         board.pairs,
-        tuple(replace(m, runs=()) for m in board.by_model),
+        tuple(_without(m, "runs") for m in board.by_model),
         parts,
         len(board.runs),
     )

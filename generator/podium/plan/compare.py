@@ -13,6 +13,8 @@ and one page per model key. Pairs below the matrix are in their agents' parts of
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
+from functools import partial
 
 from podium import routes
 from podium.count.compare import MATRIX_AGENTS, pairs_by_agent
@@ -108,13 +110,14 @@ def data_files(board: Leaderboard) -> list[DataFile]:
     return out
 
 
-def pages(board: Leaderboard) -> list[Planned]:
-    out = [_compare_index(board)]
+def page_makers(board: Leaderboard) -> list[tuple[str, Callable[[], Planned]]]:
+    """Each page's path, and what makes it (plan/site.py makes a page when it is keyed or rendered)."""
+    out: list[tuple[str, Callable[[], Planned]]] = [(routes.COMPARE_INDEX, partial(_compare_index, board))]
     agents = {a.agent: a for a in board.agents}
-    out += [_pair_page(p, p.url, agents) for p in board.pairs if p.url is not None]
+    out += [(p.url, partial(_pair_page, p, p.url, agents)) for p in board.pairs if p.url is not None]
     by_key = {m.model: [board.runs[i] for i in m.runs] for m in board.by_model}  # grouped once, in summarize
-    out.append(_models_index(board, by_key))
-    out += [_model_page(m, by_key[m.model]) for m in board.by_model]
+    out.append((routes.MODELS_INDEX, partial(_models_index, board, by_key)))
+    out += [(m.url, partial(_model_page, m, by_key[m.model])) for m in board.by_model]
     return out
 
 

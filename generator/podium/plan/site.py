@@ -12,8 +12,10 @@ each template may use are documented in themes/README.md.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from urllib.parse import quote
 
@@ -53,7 +55,7 @@ from podium.plan.contexts import (
     names,
 )
 from podium.plan.crawlers import crawler_files
-from podium.plan.entries import Asset, DataFile, Entry, LedgerPage, MarkdownPage, Page, RunPage
+from podium.plan.entries import Asset, DataFile, Entry, LazyPage, LedgerPage, MarkdownPage, Page, RunPage
 from podium.words import figures_text
 from podium.words import progress_text as progress_words
 from podium.words.figures_text import ledger_texts
@@ -95,16 +97,20 @@ def plan_site(board: Leaderboard, site: Site, static: dict[str, Path] | None = N
         outputs += [DataFile(part.paths[kind], f"part_{kind}", number) for kind in ("jsonl_gz", "csv", "script")]
     outputs += plan_compare.data_files(board)
     outputs += [DataFile(routes.progress_path(a.slug), "progress", number) for number, a in enumerate(board.agents)]
-    pages = [_home(board, index), *_missions_pages(board, index)]
-    pages += [_agent_page(a, index, site.extras.badges.get(a.url)) for a in board.agents]
-    pages += [_mission_page(m, index) for m in board.missions]
-    pages.append(_ledger_front(board))
-    pages += [Page(*planned) for planned in plan_compare.pages(board)]
+    made = [
+        (routes.HOME, partial(_home, board, index)),
+        *_missions_pages(board, index),
+        *((a.url, partial(_agent_page, a, index, site.extras.badges.get(a.url))) for a in board.agents),
+        *((m.url, partial(_mission_page, m, index)) for m in board.missions),
+        (routes.LEDGER, partial(_ledger_front, board)),
+        *((path, partial(_page_of, make)) for path, make in plan_compare.page_makers(board)),
+    ]
+    board_pages = BoardPages(board, site, nav, [make for _, make in made])
+    outputs += [LazyPage(path, i, board_pages) for i, (path, _) in enumerate(made)]
     content = [_content_page(p) for p in site.pages]
-    pages += content
     if taken := {page.path for page in content} & {page.path for page in site.extras.pages}:
         raise BuildError(f"{min(taken)}: a content page takes the path of the change report; rename it")
-    pages += site.extras.pages
+    pages = [*content, *site.extras.pages]
     pages.append(
         Page(
             routes.NOT_FOUND,
@@ -259,53 +265,54 @@ def missions_path(number: int) -> str:
     return routes.missions_page_path(number)
 
 
-def _missions_pages(board: Leaderboard, index: _Index) -> list[Page]:
-    """The mission-version cards in pages (``missions/page/<n>/``), current versions first (the summary's order)."""
-    missions = board.missions
-    chunks = _card_pages(missions)
+def _missions_pages(board: Leaderboard, index: _Index) -> list[tuple[str, Callable[[], Page]]]:
+    """The mission-version cards in pages (``missions/page/<n>/``), current versions first (the summary's order):
+    each page's path, and what makes it."""
+    chunks = _card_pages(board.missions)
     paths = tuple(missions_path(n) for n in range(1, len(chunks) + 1))
-    pages = []
-    start = 1
-    for number, chunk in enumerate(chunks, start=1):
-        cards = tuple(
-            MissionCard(
-                mission=m,
-                plot=charts.agreement(
-                    index.by_version[(m.mission, m.version)],
-                    index.slugs,
-                    index.tones,
-                    CARD_POINTS,
-                    m.scored,
-                    linked=False,
-                ),
-            )
-            for m in chunk
+    starts = [1 + sum(len(chunk) for chunk in chunks[:n]) for n in range(len(chunks))]
+    return [
+        (paths[n], partial(_missions_page, board, index, paths, n + 1, starts[n], chunk))
+        for n, chunk in enumerate(chunks)
+    ]
+
+
+def _missions_page(board: Leaderboard, index: _Index, paths: tuple[str, ...], number: int, start: int, chunk) -> Page:
+    cards = tuple(
+        MissionCard(
+            mission=m,
+            plot=charts.agreement(
+                index.by_version[(m.mission, m.version)],
+                index.slugs,
+                index.tones,
+                CARD_POINTS,
+                m.scored,
+                linked=False,
+            ),
         )
-        pages.append(
-            Page(
-                paths[number - 1],
-                "missions.html",
-                names(
-                    MissionsContext(
-                        page_title="Missions" if number == 1 else f"Missions, page {number}",
-                        cards=cards,
-                        pager=Pager(
-                            number=number,
-                            paths=paths,
-                            pages=len(paths),
-                            first=start,
-                            last=start + len(chunk) - 1,
-                            total=len(missions),
-                        ),
-                        tones=index.tones,
-                        slugs=index.slugs,
-                        description=figures_text.missions_headline(board.missions),
-                    )
+        for m in chunk
+    )
+    return Page(
+        paths[number - 1],
+        "missions.html",
+        names(
+            MissionsContext(
+                page_title="Missions" if number == 1 else f"Missions, page {number}",
+                cards=cards,
+                pager=Pager(
+                    number=number,
+                    paths=paths,
+                    pages=len(paths),
+                    first=start,
+                    last=start + len(chunk) - 1,
+                    total=len(board.missions),
                 ),
+                tones=index.tones,
+                slugs=index.slugs,
+                description=figures_text.missions_headline(board.missions),
             )
-        )
-        start += len(chunk)
-    return pages
+        ),
+    )
 
 
 def _card_pages(missions: tuple) -> list[tuple]:
@@ -417,6 +424,23 @@ class _Chrome:
 
     def _made(self, page: Page) -> Page:
         return replace(page, context=_with_common(page, self.site, self.nav))
+
+
+class BoardPages(_Chrome):
+    """Makes each page of the board (home, missions, agents, mission versions, the ledger's front, the compare
+    and model pages) when it is keyed or rendered, so that a site's page contexts are never all held (at 10k
+    runs they took 20 MB, from the plan to the last file written)."""
+
+    def __init__(self, board: Leaderboard, site: Site, nav: list[NavItem], makers: list[Callable[[], Page]]):
+        super().__init__(board, site, nav)
+        self.makers = makers
+
+    def page(self, index: int) -> Page:
+        return self._made(self.makers[index]())
+
+
+def _page_of(make: Callable[[], tuple[str, str, dict]]) -> Page:
+    return Page(*make())
 
 
 class LedgerPages(_Chrome):
