@@ -97,7 +97,7 @@ def plan_site(board: Leaderboard, site: Site, static: dict[str, Path] | None = N
         outputs += [DataFile(part.paths[kind], f"part_{kind}", number) for kind in ("jsonl_gz", "csv", "script")]
     outputs += plan_compare.data_files(board)
     outputs += [DataFile(routes.progress_path(a.slug), "progress", number) for number, a in enumerate(board.agents)]
-    made = [
+    made: list[tuple[str, Callable[[], Page]]] = [
         (routes.HOME, partial(_home, board, index)),
         *_missions_pages(board, index),
         *((a.url, partial(_agent_page, a, index, site.extras.badges.get(a.url))) for a in board.agents),
