@@ -31,6 +31,7 @@ from podium.render.report import ReportRenderer
 from podium.render.site import SiteRenderer, guard_secrets, render_site
 from podium.render.templates import static_files
 from podium.views import count_runs, load_runs
+from podium.workers import Workers
 from podium.write.hosts import HOSTS, Meter, group_sizes
 from podium.write.site import list_site, write_site
 
@@ -69,15 +70,15 @@ def build_site(
     11% of a cold build and 25% of a rebuild)."""
     options = dict(strict=strict, previous=previous, progress=progress, cache_dir=cache_dir, jobs=jobs, explain=explain)
     inputs = BuildInputs.of(config, export, **options)  # first: a refused output creates nothing
-    with _collector_paused(), closing(open_cache(cache_dir)) as cache:
+    with _collector_paused(), closing(open_cache(cache_dir)) as cache, closing(Workers(inputs.jobs)) as workers:
         last = cache.unchanged_build(inputs.key_parts, config.out)
-        return _build(inputs, cache) if last is None else _unchanged(inputs, *last)
+        return _build(inputs, cache, workers) if last is None else _unchanged(inputs, *last)
 
 
-def _build(inputs: BuildInputs, cache: NoCache) -> Built:
+def _build(inputs: BuildInputs, cache: NoCache, workers: Workers) -> Built:
     config, why = inputs.config, cache.build_why if inputs.explain else ()
     # load: the runs (an unchanged one's record taken back from the cache), the previous publish, the content pages
-    export, keeper = load_runs(config, inputs.exports, cache, inputs.jobs, inputs.scanned)
+    export, keeper = load_runs(config, inputs.exports, cache, workers, inputs.scanned)
     previous = read_previous(inputs.previous) if inputs.previous is not None else None
     content = load_pages(inputs.content)
     # count: every figure once and the public board, then the change report against the previous publish
@@ -97,7 +98,7 @@ def _build(inputs: BuildInputs, cache: NoCache) -> Built:
     keyed = FileKeys(keys, board, raw.runs, reports, counted.redaction, inputs.generated_at)
     outdated = Outdated(manifest, keyed, cache, config.out, old.files if old else None, inputs.explain)
     whole = WholeRuns(inputs.exports, config.limits)
-    renderer = SiteRenderer(inputs.chain, board, raw.runs, whole, reports, inputs.generated_at, inputs.jobs)
+    renderer = SiteRenderer(inputs.chain, board, raw.runs, whole, reports, inputs.generated_at, workers)
     files = guard_secrets(render_site(manifest, renderer, outdated), counted.redaction.literals)
     # write: the files as they come, within the host's budget; then the cache remembers the site in place
     meter = Meter(HOSTS[config.host], groups=group_sizes(raw), progress=_progress(inputs.progress, len(manifest)))

@@ -18,6 +18,7 @@ from podium.load.export import Scanned, load_exports
 from podium.model import Export, Leaderboard, Pair
 from podium.render.redact import Redaction
 from podium.render.safe import public_board_and_pairs
+from podium.workers import NO_WORKERS, Workers
 
 
 @dataclass(frozen=True)
@@ -42,14 +43,14 @@ def load_runs(
     config: Config,
     exports: Sequence[Path],
     cache: NoCache = NO_CACHE,
-    jobs: int = 1,
+    workers: Workers = NO_WORKERS,
     scanned: Scanned | None = None,
 ) -> tuple[Export, RunKeeper]:
     """Each run of ``exports`` read, kept as its compact record (kinds.record_of), each mission's answers
-    collected (``jobs``: worker processes that may read run directories ahead; ``scanned``: what the stat pass
+    collected (``workers``: the build's, which may read run directories ahead; ``scanned``: what the stat pass
     saw, load/export/)."""
     keeper = RunKeeper.start(cache, exports, config.redact, config.limits.result_bytes)
-    export = load_exports(exports, config.limits, cache, keeper, jobs, scanned)
+    export = load_exports(exports, config.limits, cache, keeper, workers, scanned)
     keeper.finish(config.redact)
     return export, keeper
 

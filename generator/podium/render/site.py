@@ -17,7 +17,6 @@ from pathlib import Path
 import jinja2
 from markupsafe import Markup
 
-from podium import workers
 from podium.errors import BuildError
 from podium.model import Leaderboard, Run, RunRecord
 from podium.plan.contexts import RunValues, names
@@ -32,6 +31,7 @@ from podium.render.report import ReportRenderer
 from podium.render.safe import run_view
 from podium.render.templates import make_environment
 from podium.render.visible import reader_texts
+from podium.workers import NO_WORKERS, Workers
 
 DATA_FILES = {  # a DataFile's kind -> its bytes from the public board (and the ledger part or pairs it names)
     "summary": lambda board, generated_at, entry: data.dump_json(data.summary_dict(board, generated_at)),
@@ -57,8 +57,8 @@ class SiteRenderer:
     """Everything the render stage needs: the theme (its ``chain`` of directories), the public board, each run's
     raw record (in the board's order: a RunPage's index names one) and where it is read again for its own page
     (``whole``), its report (``reports``, which redacts it with the build's redaction) and the build time. With
-    ``jobs`` > 1 the run pages to render, when there are enough of them, are rendered by a pool of worker
-    processes, in manifest order (each makes its own environment from ``chain``)."""
+    the build's ``workers`` (workers.py), the run pages to render, when there are enough of them, are rendered
+    by them, in manifest order (each makes its own environment from ``chain``)."""
 
     def __init__(
         self,
@@ -68,7 +68,7 @@ class SiteRenderer:
         whole,
         reports: ReportRenderer,
         generated_at: int | None,
-        jobs: int = 1,
+        workers: Workers = NO_WORKERS,
     ):
         self.chain = chain
         self.env = make_environment(chain)
@@ -77,7 +77,7 @@ class SiteRenderer:
         self.whole = whole  # each run as read, for its own page (load/export/runs.py WholeRuns)
         self.reports = reports
         self.generated_at = generated_at
-        self.jobs = jobs
+        self.workers = workers
 
     def render(self, entry: Entry) -> bytes:
         if isinstance(entry, RunPage):
@@ -105,14 +105,16 @@ class SiteRenderer:
 def render_site(manifest: list[Entry], renderer: SiteRenderer, reuse: Reuse = RENDER_ALL) -> Iterator[SiteFile]:
     """(path, bytes) for every entry in manifest order, or (path, Kept) for a file left as it is, as ``reuse``
     (cache/outdated.py) decided before anything is rendered; a file whose inputs are unchanged but which the
-    output no longer holds is written from the cache's copy. Run pages maybe rendered in parallel."""
-
-    def pending() -> Iterator[int]:  # the run pages to render
-        return (i for i, entry in enumerate(manifest) if isinstance(entry, RunPage) and reuse.to_render(i))
-
+    output no longer holds is written from the cache's copy. Run pages maybe rendered by the build's workers,
+    which are started here, before the files are asked for (the writer's threads start then)."""
+    pending = [i for i, entry in enumerate(manifest) if isinstance(entry, RunPage) and reuse.to_render(i)]
     parallel = None
-    if renderer.jobs > 1 and sum(1 for _ in pending()) >= PARALLEL_MIN:
-        parallel = _parallel(manifest, pending(), renderer)
+    if renderer.workers.many and len(pending) >= PARALLEL_MIN:
+        parallel = _parallel(manifest, pending, renderer)
+    return _rendered(manifest, renderer, reuse, parallel)
+
+
+def _rendered(manifest: list[Entry], renderer: SiteRenderer, reuse: Reuse, parallel) -> Iterator[SiteFile]:
     for index, entry in enumerate(manifest):
         kept = reuse.kept(index)
         if kept is not None:
@@ -137,11 +139,12 @@ AHEAD = 8  # tasks per worker sent ahead of the page being written: the results 
 _WORKER: tuple | None = None  # a worker process's theme and reports
 
 
-def _parallel(manifest: list[Entry], pending: Iterator[int], renderer: SiteRenderer) -> Iterator:
+def _parallel(manifest: list[Entry], pending: list[int], renderer: SiteRenderer) -> Iterator:
     """For each of ``pending`` (indexes of run pages in the manifest), in order: its (bytes, report key, fresh
     report html), from a pool of worker processes (workers.py).
 
-    Each worker is given the theme chain and the report renderer once, then each run page's page, raw
+    Each worker is given the theme chain and the report renderer once (the workers are forked now if they
+    were not before), then each run page's page, raw
     record and the cached rendering of its report, if any (only
     the parent reads and writes the cache: one SQLite connection, no locks between
     processes); the worker checks a cached report as ReportRenderer.cached does, and the
@@ -160,10 +163,12 @@ def _parallel(manifest: list[Entry], pending: Iterator[int], renderer: SiteRende
         key = renderer.reports.key(record)
         return entry.page, record, renderer.reports.cache.report(key) if key else None
 
-    pool = workers.pool(renderer.jobs, _start_worker, (renderer.chain, reports, renderer.whole))
-    chunks = iter(lambda: list(islice(pending, CHUNK)), [])
+    workers = renderer.workers
+    workers.everywhere(_start_worker, renderer.chain, reports, renderer.whole)
+    indexes = iter(pending)
+    chunks = iter(lambda: list(islice(indexes, CHUNK)), [])
     tasks = (([task(manifest[i]) for i in chunk],) for chunk in chunks)  # made as they are sent
-    return (page for done in workers.in_order(pool, _render_chunk, tasks, renderer.jobs * AHEAD) for page in done)
+    return (page for done in workers.in_order(_render_chunk, tasks, workers.jobs * AHEAD) for page in done)
 
 
 def _start_worker(chain: list[Path], reports: ReportRenderer, whole) -> None:
