@@ -32,6 +32,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 import pytest
 import yaml
 from conftest import SAMPLES, needs_samples
+from ghrunner import runner_commands
 from packaging.requirements import Requirement
 
 REPO = Path(__file__).resolve().parents[1]
@@ -77,34 +78,6 @@ def read_outputs(path: Path) -> dict[str, str]:
         outputs[m["name"]] = "\n".join(lines[i + 1 : end])
         i = end + 1
     return outputs
-
-
-def runner_commands(output: str) -> list[tuple[str, str]]:
-    """The workflow commands GitHub's runner acts on in a step's output, as (name, data), the way
-    its ActionCommandManager reads them (actions/runner, src/Runner.Common/ActionCommand.cs): a line
-    ends at CR or LF; `::name props::data` at a line's start after white space, else `##[name props]data`
-    anywhere in it; after `::stop-commands::TOKEN` nothing but `::TOKEN::` until that resumes. Any name
-    counts here (the runner acts only on the ones it knows: stricter than it, never laxer)."""
-    seen: list[tuple[str, str]] = []
-    stopped = None
-    for line in re.split(r"\r\n|\r|\n", output):
-        found = None
-        start = line.lstrip()
-        end = start.find("::", 2) if start.startswith("::") else -1
-        if end >= 0:
-            found = (start[2:end].split(" ")[0], start[end + 2 :])
-        elif (i := line.find("##[")) >= 0 and (j := line.find("]", i)) >= 0:
-            found = (line[i + 3 : j].split(" ")[0], line[j + 1 :])
-        if found is None:
-            continue
-        if stopped is not None:
-            if found[0] == stopped:
-                stopped = None
-            continue
-        if found[0] == "stop-commands":
-            stopped = found[1]
-        seen.append(found)
-    return seen
 
 
 class Runner:
@@ -655,9 +628,7 @@ def fake_dns(monkeypatch, answers: dict[str, list[list[str]]]) -> dict[str, int]
 
 
 def test_a_name_with_any_address_that_is_not_public_is_refused_before_connecting(monkeypatch):
-    fake_dns(
-        monkeypatch, {"board.test": [["8.8.8.8", "169.254.169.254"]], "meta.test": [["::ffff:169.254.169.254"]]}
-    )
+    fake_dns(monkeypatch, {"board.test": [["8.8.8.8", "169.254.169.254"]], "meta.test": [["::ffff:169.254.169.254"]]})
 
     def no_connection(*args, **kwargs):
         raise AssertionError("the fetch connected although the name's addresses were refused")
