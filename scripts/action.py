@@ -477,10 +477,10 @@ class CheckedHTTPSConnection(http.client.HTTPSConnection):
 
 def fetch(url: str, deadline: float, limit: int | None = None) -> bytes | None:
     """The body at ``url``; None when it is not there (404 or 410, as on a first publish);
-    TooLarge past ``limit`` bytes (PREVIOUS_MAX_BYTES by default). Any other failure, or no complete answer by ``deadline``
-    (time.monotonic()), is an error: the caller stops rather than build as if there were no
-    history. The request runs in a thread the deadline cuts short, whatever blocks it (a name
-    lookup, a host that drips bytes)."""
+    TooLarge past ``limit`` bytes (PREVIOUS_MAX_BYTES by default). Any other failure, or no
+    complete answer by ``deadline`` (time.monotonic()), is an error: the caller stops rather
+    than build as if there were no history. The request runs in a thread the deadline cuts
+    short, whatever blocks it (a name lookup, a host that drips bytes)."""
     opened: list[CheckedHTTPSConnection] = []
     cap = PREVIOUS_MAX_BYTES if limit is None else limit
     try:
