@@ -296,6 +296,16 @@ def deploy(site: Path, served: Path) -> None:
     shutil.copytree(site, served / "board")
 
 
+def live_demo(root: Path, tls: dict[str, Path], served: Path, **patch) -> Runner:
+    """A runner online (``patch`` applied) whose first build of the demo export is the live site; its job summary emptied."""
+    runner = online(root, tls, **patch)
+    runner.export_from(DEMO)
+    assert runner.plan_and_build().returncode == 0
+    deploy(runner.workspace / "site", served)
+    runner.summary.unlink()
+    return runner
+
+
 # --- action.yml ---------------------------------------------------------------------------
 
 
@@ -544,10 +554,7 @@ def test_a_redirect_is_followed_only_over_https_to_a_public_address(tmp_path, ho
     """The test server itself (127.0.0.1) is let through; the redirect's target is checked as the first URL was."""
     base, served = host
     port = base.rsplit(":", 1)[1]
-    runner = online(tmp_path, tls)
-    runner.export_from(DEMO)
-    assert runner.plan_and_build().returncode == 0
-    deploy(runner.workspace / "site", served)
+    runner = live_demo(tmp_path, tls, served)
     shutil.rmtree(runner.workspace / "site")
     done = runner.plan_and_build(PODIUM_PREVIOUS_URL=redirect(base, target.format(h=TEST_HOST, p=port)))
     assert done.returncode == 3, done.stdout + done.stderr
@@ -557,10 +564,7 @@ def test_a_redirect_is_followed_only_over_https_to_a_public_address(tmp_path, ho
 
 def test_a_redirect_over_https_is_followed_a_few_times(tmp_path, host, tls):
     base, served = host
-    runner = online(tmp_path, tls)
-    runner.export_from(DEMO)
-    assert runner.plan_and_build().returncode == 0
-    deploy(runner.workspace / "site", served)
+    runner = live_demo(tmp_path, tls, served)
     done = runner.plan_and_build(PODIUM_PREVIOUS_URL=redirect(base, "/board/api/results/summary.json", 301))
     assert done.returncode == 0, done.stdout + done.stderr
     assert "--previous=" in done.stdout and "No change since the previous summary." in runner.summary_text()
@@ -688,11 +692,7 @@ def test_a_summary_larger_than_podium_reads_is_not_used(tmp_path, host, tls, pat
     """Over the cap (1,000 bytes here; podium's 64 MiB on a runner), announced or not: a warning, no change
     report, and the site is built (not a publish that fails forever, issue 34 item 1)."""
     base, served = host
-    runner = online(tmp_path, tls, constants={"PREVIOUS_MAX_BYTES": 1000})
-    runner.export_from(DEMO)
-    assert runner.plan_and_build().returncode == 0
-    deploy(runner.workspace / "site", served)
-    runner.summary.unlink()
+    runner = live_demo(tmp_path, tls, served, constants={"PREVIOUS_MAX_BYTES": 1000})
     done = runner.plan_and_build(PODIUM_PREVIOUS_URL=f"{base}/{path}")
     assert done.returncode == 0, done.stdout + done.stderr
     assert "::warning title=podium action::" in done.stdout
@@ -817,16 +817,12 @@ def test_a_failing_build_exits_with_podiums_code_and_says_so_in_the_summary(tmp_
 
 def test_a_tripped_gate_fails_the_step_after_the_report(tmp_path, host, tls):
     base, served = host
-    runner = online(tmp_path, tls)
-    runner.export_from(DEMO)
-    assert runner.plan_and_build().returncode == 0
-    deploy(runner.workspace / "site", served)
+    runner = live_demo(tmp_path, tls, served)
     summary = served / "board" / "api" / "results" / "summary.json"
     data = json.loads(summary.read_text(encoding="utf-8"))
     harrier = next(a for a in data["agents"] if a["name"] == "harrier")  # a median (42.5%) with room above
     harrier["median"] = min(1.0, harrier["median"] + 0.1)  # harrier was 10 points higher last time
     summary.write_text(json.dumps(data), encoding="utf-8")
-    runner.summary.unlink()
     done = runner.plan_and_build(PODIUM_PREVIOUS_URL=f"{base}/board/", PODIUM_FAIL_ON_DROP="harrier=5\n")
     assert done.returncode == 1, done.stdout + done.stderr
     text = runner.summary_text()

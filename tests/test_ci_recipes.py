@@ -253,21 +253,18 @@ def evaluate(expression: str, github: dict) -> object:
         "fromJSON": json.loads,
     }
 
-    def either() -> object:
-        value = both()
-        while peek() == "||":
+    def chain(op: str, operand, pick) -> object:
+        value = operand()
+        while peek() == op:
             take()
-            right = both()
-            value = value if truthy(value) else right
+            value = pick(value, operand())
         return value
 
+    def either() -> object:
+        return chain("||", both, lambda a, b: a if truthy(a) else b)
+
     def both() -> object:
-        value = comparison()
-        while peek() == "&&":
-            take()
-            right = comparison()
-            value = right if truthy(value) else value
-        return value
+        return chain("&&", comparison, lambda a, b: b if truthy(a) else a)
 
     def comparison() -> object:
         value = unary()
