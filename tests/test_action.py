@@ -702,6 +702,26 @@ def test_a_summary_larger_than_podium_reads_is_not_used(tmp_path, host, tls, pat
     assert runner.outputs()["first-publish"] == "false"
 
 
+def test_a_history_file_larger_than_podium_reads_is_left_out(monkeypatch, host, tls, tmp_path, capsys):
+    """changes.json over the cap is not fetched further nor used (podium would ignore it: a fresh history),
+    with a warning; the summary and redirects.json beside it are."""
+    base, served = host
+    results = served / "api" / "results"
+    results.mkdir(parents=True)
+    (results / "summary.json").write_text("{}")
+    (results / "changes.json").write_text(" " * 2000)
+    (results / "redirects.json").write_text("[]")
+    monkeypatch.setattr(action, "address_refusal", lambda a: None)
+    monkeypatch.setattr(action, "PREVIOUS_MAX_BYTES", 1000)
+    monkeypatch.setenv("SSL_CERT_FILE", str(tls["ca"]))
+    summary, unused = action.fetch_previous(f"{base}/api/results/summary.json", tmp_path / "previous")
+    assert summary == tmp_path / "previous" / "summary.json" and unused == ""
+    assert sorted(p.name for p in summary.parent.iterdir()) == ["redirects.json", "summary.json"]
+    assert f"::warning title=podium action::{base}/api/results/changes.json is larger than 1,000 bytes" in (
+        capsys.readouterr().out
+    )
+
+
 def test_the_byte_cap_is_podiums_own():
     from podium.load.published import MAX_BYTES
 
