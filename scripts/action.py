@@ -50,7 +50,7 @@ TRUSTED_EVENTS = ("push", "schedule", "workflow_dispatch")
 SOURCE_PARTS = ("pyproject.toml", "generator", "themes")
 
 PREVIOUS_FILES = ("summary.json", "changes.json", "redirects.json")  # what `--previous` reads beside it
-PREVIOUS_MAX_BYTES = 256 * 1024 * 1024  # podium reads at most this much of each (README: "What a previous site …")
+PREVIOUS_MAX_BYTES = 256 * 1024 * 1024  # podium reads at most this much of each (docs/publishing.md "What a previous")
 FETCH_TIMEOUT_S = 60
 SUMMARY_TAIL_LINES = 30  # of a failed build's log, quoted in the job summary
 

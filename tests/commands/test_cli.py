@@ -1,4 +1,4 @@
-"""The ``podium`` command (README "Commands"): build, rank, check, history, exit codes, safe output."""
+"""The ``podium`` command (docs/usage.md "Commands"): build, rank, check, history, exit codes, safe output."""
 
 from __future__ import annotations
 
