@@ -47,16 +47,22 @@ def field_docs() -> dict[str, dict[str, tuple[str, str]]]:
             if not (isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name)):
                 continue
             assert item.end_lineno is not None
-            parts = []
-            trailing = re.search(r"#:\s?(.*)$", lines[item.end_lineno - 1])
-            if trailing:
-                parts.append(trailing.group(1).strip())
-            at = item.end_lineno
-            while at < len(lines) and lines[at].strip().startswith("#:"):
-                parts.append(lines[at].strip()[2:].strip())
-                at += 1
-            docs[item.target.id] = (ast.unparse(item.annotation), " ".join(p for p in parts if p))
+            docs[item.target.id] = (ast.unparse(item.annotation), doc_comment(lines, item.end_lineno))
     return out
+
+
+def doc_comment(lines: list[str], end: int) -> str:
+    """The ``#:`` doc comment of the item that ends on line ``end`` (1-based): on that line, and on the ``#:``
+    lines right after it."""
+    parts = []
+    trailing = re.search(r"#:\s?(.*)$", lines[end - 1])
+    if trailing:
+        parts.append(trailing.group(1).strip())
+    at = end
+    while at < len(lines) and lines[at].strip().startswith("#:"):
+        parts.append(lines[at].strip()[2:].strip())
+        at += 1
+    return " ".join(p for p in parts if p)
 
 
 def _cell(text: str) -> str:
@@ -103,15 +109,7 @@ def table_docs(name: str) -> dict[str, str]:
     docs = {}
     for key, value in zip(table.keys, table.values):
         assert isinstance(key, ast.Constant) and value.end_lineno is not None
-        parts = []
-        trailing = re.search(r"#:\s?(.*)$", lines[value.end_lineno - 1])
-        if trailing:
-            parts.append(trailing.group(1).strip())
-        at = value.end_lineno
-        while at < len(lines) and lines[at].strip().startswith("#:"):
-            parts.append(lines[at].strip()[2:].strip())
-            at += 1
-        docs[key.value] = " ".join(p for p in parts if p)
+        docs[key.value] = doc_comment(lines, value.end_lineno)
     return docs
 
 
