@@ -61,7 +61,8 @@ LOCK = "requirements/action.lock"
 SOURCE_PARTS = ("pyproject.toml", "generator", "themes", LOCK)
 
 PREVIOUS_FILES = ("summary.json", "changes.json", "redirects.json")  # what `--previous` reads beside it
-# podium reads at most this much of each (load/published.py MAX_BYTES; tests/test_action.py checks they agree):
+# podium reads at most this much of each (load/published.py MAX_BYTES, docs/publishing.md "What a previous
+# site can carry"; tests/test_action.py checks they agree):
 # a larger one is not fetched further and not used, as podium would not use it.
 PREVIOUS_MAX_BYTES = 64 * 1024 * 1024
 FETCH_DEADLINE_S = 120.0  # for the previous site's files together: a host that drips bytes cannot hold the job
