@@ -29,7 +29,7 @@ from podium import routes
 from podium.count.compare import pairs_by_agent
 from podium.load.published import COMPARE_AGENT_SCHEMA, COMPARE_PAIR_SCHEMA, COMPARE_SCHEMA
 from podium.model import AgentSummary, Leaderboard, Pair, PairVersion
-from podium.render.data import dump_json
+from podium.render.data import dump_json, names_more
 
 
 def _ci(ci: tuple[float, float] | None) -> list[float] | None:
@@ -56,6 +56,7 @@ def version_dict(v: PairVersion) -> dict:
         "judge_models_b": list(v.judge_models_b),
         "superiority": v.superiority,
         "verdict": v.verdict,
+        **names_more(v, "judge_models_a", "judge_models_b"),
     }
 
 
@@ -90,6 +91,7 @@ def pair_summary(pair: Pair, *, detail: bool = True) -> dict:
         "no_judge_share_b": pair.no_judge_share_b,
         "timeout_share_a": pair.timeout_share_a,
         "timeout_share_b": pair.timeout_share_b,
+        **names_more(pair, "models_a", "models_b"),
     }
     if detail:
         out["detail"] = pair_data_path(pair)

@@ -19,7 +19,7 @@ from podium import routes
 from podium.errors import ConfigError
 from podium.load.yamlfile import YamlError, parse_yaml
 from podium.model import KIND_LABELS, PROVISIONAL_BELOW
-from podium.words import diff_text, figures_text
+from podium.words import diff_text, figures_text, names_text
 
 
 def builtin_themes() -> Path:
@@ -106,6 +106,8 @@ def make_environment(chain: list[Path]) -> jinja2.Environment:
         n_runs=figures_text.n_runs,
         in_median=figures_text.in_median,
         counted=figures_text.counted,
+        short_name=names_text.short_name,  # a name where it is not the page's own (words/names_text.py)
+        more_names=names_text.more_names,
     )
     env.globals.update(
         rank_move=figures_text.rank_move, verdicts=diff_text.VERDICTS, change_headline=diff_text.headline

@@ -20,6 +20,7 @@ from podium.model import (
     RunRecord,
     Totals,
 )
+from podium.words.names_text import more_names, short_name
 
 DASH = "—"
 NO_JUDGE = "No judge"
@@ -226,7 +227,7 @@ def models_lead(models: tuple[ModelSummary, ...] | list[ModelSummary]) -> Senten
     top = models[0]
     if top.figures.median is None:
         return (Part("No model has a run in a median yet."),)
-    return (*_leads(top.model, top.url, top.figures, top.provisional, key=True), Part("."))
+    return (*_leads(short_name(top.model), top.url, top.figures, top.provisional, key=True), Part("."))
 
 
 def agent_headline(agent: AgentSummary) -> str:
@@ -286,12 +287,14 @@ def judges_warning(fig: Figures) -> Sentence:
     """ "Judged by 2 models (a, b): their judge scores may not compare." when more than one model judged
     these runs; nothing otherwise."""
     models = fig.judge_models
-    if len(models) < 2:
+    if len(models) + fig.judge_models_more < 2:
         return ()
-    parts = [Part(f"Judged by {len(models)} models (")]
+    parts = [Part(f"Judged by {len(models) + fig.judge_models_more:,} models (")]
     for i, model in enumerate(models):
         parts += [Part(", ")] if i else []
-        parts.append(Part(model, name=True))
+        parts.append(Part(short_name(model), name=True))
+    if fig.judge_models_more:  # the list keeps 10 (count/model_names.py)
+        parts.append(Part(f" {more_names(fig.judge_models_more)}"))
     return (*parts, Part("): their judge scores may not compare."))
 
 
