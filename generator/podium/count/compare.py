@@ -36,6 +36,7 @@ from podium.model import (
 
 GAP = Fraction(1, 5)  # no_judge_gap / timeout_gap threshold, compared exactly
 MATRIX_AGENTS = 30  # the compare page's matrix (and the pair pages) cover the top 30 ranked agents
+NEAREST = 10  # an agent's part of the data lists its pairs with the 10 rivals ranked just above it and below it
 VERDICTS = ("a_ahead", "b_ahead", "overlap", "too_few")
 
 
@@ -159,6 +160,21 @@ def pairs_by_agent(pairs: Sequence[Pair]) -> dict[str, list[int]]:
         out.setdefault(pair.a, []).append(index)
         out.setdefault(pair.b, []).append(index)
     return out
+
+
+def listed_pairs(pairs: Sequence[Pair], agent: str, indices: Sequence[int], ranks: Mapping[str, int]) -> list[int]:
+    """The pairs of ``agent`` (``indices`` into ``pairs``, in their order) its part of the data lists
+    (compare.md §3.1): every pair with a page, and its pairs with the NEAREST rivals ranked just above it
+    and the NEAREST just below it, among the agents it makes a pair with. The rest are counted, not listed:
+    every agent's part listed every rival, so the parts grew with agents² (1,400 one-run agents: 989 MB)."""
+    if len(indices) <= 2 * NEAREST:
+        return list(indices)
+    mine = ranks[agent]
+    rival = [(ranks[p.b if p.a == agent else p.a], i) for i in indices for p in (pairs[i],)]
+    above = sorted((r, i) for r, i in rival if r < mine)[-NEAREST:]
+    below = sorted((r, i) for r, i in rival if r > mine)[:NEAREST]
+    keep = {i for _, i in above + below} | {i for i in indices if pairs[i].url is not None}
+    return [i for i in indices if i in keep]
 
 
 def full_pair(board: Leaderboard, pair: Pair) -> Pair:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from podium import routes
-from podium.count.compare import MATRIX_AGENTS, pairs_by_agent
+from podium.count.compare import MATRIX_AGENTS, listed_pairs, pairs_by_agent
 from podium.count.figures import first
 from podium.model import AgentSummary, Leaderboard, ModelSummary, Pair, RunRecord
 from podium.plan import charts
@@ -95,8 +95,15 @@ class Links:
 def data_files(board: Leaderboard) -> list[DataFile]:
     """compare.json's parts (render/compare_data.py): one per agent with a pair, one per pair with a page."""
     pairs_of = pairs_by_agent(board.pairs)
+    ranks = {a.agent: a.rank for a in board.agents}
     out = [
-        DataFile(routes.compare_agent_data_path(a.slug), "compare_agent", i, tuple(pairs_of[a.agent]))
+        DataFile(
+            routes.compare_agent_data_path(a.slug),
+            "compare_agent",
+            i,
+            tuple(listed := listed_pairs(board.pairs, a.agent, pairs_of[a.agent], ranks)),
+            len(pairs_of[a.agent]) - len(listed),
+        )
         for i, a in enumerate(board.agents)
         if a.agent in pairs_of
     ]
