@@ -283,6 +283,13 @@ def run_placement(record: RunRecord) -> str:
     return f"left out of the median and counted beside it as “{KIND_LABELS[record.kind].lower()}”."
 
 
+def seconds(value: float) -> str:
+    """A budget in seconds, exactly: "3,600 s", "600.4 s" (never rounded: two budgets that differ by under a
+    second read apart where a page or a report tells them apart, issue 34)."""
+    whole = float(value).is_integer()
+    return f"{int(value):,} s" if whole else f"{value:,} s"
+
+
 def judges_warning(fig: Figures) -> Sentence:
     """ "Judged by 2 models (a, b): their judge scores may not compare." when more than one model judged
     these runs; nothing otherwise."""
