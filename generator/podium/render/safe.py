@@ -141,28 +141,35 @@ class _ModelTexts:
             done: set[tuple] = set()  # the names of a run: a history repeats a few lists on every run
             name, anywhere = self._name, self._anywhere
             for r in self._runs:
-                names = (r.models_reported, r.models_more, r.models_digest, r.model_declared)
+                conf = r.configuration
+                names = (r.models_reported, r.models_more, r.models_digest, r.model_declared, conf and conf.model)
                 if names in done:
                     continue
                 done.add(names)
                 key = model_names.model_key(r)
                 if key not in keys:
-                    keys[key] = anywhere(model_names.model_key(r, name))
+                    keys[key] = anywhere(self._whole(key) or model_names.model_key(r, name))
                 model = model_names.run_model(r)
                 if model is not None and model not in models:
-                    models[model] = anywhere(model_names.run_model(r, name) or "")
-                conf = r.configuration
+                    models[model] = anywhere(self._whole(model) or model_names.run_model(r, name) or "")
                 if conf is not None and conf.model and conf.model not in confs:
                     # with no reported names, the configuration's model is the one its conditions declare
                     reported = (r.models_reported, r.models_more, r.models_digest)
                     shown = model_names.configuration_model(*reported, None, name) if any(r.models_reported) else None
-                    confs[conf.model] = anywhere(shown or name(conf.model))
+                    confs[conf.model] = anywhere(self._whole(conf.model) or shown or name(conf.model))
             self._made = made
         return self._made
 
+    def _whole(self, text: str) -> str | None:
+        """``text`` as published when it is itself a name some run redacted (one name holding `` + `` spells
+        the same text as two names joined): the most redacted reading wins."""
+        shown = self._name(text)
+        return shown if shown != text else None
+
     def _published(self, kind: str, text: str) -> str:
-        # A text no run makes (none is expected) is still redacted as a whole.
-        return self._texts()[kind].get(text) or self._anywhere(text)
+        made = self._texts()[kind]
+        # A text no run makes (none is expected) is still redacted as a whole, its names as published.
+        return made[text] if text in made else self._anywhere(self._name(text))
 
     def key(self, text: str) -> str:
         return self._published("key", text)
