@@ -82,6 +82,7 @@ def read_result(value: object, fields: Fields) -> Result | None:
         partial_trigger = MISTYPED  # reported already; makes the run unknown (counting.md §2 rule 5)
     elif partial_trigger not in PARTIAL_TRIGGERS:
         fields.report("partial_trigger", f"{partial_trigger!r} is not a trigger podium knows; counted as unknown")
+    secrets, answers = _submitted_values(grade)
     return Result(
         "graded",
         run_id=_run_id(fields, grade, "grade.run_id"),
@@ -90,7 +91,8 @@ def read_result(value: object, fields: Fields) -> Result | None:
         partial=fields.boolean(value, "partial", "partial"),
         partial_trigger=partial_trigger,
         **read_models(value, fields),
-        **_submitted_values(grade),
+        secrets=secrets,
+        answers=answers,
     )
 
 
@@ -129,7 +131,7 @@ def _quiet(name: str) -> str:
     return Fields("", []).clean(name, "", limit=MODEL_NAME_LIMIT)
 
 
-def _submitted_values(grade: dict) -> dict[str, tuple[str, ...]]:
+def _submitted_values(grade: dict) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Kept only so pages can redact them: every check's submitted value (``secrets``), and
     the values that passed an ``artifacts`` check (``answers``: the mission's known answers)."""
     values, answers = set(), set()
@@ -140,7 +142,7 @@ def _submitted_values(grade: dict) -> dict[str, tuple[str, ...]]:
             values.add(value)
             if item.get("source") == "artifacts" and item.get("passed") is True:
                 answers.add(value)
-    return {"secrets": tuple(sorted(values)), "answers": tuple(sorted(answers))}
+    return tuple(sorted(values)), tuple(sorted(answers))
 
 
 def _mistyped(obj: dict, key: str) -> bool:

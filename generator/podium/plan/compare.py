@@ -95,7 +95,7 @@ class Links:
 def data_files(board: Leaderboard) -> list[DataFile]:
     """compare.json's parts (render/compare_data.py): one per agent with a pair, one per pair with a page."""
     pairs_of = pairs_by_agent(board.pairs)
-    ranks = {a.agent: a.rank for a in board.agents}
+    ranks = {a.agent: a.rank or 0 for a in board.agents}  # (every agent of board.agents is ranked)
     out = [
         DataFile(
             routes.compare_agent_data_path(a.slug),
