@@ -3,12 +3,11 @@ to 600.4 s, and of the configuration lines on both sides of it, as a budget was 
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
-
 from hypothesis import given
 from hypothesis import strategies as st
+from test_verdicts import run
 
-from podium.count.verdicts import Configuration, ProgressRun, agent_progress
+from podium.count.verdicts import Configuration, agent_progress
 from podium.plan.progress import configuration_text, panel
 from podium.words import diff_text, progress_text
 from podium.words.figures_text import seconds
@@ -25,32 +24,13 @@ def test_a_budget_reads_as_seconds():
     assert [seconds(x) for x in (3600.0, 600.4, 0.25, 1_234_567.5)] == ["3,600 s", "600.4 s", "0.25 s", "1,234,567.5 s"]
 
 
-def _runs(budget: float, start: int) -> list[ProgressRun]:
-    conf = Configuration("1", "model-a", "judge-1", budget)
-    t0 = datetime(2026, 1, 1, tzinfo=UTC)
-    return [
-        ProgressRun(
-            run_id=f"{start + n:032x}",
-            mission="m1",
-            version="1.0.0",
-            current=True,
-            started=t0 + timedelta(minutes=start + n),
-            kind="graded",
-            overall=0.5,
-            overall_upper=0.5,
-            deterministic=0.5,
-            judge=0.5,
-            judge_upper=None,
-            judge_status="ok",
-            configuration=conf,
-        )
-        for n in range(6)
-    ]
+def _runs(budget: float) -> list:
+    return [run(0.5, conf=Configuration("1", "model-a", "judge-1", budget)) for _ in range(6)]
 
 
 def test_a_budget_moved_by_under_a_second_reads_as_moved():
     """The agent page's step (since, before, after) and the change report say 600 s and 600.4 s apart."""
-    progress = agent_progress("a1", "Kestrel", "kestrel", _runs(600.0, 0) + _runs(600.4, 10))
+    progress = agent_progress("a1", "Kestrel", "kestrel", _runs(600.0) + _runs(600.4))
     (step,) = progress.steps
     assert step.changed == ("budget_seconds",)
     assert progress_text.since(step) == "since budget 600.4 s"
