@@ -47,6 +47,8 @@ from collections.abc import Callable, Iterable, Mapping
 
 import ahocorasick_rs
 
+from podium.load.fields import FORMAT_CHARACTERS, drop_format
+
 MIN_LITERAL = 6  # configured literals and a run's own values: shorter ones would redact ordinary words
 MIN_ANSWER = 8  # another run's answer with a digit, symbol or punctuation mark
 MIN_PLAIN_ANSWER = 16  # another run's answer made of letters and spaces only
@@ -193,20 +195,10 @@ _STEP_CUTS = {
 }
 
 
-# Unicode's format characters (category Cf) in Python 3.11's database (Unicode 14.0): invisible, and so
-# removed from a text's reader view (tests/render/test_redact_view.py checks the list against unicodedata).
-_CF_RANGES = (
-    (0x00AD, 0x00AD), (0x0600, 0x0605), (0x061C, 0x061C), (0x06DD, 0x06DD), (0x070F, 0x070F), (0x0890, 0x0891),
-    (0x08E2, 0x08E2), (0x180E, 0x180E), (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x2064), (0x2066, 0x206F),
-    (0xFEFF, 0xFEFF), (0xFFF9, 0xFFFB), (0x110BD, 0x110BD), (0x110CD, 0x110CD), (0x13430, 0x13438),
-    (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A), (0xE0001, 0xE0001), (0xE0020, 0xE007F),
-)  # fmt: skip
-FORMAT_CHARACTERS = "".join(chr(a) if a == b else f"{chr(a)}-{chr(b)}" for a, b in _CF_RANGES)  # a class's body
 _UNSEEN_RUN = re.compile(f"[\\s{FORMAT_CHARACTERS}]+")  # a run of white space and format characters
 # A text unlike its reader view: white space other than a space, a format character, or a space before either.
 _NOT_AS_READ = re.compile(f"[^\\S ]|[{FORMAT_CHARACTERS}]| [\\s{FORMAT_CHARACTERS}]")
 _ANY_SPACE = re.compile(r"\s")
-_DROP_FORMAT = {code: None for a, b in _CF_RANGES for code in range(a, b + 1)}  # str.translate: removed
 
 
 def as_read(text: str) -> str:
@@ -217,7 +209,7 @@ def as_read(text: str) -> str:
 def as_read_fast(text: str) -> str:
     """The same without keeping where each character came from, in two passes of C (the build's last
     guard reads every output file so: render/site.py): white space at the ends is dropped too."""
-    return " ".join(text.translate(_DROP_FORMAT).split())
+    return " ".join(drop_format(text).split())
 
 
 class _View:
