@@ -863,17 +863,17 @@ PATHOLOGICAL = {
 @pytest.mark.parametrize("kind", sorted(PATHOLOGICAL))
 def test_pathological_report_renders_in_bounded_time(tmp_path, export, kind):
     body = PATHOLOGICAL[kind]
-    start = time.perf_counter()
+    start = time.process_time()  # (CPU time: a busy machine's wall clock counts other processes)
     html = render_report(body, Redactor())
-    elapsed = time.perf_counter() - start
+    elapsed = time.process_time() - start
     assert elapsed < 5.0, f"{kind}: {elapsed:.1f}s"
     assert len(html) < 1_000_000
     rid = run_id(kind)
     export.run(graded(rid), rid=rid, report=body)
     export.sidecars()
-    start = time.perf_counter()
+    start = time.process_time()
     files = kit.site_files(kit.build(export.root, tmp_path / "site", root=tmp_path))
-    assert time.perf_counter() - start < 15.0
+    assert time.process_time() - start < 15.0
     doc = run_page(files, rid)
     div = report_div(doc)
     assert [t.tag for t in doc.tags if t.tag in ("script", "iframe")] == ["script"]
