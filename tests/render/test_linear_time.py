@@ -36,9 +36,9 @@ SWEEP_FLOOR = 0.02  # the same for one pattern's scan of a line (a quadratic one
 
 
 def _seconds(fn, arg) -> float:
-    """The least CPU time this process spent on ``fn(arg)`` in three tries."""
+    """The least CPU time this process spent on ``fn(arg)`` in two tries."""
     best = float("inf")
-    for _ in range(3):
+    for _ in range(2):
         start = time.process_time()
         fn(arg)
         best = min(best, time.process_time() - start)
