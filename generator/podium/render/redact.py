@@ -195,21 +195,26 @@ _STEP_CUTS = {
 }
 
 
-_UNSEEN_RUN = re.compile(f"[\\s{FORMAT_CHARACTERS}]+")  # a run of white space and format characters
 # A text unlike its reader view: white space other than a space, a format character, or a space before either.
 _NOT_AS_READ = re.compile(f"[^\\S ]|[{FORMAT_CHARACTERS}]| [\\s{FORMAT_CHARACTERS}]")
-_ANY_SPACE = re.compile(r"\s")
+# A run of white space and format characters other than a lone space: one holding white space (a space
+# in the view) or format characters alone (nothing there).
+_CHANGED_RUN = re.compile(
+    f"(?P<spaced> [\\s{FORMAT_CHARACTERS}]+|[^\\S ][\\s{FORMAT_CHARACTERS}]*|[{FORMAT_CHARACTERS}]+\\s[\\s{FORMAT_CHARACTERS}]*)"
+    f"|(?P<unseen>[{FORMAT_CHARACTERS}]+)"
+)
+_SPACE_RUN = re.compile(r"\s+")
 
 
 def as_read(text: str) -> str:
     """``text`` as a reader sees it: every run of white space one space, format characters (Cf) removed."""
-    return _View(text).text if _NOT_AS_READ.search(text) else text
+    return as_read_fast(text) if _NOT_AS_READ.search(text) else text
 
 
 def as_read_fast(text: str) -> str:
-    """The same without keeping where each character came from, in two passes of C (the build's last
-    guard reads every output file so: render/site.py): white space at the ends is dropped too."""
-    return " ".join(drop_format(text).split())
+    """The same (what :class:`_View` makes, without where each character came from) in two passes of C,
+    whether or not the text needs them (the build's last guard reads every output file so: render/site.py)."""
+    return _SPACE_RUN.sub(" ", drop_format(text))
 
 
 class _View:
@@ -219,21 +224,14 @@ class _View:
     __slots__ = ("text", "_starts", "_runs")
 
     def __init__(self, source: str):
-        pieces: list[str] = []
+        self.text = as_read_fast(source)
         runs: list[tuple[int, int, int, int]] = []  # each run changed: (view start, its length there, source span)
-        at = size = 0
-        for match in _UNSEEN_RUN.finditer(source):
+        removed = 0  # source characters before the run that are not in the view
+        for match in _CHANGED_RUN.finditer(source):  # (a lone space, the most common run, is left as it is)
             start, end = match.span()
-            if end - start == 1 and source[start] == " ":
-                continue
-            kept = " " if _ANY_SPACE.search(source, start, end) else ""
-            pieces += (source[at:start], kept)
-            size += start - at
-            runs.append((size, len(kept), start, end))
-            size += len(kept)
-            at = end
-        pieces.append(source[at:])
-        self.text = "".join(pieces)
+            size = 1 if match.lastgroup == "spaced" else 0
+            runs.append((start - removed, size, start, end))
+            removed += end - start - size
         self._starts = [run[0] for run in runs]
         self._runs = runs
 
@@ -437,12 +435,13 @@ def _through_view(texts: list[str], rewrite: Callable, trace_of: Callable) -> li
     odd = [number for number, text in enumerate(texts) if text and _NOT_AS_READ.search(text)]
     if not odd:
         return texts
-    views = [_View(texts[number]) for number in odd]
-    after = rewrite([view.text for view in views])
+    views = [as_read_fast(texts[number]) for number in odd]  # (where each character came from: only if needed)
+    after = rewrite(views)
     texts = list(texts)
     for number, view, done in zip(odd, views, after):
-        if done != view.text:
-            texts[number] = apply_cuts(texts[number], view.source_cuts(trace_of(view.text).cuts()))
+        if done != view:
+            mapped = _View(texts[number])
+            texts[number] = apply_cuts(texts[number], mapped.source_cuts(trace_of(mapped.text).cuts()))
     return texts
 
 
