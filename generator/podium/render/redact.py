@@ -200,8 +200,8 @@ _NOT_AS_READ = re.compile(f"[^\\S ]|[{FORMAT_CHARACTERS}]| [\\s{FORMAT_CHARACTER
 # A run of white space and format characters other than a lone space: one holding white space (a space
 # in the view) or format characters alone (nothing there).
 _CHANGED_RUN = re.compile(
-    f"(?P<spaced> [\\s{FORMAT_CHARACTERS}]+|[^\\S ][\\s{FORMAT_CHARACTERS}]*|[{FORMAT_CHARACTERS}]+\\s[\\s{FORMAT_CHARACTERS}]*)"
-    f"|(?P<unseen>[{FORMAT_CHARACTERS}]+)"
+    f"(?P<spaced> [\\s{FORMAT_CHARACTERS}]+|[^\\S ][\\s{FORMAT_CHARACTERS}]*"
+    f"|[{FORMAT_CHARACTERS}]+\\s[\\s{FORMAT_CHARACTERS}]*)|(?P<unseen>[{FORMAT_CHARACTERS}]+)"
 )
 _SPACE_RUN = re.compile(r"\s+")
 
