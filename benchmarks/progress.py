@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""How long the progress computation takes (podium.count.verdicts.agent_progress) on one agent.
+"""How long the progress computation takes (podium.count.progress.agent_progress) on one agent.
 
     python benchmarks/progress.py [--runs 1000000] [--missions 40] [--configurations 6]
                                   [--scores grid|continuous] [--seed 1] [--reps 1] [--profile]
@@ -13,7 +13,7 @@ forms them (checks: passed weight of 10 checks; judge: four criteria on a 0.1 gr
 1-2-1-1; overall their mean), so a segment has a few hundred distinct values;
 ``--scores continuous`` draws every score from a continuous distribution (all distinct,
 the worst case for the selection). Prints the time to build the runs and the time of
-``agent_progress`` + ``progress_document`` (wall and CPU; the best CPU time of --reps,
+``agent_progress`` + ``progress_bytes`` (wall and CPU; the best CPU time of --reps,
 which a machine shared with other work inflates less than the wall time).
 """
 
@@ -31,7 +31,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "generator"))
 
-from podium.count.verdicts import Configuration, ProgressRun, agent_progress, progress_document  # noqa: E402
+from podium.count.progress import agent_progress  # noqa: E402
+from podium.model import Configuration  # noqa: E402
+from podium.model.progress import ProgressRun  # noqa: E402
+from podium.render.progress_data import progress_bytes  # noqa: E402
 
 KINDS = [
     ("partial_judge", 0.08),
@@ -130,10 +133,10 @@ def main() -> None:
         else:
             progress = agent_progress("a1", "bench", "bench", runs)
         t1, c1 = time.perf_counter(), time.process_time()
-        progress_document(progress)
+        progress_bytes(progress)
         t2, c2 = time.perf_counter(), time.process_time()
         print(
-            f"agent_progress {t1 - t0:.2f} s ({c1 - c0:.2f} s CPU), progress_document {t2 - t1:.2f} s "
+            f"agent_progress {t1 - t0:.2f} s ({c1 - c0:.2f} s CPU), progress_bytes {t2 - t1:.2f} s "
             f"({c2 - c1:.2f} s CPU); load average {os.getloadavg()[0]:.1f}"
         )
         best = c2 - c0 if best is None else min(best, c2 - c0)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import podium
-from podium.count.verdicts import VERDICTS
+from podium.model.progress import SCORE_VERDICTS
 
 REPO = Path(__file__).resolve().parents[1]
 DEMO = REPO / "content" / "demo-export"
@@ -42,7 +42,7 @@ def test_every_verdict_is_some_agents_headline(site):
     assert set(headlines) == set(STORY)
     for slug, (verdict, changed, _) in STORY.items():
         assert (headlines[slug]["verdict"], headlines[slug]["changed"]) == (verdict, changed), slug
-    assert {v for v, _, _ in STORY.values()} == set(VERDICTS)
+    assert {v for v, _, _ in STORY.values()} == set(SCORE_VERDICTS)
 
 
 def test_each_agent_page_words_its_verdict(site):

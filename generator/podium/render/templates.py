@@ -108,7 +108,7 @@ def make_environment(chain: list[Path]) -> jinja2.Environment:
         counted=figures_text.counted,
     )
     env.globals.update(
-        rank_move=figures_text.rank_move, verdicts=diff_text.VERDICTS, change_headline=diff_text.headline
+        rank_move=figures_text.rank_move, verdicts=diff_text.ROW_VERDICT_WORDS, change_headline=diff_text.headline
     )
     return env
 

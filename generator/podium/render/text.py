@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from podium.count.verdicts import AgentProgress
 from podium.model import PROVISIONAL_BELOW, AgentSummary, RunRecord
-from podium.words import progress_text as words
+from podium.model.progress import AgentProgress
+from podium.words import progress_text
 from podium.words.figures_text import DASH, ci_range, median_line, pct, pct_range
 
 
@@ -72,18 +72,18 @@ def history_table(records: list[RunRecord]) -> str:
     return text
 
 
-def progress_text(progress: AgentProgress) -> str:
+def history_steps(progress: AgentProgress) -> str:
     """``podium history``'s steps after the runs: the headline, each agent step (newest last, as the runs), and
     each current mission version's newest step."""
-    lines = ["", f"Which way it is moving: {words.headline(progress)}"]
+    lines = ["", f"Which way it is moving: {progress_text.headline_text(progress)}"]
     for step in progress.steps:
         lines += [
             "",
-            f"{words.since(step)[:1].upper()}{words.since(step)[1:]}:",
-            f"  overall   {words.agent_series_text(step.overall, step)}",
-            f"  checks    {words.agent_series_text(step.checks, step)}",
-            f"  judge     {words.tally_text(dict(step.judge.tally))}",
-            f"  missions  {words.tally_text(dict(step.overall.tally))}",
+            f"{progress_text.since(step)[:1].upper()}{progress_text.since(step)[1:]}:",
+            f"  overall   {progress_text.agent_series_text(step.overall)}",
+            f"  checks    {progress_text.agent_series_text(step.checks)}",
+            f"  judge     {progress_text.tally_text(dict(step.judge.tally))}",
+            f"  missions  {progress_text.tally_text(dict(step.overall.tally))}",
         ]
     rows = []
     for cell in progress.cells:
@@ -93,10 +93,10 @@ def progress_text(progress: AgentProgress) -> str:
         rows.append(
             [
                 f"{cell.mission} {cell.version}",
-                words.since(newest),
-                words.step_series_text(newest.overall),
-                words.step_series_text(newest.checks),
-                words.step_series_text(newest.judge),
+                progress_text.since(newest),
+                progress_text.step_series_text(newest.overall),
+                progress_text.step_series_text(newest.checks),
+                progress_text.step_series_text(newest.judge),
             ]
         )
     if rows:

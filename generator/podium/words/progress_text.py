@@ -7,10 +7,22 @@ is the stratified p), a mission step has its 99% interval.
 
 from __future__ import annotations
 
-from podium.count.verdicts import N_MIN, VERDICT_SIGNS, AgentProgress, AgentSeries, AgentStep, CellStep, StepSeries
+from podium.count.progress.series import N_MIN
 from podium.model import Configuration
+from podium.model.progress import AgentProgress, AgentSeries, AgentStep, CellStep, StepSeries
 from podium.words.figures_text import pp_delta
 
+# §5: a glyph never carries meaning alone; the pages show both
+VERDICT_SIGNS = {
+    "improved": ("▲", "improved"),
+    "regressed": ("▼", "regressed"),
+    "steady": ("=", "steady"),
+    "mixed": ("◆", "mixed"),
+    "unclear": ("?", "unclear"),
+    "too_few_runs": ("…", "too few runs"),
+    "not_comparable": ("≠", "not comparable"),
+}
+JUDGE_CHANGED = "judge model changed"  # why a step is not comparable (§2.4), the one spelling of it
 FIELD_NAMES = {"agent_version": "agent", "model": "model", "judge_model": "judge model", "budget_seconds": "budget"}
 ONE_CONFIGURATION = "one configuration so far"
 NO_COUNTED_RUNS = "no counted runs on current versions"
@@ -78,21 +90,27 @@ def tally_text(tally: dict[str, int]) -> str:
     return ", ".join(parts) if parts else "no mission to compare on"
 
 
-def agent_runs(series: AgentSeries) -> int:
-    """The runs an agent step's test has: each mission's smaller side, summed (the too-few rule)."""
-    return sum(min(s.step.m, s.step.n) for s in series.strata)
+def too_few(runs: int) -> str:
+    """How many runs a step has of the n_min it needs: "3 of 5"."""
+    return f"{runs} of {N_MIN}"
 
 
-def too_few(m: int, n: int) -> str:
-    return f"{min(m, n)} of {N_MIN}"
+def not_comparable() -> str:
+    """ "≠ not comparable: the judge model changed"."""
+    return f"{verdict_label('not_comparable')}: the {JUDGE_CHANGED}"
 
 
-def agent_series_text(series: AgentSeries, step: AgentStep) -> str:
+def on_the_checks(checks: StepSeries | AgentSeries) -> str:
+    """What a step whose judge model changed says of its checks: "judge model changed: on the checks, ▲ improved"."""
+    return f"{JUDGE_CHANGED}: on the checks, {verdict_label(checks.verdict)}"
+
+
+def agent_series_text(series: AgentSeries) -> str:
     """One agent series at one step: "▲ improved +9.0 pp (p 0.0012)", "… too few runs (3 of 5)"."""
     if series.verdict == "too_few_runs":
-        return f"{verdict_label(series.verdict)} ({agent_runs(series)} of {N_MIN})"
+        return f"{verdict_label(series.verdict)} ({too_few(series.paired_runs)})"
     if series.verdict == "not_comparable":
-        return f"{verdict_label(series.verdict)}: the judge model changed"
+        return not_comparable()
     text = verdict_label(series.verdict)
     if series.shift is not None:
         text += f" {pp_delta(series.shift)}"
@@ -106,10 +124,10 @@ def agent_series_text(series: AgentSeries, step: AgentStep) -> str:
 def step_series_text(series: StepSeries) -> str:
     """One series of a mission step: "▲ improved +12.0 pp (99% CI +4.0 to +20.0 pp)", "… too few runs (3 of 5)"."""
     if series.verdict == "too_few_runs":
-        return f"{verdict_label(series.verdict)} ({too_few(series.m, series.n)})"
-    text = verdict_label(series.verdict)
+        return f"{verdict_label(series.verdict)} ({too_few(min(series.m, series.n))})"
     if series.verdict == "not_comparable":
-        return text + ": the judge model changed"
+        return not_comparable()
+    text = verdict_label(series.verdict)
     if series.shift is not None:
         text += f" {pp_delta(series.shift)}"
     if series.ci99 is not None:
@@ -138,7 +156,7 @@ def reasons_text(reasons) -> str:
     return "unclear: " + "; ".join(REASONS[r] for r in reasons)
 
 
-def headline(progress: AgentProgress) -> str:
+def headline_text(progress: AgentProgress) -> str:
     """The agent's one line (home card, agent page, CLI): its newest agent step's overall verdict,
     shift, what changed and the tally ("▲ improved +9.0 pp since agent v4 · improved on 2 of 5 missions")."""
     step = progress.newest_step
@@ -147,12 +165,12 @@ def headline(progress: AgentProgress) -> str:
     overall = step.overall
     head = verdict_label(overall.verdict)
     if overall.verdict == "too_few_runs":
-        return f"{head} {since(step)} ({agent_runs(overall)} of {N_MIN})"
+        return f"{head} {since(step)} ({too_few(overall.paired_runs)})"
     if overall.verdict == "not_comparable":
         checks = step.checks
         tail = f"on the checks, {verdict_label(checks.verdict)}"
         if checks.verdict == "too_few_runs":
-            tail += f" ({agent_runs(checks)} of {N_MIN})"
+            tail += f" ({too_few(checks.paired_runs)})"
         elif checks.shift is not None:
             tail += f" {pp_delta(checks.shift)}"
         return f"{head} {since(step)}: {tail}"

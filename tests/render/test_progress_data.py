@@ -1,0 +1,132 @@
+"""podium.render.progress_data: the progress file key by key (progress rules §6), against progress.schema.json, and
+the agent's headline."""
+
+from __future__ import annotations
+
+import json
+
+import jsonschema
+import pytest
+from progresskit import (
+    B_NEW_JUDGE,
+    HIGH,
+    LOW,
+    A,
+    B,
+    headline,
+    mixed_fixture,
+    progress_document,
+    progress_of,
+    run,
+    runs_of,
+)
+
+from podium.count.progress.series import SCORE_SERIES
+from podium.render.jsonable import jsonable
+from podium.render.progress_data import progress_schema
+
+
+def test_the_document_has_the_keys_of_section_6():
+    p = progress_of(mixed_fixture())
+    doc = progress_document(p)
+    json.dumps(doc, allow_nan=False)
+    assert set(doc) == {"schema", "agent", "name", "slug", "method", "headline", "segments", "steps", "cells"}
+    assert doc["schema"] == "podium.progress/1" and (doc["agent"], doc["name"], doc["slug"]) == (
+        "a1",
+        "Kestrel",
+        "kestrel",
+    )
+    assert doc["method"] == {
+        "alpha_change": 0.01,
+        "alpha_steady": 0.1,
+        "n_min": 5,
+        "exact_max": 50,
+        "delta": {"overall": 0.05, "checks": 0.1, "judge": 0.1},
+        "steady_bands": {"overall": [0.05, 0.1], "checks": [0.1, 0.2], "judge": [0.1, 0.2]},
+        "shift_alpha": "0.01/(n-9)",
+        "shift_delta": 0.05,
+    }
+    assert set(doc["headline"]) == {"verdict", "shift", "changed", "tally"}
+    conf = {"agent_version", "model", "judge_model", "budget_seconds"}
+    step_keys = {"verdict", "reasons", "shift", "delta_median", "ci99", "ci90", "steady_within", "m", "n"}
+    for seg in doc["segments"]:
+        assert (
+            set(seg) == {"configuration", "first_run_id", "last_run_id", "runs"} and set(seg["configuration"]) == conf
+        )
+    for step in doc["steps"]:
+        assert set(step) == {"from", "to", "changed", "overall", "checks", "judge"}
+        for name in ("overall", "checks"):
+            assert set(step[name]) == {"verdict", "reasons", "shift", "z", "p", "tally", "strata"}
+            for stratum in step[name]["strata"]:
+                assert set(stratum) == {"mission", "version"} | step_keys
+    for cell in doc["cells"]:
+        assert set(cell) == {
+            "mission",
+            "version",
+            "current",
+            "segments",
+            "steps",
+            "shifts",
+            "left_out_unplaced",
+            "undated",
+        }
+        for seg in cell["segments"]:
+            assert set(seg) == {"configuration", "first_run_id", "last_run_id", "runs", "left_out", "median"}
+        for step in cell["steps"]:
+            assert set(step) == {"from", "to", "changed", "overall", "checks", "judge", "attribution"}
+            for name in SCORE_SERIES:
+                assert set(step[name]) == step_keys
+                for pair in ("ci99", "ci90"):
+                    assert step[name][pair] is None or isinstance(step[name][pair], list)
+    assert doc["headline"] == {k: headline(p)[k] for k in ("verdict", "shift", "changed", "tally")}
+    assert len(doc["steps"]) == len(doc["segments"]) - 1
+
+
+SCHEMA = json.loads(progress_schema())
+
+
+@pytest.mark.parametrize("fixture", ["mixed", "agent", "partial", "empty", "one"])
+def test_the_document_matches_progress_schema_json(fixture):
+    runs = {
+        "mixed": mixed_fixture,
+        "agent": lambda: [
+            r for m in ("m1", "m2") for r in runs_of(LOW, conf=A, mission=m) + runs_of(HIGH, conf=B, mission=m)
+        ],
+        "partial": lambda: [run(s, conf=A, judge_upper=0.95) for s in LOW[:5]] + runs_of(HIGH[:5], conf=B_NEW_JUDGE),
+        "empty": lambda: [run(kind="infra_failed", conf=None)],
+        "one": lambda: runs_of(LOW, conf=A),
+    }[fixture]()
+    doc = json.loads(json.dumps(progress_document(progress_of(runs)), allow_nan=False))
+    jsonschema.Draft202012Validator.check_schema(SCHEMA)
+    jsonschema.Draft202012Validator(SCHEMA).validate(doc)
+
+
+def test_the_schema_refuses_what_the_document_never_holds():
+    doc = json.loads(json.dumps(progress_document(progress_of(mixed_fixture()))))
+    validator = jsonschema.Draft202012Validator(SCHEMA)
+    doc["cells"][0]["steps"][0]["overall"]["verdict"] = "mixed"  # a cell step is never mixed
+    assert not validator.is_valid(doc)
+
+
+def test_counts_of_zero_are_omitted():
+    doc = progress_document(progress_of(runs_of(LOW, conf=A) + runs_of(HIGH, conf=B)))
+    cell = doc["cells"][0]
+    assert cell["left_out_unplaced"] == {} and cell["segments"][0]["left_out"] == {}
+    assert doc["steps"][0]["overall"]["tally"] == {"improved": 1}
+
+
+def test_headline_with_one_configuration_or_none():
+    one = headline(progress_of(runs_of(LOW, conf=A)))
+    assert one == {
+        "verdict": None,
+        "shift": None,
+        "changed": [],
+        "tally": {},
+        "reason": "one_configuration",
+        "reasons": [],
+        "from": None,
+        "to": jsonable(A),
+        "strata": 0,
+        "segments": 1,
+    }
+    assert headline(progress_of([]))["reason"] == "no_counted_runs"
