@@ -4,6 +4,7 @@ the agent's headline."""
 from __future__ import annotations
 
 import json
+import math
 
 import jsonschema
 import pytest
@@ -27,11 +28,13 @@ from podium.render.progress_data import progress_schema
 
 
 def test_the_document_has_the_keys_of_section_6():
+    """podium.progress/2: podium.progress/1 and the tokens series (cost.md §4): a tokens entry shaped like overall's
+    at every cell and agent step, the headline's tokens verdict and shift, the tokens delta in the method block."""
     p = progress_of(mixed_fixture())
     doc = progress_document(p)
     json.dumps(doc, allow_nan=False)
     assert set(doc) == {"schema", "agent", "name", "slug", "method", "headline", "segments", "steps", "cells"}
-    assert doc["schema"] == "podium.progress/1" and (doc["agent"], doc["name"], doc["slug"]) == (
+    assert doc["schema"] == "podium.progress/2" and (doc["agent"], doc["name"], doc["slug"]) == (
         "a1",
         "Kestrel",
         "kestrel",
@@ -41,12 +44,18 @@ def test_the_document_has_the_keys_of_section_6():
         "alpha_steady": 0.1,
         "n_min": 5,
         "exact_max": 50,
-        "delta": {"overall": 0.05, "checks": 0.1, "judge": 0.1},
-        "steady_bands": {"overall": [0.05, 0.1], "checks": [0.1, 0.2], "judge": [0.1, 0.2]},
+        "delta": {"overall": 0.05, "checks": 0.1, "judge": 0.1, "tokens": math.log(1.25)},
+        "steady_bands": {
+            "overall": [0.05, 0.1],
+            "checks": [0.1, 0.2],
+            "judge": [0.1, 0.2],
+            "tokens": [math.log(1.25), 2 * math.log(1.25)],
+        },
         "shift_alpha": "0.01/(n-9)",
         "shift_delta": 0.05,
     }
-    assert set(doc["headline"]) == {"verdict", "shift", "changed", "tally"}
+    assert set(doc["headline"]) == {"verdict", "shift", "changed", "tally", "tokens"}
+    assert set(doc["headline"]["tokens"]) == {"verdict", "shift"}
     conf = {"agent_version", "model", "judge_model", "budget_seconds"}
     step_keys = {"verdict", "reasons", "shift", "delta_median", "ci99", "ci90", "steady_within", "m", "n"}
     for seg in doc["segments"]:
@@ -54,8 +63,8 @@ def test_the_document_has_the_keys_of_section_6():
             set(seg) == {"configuration", "first_run_id", "last_run_id", "runs"} and set(seg["configuration"]) == conf
         )
     for step in doc["steps"]:
-        assert set(step) == {"from", "to", "changed", "overall", "checks", "judge"}
-        for name in ("overall", "checks"):
+        assert set(step) == {"from", "to", "changed", "overall", "checks", "judge", "tokens"}
+        for name in ("overall", "checks", "tokens"):
             assert set(step[name]) == {"verdict", "reasons", "shift", "z", "p", "tally", "strata"}
             for stratum in step[name]["strata"]:
                 assert set(stratum) == {"mission", "version"} | step_keys
@@ -73,19 +82,46 @@ def test_the_document_has_the_keys_of_section_6():
         for seg in cell["segments"]:
             assert set(seg) == {"configuration", "first_run_id", "last_run_id", "runs", "left_out", "median"}
         for step in cell["steps"]:
-            assert set(step) == {"from", "to", "changed", "overall", "checks", "judge", "attribution"}
-            for name in SCORE_SERIES:
+            assert set(step) == {"from", "to", "changed", "overall", "checks", "judge", "tokens", "attribution"}
+            for name in (*SCORE_SERIES, "tokens"):
                 assert set(step[name]) == step_keys
                 for pair in ("ci99", "ci90"):
                     assert step[name][pair] is None or isinstance(step[name][pair], list)
-    assert doc["headline"] == {k: headline(p)[k] for k in ("verdict", "shift", "changed", "tally")}
+    assert doc["headline"] == {
+        **{k: headline(p)[k] for k in ("verdict", "shift", "changed", "tally")},
+        "tokens": {"verdict": p.newest_step.tokens.verdict, "shift": p.newest_step.tokens.shift},
+    }
     assert len(doc["steps"]) == len(doc["segments"]) - 1
 
 
 SCHEMA = json.loads(progress_schema())
 
 
-@pytest.mark.parametrize("fixture", ["mixed", "agent", "partial", "empty", "one"])
+def spending(per_mission):
+    """Runs A → B on each mission, B spending ``ratio`` times A's tokens: {mission: ratio}."""
+    base = [100_000 + 1_000 * i for i in range(40)]
+    runs = []
+    for mission in per_mission:
+        runs += [run(0.5, conf=A, mission=mission, total_tokens=t) for t in base]
+    for mission, ratio in per_mission.items():
+        runs += [run(0.5, conf=B, mission=mission, total_tokens=round(t * ratio)) for t in base]
+    return runs
+
+
+def test_the_tokens_fixtures_reach_every_tokens_verdict():
+    verdicts = set()
+    for ratios in (
+        {"m1": 0.5, "m2": 0.4},
+        {"m1": 3, "m2": 1},
+        {"m1": 1.01, "m2": 2.5, "m3": 0.3},
+    ):
+        doc = progress_document(progress_of(spending(ratios)))
+        verdicts.add(doc["headline"]["tokens"]["verdict"])
+        verdicts |= {cell["steps"][0]["tokens"]["verdict"] for cell in doc["cells"]}
+    assert verdicts == {"cheaper", "costlier", "same_cost", "mixed"}
+
+
+@pytest.mark.parametrize("fixture", ["mixed", "agent", "partial", "empty", "one", "cheaper", "costlier", "same"])
 def test_the_document_matches_progress_schema_json(fixture):
     runs = {
         "mixed": mixed_fixture,
@@ -95,6 +131,10 @@ def test_the_document_matches_progress_schema_json(fixture):
         "partial": lambda: [run(s, conf=A, judge_upper=0.95) for s in LOW[:5]] + runs_of(HIGH[:5], conf=B_NEW_JUDGE),
         "empty": lambda: [run(kind="infra_failed", conf=None)],
         "one": lambda: runs_of(LOW, conf=A),
+        # the tokens series with something to say: every tokens verdict a step and an agent step publish
+        "cheaper": lambda: spending({"m1": 0.5, "m2": 0.4}),
+        "costlier": lambda: spending({"m1": 3, "m2": 1}),
+        "same": lambda: spending({"m1": 1.01, "m2": 2.5, "m3": 0.3}),
     }[fixture]()
     doc = json.loads(json.dumps(progress_document(progress_of(runs)), allow_nan=False))
     jsonschema.Draft202012Validator.check_schema(SCHEMA)

@@ -294,6 +294,8 @@ class RunRecord:
     # Never published, only used to redact (render/redact.py), and dropped from the public board:
     exposed: tuple[str, ...] = ()  # the run's own submitted values that occur in a name it would publish
     configuration: Configuration | None = None  # None: no readable conditions (progress.md §1)
+    # its report's Telemetry ``Total tokens`` (cost.md §1, "0 means not reported" applied); None: not reported
+    total_tokens: int | None = None
     # Decided by the summary step for the whole board:
     older: bool = False
     url: str = ""

@@ -19,6 +19,8 @@ from podium.model import Configuration
 
 # §2.4, §3.2: what a score series says at a step, in the order a tally lists them
 SCORE_VERDICTS = ("improved", "regressed", "steady", "mixed", "unclear", "too_few_runs", "not_comparable")
+# cost.md §4: what the tokens series says (costlier: its value moved up, cheaper: down), in tally order
+COST_VERDICTS = ("costlier", "cheaper", "same_cost", "mixed", "unclear", "too_few_runs")
 GUARDS = ("partial_judge", "just_crossed")  # the order a step's reasons list its failed guards in (§2.5)
 ATTRIBUTIONS = ("checks", "judge", "both", "neither alone")  # §2.6
 HEADLINE_REASONS = ("one_configuration", "no_counted_runs")  # why a headline has no verdict (§3.3)
@@ -57,6 +59,8 @@ class CountedRun(Protocol):
     def judge_status(self) -> str | None: ...
     @property
     def configuration(self) -> Configuration | None: ...
+    @property
+    def total_tokens(self) -> int | None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +80,7 @@ class ProgressRun:
     judge_upper: float | None  # set only when judge_status == "partial"; else None (= judge)
     judge_status: str | None
     configuration: Configuration | None  # None: the run has no readable conditions
+    total_tokens: int | None = None  # None: its harness reported none (cost.md §1)
 
 
 # --- what it finds ----------------------------------------------------------------------------------
@@ -118,6 +123,7 @@ class CellStep:
     overall: StepSeries
     checks: StepSeries
     judge: StepSeries
+    tokens: StepSeries  # cost.md §4: what a run spends, beside the scores (never merged into them)
     attribution: str | None
 
     def series(self, name: str) -> StepSeries:
@@ -215,6 +221,7 @@ class AgentStep:
     overall: AgentSeries
     checks: AgentSeries
     judge: JudgeStrata
+    tokens: AgentSeries  # cost.md §4
 
 
 @dataclass(frozen=True, slots=True)

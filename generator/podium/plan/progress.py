@@ -36,6 +36,7 @@ class StepView:
     tally: str  # "improved on 2, steady on 3"
     missions: int
     note: str | None  # "judge model changed: on the checks, ▲ improved"
+    tokens: str | None = None  # "cheaper ×0.62 tokens a run (−38%, p 0.0012)"; None: no side reports tokens
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +96,7 @@ class VersionStep:
     attribution: str | None
     verdict: str | None
     runs: int  # the agent's counted runs on the version
+    tokens: str | None = None  # "cheaper ×0.62 tokens a run (−38%)"; None: no run of the step reports tokens
 
 
 def configuration_text(configuration) -> str:
@@ -167,6 +169,7 @@ def _step_view(step: AgentStep) -> StepView:
         progress_text.tally_text(dict(step.overall.tally)),
         len(step.overall.strata),
         note,
+        progress_text.tokens_text(step.tokens) if progress_text.has_tokens(step.tokens) else None,
     )
 
 
@@ -202,6 +205,7 @@ def version_step(progress: AgentProgress, mission: str, version: str, url: str |
         attribution,
         step.overall.verdict,
         runs,
+        progress_text.tokens_text(step.tokens) if progress_text.has_tokens(step.tokens) else None,
     )
 
 

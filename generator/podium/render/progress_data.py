@@ -13,17 +13,27 @@ from podium.count.progress import agent_headline, method
 from podium.model.progress import AgentProgress, Method
 from podium.render.jsonable import dump_json, jsonable
 
-PROGRESS_SCHEMA = "podium.progress/1"
+PROGRESS_SCHEMA = "podium.progress/2"  # podium.progress/1 and the tokens series (§10)
+
+
+@dataclass(frozen=True, slots=True)
+class TokensHeadline:
+    """The newest agent step's tokens verdict and shift (§10), beside the score headline, never merged into it."""
+
+    verdict: str | None
+    shift: float | None
 
 
 @dataclass(frozen=True, slots=True)
 class FileHeadline:
-    """The progress file's headline (§6): the newest agent step's overall verdict, shift, changes and tally."""
+    """The progress file's headline (§6): the newest agent step's overall verdict, shift, changes and tally, and its
+    tokens verdict and shift."""
 
     verdict: str | None
     shift: float | None
     changed: tuple[str, ...]
     tally: Mapping[str, int]
+    tokens: TokensHeadline
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,8 +62,10 @@ class SummaryProgress:
 
 def progress_file(progress: AgentProgress) -> ProgressFile:
     top = agent_headline(progress)
+    step = progress.newest_step
+    tokens = TokensHeadline(step.tokens.verdict, step.tokens.shift) if step else TokensHeadline(None, None)
     return ProgressFile(
-        PROGRESS_SCHEMA, method(), FileHeadline(top.verdict, top.shift, top.changed, top.tally), progress
+        PROGRESS_SCHEMA, method(), FileHeadline(top.verdict, top.shift, top.changed, top.tally, tokens), progress
     )
 
 

@@ -85,6 +85,8 @@ def history_steps(progress: AgentProgress) -> str:
             f"  judge     {progress_text.tally_text(dict(step.judge.tally))}",
             f"  missions  {progress_text.tally_text(dict(step.overall.tally))}",
         ]
+        if progress_text.has_tokens(step.tokens):
+            lines.append(f"  tokens    {progress_text.tokens_text(step.tokens)}")
     rows = []
     for cell in progress.cells:
         if not cell.current or not cell.steps:
@@ -97,12 +99,12 @@ def history_steps(progress: AgentProgress) -> str:
                 progress_text.step_series_text(newest.overall),
                 progress_text.step_series_text(newest.checks),
                 progress_text.step_series_text(newest.judge),
+                progress_text.tokens_text(newest.tokens) if progress_text.has_tokens(newest.tokens) else DASH,
             ]
         )
     if rows:
-        lines += [
-            "",
-            "Newest step on each current mission version:",
-            table(["mission", "step", "overall", "checks", "judge"], rows),
-        ]
+        header = ["mission", "step", "overall", "checks", "judge", "tokens"]
+        if all(row[-1] == DASH for row in rows):  # no run reports tokens: no column of dashes
+            header, rows = header[:-1], [row[:-1] for row in rows]
+        lines += ["", "Newest step on each current mission version:", table(header, rows)]
     return "\n".join(lines)

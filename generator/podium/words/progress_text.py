@@ -1,11 +1,14 @@
-"""How progress verdicts read (docs/rules/progress.md §5): one helper per phrase, for pages and the CLI alike.
+"""How progress verdicts read (docs/rules/progress.md §5, §10): one helper per phrase, for pages and the CLI alike.
 
-A glyph never carries meaning alone: every verdict is written as its glyph and its word. Shifts
+A glyph never carries meaning alone: every verdict is written as its glyph and its word. Score shifts
 are percentage points of the series they belong to; an agent step has no interval (its evidence
-is the stratified p), a mission step has its 99% interval.
+is the stratified p), a mission step has its 99% interval. The tokens series reads as a ratio of tokens
+a run ("cheaper ×0.62 tokens a run (−38%)"), beside the score's verdict and never merged into it.
 """
 
 from __future__ import annotations
+
+import math
 
 from podium.count.progress.series import N_MIN
 from podium.model import Configuration
@@ -22,6 +25,14 @@ VERDICT_SIGNS = {
     "too_few_runs": ("…", "too few runs"),
     "not_comparable": ("≠", "not comparable"),
 }
+# cost.md §4: the tokens series' verdicts (their glyphs are arrows of the tokens, not of the score)
+COST_SIGNS = {
+    "costlier": ("↑", "costlier"),
+    "cheaper": ("↓", "cheaper"),
+    "same_cost": ("=", "same cost"),
+    **{verdict: VERDICT_SIGNS[verdict] for verdict in ("mixed", "unclear", "too_few_runs")},
+}
+SIGNS = {**VERDICT_SIGNS, **COST_SIGNS}
 JUDGE_CHANGED = "judge model changed"  # why a step is not comparable (§2.4), the one spelling of it
 FIELD_NAMES = {"agent_version": "agent", "model": "model", "judge_model": "judge model", "budget_seconds": "budget"}
 ONE_CONFIGURATION = "one configuration so far"
@@ -32,12 +43,12 @@ def verdict_label(verdict: str | None) -> str:
     """ "▲ improved", "… too few runs"; "" for None."""
     if verdict is None:
         return ""
-    glyph, word = VERDICT_SIGNS[verdict]
+    glyph, word = SIGNS[verdict]
     return f"{glyph} {word}"
 
 
 def glyph(verdict: str | None) -> str:
-    return VERDICT_SIGNS[verdict][0] if verdict else ""
+    return SIGNS[verdict][0] if verdict else ""
 
 
 def field_value(configuration: Configuration, name: str) -> str:
@@ -84,9 +95,10 @@ def since(step: AgentStep | CellStep) -> str:
     return "since " + change_text(step.changed, step.to)
 
 
-def tally_text(tally: dict[str, int]) -> str:
-    """ "improved on 2, steady on 3, unclear on 4" (missions), verdicts in the order VERDICT_SIGNS lists them."""
-    parts = [f"{VERDICT_SIGNS[v][1]} on {tally[v]}" for v in VERDICT_SIGNS if tally.get(v)]
+def tally_text(tally: dict[str, int], signs: dict[str, tuple[str, str]] = VERDICT_SIGNS) -> str:
+    """ "improved on 2, steady on 3, unclear on 4" (missions), verdicts in the order ``signs`` lists them
+    (COST_SIGNS for the tokens series: "cheaper on 2, same cost on 1")."""
+    parts = [f"{signs[v][1]} on {tally[v]}" for v in signs if tally.get(v)]
     return ", ".join(parts) if parts else "no mission to compare on"
 
 
@@ -157,11 +169,16 @@ def reasons_text(reasons) -> str:
 
 
 def headline_text(progress: AgentProgress) -> str:
-    """The agent's one line (home card, agent page, CLI): its newest agent step's overall verdict,
-    shift, what changed and the tally ("▲ improved +9.0 pp since agent v4 · improved on 2 of 5 missions")."""
+    """The agent's one line (home card, agent page, CLI): its newest agent step's overall verdict, shift, what
+    changed and the tally ("▲ improved +9.0 pp since agent v4 · improved on 2 of 5 missions"), and when a side
+    reports tokens, the tokens verdict beside it (" · cheaper ×0.62 tokens a run (−38%)")."""
     step = progress.newest_step
     if step is None:
         return ONE_CONFIGURATION if progress.segments else NO_COUNTED_RUNS
+    return _score_headline(step) + _cost_clause(step)
+
+
+def _score_headline(step: AgentStep) -> str:
     overall = step.overall
     head = verdict_label(overall.verdict)
     if overall.verdict == "too_few_runs":
@@ -178,3 +195,54 @@ def headline_text(progress: AgentProgress) -> str:
         head += f" {pp_delta(overall.shift)}"
     missions = len(overall.strata)
     return f"{head} {since(step)} · {tally_text(dict(overall.tally))} of {missions} mission{'s' * (missions != 1)}"
+
+
+def _cost_clause(step: AgentStep) -> str:
+    return f" · {tokens_text(step.tokens)}" if has_tokens(step.tokens) else ""
+
+
+def has_tokens(series: StepSeries | AgentSeries) -> bool:
+    """Whether a step's tokens series has anything to say: a run on either side that reports its tokens (a cell
+    step), a mission both sides report tokens on (an agent step). Until a harness reports tokens, no page says
+    anything of them."""
+    if isinstance(series, AgentSeries):
+        return bool(series.strata)
+    return bool(series.m or series.n)
+
+
+def ratio_text(shift: float) -> str:
+    """A shift of logarithms as the ratio it stands for: "×0.62", "×1.25"."""
+    return f"×{math.exp(shift):.2f}"
+
+
+def percent_change(shift: float) -> str:
+    """The same as a change in percent: "−38%", "+25%", "±0%"."""
+    change = round((math.exp(shift) - 1) * 100)
+    return "±0%" if change == 0 else f"{'+' if change > 0 else '−'}{abs(change)}%"
+
+
+# how the tokens verdicts read in a sentence (too_few_runs reads "tokens: too few runs")
+COST_WORDS = {
+    "cheaper": "cheaper",
+    "costlier": "costlier",
+    "same_cost": "same cost",
+    "mixed": "cost mixed",
+    "unclear": "cost unclear",
+}
+
+
+def tokens_text(series: StepSeries | AgentSeries) -> str:
+    """The tokens series at one step (cost.md §4): "cheaper ×0.62 tokens a run (−38%)", for an agent step with its
+    p ("costlier ×1.40 tokens a run (+40%, p 0.0012)"); "tokens: too few runs (3 of 5)"."""
+    if series.verdict == "too_few_runs":
+        runs = series.paired_runs if isinstance(series, AgentSeries) else min(series.m, series.n)
+        return f"tokens: too few runs ({too_few(runs)})"
+    text = COST_WORDS[series.verdict]
+    if series.shift is not None:
+        details = [percent_change(series.shift)]
+        if isinstance(series, AgentSeries) and series.p is not None:
+            details.append(f"p {p_text(series.p)}")
+        text += f" {ratio_text(series.shift)} tokens a run ({', '.join(details)})"
+    if series.reasons:
+        text += f", {reasons_text(series.reasons)}"
+    return text

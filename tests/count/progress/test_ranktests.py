@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import math
 import random
-from collections import Counter
 from fractions import Fraction
 from itertools import combinations
 from statistics import NormalDist
@@ -16,7 +15,7 @@ from statistics import NormalDist
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from progresskit import brute, brute_interval, brute_shift
+from progresskit import brute, brute_interval, brute_shift, brute_van_elteren
 
 from podium.count.progress import ranktests as rt
 from podium.count.progress.ranktests import Differences, Sample, moses_k, null_counts, p_at_most
@@ -296,25 +295,6 @@ def test_the_order_of_the_values_changes_nothing(x, y, rnd):
 
 
 # --- van Elteren ---------------------------------------------------------------------------------
-
-
-def brute_van_elteren(strata):
-    num = den = 0.0
-    for x, y in strata:
-        m, n = len(x), len(y)
-        if not m or not n:
-            continue
-        big = m + n
-        u = sum(1.0 if b > a else 0.5 if b == a else 0.0 for a in x for b in y)
-        ties = sum(t**3 - t for t in Counter(x + y).values())
-        var = m * n / 12 * (big + 1 - ties / (big * (big - 1)))
-        w = 1 / (big + 1)
-        num += w * (u - m * n / 2)
-        den += w * w * var
-    if den == 0:
-        return None, None
-    z = num / math.sqrt(den)
-    return z, math.erfc(abs(z) / math.sqrt(2))
 
 
 stratum = st.tuples(

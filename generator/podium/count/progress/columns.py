@@ -10,6 +10,7 @@ this is a bug upstream, never a verdict).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from datetime import datetime
 from itertools import islice
@@ -53,10 +54,31 @@ class Columns:
         fail((self.runs[i] for i in rows), field, why)
 
     def series(self, series: Series, rows: list[int]) -> tuple[list[int], list[float], list[float]]:
-        """The rows of ``rows`` in ``series`` (§1.2), their values and upper values, in the order of ``rows``."""
-        values = self.scores(rows, series.value)
+        """The rows of ``rows`` (runs of the series' kinds) in ``series`` (§1.2), their values and upper values, in
+        the order of ``rows`` (``rows`` itself when every one is in it)."""
+        if series.reading == "log_count":
+            rows, values = self.log_counts(rows, series.value)
+        else:
+            values = self.scores(rows, series.value)
         uppers = self.uppers(rows, values, series.upper) if series.upper is not None else values
         return rows, values, uppers
+
+    def log_counts(self, rows: list[int], name: str) -> tuple[list[int], list[float]]:
+        """The rows whose count is reported, and its natural logarithm (cost.md §4): a count is a whole number
+        ≥ 1, or None when the run's harness reported none (a 0 is read as None before it reaches progress,
+        cost.md §1)."""
+        column = self.values[name]
+        counts = list(map(column.__getitem__, rows))
+        if None in counts:
+            rows = [i for i, count in zip(rows, counts) if count is not None]
+            counts = [count for count in counts if count is not None]
+        if counts and not (set(map(type, counts)) <= {int} and min(counts) >= 1):
+            self.fail(
+                (i for i in rows if not (type(column[i]) is int and column[i] >= 1)),
+                name,
+                "not a whole number ≥ 1 (a reported count) or null (not reported)",
+            )
+        return rows, list(map(math.log, counts))
 
     def scores(self, rows: list[int], name: str) -> list[float]:
         """One series' values, checked as a column: a counted run has its score, in [0, 1]."""

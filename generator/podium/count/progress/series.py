@@ -1,5 +1,5 @@
 """The series progress follows, each a declared value, and the constants of the rules (docs/rules/progress.md §1.2,
-§2.3).
+§2.3, §10).
 
 A series says which runs it reads, the value (and upper value) of a run, its thresholds, the words its
 verdicts are published with, and which rules apply to it; one machinery (``cells``, ``verdict``,
@@ -9,6 +9,7 @@ verdicts are published with, and which rules apply to it; one machinery (``cells
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from fractions import Fraction
@@ -38,7 +39,9 @@ class Series:
     name: str
     kinds: frozenset[str]  # the kinds of run it reads (counting.md §2)
     value: str  # the run's attribute holding its value
-    reading: Literal["score"]  # "score": every run of ``kinds`` has one, in [0, 1]
+    # "score": every run of ``kinds`` has one, in [0, 1], read as it is; "log_count": a whole number ≥ 1 or None
+    # (not reported: the run is not in the series), read as its natural logarithm
+    reading: Literal["score", "log_count"]
     upper: str | None  # the run's attribute holding its upper value under a partial judge; None: none
     delta: float
     judge_sensitive: bool  # not_comparable when the two sides' judge models differ (§2.4 step 1)
@@ -98,7 +101,20 @@ JUDGE = Series(
     agent_verdict=False,
     words={},
 )
-SERIES = (OVERALL, CHECKS, JUDGE)  # the order steps publish them in
+# cost.md §4: the median population with its tokens reported, ln(total_tokens); a 25% change in tokens a run
+TOKENS = Series(
+    "tokens",
+    MEDIAN_KINDS,
+    "total_tokens",
+    "log_count",
+    None,  # no upper values: no partial_judge guard
+    math.log(1.25),
+    judge_sensitive=False,  # a judge does not spend the agent's tokens: never not_comparable
+    guards=("just_crossed",),
+    agent_verdict=True,
+    words={"improved": "costlier", "regressed": "cheaper", "steady": "same_cost"},
+)
+SERIES = (OVERALL, CHECKS, JUDGE, TOKENS)  # the order steps publish them in
 BY_NAME = {series.name: series for series in SERIES}
 SCORE_SERIES = ("overall", "checks", "judge")  # a segment's ``runs`` counts these
 DELTA = {series.name: series.delta for series in SERIES}

@@ -3,7 +3,9 @@ by brute force (the reference the computation is held against)."""
 
 from __future__ import annotations
 
+import math
 import random
+from collections import Counter
 from datetime import UTC, datetime, timedelta
 from fractions import Fraction
 from itertools import count
@@ -148,7 +150,7 @@ def ref_verdict(series, judge_changed, x, y):
             else:
                 ci90 = interval
     delta = DELTA[series]
-    if judge_changed and series != "checks":
+    if judge_changed and series in JUDGED:
         return "not_comparable", None, shift, ci99, ci90
     if m < 5 or n < 5:
         return "too_few_runs", None, shift, ci99, ci90
@@ -163,16 +165,26 @@ def ref_verdict(series, judge_changed, x, y):
 
 
 def ref_step(series, x, y, xu, yu):
+    """One series' step with its guards (§2.5), the verdict in the series' own words (cost.md §4 for tokens)."""
     verdict, within, shift, ci99, ci90 = ref_verdict(series, False, x, y)
     reasons = []
     if verdict in ("improved", "regressed"):
-        if series != "checks" and ref_verdict(series, False, xu, yu)[0] != verdict:
+        if series in JUDGED and ref_verdict(series, False, xu, yu)[0] != verdict:  # tokens: no upper values
             reasons.append("partial_judge")
         if ref_verdict(series, False, x, y[:-1])[0] != verdict or ref_verdict(series, False, x[:-1], y)[0] != verdict:
             reasons.append("just_crossed")
         if reasons:
             verdict, within = "unclear", None
-    return verdict, tuple(reasons), shift, ci99, ci90, within
+    return ref_word(series, verdict), tuple(reasons), shift, ci99, ci90, within
+
+
+JUDGED = ("overall", "judge")  # the series a change of judge model makes not comparable, with upper values
+# cost.md §4: the tokens series says cheaper where a score says regressed, costlier for improved, same_cost for steady
+TOKEN_WORDS = {"improved": "costlier", "regressed": "cheaper", "steady": "same_cost"}
+
+
+def ref_word(series, verdict):
+    return TOKEN_WORDS.get(verdict, verdict) if series == "tokens" else verdict
 
 
 def ref_move(series, x, y):
@@ -195,3 +207,22 @@ def brute_shift(d: list[float]) -> float:
 def brute_interval(d: list[float], m: int, n: int, alpha: Fraction) -> tuple[float, float] | None:
     k = moses_k(m, n, alpha)
     return None if k is None else (d[k - 1], d[m * n - k])
+
+
+def brute_van_elteren(strata):
+    num = den = 0.0
+    for x, y in strata:
+        m, n = len(x), len(y)
+        if not m or not n:
+            continue
+        big = m + n
+        u = sum(1.0 if b > a else 0.5 if b == a else 0.0 for a in x for b in y)
+        ties = sum(t**3 - t for t in Counter(x + y).values())
+        var = m * n / 12 * (big + 1 - ties / (big * (big - 1)))
+        w = 1 / (big + 1)
+        num += w * (u - m * n / 2)
+        den += w * w * var
+    if den == 0:
+        return None, None
+    z = num / math.sqrt(den)
+    return z, math.erfc(abs(z) / math.sqrt(2))
