@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import random
 from collections import Counter
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from fractions import Fraction
 from itertools import count
@@ -226,3 +227,9 @@ def brute_van_elteren(strata):
         return None, None
     z = num / math.sqrt(den)
     return z, math.erfc(abs(z) / math.sqrt(2))
+
+
+def one_configuration_a_run(n: int) -> list[ProgressRun]:
+    """A harness that reports a model id of its own on every run, each on a mission version of its own: n agent
+    segments and n cells (an agent step once looked at every cell, a page at every cell per lookup: n² in all)."""
+    return [run(0.5, conf=replace(A, model=f"model-{i}"), mission=f"m{i:05d}", run_id=f"{i:032x}") for i in range(n)]

@@ -53,6 +53,7 @@ def test_the_document_has_the_keys_of_section_6():
         },
         "shift_alpha": "0.01/(n-9)",
         "shift_delta": 0.05,
+        "shift_max": 16,
     }
     assert set(doc["headline"]) == {"verdict", "shift", "changed", "tally", "tokens"}
     assert set(doc["headline"]["tokens"]) == {"verdict", "shift"}

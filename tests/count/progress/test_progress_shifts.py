@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import random
+import time
 from dataclasses import replace
 from datetime import timedelta
 from fractions import Fraction
@@ -199,3 +200,97 @@ def test_an_exact_tie_in_z_keeps_the_smallest_split():
 def test_shift_search_is_the_rule_written_out(a, b):
     v = a + [min(1.0, x + 0.5) for x in b]
     assert [(s.start, s.shift, s.interval) for s in shifts.shift_search(v)] == naive_shift_search(v)
+
+
+# --- bounded: the search stops at SHIFTS_MAX shifts, larger parts first (issue 34 item 14) ------------------
+
+
+def naive_breadth_first(values, limit, delta=0.05):
+    """§4 written out as naive_shift_search does, the parts searched breadth first, stopping at ``limit``."""
+    found, queue = [], [(0, len(values))]
+    while queue and len(found) < limit:
+        lo, hi = queue.pop(0)
+        part = values[lo:hi]
+        n = len(part)
+        if n < 10:
+            continue
+        best_k, best_z = None, -1.0
+        for k in range(5, n - 4):
+            u = sum(1.0 if b > a else 0.5 if b == a else 0.0 for a in part[:k] for b in part[k:])
+            z = abs((u - k * (n - k) / 2) / math.sqrt(k * (n - k) * (n + 1) / 12))
+            if z > best_z + 1e-12:
+                best_k, best_z = k, z
+        k = best_k
+        d = brute(part[:k], part[k:])
+        interval = brute_interval(d, k, n - k, Fraction(1, 100 * (n - 9)))
+        if interval is None or not (round(interval[0], 6) > 0 or round(interval[1], 6) < 0):
+            continue
+        if round(abs(brute_shift(d)), 6) < delta:
+            continue
+        found.append((lo + k, brute_shift(d), interval))
+        if k >= 10:
+            queue.append((lo, lo + k))
+        if n - k >= 10:
+            queue.append((lo + k, hi))
+    return sorted(found), bool(queue)
+
+
+def peeling(n: int, block: int = 10) -> list[float]:
+    """An adversary: blocks of ``block`` runs alternately below and above everything after them, closing in on a
+    flat middle, so that each part's best split peels one block off and is a shift (§4 would search the rest
+    again n / block times: a pass over the series per shift)."""
+    blocks = (n // 2) // block
+    values = []
+    for i in range(blocks):
+        level = 0.45 * (i // 2) / blocks
+        values += [level if i % 2 == 0 else 1 - level] * block
+    return values + [0.5] * (n - len(values))
+
+
+def test_a_peeling_series_finds_at_most_shifts_max_and_says_it_stopped():
+    result = shifts.search(peeling(4000))
+    assert len(result.found) == shifts.SHIFTS_MAX and result.cut
+    assert [s.start for s in result.found] == [10 * i for i in range(1, shifts.SHIFTS_MAX + 1)]
+    unbounded = shifts.search(peeling(4000), limit=10**9)
+    assert len(unbounded.found) > 150 and not unbounded.cut  # every block of the series is a shift
+
+
+def test_the_search_reads_linear_work_at_doubling_sizes():
+    """The values read (the parts searched, each O(size · log size)) double with the series; without the bound
+    they quadruple, which is what 21 s at 32,000 runs was."""
+    work = [shifts.search(peeling(n)).work for n in (4000, 8000, 16000, 32000)]
+    assert all(b / a < 2.2 for a, b in zip(work, work[1:])), work
+    assert work[-1] <= (2 * shifts.SHIFTS_MAX + 1) * 32000
+    unbounded = [shifts.search(peeling(n), limit=10**9).work for n in (4000, 8000)]
+    assert unbounded[1] / unbounded[0] > 3.5, unbounded
+
+
+def test_the_search_costs_linear_cpu_at_doubling_sizes():
+    """Process CPU time (best of three) at 8,000 and 32,000 runs of the adversary: a quarter of the work
+    would take 16 times as long if it were quadratic; generous margin for a shared machine."""
+
+    def cpu(n):
+        values = peeling(n)
+        best = math.inf
+        for _ in range(3):
+            t = time.process_time()
+            shifts.search(values)
+            best = min(best, time.process_time() - t)
+        return best
+
+    small, large = cpu(8000), cpu(32000)
+    assert large < 8 * max(small, 0.005), (small, large)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(st.sampled_from([0.0, 0.25, 0.5, 0.75, 1.0]), min_size=10, max_size=30),
+    st.lists(st.sampled_from([0.0, 0.25, 0.5, 0.75, 1.0]), min_size=0, max_size=30),
+    st.integers(1, 3),
+)
+def test_the_bounded_search_is_the_rule_written_out_breadth_first(a, b, limit):
+    v = a + [min(1.0, x + 0.5) for x in b]
+    got = shifts.search(v, limit=limit)
+    expected, cut = naive_breadth_first(v, limit)
+    assert [(s.start, s.shift, s.interval) for s in got.found] == expected
+    assert got.cut == cut

@@ -3,7 +3,9 @@ agent verdict and tally, the mission-mix trap, budgets as a mission's."""
 
 from __future__ import annotations
 
+import math
 import random
+import time
 from fractions import Fraction
 
 import pytest
@@ -15,6 +17,7 @@ from progresskit import (
     B,
     agent_fixture,
     headline,
+    one_configuration_a_run,
     progress_document,
     progress_of,
     run,
@@ -223,3 +226,21 @@ def test_one_budget_everywhere_reads_as_the_plain_rule():
     assert step.changed == ("budget_seconds",)
     assert (step.from_.budget_seconds, step.to.budget_seconds) == (1800.0, 3600.0)
     assert len(step.overall.strata) == 2
+
+
+# --- linear in cells × configurations (issue 34 item 14) -----------------------------------------------------
+
+
+def test_agent_steps_cost_linear_cpu_in_cells_and_configurations():
+    def cpu(n):
+        runs = one_configuration_a_run(n)
+        best = math.inf
+        for _ in range(2):
+            t = time.process_time()
+            progress = progress_of(runs)
+            best = min(best, time.process_time() - t)
+        assert len(progress.steps) == n - 1 and len(progress.cells) == n
+        return best
+
+    small, large = cpu(1000), cpu(4000)
+    assert large < 8 * max(small, 0.01), (small, large)  # quadratic: 16 times

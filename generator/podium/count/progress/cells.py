@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from podium.count.progress import shifts as search
 from podium.count.progress.columns import Columns
 from podium.count.progress.ranktests import Differences, Sample
 from podium.count.progress.series import SCORE_SERIES, SERIES, SHIFT_DELTA, no_zeros
+from podium.count.progress.shifts import shift_search
 from podium.count.progress.verdict import attribution, series_step
 from podium.model import CHECKS_KINDS, PROGRESS_LEFT_OUT_KINDS, Configuration
 from podium.model.progress import Cell, CellSegment, CellStep, CountedRun, StepSeries, UnexplainedShift
@@ -168,7 +168,7 @@ class CellWork:
         found = []
         for i, segment in enumerate(self.segments):
             side = segment.sides["overall"]
-            for shift in search.shift_search(side.values, SHIFT_DELTA):
+            for shift in shift_search(side.values, SHIFT_DELTA):
                 found.append(UnexplainedShift(i, side.run_ids[shift.start], shift.shift, shift.interval))
         if len(found) > 1:
             ids = self.columns.run_id

@@ -16,6 +16,7 @@ from fractions import Fraction
 from typing import Literal
 
 from podium.count.progress.ranktests import EXACT_MAX
+from podium.count.progress.shifts import SHIFTS_MAX
 from podium.model import CHECKS_KINDS, MEDIAN_KINDS
 from podium.model.progress import SCORE_VERDICTS, Method
 
@@ -131,6 +132,7 @@ def method() -> Method:
         steady_bands={s.name: s.steady_bands for s in SERIES},
         shift_alpha="0.01/(n-9)",
         shift_delta=SHIFT_DELTA,
+        shift_max=SHIFTS_MAX,
     )
 
 
