@@ -231,5 +231,15 @@ def brute_van_elteren(strata):
 
 def one_configuration_a_run(n: int) -> list[ProgressRun]:
     """A harness that reports a model id of its own on every run, each on a mission version of its own: n agent
-    segments and n cells (an agent step once looked at every cell, a page at every cell per lookup: n² in all)."""
-    return [run(0.5, conf=replace(A, model=f"model-{i}"), mission=f"m{i:05d}", run_id=f"{i:032x}") for i in range(n)]
+    segments and n cells (an agent step once looked at every cell, a page at every cell per lookup: n² in all).
+    Their start times are their own (a second apart): the shared clock of :func:`run` is not moved by them."""
+    return [
+        run(
+            0.5,
+            conf=replace(A, model=f"model-{i}"),
+            mission=f"m{i:05d}",
+            run_id=f"{i:032x}",
+            started=T0 + timedelta(seconds=i),
+        )
+        for i in range(n)
+    ]

@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import json
 import math
+import random
+from dataclasses import replace
+from datetime import timedelta
 
 import jsonschema
 import pytest
@@ -12,6 +15,7 @@ from progresskit import (
     B_NEW_JUDGE,
     HIGH,
     LOW,
+    T0,
     A,
     B,
     headline,
@@ -24,7 +28,7 @@ from progresskit import (
 
 from podium.count.progress.series import SCORE_SERIES
 from podium.render.jsonable import jsonable
-from podium.render.progress_data import progress_schema
+from podium.render.progress_data import KEPT, progress_bytes, progress_schema
 
 
 def test_the_document_has_the_keys_of_section_6():
@@ -33,7 +37,19 @@ def test_the_document_has_the_keys_of_section_6():
     p = progress_of(mixed_fixture())
     doc = progress_document(p)
     json.dumps(doc, allow_nan=False)
-    assert set(doc) == {"schema", "agent", "name", "slug", "method", "headline", "segments", "steps", "cells"}
+    assert set(doc) == {
+        "schema",
+        "agent",
+        "name",
+        "slug",
+        "method",
+        "headline",
+        "segments",
+        "steps",
+        "earlier",
+        "cells",
+    }
+    assert doc["earlier"] is None  # three configurations: every one in full
     assert doc["schema"] == "podium.progress/2" and (doc["agent"], doc["name"], doc["slug"]) == (
         "a1",
         "Kestrel",
@@ -79,7 +95,9 @@ def test_the_document_has_the_keys_of_section_6():
             "shifts",
             "left_out_unplaced",
             "undated",
+            "earlier",
         }
+        assert cell["earlier"] is None
         for seg in cell["segments"]:
             assert set(seg) == {"configuration", "first_run_id", "last_run_id", "runs", "left_out", "median"}
         for step in cell["steps"]:
@@ -171,3 +189,63 @@ def test_headline_with_one_configuration_or_none():
         "segments": 1,
     }
     assert headline(progress_of([]))["reason"] == "no_counted_runs"
+
+
+# --- bounded (issue 34 item 7, progress rules §7.17) -------------------------------------------------------------
+
+
+def per_run_models(n: int, missions: int = 3):
+    """A harness that reports a model id of its own on every run: every run a configuration of its own."""
+    return [
+        run(0.5, conf=replace(A, model=f"model-{i:06d}"), mission=f"m{i % missions}", started=T0 + timedelta(seconds=i))
+        for i in range(n)
+    ]
+
+
+def test_the_file_keeps_the_newest_configurations_and_counts_the_rest():
+    doc = progress_document(progress_of(per_run_models(60)))
+    assert len(doc["segments"]) == KEPT and len(doc["steps"]) == KEPT - 1
+    assert doc["earlier"] == {"segments": 52, "steps": 52, "runs": {"overall": 52, "checks": 52, "judge": 52}}
+    assert doc["segments"][-1]["configuration"]["model"] == "model-000059"  # the newest
+    for cell in doc["cells"]:
+        assert len(cell["segments"]) == KEPT and cell["earlier"]["segments"] == 20 - KEPT
+        assert cell["earlier"]["runs"] == dict.fromkeys(("overall", "checks", "judge"), 20 - KEPT)
+        for i, step in enumerate(cell["steps"]):  # steps[i] still compares segments[i] with segments[i + 1]
+            assert step["from"] == cell["segments"][i]["configuration"]
+            assert step["to"] == cell["segments"][i + 1]["configuration"]
+    jsonschema.Draft202012Validator(SCHEMA).validate(doc)
+
+
+def test_a_cells_earlier_configurations_count_their_left_out_runs_and_shifts():
+    rng = random.Random(15)
+    jump = [round(rng.uniform(0.3, 0.4), 3) for _ in range(15)] + [round(rng.uniform(0.6, 0.7), 3) for _ in range(15)]
+    runs = runs_of(jump, conf=A) + [run(kind="infra_failed", conf=A)]  # the oldest: a shift, a left-out run
+    runs += [run(0.5, conf=replace(B, model=f"model-{i}")) for i in range(KEPT)]
+    progress = progress_of(runs)
+    assert len(progress.cells[0].shifts) == 1 and progress.cells[0].segments[0].left_out == {"infra_failed": 1}
+    cell = progress_document(progress)["cells"][0]
+    assert cell["earlier"] == {
+        "segments": 1,
+        "steps": 1,
+        "runs": {"overall": 30, "checks": 30, "judge": 30},
+        "left_out": {"infra_failed": 1},
+        "shifts": 1,
+    }
+    assert cell["shifts"] == []
+
+
+def test_shifts_in_kept_segments_are_numbered_in_the_kept_list():
+    rng = random.Random(15)
+    jump = [round(rng.uniform(0.3, 0.4), 3) for _ in range(15)] + [round(rng.uniform(0.6, 0.7), 3) for _ in range(15)]
+    runs = [run(0.5, conf=replace(B, model=f"model-{i}")) for i in range(KEPT)] + runs_of(jump, conf=A)
+    cell = progress_document(progress_of(runs))["cells"][0]
+    assert cell["earlier"]["segments"] == 1 and cell["earlier"]["shifts"] == 0
+    assert [s["segment"] for s in cell["shifts"]] == [KEPT - 1]
+    assert cell["segments"][KEPT - 1]["configuration"] == jsonable(A)
+
+
+def test_no_file_grows_with_the_configurations():
+    """A per-run model id made a file of 3 KB a configuration: 24 MB at 8,000 runs (over Cloudflare's 25 MiB at
+    about 8,700). Bounded, the file is the same size at 1,000 runs and at 8,000."""
+    sizes = [len(progress_bytes(progress_of(per_run_models(n)))) for n in (1000, 8000)]
+    assert sizes[1] <= sizes[0] * 1.01 and sizes[1] < 100_000, sizes

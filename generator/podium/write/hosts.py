@@ -177,9 +177,18 @@ class Meter:
         for path, size in self.too_big[:5]:
             lines.append(f"  {path} is {human_size(size)}, over the {human_size(h.max_file_bytes)} per-file limit")
         lines.append("Nothing was written; the previous site is untouched.")
-        if self.run_pages:
+        others = [path for path, _ in self.too_big if not routes.RUN_PAGE.match(path)]
+        if others and self.run_pages:
+            # run_pages only decides which runs keep a page: it makes no other file smaller
+            lines.append(f"`run_pages` in podium.yaml keeps fewer run pages; it does not make {others[0]} smaller.")
+        if self.run_pages and self._over_in_all():
             lines.append(self._suggestion())
         return "\n".join(lines)
+
+    def _over_in_all(self) -> bool:
+        """Over the host's bytes or files in all (what fewer run pages can help), not only a file over its limit."""
+        h = self.host
+        return bool((h.max_bytes and self.size > h.max_bytes) or (h.max_files and self.files > h.max_files))
 
     def _suggestion(self) -> str:
         h = self.host
