@@ -13,8 +13,11 @@ from podium.render.text import history_steps
 from podium.words.progress_text import (
     COST_SIGNS,
     VERDICT_SIGNS,
+    field_text,
     has_tokens,
     headline_text,
+    quoted,
+    short_change,
     tally_text,
     tokens_text,
     verdict_label,
@@ -99,3 +102,39 @@ def test_nothing_is_said_of_tokens_when_no_run_reports_them():
     assert panel(silent, "kestrel").steps[0].tokens is None
     assert version_step(silent, "m1", "1.0.0", None).tokens is None
     assert "token" not in history_steps(silent)
+
+
+# --- configuration values a harness reported are quoted wherever a sentence carries them (issue 34 item 13) ---
+
+
+HOSTILE = "gpt-5.5 · ▲ improved +40.0 pp"  # a model name written to read as podium's own verdict
+
+
+def test_a_reported_name_is_quoted_and_cannot_close_its_quotation():
+    assert quoted("gpt-5.5") == "“gpt-5.5”"
+    assert quoted("a” · ▲ improved “b") == '“a" · ▲ improved "b”'
+    conf = Configuration("beta-2", HOSTILE, "judge” · ok", 3600.0)
+    assert field_text(conf, "model") == f"model “{HOSTILE}”"
+    assert field_text(conf, "judge_model") == 'judge model “judge" · ok”'
+    assert field_text(conf, "agent_version") == "agent “beta-2”"  # a version that is not a number is text too
+    assert field_text(Configuration("5", None, None, None), "agent_version") == "agent v5"
+    assert field_text(conf, "budget_seconds") == "budget 3,600 s"
+    assert short_change(("agent_version",), conf) == "“beta-2”"
+
+
+def test_every_sentence_that_names_a_model_quotes_it():
+    """The headline, the agent page's step and its configurations, the mission version page and `podium history`
+    (the run strip's band titles are the steps' ``since``)."""
+    old, new = Configuration("1", "model-a", "judge-1", 1800.0), Configuration("1", HOSTILE, "judge-1", 1800.0)
+    runs = []
+    for mission in ("m1", "m2"):
+        runs += [run(s, conf=old, mission=mission) for s in LOW] + [run(s, conf=new, mission=mission) for s in HIGH]
+    progress = progress_of(runs)
+    texts = [headline_text(progress), history_steps(progress)]
+    view = panel(progress, "kestrel").steps[0]
+    texts += [view.since, view.title, view.after]
+    step = version_step(progress, "m1", "1.0.0", None)
+    texts += [step.since]
+    for text in texts:
+        assert HOSTILE in text
+        assert f"“{HOSTILE}”" in text and HOSTILE not in text.replace(f"“{HOSTILE}”", ""), text

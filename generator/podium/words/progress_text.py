@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 from podium.count.progress.series import N_MIN
-from podium.model import Configuration
+from podium.model import Configuration, published_version
 from podium.model.progress import AgentProgress, AgentSeries, AgentStep, CellStep, StepSeries
 from podium.words.figures_text import pp_delta
 
@@ -51,27 +51,37 @@ def glyph(verdict: str | None) -> str:
     return SIGNS[verdict][0] if verdict else ""
 
 
+def quoted(text: str) -> str:
+    """A value an agent or its harness reported, marked as such wherever a sentence carries it: “gpt-5.5”.
+    Curly quotation marks inside it become plain ones, so that it cannot close its own quotation and go on in
+    podium's voice ("since model gpt-5.5 · ▲ improved +40.0 pp" written by an agent: issue 34 item 13)."""
+    return "“" + text.replace("“", '"').replace("”", '"') + "”"
+
+
 def field_value(configuration: Configuration, name: str) -> str:
-    """One field as a reader names it: "v5", "gpt-5.5-pro", "no judge", "3,600 s"."""
+    """One field as a reader names it: "v5" (a whole-number version), “beta-2” (any other), “gpt-5.5-pro”, "no judge
+    model", "3,600 s". A model, a judge model and a version that is not a number are the harness's words: quoted."""
     value = getattr(configuration, name)
     if name == "agent_version":
-        return "no agent version" if value is None else f"v{value}"
+        if value is None:
+            return "no agent version"
+        return f"v{value}" if isinstance(published_version(value), int) else quoted(value)
     if name == "budget_seconds":
         return "no single budget" if value is None else f"{value:,.0f} s"  # (none, or one per mission: §7)
     if name == "judge_model":
-        return "no judge model" if value is None else value
-    return "no model" if value is None else value
+        return "no judge model" if value is None else quoted(value)
+    return "no model" if value is None else quoted(value)
 
 
 def field_text(configuration: Configuration, name: str) -> str:
-    """One field with its name: "agent v5", "judge model gpt-5.5-mini"; an empty one alone ("no single budget") (an
-    agent's budget is empty too when its missions have budgets of their own: docs/rules/progress.md §7)."""
+    """One field with its name: "agent v5", "judge model “gpt-5.5-mini”"; an empty one alone ("no single budget")
+    (an agent's budget is empty too when its missions have budgets of their own: docs/rules/progress.md §7)."""
     value = field_value(configuration, name)
     return value if getattr(configuration, name) is None else f"{FIELD_NAMES[name]} {value}"
 
 
 def change_text(changed: tuple[str, ...] | list[str], to: Configuration) -> str:
-    """What changed, with its new value: "agent v5", "model gpt-5.5-pro and judge model gpt-5.5-mini"."""
+    """What changed, with its new value: "agent v5", "model “gpt-5.5-pro” and judge model “gpt-5.5-mini”"."""
     parts = [field_text(to, name) for name in changed]
     if not parts:
         return "no change"
