@@ -79,34 +79,43 @@ def test_split_scores_are_the_mann_whitney_counts_of_every_split(v):
         assert scores[k] == sum(2 if b > a else 1 if b == a else 0 for a in first for b in rest)
 
 
+def naive_split(part, delta=0.05):
+    """§4 on one part written out: z_k in floating point at every split, the brute-force interval;
+    (k, shift, interval) when the best split is a shift, else None."""
+    n = len(part)
+    if n < 10:
+        return None
+    best_k, best_z = None, -1.0
+    for k in range(5, n - 4):
+        first, rest = part[:k], part[k:]
+        u = sum(1.0 if b > a else 0.5 if b == a else 0.0 for a in first for b in rest)
+        z = abs((u - k * (n - k) / 2) / math.sqrt(k * (n - k) * (n + 1) / 12))
+        if z > best_z + 1e-12:
+            best_k, best_z = k, z
+    k = best_k
+    d = brute(part[:k], part[k:])
+    interval = brute_interval(d, k, n - k, Fraction(1, 100 * (n - 9)))
+    shift = brute_shift(d)
+    if interval is None or not (round(interval[0], 6) > 0 or round(interval[1], 6) < 0):
+        return None
+    if round(abs(shift), 6) < delta:
+        return None
+    return k, shift, interval
+
+
 def naive_shift_search(values, delta=0.05):
-    """§4 written out: z_k in floating point, every split, brute-force intervals, recursion."""
+    """§4 written out: every split, brute-force intervals, recursion."""
     found = []
 
     def search(lo, hi):
-        part = values[lo:hi]
-        n = len(part)
-        if n < 10:
+        split = naive_split(values[lo:hi], delta)
+        if split is None:
             return
-        best_k, best_z = None, -1.0
-        for k in range(5, n - 4):
-            first, rest = part[:k], part[k:]
-            u = sum(1.0 if b > a else 0.5 if b == a else 0.0 for a in first for b in rest)
-            z = abs((u - k * (n - k) / 2) / math.sqrt(k * (n - k) * (n + 1) / 12))
-            if z > best_z + 1e-12:
-                best_k, best_z = k, z
-        k = best_k
-        d = brute(part[:k], part[k:])
-        interval = brute_interval(d, k, n - k, Fraction(1, 100 * (n - 9)))
-        shift = brute_shift(d)
-        if interval is None or not (round(interval[0], 6) > 0 or round(interval[1], 6) < 0):
-            return
-        if round(abs(shift), 6) < delta:
-            return
+        k, shift, interval = split
         found.append((lo + k, shift, interval))
         if k >= 10:
             search(lo, lo + k)
-        if n - k >= 10:
+        if hi - lo - k >= 10:
             search(lo + k, hi)
 
     search(0, len(values))
@@ -210,27 +219,14 @@ def naive_breadth_first(values, limit, delta=0.05):
     found, queue = [], [(0, len(values))]
     while queue and len(found) < limit:
         lo, hi = queue.pop(0)
-        part = values[lo:hi]
-        n = len(part)
-        if n < 10:
+        split = naive_split(values[lo:hi], delta)
+        if split is None:
             continue
-        best_k, best_z = None, -1.0
-        for k in range(5, n - 4):
-            u = sum(1.0 if b > a else 0.5 if b == a else 0.0 for a in part[:k] for b in part[k:])
-            z = abs((u - k * (n - k) / 2) / math.sqrt(k * (n - k) * (n + 1) / 12))
-            if z > best_z + 1e-12:
-                best_k, best_z = k, z
-        k = best_k
-        d = brute(part[:k], part[k:])
-        interval = brute_interval(d, k, n - k, Fraction(1, 100 * (n - 9)))
-        if interval is None or not (round(interval[0], 6) > 0 or round(interval[1], 6) < 0):
-            continue
-        if round(abs(brute_shift(d)), 6) < delta:
-            continue
-        found.append((lo + k, brute_shift(d), interval))
+        k, shift, interval = split
+        found.append((lo + k, shift, interval))
         if k >= 10:
             queue.append((lo, lo + k))
-        if n - k >= 10:
+        if hi - lo - k >= 10:
             queue.append((lo + k, hi))
     return sorted(found), bool(queue)
 

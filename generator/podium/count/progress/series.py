@@ -61,62 +61,59 @@ class Series:
     @property
     def verdicts(self) -> tuple[str, ...]:
         """Every verdict this series can publish, in tally order."""
-        return tuple(
-            dict.fromkeys(self.says(v) for v in SCORE_VERDICTS if self.judge_sensitive or v != "not_comparable")
-        )
+        return tuple(self.says(v) for v in SCORE_VERDICTS if self.judge_sensitive or v != "not_comparable")
 
 
 OVERALL = Series(
-    "overall",
-    MEDIAN_KINDS,
-    "overall",
-    "score",
-    "overall_upper",
-    0.05,
+    name="overall",
+    kinds=MEDIAN_KINDS,
+    value="overall",
+    reading="score",
+    upper="overall_upper",
+    delta=0.05,
     judge_sensitive=True,
     guards=("partial_judge", "just_crossed"),
     agent_verdict=True,
     words={},
 )
 CHECKS = Series(
-    "checks",
-    CHECKS_KINDS,
-    "deterministic",
-    "score",
-    None,
-    0.1,
+    name="checks",
+    kinds=CHECKS_KINDS,  # their checks ran: the cell's counted runs
+    value="deterministic",
+    reading="score",
+    upper=None,
+    delta=0.1,
     judge_sensitive=False,
     guards=("just_crossed",),
     agent_verdict=True,
     words={},
 )
 JUDGE = Series(
-    "judge",
-    MEDIAN_KINDS,
-    "judge",
-    "score",
-    "judge_upper",
-    0.1,
+    name="judge",
+    kinds=MEDIAN_KINDS,
+    value="judge",
+    reading="score",
+    upper="judge_upper",
+    delta=0.1,
     judge_sensitive=True,
     guards=("partial_judge", "just_crossed"),
-    agent_verdict=False,
+    agent_verdict=False,  # an agent step publishes its strata and tally only
     words={},
 )
-# cost.md §4: the median population with its tokens reported, ln(total_tokens); a 25% change in tokens a run
+# cost.md §4: what a run spent, beside its scores
 TOKENS = Series(
-    "tokens",
-    MEDIAN_KINDS,
-    "total_tokens",
-    "log_count",
-    None,  # no upper values: no partial_judge guard
-    math.log(1.25),
+    name="tokens",
+    kinds=MEDIAN_KINDS,  # the median population, those that reported their tokens
+    value="total_tokens",
+    reading="log_count",
+    upper=None,  # no upper values: no partial_judge guard
+    delta=math.log(1.25),  # a 25% change in tokens a run
     judge_sensitive=False,  # a judge does not spend the agent's tokens: never not_comparable
     guards=("just_crossed",),
     agent_verdict=True,
     words={"improved": "costlier", "regressed": "cheaper", "steady": "same_cost"},
 )
 SERIES = (OVERALL, CHECKS, JUDGE, TOKENS)  # the order steps publish them in
-BY_NAME = {series.name: series for series in SERIES}
 SCORE_SERIES = ("overall", "checks", "judge")  # a segment's ``runs`` counts these
 DELTA = {series.name: series.delta for series in SERIES}
 
