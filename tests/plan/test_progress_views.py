@@ -29,3 +29,16 @@ def test_every_mission_version_page_finds_its_cell_in_linear_time():
 
     small, large = cpu(1000), cpu(4000)
     assert large < 8 * max(small, 0.01), (small, large)  # quadratic: 16 times
+
+
+def test_the_panel_says_when_its_file_keeps_only_the_newest_configurations():
+    from podium.count.progress.series import FILE_KEPT
+    from podium.render.templates import builtin_themes, make_environment, theme_chain
+
+    macro = make_environment(theme_chain("default", [builtin_themes()])).get_template("partials/progress.html")
+    for n, complete in ((FILE_KEPT, True), (FILE_KEPT + 1, False)):
+        view = panel(progress_of(one_configuration_a_run(n)), "kestrel")
+        assert (view.file_complete, view.file_kept) == (complete, FILE_KEPT)
+        html = str(macro.module.progress_panel(view, lambda url: url))
+        assert ("Every step on every mission version is in" in html) == complete
+        assert (f"The steps of the newest {FILE_KEPT} configurations on every mission version" in html) != complete

@@ -26,9 +26,9 @@ from progresskit import (
     runs_of,
 )
 
-from podium.count.progress.series import SCORE_SERIES
+from podium.count.progress.series import FILE_KEPT, SCORE_SERIES
 from podium.render.jsonable import jsonable
-from podium.render.progress_data import KEPT, progress_bytes, progress_schema
+from podium.render.progress_data import progress_bytes, progress_schema
 
 
 def test_the_document_has_the_keys_of_section_6():
@@ -204,12 +204,12 @@ def per_run_models(n: int, missions: int = 3):
 
 def test_the_file_keeps_the_newest_configurations_and_counts_the_rest():
     doc = progress_document(progress_of(per_run_models(60)))
-    assert len(doc["segments"]) == KEPT and len(doc["steps"]) == KEPT - 1
+    assert len(doc["segments"]) == FILE_KEPT and len(doc["steps"]) == FILE_KEPT - 1
     assert doc["earlier"] == {"segments": 52, "steps": 52, "runs": {"overall": 52, "checks": 52, "judge": 52}}
     assert doc["segments"][-1]["configuration"]["model"] == "model-000059"  # the newest
     for cell in doc["cells"]:
-        assert len(cell["segments"]) == KEPT and cell["earlier"]["segments"] == 20 - KEPT
-        assert cell["earlier"]["runs"] == dict.fromkeys(("overall", "checks", "judge"), 20 - KEPT)
+        assert len(cell["segments"]) == FILE_KEPT and cell["earlier"]["segments"] == 20 - FILE_KEPT
+        assert cell["earlier"]["runs"] == dict.fromkeys(("overall", "checks", "judge"), 20 - FILE_KEPT)
         for i, step in enumerate(cell["steps"]):  # steps[i] still compares segments[i] with segments[i + 1]
             assert step["from"] == cell["segments"][i]["configuration"]
             assert step["to"] == cell["segments"][i + 1]["configuration"]
@@ -220,7 +220,7 @@ def test_a_cells_earlier_configurations_count_their_left_out_runs_and_shifts():
     rng = random.Random(15)
     jump = [round(rng.uniform(0.3, 0.4), 3) for _ in range(15)] + [round(rng.uniform(0.6, 0.7), 3) for _ in range(15)]
     runs = runs_of(jump, conf=A) + [run(kind="infra_failed", conf=A)]  # the oldest: a shift, a left-out run
-    runs += [run(0.5, conf=replace(B, model=f"model-{i}")) for i in range(KEPT)]
+    runs += [run(0.5, conf=replace(B, model=f"model-{i}")) for i in range(FILE_KEPT)]
     progress = progress_of(runs)
     assert len(progress.cells[0].shifts) == 1 and progress.cells[0].segments[0].left_out == {"infra_failed": 1}
     cell = progress_document(progress)["cells"][0]
@@ -237,11 +237,11 @@ def test_a_cells_earlier_configurations_count_their_left_out_runs_and_shifts():
 def test_shifts_in_kept_segments_are_numbered_in_the_kept_list():
     rng = random.Random(15)
     jump = [round(rng.uniform(0.3, 0.4), 3) for _ in range(15)] + [round(rng.uniform(0.6, 0.7), 3) for _ in range(15)]
-    runs = [run(0.5, conf=replace(B, model=f"model-{i}")) for i in range(KEPT)] + runs_of(jump, conf=A)
+    runs = [run(0.5, conf=replace(B, model=f"model-{i}")) for i in range(FILE_KEPT)] + runs_of(jump, conf=A)
     cell = progress_document(progress_of(runs))["cells"][0]
     assert cell["earlier"]["segments"] == 1 and cell["earlier"]["shifts"] == 0
-    assert [s["segment"] for s in cell["shifts"]] == [KEPT - 1]
-    assert cell["segments"][KEPT - 1]["configuration"] == jsonable(A)
+    assert [s["segment"] for s in cell["shifts"]] == [FILE_KEPT - 1]
+    assert cell["segments"][FILE_KEPT - 1]["configuration"] == jsonable(A)
 
 
 def test_no_file_grows_with_the_configurations():

@@ -8,6 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from podium import routes
+from podium.count.progress.series import FILE_KEPT
 from podium.model import RunRecord
 from podium.model.progress import AgentProgress, AgentStep, CellStep
 from podium.plan import charts
@@ -80,6 +81,8 @@ class ProgressPanel:
     note: str | None  # the newest run is on an earlier configuration (a rollback)
     file: str  # the agent's progress file
     configurations: int
+    file_complete: bool  # the file holds every configuration in full (else the newest file_kept, §7.17)
+    file_kept: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,6 +150,8 @@ def panel(progress: AgentProgress, slug: str) -> ProgressPanel:
         note,
         routes.progress_path(slug),
         len(progress.segments),
+        len(progress.segments) <= FILE_KEPT and all(len(cell.segments) <= FILE_KEPT for cell in progress.cells),
+        FILE_KEPT,
     )
 
 

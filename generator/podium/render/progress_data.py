@@ -1,7 +1,7 @@
 """The progress data (docs/rules/progress.md §5, §6): each agent's progress file and what summary.json carries of
 it, as typed values made into JSON by render/jsonable.py.
 
-A progress file is bounded (§7.17): each cell, and the agent, publish their newest KEPT configurations in
+A progress file is bounded (§7.17): each cell, and the agent, publish their newest FILE_KEPT configurations in
 full (segments, the steps between them, their shifts) and count the older ones in ``earlier``, so a
 harness that reports a model of its own on every run makes a file no larger than one that reports a few.
 """
@@ -15,13 +15,12 @@ from importlib import resources
 
 from podium import routes
 from podium.count.progress import agent_headline, method
-from podium.count.progress.series import SCORE_SERIES
+from podium.count.progress.series import FILE_KEPT, SCORE_SERIES
 from podium.model import PROGRESS_LEFT_OUT_KINDS
 from podium.model.progress import AgentProgress, AgentSegment, AgentStep, Cell, CellSegment, Method
 from podium.render.jsonable import dump_json, jsonable
 
 PROGRESS_SCHEMA = "podium.progress/2"  # podium.progress/1, the tokens series (§10), bounded (§7.17)
-KEPT = 8  # configurations a cell, and the agent, publish in full: the newest, by their first run
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,7 +67,7 @@ class CellEarlier:
 
 @dataclass(frozen=True, slots=True)
 class CellFile:
-    """A cell as its file publishes it: its newest KEPT configurations, and what is older counted."""
+    """A cell as its file publishes it: its newest FILE_KEPT configurations, and what is older counted."""
 
     cell: Cell = field(metadata={"json_inline": True})
     earlier: CellEarlier | None
@@ -84,7 +83,7 @@ class ProgressFile:
     slug: str
     method: Method
     headline: FileHeadline
-    segments: tuple[AgentSegment, ...]  # the newest KEPT agent segments
+    segments: tuple[AgentSegment, ...]  # the newest FILE_KEPT agent segments
     steps: tuple[AgentStep, ...]  # steps[i]: segments[i] → segments[i + 1]
     earlier: Earlier | None  # the older agent segments, counted
     cells: tuple[CellFile, ...]
@@ -108,7 +107,7 @@ def progress_file(progress: AgentProgress) -> ProgressFile:
     top = agent_headline(progress)
     step = progress.newest_step
     tokens = TokensHeadline(step.tokens.verdict, step.tokens.shift) if step else TokensHeadline(None, None)
-    cut = max(0, len(progress.segments) - KEPT)
+    cut = max(0, len(progress.segments) - FILE_KEPT)
     return ProgressFile(
         PROGRESS_SCHEMA,
         progress.agent,
@@ -124,8 +123,8 @@ def progress_file(progress: AgentProgress) -> ProgressFile:
 
 
 def _cell_file(cell: Cell) -> CellFile:
-    """The cell with its newest KEPT segments, the steps between them and their shifts (renumbered)."""
-    cut = max(0, len(cell.segments) - KEPT)
+    """The cell with its newest FILE_KEPT segments, the steps between them and their shifts (renumbered)."""
+    cut = max(0, len(cell.segments) - FILE_KEPT)
     if not cut:
         return CellFile(cell, None)
     kept = replace(
