@@ -191,7 +191,7 @@ def test_headline_with_one_configuration_or_none():
     assert headline(progress_of([]))["reason"] == "no_counted_runs"
 
 
-# --- bounded (issue 34 item 7, progress rules §7.17) -------------------------------------------------------------
+# --- bounded (issue 34 item 7, progress rules §7.19) -------------------------------------------------------------
 
 
 def per_run_models(n: int, missions: int = 3):

@@ -202,7 +202,9 @@ class Run:
     conditions: Conditions | None = None
     partial: bool | None = None
     partial_trigger: str | None = None
-    models_reported: tuple[str, ...] = ()
+    models_reported: tuple[str, ...] = ()  # at most 8 (docs/rules/export.md §3.2)
+    models_more: int = 0  # how many more the harness reported
+    models_digest: str | None = None  # with models_more: tells the whole list apart (export.md §3.2)
     list_outcome: str | None = None
     list_trigger: str | None = None
     agent: str = UNATTRIBUTED
@@ -254,6 +256,10 @@ class Figures:
     models_reported: tuple[str, ...]
     models_declared: tuple[str, ...]
     last_run: str | None
+    # Each list of names above holds at most 10 (count/model_names.py); how many more there are:
+    judge_models_more: int = 0
+    models_reported_more: int = 0
+    models_declared_more: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -293,6 +299,8 @@ class RunRecord:
     digest: str  # SHA-256 of its result.json: what its page reads again (grade details, own values)
     # Never published, only used to redact (render/redact.py), and dropped from the public board:
     exposed: tuple[str, ...] = ()  # the run's own submitted values that occur in a name it would publish
+    models_more: int = 0  # reported model names past models_reported (docs/rules/export.md §3.2)
+    models_digest: str | None = None  # with models_more: what tells the whole list apart
     configuration: Configuration | None = None  # None: no readable conditions (progress.md §1)
     # its report's Telemetry ``Total tokens`` (cost.md §1, "0 means not reported" applied); None: not reported
     total_tokens: int | None = None
@@ -442,6 +450,8 @@ class PairVersion:
     judge_models_b: tuple[str, ...]
     superiority: float  # P(a run of A beats a run of B), ties half
     verdict: str  # a_ahead / b_ahead / overlap / too_few
+    judge_models_a_more: int = 0  # judge models past the MODELS_LISTED judge_models_a lists
+    judge_models_b_more: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -477,6 +487,8 @@ class Pair:
     # Every shared version's figures for a pair with a page (url), else () and compare.full_pair makes them:
     # a board holds agents² pairs, and only the pages and their data files show versions (issue 29).
     versions: tuple[PairVersion, ...]
+    models_a_more: int = 0  # distinct models past the MODELS_LISTED models_a lists (count/model_names.py)
+    models_b_more: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -279,4 +279,4 @@ class Method:
     steady_bands: Mapping[str, tuple[float, float]]
     shift_alpha: str
     shift_delta: float
-    shift_max: int  # a segment's search stops at this many shifts (§7.16)
+    shift_max: int  # a segment's search stops at this many shifts (§7.18)

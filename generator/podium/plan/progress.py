@@ -81,7 +81,7 @@ class ProgressPanel:
     note: str | None  # the newest run is on an earlier configuration (a rollback)
     file: str  # the agent's progress file
     configurations: int
-    file_complete: bool  # the file holds every configuration in full (else the newest file_kept, §7.17)
+    file_complete: bool  # the file holds every configuration in full (else the newest file_kept, §7.19)
     file_kept: int
 
 

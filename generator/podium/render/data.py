@@ -46,6 +46,7 @@ LEDGER_COLUMNS = (
     "judge_model",
     "model_declared",
     "models_reported",
+    "models_more",
     "started_at",
     "completed_at",
     "url",
@@ -75,7 +76,14 @@ def figures_dict(fig: Figures) -> dict:
         "models_reported": list(fig.models_reported),
         "models_declared": list(fig.models_declared),
         "last_run": fig.last_run,
+        **names_more(fig, "judge_models", "models_reported", "models_declared"),
     }
+
+
+def names_more(value: object, *fields: str) -> dict[str, int]:
+    """``<field>_more`` for each list of names ``value`` cut (count/model_names.py: at most 10 are listed, the
+    rest counted); only those with more, so a site of ordinary names carries no count of nothing."""
+    return {f"{field}_more": more for field in fields if (more := getattr(value, f"{field}_more"))}
 
 
 def agent_dict(agent: AgentSummary) -> dict:
@@ -188,6 +196,7 @@ def ledger_row(record: RunRecord) -> dict:
         "judge_model": record.judge_model,
         "model_declared": record.model_declared,
         "models_reported": list(record.models_reported),
+        "models_more": record.models_more,  # reported past the 8 models_reported keeps (export.md §3.2)
         "started_at": iso_utc(record.started),
         "completed_at": iso_utc(record.completed),
         "url": record.url,

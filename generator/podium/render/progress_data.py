@@ -1,7 +1,7 @@
 """The progress data (docs/rules/progress.md §5, §6): each agent's progress file and what summary.json carries of
 it, as typed values made into JSON by render/jsonable.py.
 
-A progress file is bounded (§7.17): each cell, and the agent, publish their newest FILE_KEPT configurations in
+A progress file is bounded (§7.19): each cell, and the agent, publish their newest FILE_KEPT configurations in
 full (segments, the steps between them, their shifts) and count the older ones in ``earlier``, so a
 harness that reports a model of its own on every run makes a file no larger than one that reports a few.
 """
@@ -20,7 +20,7 @@ from podium.model import PROGRESS_LEFT_OUT_KINDS
 from podium.model.progress import AgentProgress, AgentSegment, AgentStep, Cell, CellSegment, Method
 from podium.render.jsonable import dump_json, jsonable
 
-PROGRESS_SCHEMA = "podium.progress/2"  # podium.progress/1, the tokens series (§10), bounded (§7.17)
+PROGRESS_SCHEMA = "podium.progress/2"  # podium.progress/1, the tokens series (§10), bounded (§7.19)
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +45,7 @@ class FileHeadline:
 
 @dataclass(frozen=True, slots=True)
 class Earlier:
-    """The agent's oldest configurations its file leaves out (§7.17), counted: how many segments, the steps into
+    """The agent's oldest configurations its file leaves out (§7.19), counted: how many segments, the steps into
     and between them, their counted runs per score series."""
 
     segments: int

@@ -13,7 +13,8 @@ import math
 from podium.count.progress.series import N_MIN
 from podium.model import Configuration, published_version
 from podium.model.progress import AgentProgress, AgentSeries, AgentStep, CellStep, StepSeries
-from podium.words.figures_text import pp_delta
+from podium.words.figures_text import pp_delta, seconds
+from podium.words.names_text import short_name
 
 # §5: a glyph never carries meaning alone; the pages show both
 VERDICT_SIGNS = {
@@ -67,10 +68,10 @@ def field_value(configuration: Configuration, name: str) -> str:
             return "no agent version"
         return f"v{value}" if isinstance(published_version(value), int) else quoted(value)
     if name == "budget_seconds":
-        return "no single budget" if value is None else f"{value:,.0f} s"  # (none, or one per mission: §7)
+        return "no single budget" if value is None else seconds(value)  # (none, or one per mission: §7)
     if name == "judge_model":
-        return "no judge model" if value is None else quoted(value)
-    return "no model" if value is None else quoted(value)
+        return "no judge model" if value is None else quoted(short_name(value))
+    return "no model" if value is None else quoted(short_name(value))  # (a model is at most 8 names: issue 34)
 
 
 def field_text(configuration: Configuration, name: str) -> str:

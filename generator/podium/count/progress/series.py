@@ -27,7 +27,7 @@ P_CHANGE = 0.01  # an agent step's p must be below this (after rounding to PLACE
 PLACES = 6  # every threshold comparison is on values rounded to this many places
 SHIFT_DELTA = 0.05  # §4: a shift with no named cause moves the overall series by at least this
 MOVES = ("improved", "regressed")  # the verdicts the guards test, as the machinery names them
-FILE_KEPT = 8  # §7.17: the newest configurations a progress file keeps in full, of a cell and of the agent
+FILE_KEPT = 8  # §7.19: the newest configurations a progress file keeps in full, of a cell and of the agent
 
 
 @dataclass(frozen=True, slots=True)

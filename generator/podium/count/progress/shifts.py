@@ -8,7 +8,7 @@ Hodges–Lehmann shift is at least delta; then each side of at least 10 runs is 
 Readings (where the spec leaves a choice): the largest |z_k| is decided exactly (integers:
 (2U_k − k(n−k))² / (k(n−k)) compared by cross-multiplication), so "the smallest k on a tie" means an
 exact tie, not one of floating-point rounding. The search stops at SHIFTS_MAX shifts, searching the
-larger parts first (progress rules §7, reading 16): a series made to peel a few runs off at each level
+larger parts first (progress rules §7, reading 18): a series made to peel a few runs off at each level
 would otherwise cost a pass over the whole series per shift (21 s at 32,000 runs).
 """
 
@@ -26,7 +26,7 @@ from podium.count.progress.ranktests import Differences, finite, moses_k
 
 SHIFT_MIN_RUNS = 10  # a segment's overall series of at least this many runs is searched
 SHIFT_SIDE_MIN = 5  # splits k = 5 … n − 5
-SHIFTS_MAX = 16  # a segment's search stops at this many shifts (progress.md §4, reading 16): it stays O(n log n)
+SHIFTS_MAX = 16  # a segment's search stops at this many shifts (progress.md §4, reading 18): it stays O(n log n)
 
 
 @dataclass(frozen=True, slots=True)
