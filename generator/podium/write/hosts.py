@@ -190,9 +190,6 @@ class Meter:
             lines.append(f"  {path} is {human_size(size)}, over the {human_size(h.max_file_bytes)} per-file limit")
         lines.append("Nothing was written; the previous site is untouched.")
         lines.append(self._largest())
-        others = [path for path, _ in self.too_big if not routes.RUN_PAGE.match(path)]
-        if others and self.run_pages:  # run_pages only decides which runs keep a page: no other file is smaller
-            lines.append(f"`run_pages` in podium.yaml keeps fewer run pages; it does not make {others[0]} smaller.")
         over_totals = (h.max_bytes and self.size > h.max_bytes) or (h.max_files and self.files > h.max_files)
         if self.run_pages and over_totals:  # (a file over the per-file limit is not helped by fewer run pages)
             lines.append(self._suggestion())
