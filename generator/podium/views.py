@@ -49,7 +49,7 @@ def load_runs(
     """Each run of ``exports`` read, kept as its compact record (kinds.record_of), each mission's answers
     collected (``workers``: the build's, which may read run directories ahead; ``scanned``: what the stat pass
     saw, load/export/)."""
-    keeper = RunKeeper.start(cache, exports, config.redact, config.limits.result_bytes)
+    keeper = RunKeeper.start(cache, exports, config.limits.result_bytes)
     export = load_exports(exports, config.limits, cache, keeper, workers, scanned)
     keeper.finish(config.redact)
     return export, keeper
@@ -59,6 +59,7 @@ def count_runs(config: Config, export: Export, keeper: RunKeeper) -> Counted:
     """Count every run once (with ``run_pages`` applied, as the site links runs), and make the public view."""
     board = _summary(config, export)
     redaction = Redaction(config.redact, keeper.answers.by_mission)
+    keeper.cache.settle(redaction.holds_any)  # the rows read go into the cache file, checked for every answer
     public, public_pair = public_board_and_pairs(board, redaction)
     return Counted(board, public, redaction, public_pair)
 

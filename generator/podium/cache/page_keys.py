@@ -86,7 +86,10 @@ class FileKeys:
             return keys.data_file(
                 entry.path,
                 entry.kind,
-                lambda: ((agent.agent, agent.name, agent.slug, agent.rank), [board.pairs[i] for i in entry.pairs]),
+                lambda: (
+                    (agent.agent, agent.name, agent.slug, agent.rank, entry.more),
+                    [board.pairs[i] for i in entry.pairs],
+                ),
             )
         if number is not None and entry.kind == "compare_pair":
             pair = board.pairs[number]

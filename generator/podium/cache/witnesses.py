@@ -42,8 +42,8 @@ class RunKeeper:
     again by ``known`` (digest -> answer: the last build's, read from their witnesses, and those of the runs
     read so far); a digest it does not know makes the run counted afresh (its result.json read again).
 
-    Made by :meth:`start` (which tells the cache what no row may hold from the build's start) and ended by
-    :meth:`finish` (which hands the cache this build's redacted values: cache/store.py ``keep_redacted``)."""
+    Made by :meth:`start` (with the last build's answers, read from their witnesses) and ended by :meth:`finish`
+    (which hands the cache this build's redacted values: cache/store.py ``keep_redacted``)."""
 
     STORED = tuple[RunRecord, tuple[str, ...]]  # the record, its answers' salted digests
 
@@ -52,7 +52,6 @@ class RunKeeper:
         cache: NoCache = NO_CACHE,
         roots: Sequence[Path] = (),
         known: dict[str, str] | None = None,
-        screened: Iterable[str] = (),
     ):
         self.answers = Answers()
         self.cache = cache
@@ -60,24 +59,21 @@ class RunKeeper:
         self.known = dict(known or {})
         self.stored = bool(roots) and cache.digest("") != ""  # a cache that keeps runs (no digest: NoCache)
         self.witnesses: dict[str, tuple[str, str, str]] = {}  # digest -> (mission, a run holding it, its SHA-256)
-        self.screened = set(screened)  # the digests the cache's rows were screened for from the build's start
 
     @classmethod
-    def start(cls, cache: NoCache, roots: Sequence[Path], configured: Sequence[str], limit: int) -> RunKeeper:
-        """The keeper of a build reading ``roots`` (``configured``: the literals under ``redact:``)."""
-        known = known_answers(cache, roots, limit)
-        cache.screen_for(configured, known.values())
-        return cls(cache, roots, known, screened={*known, *map(cache.digest, configured)})
+    def start(cls, cache: NoCache, roots: Sequence[Path], limit: int) -> RunKeeper:
+        """The keeper of a build reading ``roots`` (``limit``: the largest result.json read)."""
+        return cls(cache, roots, known_answers(cache, roots, limit))
 
     def finish(self, configured: Sequence[str]) -> None:
-        """Every run was read: the cache keeps this build's redacted values (and sweeps its rows for the others)."""
-        self.cache.keep_redacted(*self.redacted(configured), self.screened)
+        """Every run was read: the cache keeps this build's redacted values (``configured``: the literals under
+        ``redact:``)."""
+        self.cache.keep_redacted(*self.redacted(configured))
 
     def __call__(self, run: Run) -> RunRecord:
         self.answers.add(run)
         if run.answers and self.stored:
             self._witness(run.mission, run.answers, run.source, run.directory, run.result_digest)
-            self.cache.learn(run.answers)
         return record_of(run, exposed=exposed_values(run))
 
     def _witness(self, mission: str, answers: Iterable[str], source: int, directory: str, sha: str | None) -> None:

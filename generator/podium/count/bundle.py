@@ -14,7 +14,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from podium.count.verdicts import VERDICTS
 from podium.load.previous import BundleError, read_summary
 from podium.load.published import SUMMARY_SCHEMA
 from podium.load.shape import (
@@ -37,7 +36,8 @@ from podium.load.shape import (
     capped,
     pick,
 )
-from podium.model import CONFIGURATION_FIELDS, Leaderboard
+from podium.model import CONFIGURATION_FIELDS, Leaderboard, published_version
+from podium.model.progress import SCORE_VERDICTS, AgentProgress
 
 
 @dataclass(frozen=True)
@@ -110,7 +110,7 @@ def _agent_shape(ranked: bool) -> dict:
 
 
 PROGRESS_SHAPE = {  # an agent's progress headline (read by change reports; absent from older summaries)
-    "verdict": Opt(OneOf(VERDICTS, "a progress verdict")),
+    "verdict": Opt(OneOf(SCORE_VERDICTS, "a progress verdict")),
     "changed": [OneOf(CONFIGURATION_FIELDS, "a configuration field")],
     "to": Maybe(
         Either(
@@ -150,7 +150,8 @@ SUMMARY_SHAPE = {  # what podium reads of a summary.json (summary.schema.json de
 
 
 def load_bundle(path: Path) -> Bundle:
-    """Read (load/previous.py) and check one summary bundle; a BundleError names the file and the field."""
+    """Read (load/previous.py) and check one summary bundle; a BundleError names the file and the field (a
+    BundleTooLarge: over the size podium reads back)."""
     return bundle_from(*read_summary(path))
 
 
@@ -228,13 +229,14 @@ def _unique(agents: list[AgentView], name: str, where: str) -> dict[str, AgentVi
     return out
 
 
-def _progress_of(progress) -> Progress:
-    """What reading the agent's progress headline back from summary.json gives (render/data.py writes it)."""
+def _progress_of(progress: AgentProgress) -> Progress:
+    """What reading the agent's progress headline back from summary.json gives (render/progress_data.py writes
+    it)."""
     step = progress.newest_step
     if step is None:
         return Progress(None, (), None, None)
-    to = {name: value for name, value in step.to.as_json().items() if name in step.changed}
-    version, budget = to.get("agent_version"), to.get("budget_seconds")
+    version = published_version(step.to.agent_version) if "agent_version" in step.changed else None
+    budget = step.to.budget_seconds if "budget_seconds" in step.changed else None
     return Progress(
         step.overall.verdict,
         tuple(step.changed),

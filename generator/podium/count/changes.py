@@ -54,13 +54,14 @@ class Changes:
 
 def count_changes(board: Leaderboard, previous: PreviousPublish, generated_at: int | None) -> Changes:
     """``board`` (the public one) against the previous publish: this build's change report when anything
-    changed, added to the history carried, and the redirects of the old paths still here under another."""
-    old = bundle_from(previous.summary, previous.where)  # a BundleError (exit 2) names the file and the field
-    new = bundle_of(board)
-    warnings: list[str] = []
+    changed, added to the history carried, and the redirects of the old paths still here under another (with no
+    previous summary, one too large to read back, the redirects carried only)."""
+    warnings: list[str] = [previous.warning] if previous.warning else []
+    old = None
+    if previous.summary is not None:  # a BundleError (exit 2) names the file and the field
+        old = bundle_from(previous.summary, previous.where)
     reports = _history(previous.history, warnings)
-    report = diff.compare(old, new)
-    if report["changed"]:
+    if old is not None and (report := diff.compare(old, new := bundle_of(board)))["changed"]:
         number = max((r["number"] for r in reports), default=0) + 1
         when = (
             iso_utc(datetime.fromtimestamp(generated_at, UTC))
@@ -119,14 +120,15 @@ def _value(carried: Carried, warnings: list[str]) -> object | None:
     return carried.value
 
 
-def _redirects(board: Leaderboard, old: Bundle, carried: list[dict]) -> list[Redirect]:
-    """Old paths of agents and mission versions that are still here under another path."""
+def _redirects(board: Leaderboard, old: Bundle | None, carried: list[dict]) -> list[Redirect]:
+    """Old paths of agents and mission versions that are still here under another path (``old`` None: those
+    carried only)."""
     agents = {a.agent: a for a in board.agents}
     missions = {(m.mission, m.version): m for m in board.missions}
     wanted: dict[str, dict] = {}
     for entry in carried:
         wanted.setdefault(entry["from"], entry)
-    for view in list(old.agents.values()) + list(old.older.values()):
+    for view in [*old.agents.values(), *old.older.values()] if old is not None else []:
         if view.url:
             wanted[view.url] = {
                 "from": view.url,
@@ -135,7 +137,7 @@ def _redirects(board: Leaderboard, old: Bundle, carried: list[dict]) -> list[Red
                 "mission": None,
                 "version": None,
             }
-    for m in old.missions.values():
+    for m in old.missions.values() if old is not None else []:
         if m.url:
             wanted[m.url] = {
                 "from": m.url,

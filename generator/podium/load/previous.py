@@ -17,7 +17,7 @@ from pathlib import Path
 
 from podium import routes
 from podium.errors import PodiumError
-from podium.load.files import NotReadable, read_regular
+from podium.load.files import NotReadable, TooLarge, read_regular
 from podium.load.published import MAX_BYTES, read
 
 SUMMARY_IN_SITE = Path(routes.SUMMARY_JSON)
@@ -27,6 +27,11 @@ REDIRECTS = "redirects.json"
 
 class BundleError(PodiumError):
     """An input is not a readable podium summary; the message names the file and the field (exit 2)."""
+
+
+class BundleTooLarge(BundleError):
+    """A summary over the size podium reads back (load/published.py MAX_BYTES): a build with ``--previous``
+    goes on without a change report (count/changes.py); ``podium diff``, given the file, stops (exit 2)."""
 
 
 @dataclass(frozen=True)
@@ -40,10 +45,11 @@ class Carried:
 
 @dataclass(frozen=True)
 class PreviousPublish:
-    summary: object  # summary.json's JSON value
+    summary: object | None  # summary.json's JSON value; None when it is too large to read back (``warning``)
     where: str  # summary.json's path, as a problem names it
     history: Carried  # changes.json
     redirects: Carried  # redirects.json
+    warning: str | None = None  # the summary ignored, and why
 
 
 def summary_path(path: Path) -> Path:
@@ -61,16 +67,27 @@ def read_summary(path: Path) -> tuple[object, str]:
     except FileNotFoundError:
         hint = " (not a built podium site?)" if path.is_dir() else ""
         raise BundleError(f"{where}: file not found{hint}") from None
+    except TooLarge as err:
+        raise BundleTooLarge(
+            f"{where}: {err}: podium reads back a summary of at most {MAX_BYTES // (1024 * 1024)} MiB"
+        ) from None
     except NotReadable as err:
         raise BundleError(f"{where}: {err}; not a podium summary") from None
 
 
 def read_previous(path: Path) -> PreviousPublish:
-    """The previous publish at ``path``: its summary (a BundleError when it cannot be read), change history and
+    """The previous publish at ``path``: its summary (a BundleError when it cannot be read; one larger than podium
+    reads back is ignored with a warning: a summary that grew past it would otherwise make every later build
+    with ``--previous`` fail, and through the action every later publish, issue 34), change history and
     redirects."""
-    summary, where = read_summary(path)
     folder = summary_path(path).parent
-    return PreviousPublish(summary, where, _carried(folder / HISTORY), _carried(folder / REDIRECTS))
+    history, redirects = _carried(folder / HISTORY), _carried(folder / REDIRECTS)
+    try:
+        summary, where = read_summary(path)
+    except BundleTooLarge as err:
+        why = f"--previous {err}; ignored: no change report this time (the change history is kept)"
+        return PreviousPublish(None, str(summary_path(path)), history, redirects, why)
+    return PreviousPublish(summary, where, history, redirects)
 
 
 def _carried(path: Path) -> Carried:

@@ -12,7 +12,6 @@ from datetime import UTC, datetime
 from importlib import resources
 
 from podium import __version__, routes
-from podium.count import verdicts
 from podium.load.published import RUNS_SCHEMA, SUMMARY_SCHEMA
 from podium.model import (
     AgentSummary,
@@ -24,6 +23,8 @@ from podium.model import (
     iso_utc,
 )
 from podium.render.gzipped import gzip_bytes
+from podium.render.jsonable import dump_json, jsonable
+from podium.render.progress_data import summary_progress
 from podium.words.figures_text import ledger_texts
 
 LEDGER_COLUMNS = (
@@ -45,6 +46,7 @@ LEDGER_COLUMNS = (
     "judge_model",
     "model_declared",
     "models_reported",
+    "models_more",
     "started_at",
     "completed_at",
     "url",
@@ -55,19 +57,6 @@ _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 # same leading "'" a cell does.
 _FORMULA_AFTER_SEMICOLON = re.compile(r";(?=[\s\"]*[=+\-@\t\r])")
 _CSV_QUOTED = re.compile(r'[,";\r\n]')  # RFC 4180's, and ";" so a reader that splits on both keeps the cell
-
-
-def dump_json(value: object, *, indent: int | None = 2) -> bytes:
-    """Canonical JSON bytes: sorted keys, finite numbers only, trailing newline."""
-    text = json.dumps(
-        value,
-        sort_keys=True,
-        allow_nan=False,
-        ensure_ascii=False,
-        indent=indent,
-        separators=(",", ": ") if indent else (",", ":"),
-    )
-    return (text + "\n").encode("utf-8")
 
 
 def figures_dict(fig: Figures) -> dict:
@@ -87,7 +76,14 @@ def figures_dict(fig: Figures) -> dict:
         "models_reported": list(fig.models_reported),
         "models_declared": list(fig.models_declared),
         "last_run": fig.last_run,
+        **names_more(fig, "judge_models", "models_reported", "models_declared"),
     }
+
+
+def names_more(value: object, *fields: str) -> dict[str, int]:
+    """``<field>_more`` for each list of names ``value`` cut (count/model_names.py: at most 10 are listed, the
+    rest counted); only those with more, so a site of ordinary names carries no count of nothing."""
+    return {f"{field}_more": more for field in fields if (more := getattr(value, f"{field}_more"))}
 
 
 def agent_dict(agent: AgentSummary) -> dict:
@@ -111,33 +107,9 @@ def agent_dict(agent: AgentSummary) -> dict:
 
 def ranked_agents(board: Leaderboard) -> list[dict]:
     """summary.json's ``agents`` (and ``podium rank --json``): each ranked agent with its progress headline."""
-    return [{**agent_dict(a), "progress": progress_headline(board.progress[a.agent], a.slug)} for a in board.agents]
-
-
-def progress_headline(progress, slug: str) -> dict:
-    """What summary.json carries of an agent's progress (docs/rules/progress.md §5): its headline (verdict,
-    shift, what changed with the new values, the tally over missions) and its progress file's url."""
-    top = verdicts.headline(progress)
-    step = progress.newest_step
-    return {
-        "verdict": top["verdict"],
-        "shift": top["shift"],
-        "changed": top["changed"],
-        "tally": top["tally"],
-        "to": {name: step.to.as_json()[name] for name in step.changed} if step else {},
-        "reason": top["reason"],
-        "url": routes.progress_path(slug),
-    }
-
-
-def progress_file(board: Leaderboard, index: int) -> bytes:
-    """The progress file of the ``index``-th agent (schema podium.progress/1)."""
-    agent = board.agents[index]
-    return dump_json(verdicts.progress_document(board.progress[agent.agent]))
-
-
-def progress_schema() -> bytes:
-    return resources.files("podium").joinpath("progress.schema.json").read_bytes()
+    return [
+        {**agent_dict(a), "progress": jsonable(summary_progress(board.progress[a.agent], a.slug))} for a in board.agents
+    ]
 
 
 def mission_dict(mission: MissionVersionSummary) -> dict:
@@ -224,6 +196,7 @@ def ledger_row(record: RunRecord) -> dict:
         "judge_model": record.judge_model,
         "model_declared": record.model_declared,
         "models_reported": list(record.models_reported),
+        "models_more": record.models_more,  # reported past the 8 models_reported keeps (export.md §3.2)
         "started_at": iso_utc(record.started),
         "completed_at": iso_utc(record.completed),
         "url": record.url,

@@ -21,12 +21,12 @@ from podium.errors import BuildError
 from podium.model import Leaderboard, Run, RunRecord
 from podium.plan.contexts import RunValues, names
 from podium.plan.entries import CrawlerFile, DataFile, Document, Entry, LazyPage, MarkdownPage, Page, RunPage
-from podium.render import compare_data, data
+from podium.render import compare_data, data, progress_data
 from podium.render.cached import NO_REPORT_STORE, RENDER_ALL, Reuse
 from podium.render.crawlers import crawler_bytes
 from podium.render.markdown import rendered
 from podium.render.output import Kept, SiteFile
-from podium.render.redact import Redaction
+from podium.render.redact import Literals, Redaction, as_read_fast
 from podium.render.report import ReportRenderer
 from podium.render.safe import run_view
 from podium.render.templates import make_environment
@@ -45,11 +45,13 @@ DATA_FILES = {  # a DataFile's kind -> its bytes from the public board (and the 
     "compare": lambda board, generated_at, entry: compare_data.compare_index(board),
     "compare_schema": lambda board, generated_at, entry: compare_data.compare_schema(),
     "compare_agent": lambda board, generated_at, entry: compare_data.compare_agent_part(
-        board, board.agents[entry.part], list(entry.pairs)
+        board, board.agents[entry.part], list(entry.pairs), entry.more
     ),
     "compare_pair": lambda board, generated_at, entry: compare_data.compare_pair_file(board.pairs[entry.part]),
-    "progress": lambda board, generated_at, entry: data.progress_file(board, entry.part),
-    "progress_schema": lambda board, generated_at, entry: data.progress_schema(),
+    "progress": lambda board, generated_at, entry: progress_data.progress_bytes(
+        board.progress[board.agents[entry.part].agent]
+    ),
+    "progress_schema": lambda board, generated_at, entry: progress_data.progress_schema(),
 }
 
 
@@ -210,23 +212,25 @@ def render_page(page: Page, env: jinja2.Environment, extra: dict | None = None) 
 def guard_secrets(files: Iterable[SiteFile], literals: list[str]) -> Iterator[SiteFile]:
     """Pass files through; a BuildError names the first file holding a configured secret, in its bytes
     or as a reader sees it (render/visible.py: markup with its entities decoded and its tags removed,
-    a gzip part decompressed), so that ``conf1gured-<s>literal</s>`` or ``&#99;onf1gured-literal``
-    does not pass.
+    a gzip part decompressed; then, as render/redact.py reads every text, each run of white space one
+    space and format characters removed), so that ``conf1gured-<s>literal</s>``, ``&#99;onf1gured-literal``
+    or ``conf1gured-\u200bliteral`` does not pass. One automaton of every spelling, one pass a reading.
 
     A Kept file passed this guard when it was written, and the configured secrets are part
     of every file's key (cache/keys.py), so it is not read again."""
-    needles = [v.encode("utf-8", "surrogatepass") for v in literals]
+    found = Literals(literals) if literals else None
     for path, data_bytes in files:
-        if needles and not isinstance(data_bytes, Kept):
-            if any(needle in data_bytes for needle in needles):
+        if found is not None and not isinstance(data_bytes, Kept):
+            text = data_bytes.decode("utf-8", "replace")
+            if found.spans(text):
                 raise BuildError(f"{path}: a value listed under `redact:` would be published; nothing was written")
             try:
-                for text in reader_texts(path, data_bytes):
-                    if any(literal in text for literal in literals):
+                for seen in (text, *reader_texts(path, data_bytes)):
+                    if found.spans(as_read_fast(seen)):
                         raise BuildError(
                             f"{path}: a value listed under `redact:` would be published (as a reader "
-                            "sees the file: tags removed, entities decoded, unzipped); nothing was "
-                            "written"
+                            "sees the file: tags removed, entities decoded, unzipped, white space "
+                            "collapsed, format characters removed); nothing was written"
                         )
             except (ValueError, zlib.error) as err:
                 raise BuildError(

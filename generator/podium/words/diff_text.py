@@ -18,12 +18,13 @@ from podium.words.figures_text import (
     pct,
     pp_delta,
     rank_move,
+    seconds,
 )
 from podium.words.progress_text import ONE_CONFIGURATION, verdict_label
 
 _MD_SPECIAL = set("\\`*_[]<>#!|~@&$:")
 
-VERDICTS = {  # a row's verdict (count/diff.py _verdict) -> how the Markdown reads it
+ROW_VERDICT_WORDS = {  # a row's verdict (count/diff.py _verdict) -> how the Markdown reads it
     "new": "new",
     "unchanged": "same median",
     "no_median": "median appeared or vanished",
@@ -84,7 +85,7 @@ def to_markdown(report: dict, gates: list[dict] | None = None, title: str = "pod
             mark = " provisional" if r.get("provisional") else ""
             lines.append(
                 f"| {r['rank']}{mark}{' ' + move if move else ''} | {md(r['name'])} | {pct(r['median'])} | "
-                f"{pp_delta(r['delta'])} | {cis} | {VERDICTS[r['verdict']]} | {runs} |"
+                f"{pp_delta(r['delta'])} | {cis} | {ROW_VERDICT_WORDS[r['verdict']]} | {runs} |"
             )
         lines.append("")
     lines += _md_list(
@@ -145,7 +146,8 @@ def progress_line(row: dict, *, markdown: bool = False, named: bool = True) -> s
         if name == "agent_version":
             since.append(f"agent v{p['agent_version']}" if p["agent_version"] is not None else "a new agent version")
         elif name == "budget_seconds":
-            since.append(f"budget {p['budget_seconds']:,.0f} s" if p["budget_seconds"] is not None else "a new budget")
+            budget = p["budget_seconds"]
+            since.append(f"budget {seconds(budget)}" if budget is not None else "a new budget")
         else:
             since.append("a new model" if name == "model" else "a new judge model")
     before, now = (verdict_label(v) or ONE_CONFIGURATION for v in (p["old_verdict"], p["verdict"]))
