@@ -16,7 +16,7 @@ import jsonschema
 import pytest
 
 import podium
-from podium import build
+from podium.cache import witnesses
 from podium.count import summarize
 from podium.render.progress_data import progress_schema
 
@@ -42,7 +42,7 @@ def _with_tokens(record_of):
 def site(tmp_path_factory):
     out = tmp_path_factory.mktemp("tokens") / "site"
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(build, "record_of", _with_tokens(build.record_of))
+        mp.setattr(witnesses, "record_of", _with_tokens(witnesses.record_of))
         mp.setattr(summarize, "record_of", _with_tokens(summarize.record_of))
         podium.build_site(podium.load_config(None, {"out": out}), DEMO)
     return out
