@@ -873,7 +873,7 @@ def text_links_site(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("text-links")
     out = root / "site"
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(plan, "VERSION_RUNS", (2, 2))  # so each run table ends on "N older runs are in the ledger."
+        mp.setattr(plan, "VERSION_RUNS", (2, 2))  # so each run table ends on "N earlier runs are in the ledger."
         mp.setattr(plan, "MISSION_RUNS", 2)
         build_site(
             Config(source="", root=root, out=out, base_url="https://example.org/board/", title="t"),
@@ -924,7 +924,7 @@ def test_axe_finds_no_violations_where_links_sit_in_text(text_links_site, new_pa
     agent = in_text["agents/ab/index.html"]
     where = {cls for cls, _, _ in agent}
     # the case is really exercised: paragraph links and a heading link count as inside text
-    assert "CAPTION" in where, agent  # a run table's caption: "… · 1 older run is in the ledger."
+    assert "CAPTION" in where, agent  # a run table's caption: "… · 1 earlier run is in the ledger."
     assert {"cd", "ef"} <= {t for c, t, _ in agent if c == "P"}, agent  # the "Compare with…" paragraph
     assert any(t == "m1 1.0.0" for _, t, _ in agent), agent  # the older version's heading
     not_underlined = [(rel, link) for rel, links in in_text.items() for link in links if "underline" not in link[2]]

@@ -384,8 +384,8 @@ def test_caps_are_said_on_the_page(export, tmp_path, monkeypatch):
     agent = site["agents/osprey/index.html"]
     (table,) = with_class(agent.root, "mission-table", "section")
     assert len([tr for tr in table.iter("tr") if "k-row-graded" in classes(tr)]) == 3
-    assert "2 older runs are in the ledger." in text(table)
-    assert "2 older runs are in the ledger." in text(site["missions/m1/1.0.0/index.html"].root)
+    assert "2 earlier runs are in the ledger." in text(table)
+    assert "2 earlier runs are in the ledger." in text(site["missions/m1/1.0.0/index.html"].root)
 
 
 # ---------------------------------------------------------------------- the run strip

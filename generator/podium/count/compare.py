@@ -321,7 +321,9 @@ def by_model(
             members.append(
                 (
                     rank_key(name, agent, fig),
-                    MissionAgent(agent, name, agent_url(agent), fig.median, fig.in_median, fig.runs),
+                    MissionAgent(
+                        agent, name, agent_url(agent), fig.median, fig.in_median, fig.runs, provisional(fig.in_median)
+                    ),
                 )
             )
         fig = figures(own)

@@ -29,6 +29,7 @@ from podium.model import (
     RunGroups,
     RunRecord,
     Totals,
+    iso_utc,
     provisional,
 )
 
@@ -83,6 +84,7 @@ def summarize(
             runs=len(counted_records),
             not_a_run=len(records) - len(counted_records),
             counts=kind_counts(counted_records),
+            last_run=iso_utc(max((r.when for r in counted_records if r.when), default=None)),
         ),
         agents=agents,
         agents_older=agents_older,
@@ -253,7 +255,9 @@ def _missions(
             chips.append(
                 (
                     rank_key(name, agent, fig),
-                    MissionAgent(agent, name, urls.agent(agent), fig.median, fig.in_median, fig.runs),
+                    MissionAgent(
+                        agent, name, urls.agent(agent), fig.median, fig.in_median, fig.runs, provisional(fig.in_median)
+                    ),
                 )
             )
         full = [abs(r.deterministic - r.judge) for r in own if r.judge is not None and r.judge_status == "ok"]

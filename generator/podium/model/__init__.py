@@ -340,6 +340,7 @@ class MissionAgent:
     median: float | None
     in_median: int
     runs: int
+    provisional: bool = False  # fewer than PROVISIONAL_BELOW runs in this median: no interval, a small sample
 
 
 @dataclass(frozen=True, slots=True)
@@ -359,6 +360,7 @@ class Totals:
     runs: int  # counted: every run but the not-a-run ones
     not_a_run: int
     counts: dict[str, int]
+    last_run: str | None = None  # the newest counted run's time (counting.md §3 last_run over every run): "data as of"
 
     @property
     def listed(self) -> int:

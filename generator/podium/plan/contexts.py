@@ -136,7 +136,7 @@ class AgentTable:
     summary: AgentMission
     #: the agent on one mission version: ``mission``, ``version``, ``current``, ``url``, ``figures``
     runs: tuple[RunRecord, ...]  #: its newest ``newest`` runs
-    more: int  #: how many older runs are not listed
+    more: int  #: how many earlier runs are not listed
     ledger: str  #: the ledger filtered to the agent on that version: ``runs/index.html#agent=…&mission=…``
 
 
@@ -275,7 +275,7 @@ class AgentContext(PageContext):
     older: AgentSummary | None  #: the agent on older ones, or None
     tables: tuple[AgentTable, ...]
     #: each: ``summary`` of one mission version, ``runs`` its newest ``newest`` runs, ``more`` how many
-    #: older runs are not listed, ``ledger`` the ledger filtered to the agent on that version
+    #: earlier runs are not listed, ``ledger`` the ledger filtered to the agent on that version
     newest: int
     #: runs listed per version: ``plan.AGENT_ROWS`` shared among the agent's versions, within
     #: ``plan.VERSION_RUNS``
@@ -318,7 +318,7 @@ class MissionContext(PageContext):
     #: its newest ``charts.PLOT_POINTS`` scored runs, a link each; ``plot.total`` is the summary's
     #: ``mission.scored``
     runs: tuple[RunRecord, ...]  #: the newest ``plan.MISSION_RUNS``
-    more: int  #: how many older runs are not listed
+    more: int  #: how many earlier runs are not listed
     ledger: str  #: the ledger filtered to this version
     compare: tuple[VersionPair, ...]
     #: at most ``plan.MISSION_PAIRS`` pairs with a page that share this version, each: ``pair``, ``url``,
@@ -449,7 +449,7 @@ class ModelContext(PageContext):
     model: ModelSummary  #: the model key
     strip: Strip  #: its newest runs
     runs: tuple[RunRecord, ...]  #: the newest ``plan_compare.MODEL_RUNS``
-    more: int  #: how many older runs are not listed
+    more: int  #: how many earlier runs are not listed
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -155,6 +155,7 @@ def mission_dict(mission: MissionVersionSummary) -> dict:
                 "median": a.median,
                 "in_median": a.in_median,
                 "runs": a.runs,
+                "provisional": a.provisional,
             }
             for a in mission.agents
         ],
@@ -179,6 +180,7 @@ def model_dict(model: ModelSummary) -> dict:
                 "median": a.median,
                 "in_median": a.in_median,
                 "runs": a.runs,
+                "provisional": a.provisional,
             }
             for a in model.members
         ],
@@ -191,7 +193,12 @@ def summary_dict(board: Leaderboard, generated_at: int | None = None) -> dict:
         "schema": SUMMARY_SCHEMA,
         "generator": {"name": "podium", "version": __version__},
         "source": {"runs_read": board.runs_read, "inputs_digest": board.inputs_digest},
-        "totals": {"runs": board.totals.runs, "not_a_run": board.totals.not_a_run, "counts": dict(board.totals.counts)},
+        "totals": {
+            "runs": board.totals.runs,
+            "not_a_run": board.totals.not_a_run,
+            "counts": dict(board.totals.counts),
+            "last_run": board.totals.last_run,
+        },
         "agents": ranked_agents(board),
         "agents_older": [agent_dict(a) for a in board.agents_older],
         "missions": [mission_dict(m) for m in board.missions],

@@ -88,6 +88,7 @@ def make_environment(chain: list[Path]) -> jinja2.Environment:
         n=figures_text.svg_number,
     )
     env.globals.update(routes=routes)  # every path a template links to by name (routes.LEDGER, ...)
+    env.globals.update(about=routes.about)  # about('ended'): the section of "About these numbers" explaining a figure
     env.globals.update(
         kind_labels=KIND_LABELS,
         left_out=figures_text.left_out,
@@ -106,6 +107,7 @@ def make_environment(chain: list[Path]) -> jinja2.Environment:
         n_runs=figures_text.n_runs,
         in_median=figures_text.in_median,
         counted=figures_text.counted,
+        utc_time=figures_text.utc_time,
     )
     env.globals.update(
         rank_move=figures_text.rank_move, verdicts=diff_text.VERDICTS, change_headline=diff_text.headline

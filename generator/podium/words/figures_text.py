@@ -135,6 +135,11 @@ def rank_move(old: int | None, new: int | None) -> str:
     return f"▲{old - new}" if new < old else f"▼{new - old}"
 
 
+def utc_time(iso: str | None) -> str:
+    """An ISO-8601 UTC time as pages show it, to the minute: "2026-11-23 20:52 UTC"; "—" for None."""
+    return DASH if not iso else f"{iso[:10]} {iso[11:16]} UTC"
+
+
 def svg_number(value: float) -> str:
     """An SVG coordinate: at most two decimals, never NaN or infinite (that is a bug, so it raises)."""
     if not math.isfinite(value):
