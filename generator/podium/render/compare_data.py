@@ -29,7 +29,7 @@ from podium import routes
 from podium.count.compare import pairs_by_agent
 from podium.load.published import COMPARE_AGENT_SCHEMA, COMPARE_PAIR_SCHEMA, COMPARE_SCHEMA
 from podium.model import AgentSummary, Leaderboard, Pair, PairVersion
-from podium.render.data import dump_json
+from podium.render.data import dump_json, published
 
 
 def _ci(ci: tuple[float, float] | None) -> list[float] | None:
@@ -37,26 +37,28 @@ def _ci(ci: tuple[float, float] | None) -> list[float] | None:
 
 
 def version_dict(v: PairVersion) -> dict:
-    return {
-        "mission": v.mission,
-        "version": v.version,
-        "url": v.url,
-        "n_a": v.n_a,
-        "n_b": v.n_b,
-        "median_a": v.median_a,
-        "median_b": v.median_b,
-        "median_ci_a": _ci(v.median_ci_a),
-        "median_ci_b": _ci(v.median_ci_b),
-        "median_diff": v.median_diff,
-        "median_deterministic_a": v.median_deterministic_a,
-        "median_deterministic_b": v.median_deterministic_b,
-        "median_judge_a": v.median_judge_a,
-        "median_judge_b": v.median_judge_b,
-        "judge_models_a": list(v.judge_models_a),
-        "judge_models_b": list(v.judge_models_b),
-        "superiority": v.superiority,
-        "verdict": v.verdict,
-    }
+    return published(
+        {
+            "mission": v.mission,
+            "version": v.version,
+            "url": v.url,
+            "n_a": v.n_a,
+            "n_b": v.n_b,
+            "median_a": v.median_a,
+            "median_b": v.median_b,
+            "median_ci_a": _ci(v.median_ci_a),
+            "median_ci_b": _ci(v.median_ci_b),
+            "median_diff": v.median_diff,
+            "median_deterministic_a": v.median_deterministic_a,
+            "median_deterministic_b": v.median_deterministic_b,
+            "median_judge_a": v.median_judge_a,
+            "median_judge_b": v.median_judge_b,
+            "judge_models_a": list(v.judge_models_a),
+            "judge_models_b": list(v.judge_models_b),
+            "superiority": v.superiority,
+            "verdict": v.verdict,
+        }
+    )
 
 
 def pair_dict(pair: Pair) -> dict:
@@ -93,7 +95,7 @@ def pair_summary(pair: Pair, *, detail: bool = True) -> dict:
     }
     if detail:
         out["detail"] = pair_data_path(pair)
-    return out
+    return published(out)
 
 
 def pair_data_path(pair: Pair) -> str | None:

@@ -70,6 +70,23 @@ def dump_json(value: object, *, indent: int | None = 2) -> bytes:
     return (text + "\n").encode("utf-8")
 
 
+SIGNIFICANT = 12  # digits a computed figure is published with: 0.4 and 0.45's median is 0.425, not 0.42500000000000004
+
+
+def published(value):
+    """A data file's figures as written: every float rounded to SIGNIFICANT significant digits, which removes the
+    float noise of sums and means while every comparison at 1e-9 stays what it was (the summary, the
+    comparisons and the progress files hold figures podium computes; the ledger's rows, a run's scores as
+    result.json holds them, never go through here)."""
+    if isinstance(value, float):
+        return float(f"{value:.{SIGNIFICANT}g}")
+    if isinstance(value, dict):
+        return {key: published(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [published(item) for item in value]
+    return value
+
+
 def figures_dict(fig: Figures) -> dict:
     return {
         "runs": fig.runs,
@@ -106,12 +123,15 @@ def agent_dict(agent: AgentSummary) -> dict:
     if agent.rank is not None:
         out["rank"] = agent.rank
         out["provisional"] = bool(agent.provisional)
-    return out
+    return published(out)
 
 
 def ranked_agents(board: Leaderboard) -> list[dict]:
     """summary.json's ``agents`` (and ``podium rank --json``): each ranked agent with its progress headline."""
-    return [{**agent_dict(a), "progress": progress_headline(board.progress[a.agent], a.slug)} for a in board.agents]
+    return [
+        {**agent_dict(a), "progress": published(progress_headline(board.progress[a.agent], a.slug))}
+        for a in board.agents
+    ]
 
 
 def progress_headline(progress, slug: str) -> dict:
@@ -124,6 +144,7 @@ def progress_headline(progress, slug: str) -> dict:
         "shift": top["shift"],
         "changed": top["changed"],
         "tally": top["tally"],
+        "from": {name: step.from_.as_json()[name] for name in step.changed} if step else {},
         "to": {name: step.to.as_json()[name] for name in step.changed} if step else {},
         "reason": top["reason"],
         "url": routes.progress_path(slug),
@@ -133,7 +154,7 @@ def progress_headline(progress, slug: str) -> dict:
 def progress_file(board: Leaderboard, index: int) -> bytes:
     """The progress file of the ``index``-th agent (schema podium.progress/1)."""
     agent = board.agents[index]
-    return dump_json(verdicts.progress_document(board.progress[agent.agent]))
+    return dump_json(published(verdicts.progress_document(board.progress[agent.agent])))
 
 
 def progress_schema() -> bytes:
@@ -141,51 +162,55 @@ def progress_schema() -> bytes:
 
 
 def mission_dict(mission: MissionVersionSummary) -> dict:
-    return {
-        "mission": mission.mission,
-        "version": mission.version,
-        "current": mission.current,
-        "url": mission.url,
-        "judge_vs_checks": mission.judge_vs_checks,
-        "agents": [
-            {
-                "agent": a.agent,
-                "name": a.name,
-                "url": a.url,
-                "median": a.median,
-                "in_median": a.in_median,
-                "runs": a.runs,
-                "provisional": a.provisional,
-            }
-            for a in mission.agents
-        ],
-        **figures_dict(mission.figures),
-    }
+    return published(
+        {
+            "mission": mission.mission,
+            "version": mission.version,
+            "current": mission.current,
+            "url": mission.url,
+            "judge_vs_checks": mission.judge_vs_checks,
+            "agents": [
+                {
+                    "agent": a.agent,
+                    "name": a.name,
+                    "url": a.url,
+                    "median": a.median,
+                    "in_median": a.in_median,
+                    "runs": a.runs,
+                    "provisional": a.provisional,
+                }
+                for a in mission.agents
+            ],
+            **figures_dict(mission.figures),
+        }
+    )
 
 
 def model_dict(model: ModelSummary) -> dict:
     """One by_model entry (compare.md §2): the key, its rank, the agents behind it, every figure."""
-    return {
-        "model": model.model,
-        "slug": model.slug,
-        "url": model.url,
-        "rank": model.rank,
-        "provisional": model.provisional,
-        "agents": list(model.agents),
-        "members": [
-            {
-                "agent": a.agent,
-                "name": a.name,
-                "url": a.url,
-                "median": a.median,
-                "in_median": a.in_median,
-                "runs": a.runs,
-                "provisional": a.provisional,
-            }
-            for a in model.members
-        ],
-        **figures_dict(model.figures),
-    }
+    return published(
+        {
+            "model": model.model,
+            "slug": model.slug,
+            "url": model.url,
+            "rank": model.rank,
+            "provisional": model.provisional,
+            "agents": list(model.agents),
+            "members": [
+                {
+                    "agent": a.agent,
+                    "name": a.name,
+                    "url": a.url,
+                    "median": a.median,
+                    "in_median": a.in_median,
+                    "runs": a.runs,
+                    "provisional": a.provisional,
+                }
+                for a in model.members
+            ],
+            **figures_dict(model.figures),
+        }
+    )
 
 
 def summary_dict(board: Leaderboard, generated_at: int | None = None) -> dict:
