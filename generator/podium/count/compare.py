@@ -22,6 +22,7 @@ from podium.count.versions import version_key
 from podium.model import (
     MEDIAN_KINDS,
     AgentSummary,
+    Configuration,
     Figures,
     Leaderboard,
     MissionAgent,
@@ -99,6 +100,7 @@ class _Side:
     in_median: int
     no_judge: int
     timed_out: int
+    configurations: frozenset[Configuration]  # of the population, runs with no readable conditions left out
 
 
 def _side(records: Sequence[RunRecord], fig: Figures) -> _Side | None:
@@ -115,6 +117,7 @@ def _side(records: Sequence[RunRecord], fig: Figures) -> _Side | None:
         in_median=len(population),
         no_judge=fig.counts["no_judge"],
         timed_out=fig.counts["timed_out"],
+        configurations=frozenset(r.configuration for r in population if r.configuration is not None),
     )
 
 
@@ -253,6 +256,8 @@ def _pair(
     models_b = frozenset().union(*(s.models for s in ys))
     no_judge_a, no_judge_b = _no_judge_share(xs), _no_judge_share(ys)
     timeout_a, timeout_b = _timeout_share(xs), _timeout_share(ys)
+    fields_a, fields_b = _configuration_fields(xs), _configuration_fields(ys)
+    mean_superiority = stats.mean([v.superiority for v in versions])
     return Pair(
         a=a.agent,
         b=b.agent,
@@ -260,7 +265,7 @@ def _pair(
         b_name=b.name,
         url=page,
         shared=len(versions),
-        superiority=stats.mean([v.superiority for v in versions]),
+        superiority=mean_superiority,
         verdicts=verdicts,
         median_diff=stats.median([v.median_diff for v in versions]),
         flags=PairFlags(
@@ -272,6 +277,9 @@ def _pair(
             ),
             no_judge_gap=abs(no_judge_a - no_judge_b) >= GAP,
             timeout_gap=abs(timeout_a - timeout_b) >= GAP,
+            configuration_changed=tuple(
+                sorted(agent for agent, fields in ((a.agent, fields_a), (b.agent, fields_b)) if fields)
+            ),
         ),
         models_a=tuple(sorted(models_a)),
         models_b=tuple(sorted(models_b)),
@@ -280,7 +288,34 @@ def _pair(
         timeout_share_a=float(timeout_a),
         timeout_share_b=float(timeout_b),
         versions=tuple(versions) if keep_versions else (),
+        head_to_head=head_to_head(mean_superiority),
+        configuration_fields_a=fields_a,
+        configuration_fields_b=fields_b,
     )
+
+
+# The configuration fields a pair names when they differ among one side's runs (compare.md §1.5); the model
+# is model_changed's, by compare.md §1.4's own reading of a run's model.
+CONFIGURATION_TRAP_FIELDS = ("agent_version", "judge_model", "budget_seconds")
+
+
+def _configuration_fields(sides: list[_Side]) -> tuple[str, ...]:
+    """The fields of CONFIGURATION_TRAP_FIELDS on which one agent's runs in the median on one shared version do not
+    all agree: its median there mixes configurations. Decided version by version, as each mission has a budget of
+    its own."""
+    return tuple(
+        name
+        for name in CONFIGURATION_TRAP_FIELDS
+        if any(len({getattr(c, name) for c in side.configurations}) > 1 for side in sides)
+    )
+
+
+def head_to_head(value: float) -> str:
+    """Whose run beats the other's more often than not, from the pair's superiority (compare.md §1.5): "a" above
+    one half, "b" below (the higher ranked agent loses head to head), "even" at one half, compared as published
+    (12 significant digits), so float noise in a mean of halves never decides it."""
+    published = float(f"{value:.12g}")
+    return "a" if published > 0.5 else ("b" if published < 0.5 else "even")
 
 
 def _no_judge_share(sides: list[_Side]) -> Fraction:

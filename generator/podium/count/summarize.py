@@ -13,7 +13,7 @@ from collections import defaultdict
 from dataclasses import replace
 
 from podium import routes
-from podium.count import compare, ledger, stats, verdicts
+from podium.count import compare, ledger, standing, stats, verdicts
 from podium.count.figures import figures, kind_counts, rank_key
 from podium.count.kinds import SCORED_KINDS, record_of
 from podium.count.versions import current_versions, version_key
@@ -237,7 +237,9 @@ def _agents(records: list[RunRecord], groups: RunGroups, current: dict[str, str]
                 )
             )
     headline.sort(key=lambda a: rank_key(a.name, a.agent, a.figures))
-    ranked = tuple(replace(a, rank=i + 1, provisional=provisional(a.figures.in_median)) for i, a in enumerate(headline))
+    ranked = standing.rank_clarity(
+        tuple(replace(a, rank=i + 1, provisional=provisional(a.figures.in_median)) for i, a in enumerate(headline))
+    )
     order = {a.agent: i for i, a in enumerate(ranked)}
     return ranked, tuple(sorted(older, key=lambda a: order[a.agent]))
 

@@ -330,6 +330,9 @@ class AgentSummary:
     figures: Figures
     missions: tuple[AgentMission, ...]
     provisional: bool | None = None  # ranked on fewer than PROVISIONAL_BELOW runs in the median; None: unranked
+    # How clear the rank is (count/standing.py, counting.md §9); None when unranked or without a 95% interval:
+    rank_range: tuple[int, int] | None = None  # (1 + agents clearly better, agents with a median - clearly worse)
+    ahead_of_next: bool | None = None  # its interval lies above the next ranked agent's (None: one has none)
 
 
 @dataclass(frozen=True, slots=True)
@@ -445,6 +448,8 @@ class PairFlags:
     model_changed: tuple[str, ...]  # agent ids, sorted
     no_judge_gap: bool
     timeout_gap: bool
+    # beyond compare.md's four (docs/rules/compare.md §1.5): agents whose compared runs span configurations
+    configuration_changed: tuple[str, ...] = ()  # agent ids, sorted
 
 
 @dataclass(frozen=True, slots=True)
@@ -470,6 +475,13 @@ class Pair:
     # Every shared version's figures for a pair with a page (url), else () and compare.full_pair makes them:
     # a board holds agents² pairs, and only the pages and their data files show versions (issue 29).
     versions: tuple[PairVersion, ...]
+    # docs/rules/compare.md §1.5: whose run beats the other's more often than not over the shared versions
+    # ("a", "b", or "even" at exactly 50%): "b" is the higher ranked agent losing head to head.
+    head_to_head: str = "even"
+    # the configuration fields (agent_version, judge_model, budget_seconds) that differ among each side's
+    # runs in the median on the shared versions (the model is model_changed's)
+    configuration_fields_a: tuple[str, ...] = ()
+    configuration_fields_b: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -37,6 +37,7 @@ from podium.plan.contexts import (
 from podium.plan.entries import DataFile
 from podium.words.compare_text import (
     flag_sentences,
+    head_to_head_words,
     superiority_words,
     verdict_counts,
     verdict_words,
@@ -183,6 +184,7 @@ def _pair_page(pair: Pair, url: str, agents: dict[str, AgentSummary]) -> Planned
                 agent_a=agents[pair.a],
                 agent_b=agents[pair.b],
                 flags=tuple(flag_sentences(pair)),
+                loses=head_to_head_words(pair),
                 versions=versions,
             )
         ),

@@ -421,6 +421,7 @@ class PairContext(PageContext):
     agent_a: AgentSummary  #: the pair's first agent
     agent_b: AgentSummary  #: …and its second
     flags: tuple[tuple[str, Sentence], ...]  #: each: flag name, sentence
+    loses: Sentence  #: when the higher ranked agent loses head to head, that sentence; else empty
     versions: tuple[PairSection, ...]
     #: each: ``v`` its ``PairVersion``, ``anchor``, ``chart`` (Intervals), ``verdict`` and ``superiority``
     #: sentences

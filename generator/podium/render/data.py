@@ -123,6 +123,8 @@ def agent_dict(agent: AgentSummary) -> dict:
     if agent.rank is not None:
         out["rank"] = agent.rank
         out["provisional"] = bool(agent.provisional)
+        out["rank_range"] = list(agent.rank_range) if agent.rank_range else None
+        out["ahead_of_next"] = agent.ahead_of_next
     return published(out)
 
 

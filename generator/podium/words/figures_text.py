@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from podium import routes
 from podium.model import (
     KIND_LABELS,
     LEFT_OUT_KINDS,
@@ -220,7 +221,25 @@ def home_headline(agents: tuple[AgentSummary, ...] | list[AgentSummary]) -> Sent
             ]
             if second.provisional:
                 parts.append(Part(f", a provisional rank on {n_runs(second.figures.in_median)}"))
+            parts += _lead_clarity(top, second)
     return (*parts, Part("."))
+
+
+def _lead_clarity(top: AgentSummary, second: AgentSummary) -> list[Part]:
+    """How clear the leader's lead is (docs/rules/counting.md §9, ``ahead_of_next``): ". A clear lead: its 95%
+    interval lies above goshawk's" or ". Within the noise: the two 95% intervals overlap"; nothing when either
+    has no interval (its provisional rank is said already)."""
+    if top.ahead_of_next is None:
+        return []
+    about = routes.about("ranks")
+    if top.ahead_of_next:
+        return [
+            Part(". A clear lead: its "),
+            Part("95% interval", url=about),
+            Part(" lies above that of "),
+            Part(second.name, name=True),
+        ]
+    return [Part(". The lead is within the noise: the two "), Part("95% intervals", url=about), Part(" overlap")]
 
 
 def models_lead(models: tuple[ModelSummary, ...] | list[ModelSummary]) -> Sentence:
