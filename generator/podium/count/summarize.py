@@ -20,6 +20,7 @@ from podium.count.versions import current_versions, version_key
 from podium.model import (
     AgentMission,
     AgentSummary,
+    Coverage,
     Export,
     Figures,
     Leaderboard,
@@ -198,6 +199,7 @@ def _agent_missions(
             current.get(mission) == version,
             urls.mission(mission, version),
             cells[(agent, mission, version)],
+            provisional(cells[(agent, mission, version)].in_median),
         )
         for mission, version in ordered
     )
@@ -205,12 +207,14 @@ def _agent_missions(
 
 def _agents(records: list[RunRecord], groups: RunGroups, current: dict[str, str], urls: _Urls, cells: Cells):
     headline, older = [], []
+    current_versions = sum(current.get(mission) == version for mission, version in groups.by_version)
     for agent, indices in groups.by_agent.items():
         own = [records[i] for i in indices]
         name = urls.agent_names[agent]
         slug = urls.agent_slugs[agent]
         mine = [r for r in own if not r.older]
         theirs = [r for r in own if r.older]
+        missions = _agent_missions(agent, mine, current, urls, cells)
         headline.append(
             AgentSummary(
                 agent,
@@ -220,7 +224,11 @@ def _agents(records: list[RunRecord], groups: RunGroups, current: dict[str, str]
                 "current",
                 None,
                 figures(mine),
-                _agent_missions(agent, mine, current, urls, cells),
+                missions,
+                coverage=Coverage(
+                    tuple(sorted({m.mission for m in missions if m.current and m.figures.in_median})),
+                    current_versions,
+                ),
             )
         )
         if theirs:

@@ -317,6 +317,16 @@ class AgentMission:
     current: bool
     url: str
     figures: Figures
+    provisional: bool = False  # fewer than PROVISIONAL_BELOW runs in this median: no interval, a small sample
+
+
+@dataclass(frozen=True, slots=True)
+class Coverage:
+    """Where an agent's headline median was earned (docs/rules/counting.md §10): the missions whose current
+    version has runs of it in the median, of every current mission version with a counted run."""
+
+    missions: tuple[str, ...]  # mission names, sorted
+    of: int  # current mission versions on the board
 
 
 @dataclass(frozen=True, slots=True)
@@ -330,6 +340,7 @@ class AgentSummary:
     figures: Figures
     missions: tuple[AgentMission, ...]
     provisional: bool | None = None  # ranked on fewer than PROVISIONAL_BELOW runs in the median; None: unranked
+    coverage: Coverage | None = None  # the current scope's: where its median was earned (None for older)
     # How clear the rank is (count/standing.py, counting.md §9); None when unranked or without a 95% interval:
     rank_range: tuple[int, int] | None = None  # (1 + agents clearly better, agents with a median - clearly worse)
     ahead_of_next: bool | None = None  # its interval lies above the next ranked agent's (None: one has none)

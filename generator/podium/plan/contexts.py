@@ -132,6 +132,20 @@ class HomeCard:
 
 
 @dataclass(frozen=True)
+class GridRow:
+    agent: AgentSummary  #: the row's agent
+    cells: tuple[AgentMission | None, ...]
+    #: one per column: the agent on that current mission version (``figures``, ``provisional``), or None: never ran it
+
+
+@dataclass(frozen=True)
+class MissionGrid:
+    columns: tuple[MissionVersionSummary, ...]  #: current mission versions, at most ``plan.GRID_COLUMNS``, by mission
+    rows: tuple[GridRow, ...]  #: the agents with a card, ranked
+    more_columns: int  #: how many more current mission versions are not columns (each has its page)
+
+
+@dataclass(frozen=True)
 class AgentTable:
     summary: AgentMission
     #: the agent on one mission version: ``mission``, ``version``, ``current``, ``url``, ``figures``
@@ -253,7 +267,7 @@ class HomeContext(PageContext):
     headline: Sentence
     #: the leader and the next, as sentence parts: words/figures_text.py home_headline, the same words as
     #: the page's description; ``words(headline, href)`` writes it with links
-    totals: Totals  #: ``runs``, ``not_a_run``, ``counts``
+    totals: Totals  #: ``runs``, ``not_a_run``, ``counts``, ``last_run`` (the newest run's time: "data as of")
     cards: tuple[HomeCard, ...]
     #: the top ``plan.HOME_CARDS`` ranked agents, each: ``agent``, ``older`` summary or None, ``tone``,
     #: ``strip``, ``progress``: the agent's progress line, ``text`` and ``verdict``, a class name or None
@@ -265,6 +279,9 @@ class HomeContext(PageContext):
     problems_total: int  #: how many problems in all
     problems_more: int  #: how many are not listed
     missions: tuple[MissionVersionSummary, ...]  #: every mission version
+    grid: MissionGrid
+    #: each carded agent's median on each current mission version: ``columns``, ``rows`` (each ``agent`` and its
+    #: ``cells``, None where it never ran), ``more_columns``
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -544,6 +561,8 @@ VALUES: tuple[type, ...] = (  # the values inside the contexts (themes/README.md
     Downloads,
     NavItem,
     HomeCard,
+    MissionGrid,
+    GridRow,
     ProgressLine,
     AgentTable,
     AgentPair,

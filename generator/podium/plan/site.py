@@ -31,6 +31,7 @@ from podium.plan.contexts import (
     AgentTable,
     ContentContext,
     Downloads,
+    GridRow,
     HomeCard,
     HomeContext,
     LedgerContext,
@@ -38,6 +39,7 @@ from podium.plan.contexts import (
     LedgerRow,
     MissionCard,
     MissionContext,
+    MissionGrid,
     MissionsContext,
     NavItem,
     NotFoundContext,
@@ -67,6 +69,7 @@ MISSIONS_PAGE_ELEMENTS = 2200  # …and a page's cards stay within this many
 HOME_CARDS = 12  # agent cards on the home page; the agents ranked below them are table rows…
 HOME_ROWS = 30  # …at most this many (every agent is in summary.json and the ledger)
 HOME_PROBLEMS = 20  # problems listed on the home page (every one is in summary.json)
+GRID_COLUMNS = 12  # current mission versions in the home page's grid of medians (each version has its page)
 
 
 @dataclass(frozen=True)
@@ -165,11 +168,24 @@ def _home(board: Leaderboard, index: _Index) -> Page:
                 problems_total=len(board.problems),
                 problems_more=problems_more,
                 missions=board.missions,
+                grid=_grid(shown, board.missions),
                 headline=headline,
                 description=figures_text.plain(headline),
             )
         ),
     )
+
+
+def _grid(agents, missions) -> MissionGrid:
+    """The home page's agent × current mission version grid: the summary's cells placed, blank where an agent never
+    ran a version (docs/rules/site.md §13)."""
+    current = [m for m in missions if m.current]
+    columns, more = first(current, GRID_COLUMNS)
+    rows = []
+    for agent in agents:
+        cells = {(m.mission, m.version): m for m in agent.missions if m.current}
+        rows.append(GridRow(agent=agent, cells=tuple(cells.get((c.mission, c.version)) for c in columns)))
+    return MissionGrid(columns=tuple(columns), rows=tuple(rows), more_columns=more)
 
 
 def _progress_line(index: _Index, agent: str) -> ProgressLine:

@@ -115,11 +115,20 @@ def agent_dict(agent: AgentSummary) -> dict:
         "url": agent.url,
         "scope": agent.scope,
         "missions": [
-            {"mission": m.mission, "version": m.version, "current": m.current, "url": m.url, **figures_dict(m.figures)}
+            {
+                "mission": m.mission,
+                "version": m.version,
+                "current": m.current,
+                "url": m.url,
+                "provisional": m.provisional,
+                **figures_dict(m.figures),
+            }
             for m in agent.missions
         ],
         **figures_dict(agent.figures),
     }
+    if agent.coverage is not None:
+        out["coverage"] = {"missions": list(agent.coverage.missions), "of": agent.coverage.of}
     if agent.rank is not None:
         out["rank"] = agent.rank
         out["provisional"] = bool(agent.provisional)

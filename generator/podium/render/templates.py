@@ -108,6 +108,7 @@ def make_environment(chain: list[Path]) -> jinja2.Environment:
         in_median=figures_text.in_median,
         counted=figures_text.counted,
         utc_time=figures_text.utc_time,
+        coverage_text=figures_text.coverage_text,
     )
     env.globals.update(
         rank_move=figures_text.rank_move, verdicts=diff_text.VERDICTS, change_headline=diff_text.headline

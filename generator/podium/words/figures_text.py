@@ -112,6 +112,11 @@ def median_line(fig: Figures) -> str:
     return " · ".join([head] + [f"{count} {label}" for _, count, label in left_out(fig)])
 
 
+def coverage_text(coverage) -> str:
+    """Where a median was earned, as a card says it: "on 2 of 4 missions" (the summary's Coverage)."""
+    return f"on {len(coverage.missions)} of {counted(coverage.of, 'mission')}"
+
+
 def pp_delta(value: float | None) -> str:
     """A signed change in percentage points: +3.2 pp, −0.4 pp, ±0.0 pp; "—" for None."""
     if value is None:
