@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections import defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
@@ -58,6 +58,19 @@ def run_model(record: RunRecord) -> str | None:
     if reported:
         return " + ".join(reported)
     return record.model_declared or None
+
+
+def reported_models(records: Iterable[RunRecord]) -> tuple[str, ...]:
+    """The distinct models the harness reported over ``records`` (each run's ``models_reported`` joined with
+    `` + ``), sorted; runs that reported none (a run that never reached its agent, a harness that does not say)
+    are not counted: a declared name is not what ran."""
+    return tuple(sorted({" + ".join(m for m in r.models_reported if m) for r in records if any(r.models_reported)}))
+
+
+def models_differ(*agents: AgentSummary) -> bool:
+    """Whether an agent's runs (its summaries: current and older scopes) reported more than one model: the
+    agent page warns only then (docs/rules/site.md §13), never for a declared name beside the reported one."""
+    return len({model for agent in agents for model in agent.reported_models}) > 1
 
 
 def superiority(xs: Sequence[float], ys: Sequence[float]) -> float:

@@ -229,6 +229,7 @@ def _agents(records: list[RunRecord], groups: RunGroups, current: dict[str, str]
                     tuple(sorted({m.mission for m in missions if m.current and m.figures.in_median})),
                     current_versions,
                 ),
+                reported_models=compare.reported_models(mine),
             )
         )
         if theirs:
@@ -242,6 +243,7 @@ def _agents(records: list[RunRecord], groups: RunGroups, current: dict[str, str]
                     None,
                     figures(theirs),
                     _agent_missions(agent, theirs, current, urls, cells),
+                    reported_models=compare.reported_models(theirs),
                 )
             )
     headline.sort(key=lambda a: rank_key(a.name, a.agent, a.figures))

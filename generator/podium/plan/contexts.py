@@ -303,7 +303,11 @@ class AgentContext(PageContext):
     #: where a new configuration first appears on ``strip``, as ``x`` percent of its width and ``strip_x``
     #: in its coordinates, with its ``label`` and ``title``
     older_strip: Strip | None  #: the newest ``charts.CARD_SLOTS`` on older versions, or None
-    models_differ: bool  #: whether the models its runs name differ between current and older versions
+    models_run: tuple[str, ...]
+    #: the models the harness reported on its runs, current and older versions (each run's joined with " + ")
+    models_differ: bool
+    #: whether the harness reported more than one model over its runs: a declared name beside the reported one
+    #: is not a change
     compare: tuple[AgentPair, ...]  #: each: ``other`` agent, ``url`` of the pair page, ``pair``
     badge: BadgeSnippet | None = None
     #: added after planning (render/changes.py): ``path``, the badge's site path; ``markdown``, the snippet
@@ -458,6 +462,11 @@ class ModelsContext(PageContext):
     ranked: tuple[ModelSummary, ...]
     #: the keys ranked below the cards, at most ``plan_compare.MODEL_ROWS``, as ModelSummary
     unlisted: int  #: how many more keys are ranked below those rows
+    empty: tuple[ModelSummary, ...]
+    #: the keys with no run in a median (ranked last, on nothing), at most ``plan_compare.MODEL_EMPTY_NAMED``: one
+    #: line, not cards
+    empty_more: int  #: how many more such keys are not named
+    empty_total: int  #: how many keys have no run in a median
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -18,7 +18,8 @@ from urllib.parse import quote
 
 from podium import routes
 from podium.count import ledger as layout
-from podium.count.figures import first, models_differ
+from podium.count.compare import models_differ
+from podium.count.figures import first
 from podium.load.content import ContentPage
 from podium.model import KIND_ORDER, AgentSummary, Leaderboard, RunRecord
 from podium.model import LedgerPage as LedgerPageModel
@@ -250,7 +251,8 @@ def _agent_page(agent: AgentSummary, index: _Index) -> Page:
                 progress=panel,
                 band=tuple(plan_progress.band(strip, list(reversed(current_runs[: charts.PAGE_SLOTS])), progress)),
                 older_strip=charts.strip(older_runs, older.figures.median, charts.CARD_SLOTS) if older else None,
-                models_differ=models_differ(agent.figures, *([older.figures] if older else [])),
+                models_run=tuple(sorted({m for a in (agent, older) if a for m in a.reported_models})),
+                models_differ=models_differ(agent, *([older] if older else [])),
                 description=figures_text.agent_headline(agent),
                 compare=tuple(index.compare.for_agent(agent.agent)),
             )

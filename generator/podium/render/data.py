@@ -127,6 +127,7 @@ def agent_dict(agent: AgentSummary) -> dict:
         ],
         **figures_dict(agent.figures),
     }
+    out["reported_models"] = list(agent.reported_models)
     if agent.coverage is not None:
         out["coverage"] = {"missions": list(agent.coverage.missions), "of": agent.coverage.of}
     if agent.rank is not None:

@@ -111,7 +111,10 @@ def make_environment(chain: list[Path]) -> jinja2.Environment:
         coverage_text=figures_text.coverage_text,
     )
     env.globals.update(
-        rank_move=figures_text.rank_move, verdicts=diff_text.VERDICTS, change_headline=diff_text.headline
+        rank_move=figures_text.rank_move,
+        verdicts=diff_text.VERDICTS,
+        change_headline=diff_text.headline,
+        moving_now=diff_text.moving_now,
     )
     return env
 
