@@ -209,7 +209,10 @@ def test_compare_pages_mark_provisional_ranks(built):
 
 def test_models_pages_mark_provisional_ranks(built):
     models = built["pages"]["models/index.html"]
-    assert by_class(models, "rank") == ["#1 · provisional, 1 run", "#2", "#3 · provisional, no median"]
+    assert by_class(models, "rank") == ["#1 · provisional, 1 run", "#2"]
+    # the key with no median (gull's failed run) is folded into one line, not a card (issue 36 item 6)
+    (folded,) = by_class(models, "empty-keys")
+    assert folded.startswith("1 more model key holds no run in a median") and "model-a (declared)" in folded
     (headline,) = by_class(models, "headline")
     assert (
         "model-y leads with a median of 87.5% over 1 run, a provisional rank (fewer than 6 runs in the "
