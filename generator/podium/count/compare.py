@@ -67,12 +67,6 @@ def reported_models(records: Iterable[RunRecord]) -> tuple[str, ...]:
     return tuple(sorted({" + ".join(m for m in r.models_reported if m) for r in records if any(r.models_reported)}))
 
 
-def models_differ(*agents: AgentSummary) -> bool:
-    """Whether an agent's runs (its summaries: current and older scopes) reported more than one model: the
-    agent page warns only then (docs/rules/site.md §13), never for a declared name beside the reported one."""
-    return len({model for agent in agents for model in agent.reported_models}) > 1
-
-
 def superiority(xs: Sequence[float], ys: Sequence[float]) -> float:
     """P(x > y) + P(x == y) / 2 over all len(xs)·len(ys) pairs, exact comparisons.
 
@@ -323,10 +317,12 @@ def _configuration_fields(sides: list[_Side]) -> tuple[str, ...]:
     )
 
 
-def head_to_head(value: float) -> str:
+def head_to_head(value: float | None) -> str:
     """Whose run beats the other's more often than not, from the pair's superiority (compare.md §1.5): "a" above
     one half, "b" below (the higher ranked agent loses head to head), "even" at one half, compared as published
     (12 significant digits), so float noise in a mean of halves never decides it."""
+    if value is None:  # no shared version: never a pair
+        return "even"
     published = float(f"{value:.12g}")
     return "a" if published > 0.5 else ("b" if published < 0.5 else "even")
 

@@ -230,6 +230,9 @@ def _agents(records: list[RunRecord], groups: RunGroups, current: dict[str, str]
                     current_versions,
                 ),
                 reported_models=compare.reported_models(mine),
+                # the agent page warns only when its harness reported more than one model (docs/rules/site.md §13),
+                # decided on the names as recorded (two that redact alike are still two)
+                models_changed=len(compare.reported_models(own)) > 1,
             )
         )
         if theirs:

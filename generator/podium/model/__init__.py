@@ -344,6 +344,7 @@ class AgentSummary:
     # the distinct models its harness reported (each run's models_reported joined with " + "), sorted: more than
     # one over both scopes is a model change; a declared name beside the reported one is none
     reported_models: tuple[str, ...] = ()
+    models_changed: bool = False  # its harness reported more than one model over its runs, both scopes (as recorded)
     # How clear the rank is (count/standing.py, counting.md §9); None when unranked or without a 95% interval:
     rank_range: tuple[int, int] | None = None  # (1 + agents clearly better, agents with a median - clearly worse)
     ahead_of_next: bool | None = None  # its interval lies above the next ranked agent's (None: one has none)

@@ -18,7 +18,6 @@ from urllib.parse import quote
 
 from podium import routes
 from podium.count import ledger as layout
-from podium.count.compare import models_differ
 from podium.count.figures import first
 from podium.load.content import ContentPage
 from podium.model import KIND_ORDER, AgentSummary, Leaderboard, RunRecord
@@ -70,7 +69,8 @@ MISSIONS_PAGE_ELEMENTS = 2200  # …and a page's cards stay within this many
 HOME_CARDS = 12  # agent cards on the home page; the agents ranked below them are table rows…
 HOME_ROWS = 30  # …at most this many (every agent is in summary.json and the ledger)
 HOME_PROBLEMS = 20  # problems listed on the home page (every one is in summary.json)
-GRID_COLUMNS = 12  # current mission versions in the home page's grid of medians (each version has its page)
+GRID_COLUMNS = 6  # current mission versions in the home page's grid of medians (each version has its page): with 12
+# cards, 72 cells of one element each, which keeps the home page within its 3,000 elements (site.md §9)
 
 
 @dataclass(frozen=True)
@@ -252,7 +252,7 @@ def _agent_page(agent: AgentSummary, index: _Index) -> Page:
                 band=tuple(plan_progress.band(strip, list(reversed(current_runs[: charts.PAGE_SLOTS])), progress)),
                 older_strip=charts.strip(older_runs, older.figures.median, charts.CARD_SLOTS) if older else None,
                 models_run=tuple(sorted({m for a in (agent, older) if a for m in a.reported_models})),
-                models_differ=models_differ(agent, *([older] if older else [])),
+                models_differ=agent.models_changed,
                 description=figures_text.agent_headline(agent),
                 compare=tuple(index.compare.for_agent(agent.agent)),
             )

@@ -27,9 +27,10 @@ from importlib import resources
 
 from podium import routes
 from podium.count.compare import pairs_by_agent
+from podium.count.stats import published
 from podium.load.published import COMPARE_AGENT_SCHEMA, COMPARE_PAIR_SCHEMA, COMPARE_SCHEMA
 from podium.model import AgentSummary, Leaderboard, Pair, PairVersion
-from podium.render.data import dump_json, published
+from podium.render.data import dump_json
 
 
 def _ci(ci: tuple[float, float] | None) -> list[float] | None:

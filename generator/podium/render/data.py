@@ -13,6 +13,7 @@ from importlib import resources
 
 from podium import __version__, routes
 from podium.count import verdicts
+from podium.count.stats import published
 from podium.load.published import RUNS_SCHEMA, SUMMARY_SCHEMA
 from podium.model import (
     AgentSummary,
@@ -70,23 +71,6 @@ def dump_json(value: object, *, indent: int | None = 2) -> bytes:
     return (text + "\n").encode("utf-8")
 
 
-SIGNIFICANT = 12  # digits a computed figure is published with: 0.4 and 0.45's median is 0.425, not 0.42500000000000004
-
-
-def published(value):
-    """A data file's figures as written: every float rounded to SIGNIFICANT significant digits, which removes the
-    float noise of sums and means while every comparison at 1e-9 stays what it was (the summary, the
-    comparisons and the progress files hold figures podium computes; the ledger's rows, a run's scores as
-    result.json holds them, never go through here)."""
-    if isinstance(value, float):
-        return float(f"{value:.{SIGNIFICANT}g}")
-    if isinstance(value, dict):
-        return {key: published(item) for key, item in value.items()}
-    if isinstance(value, list | tuple):
-        return [published(item) for item in value]
-    return value
-
-
 def figures_dict(fig: Figures) -> dict:
     return {
         "runs": fig.runs,
@@ -128,6 +112,8 @@ def agent_dict(agent: AgentSummary) -> dict:
         **figures_dict(agent.figures),
     }
     out["reported_models"] = list(agent.reported_models)
+    if agent.scope == "current":
+        out["models_changed"] = agent.models_changed
     if agent.coverage is not None:
         out["coverage"] = {"missions": list(agent.coverage.missions), "of": agent.coverage.of}
     if agent.rank is not None:

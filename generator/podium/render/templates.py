@@ -97,6 +97,7 @@ def make_environment(chain: list[Path]) -> jinja2.Environment:
         provisional_sentence=figures_text.provisional_sentence,
         provisional_below=PROVISIONAL_BELOW,
         judges_warning=figures_text.judges_warning,
+        coverage_names=figures_text.coverage_names,
     )
     env.filters.update(
         pp_delta=figures_text.pp_delta,

@@ -117,6 +117,14 @@ def coverage_text(coverage) -> str:
     return f"on {len(coverage.missions)} of {counted(coverage.of, 'mission')}"
 
 
+COVERAGE_NAMED = 5  # missions a card names (the rest are counted): a card stays small at 40 missions
+
+
+def coverage_names(coverage) -> tuple[tuple[str, ...], int]:
+    """The missions a card names ("blind-sqli-portal, smb-share-loot"), at most COVERAGE_NAMED, and how many more."""
+    return coverage.missions[:COVERAGE_NAMED], max(0, len(coverage.missions) - COVERAGE_NAMED)
+
+
 def pp_delta(value: float | None) -> str:
     """A signed change in percentage points: +3.2 pp, −0.4 pp, ±0.0 pp; "—" for None."""
     if value is None:
