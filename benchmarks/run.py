@@ -685,7 +685,7 @@ def parse_args(argv):
 
 
 # Disk use per run, measured on ext4 (4 KiB blocks) with scale-shaped exports (12 agents,
-# 40 missions) of 2,000 and 20,000 runs, rounded up; see README "Disk and time".
+# 40 missions) of 2,000 and 20,000 runs, rounded up; see benchmarks/README.md "Disk and time".
 EXPORT_DISK_PER_RUN = 25_500  # natural reports and sidecars: 4 files + a directory
 #                                       (23.8 KB), and make_export's temporary rows (1.4 KB)
 LIVE_DISK_PER_RUN = 4_100  # the hard-linked copy: its directories

@@ -318,7 +318,7 @@ def test_an_agent_with_only_older_runs_has_an_empty_headline_and_its_older_line(
     assert text(one(card, "older-line", "p")).startswith("older version 1 run on older mission versions · median 50.0%")
 
 
-# ================================================================ README "Decisions": pages the golden tree alone covered
+# ================================================================ docs/development.md "Decisions": pages the golden tree alone covered
 
 
 def test_an_agent_with_only_cancelled_runs_has_no_card_and_its_runs_are_greyed_in_the_ledger(export, tmp_path):
@@ -371,7 +371,7 @@ def test_ledger_cells_dash_for_no_score_and_no_judge_for_a_judge_that_never_ran(
 
 
 def test_caps_are_said_on_the_page(export, tmp_path, monkeypatch):
-    """README: each cap is said on the page (the card plot draws the newest 200; an agent page lists the
+    """docs/development.md ("Bounded pages"): each cap is said on the page (the card plot draws the newest 200; an agent page lists the
     newest runs of each version, a mission page its newest 20)."""
     from podium.plan import site as plan
 

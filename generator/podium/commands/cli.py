@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import sys
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -15,7 +16,7 @@ from pathlib import Path
 
 import click
 
-from podium import __version__
+from podium import __version__, routes
 from podium.build import Built, build_site, public_comparisons, public_view
 from podium.cache.store import DEFAULT_DIR as DEFAULT_CACHE
 from podium.commands.progress_bar import Progress
@@ -134,6 +135,7 @@ def build(
     if quiet and (verbose or explain):
         raise click.UsageError(f"--quiet and --{'verbose' if verbose else 'explain'} exclude each other")
     config = load_config(config_path, {"out": out, "theme_dir": theme_dir, "host": host})
+    given = export
     export = _export_path(export, config)
     bar = None if quiet else Progress()
     try:
@@ -179,8 +181,19 @@ def build(
             f"podium: nothing changed since the last build; {built.target} stays as it was "
             f"({built.outline.summary or f'{built.files} files'})"
         )
-        return
-    say(f"podium: wrote {meter.summary() if meter else built.files} to {built.target}")
+    else:
+        say(f"podium: wrote {meter.summary() if meter else built.files} to {built.target}")
+    say(where_to_look(built.target, given, config_path, theme_dir))
+
+
+def where_to_look(target: Path, export: Sequence[Path], config_path: Path | None, theme_dir: Path | None) -> str:
+    """The build's last line: the page to open, or the ``podium serve`` command that previews the same site."""
+    serve = ["podium", "serve", *map(str, export)]
+    if config_path is not None:
+        serve += ["--config", str(config_path)]
+    if theme_dir is not None:
+        serve += ["--theme-dir", str(theme_dir)]
+    return f"podium: open {target / routes.HOME} in a browser, or preview the site with `{shlex.join(serve)}`"
 
 
 def _explain(built: Built) -> None:
