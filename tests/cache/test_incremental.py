@@ -658,6 +658,8 @@ def test_a_run_records_digest_changes_with_every_field_and_only_with_them():
         "no_judge_ran": True,
         "older": True,
         "models_reported": ("x",),
+        "models_more": 3,
+        "models_digest": "3fa9c1d2",
         "exposed": (),
         "started": None,
         "completed": when.astimezone(timezone(timedelta(hours=2))),

@@ -18,8 +18,8 @@ from podium import routes
 from podium.count.stats import published
 from podium.count.verdicts import VERDICTS
 from podium.errors import PodiumError
-from podium.load.files import NotReadable
-from podium.load.published import SUMMARY_SCHEMA, read
+from podium.load.files import NotReadable, TooLarge
+from podium.load.published import MAX_BYTES, SUMMARY_SCHEMA, read
 from podium.load.shape import (
     ANY,
     BOOL,
@@ -47,6 +47,11 @@ SUMMARY_IN_SITE = Path(routes.SUMMARY_JSON)
 
 class BundleError(PodiumError):
     """An input is not a readable podium summary; the message names the file and the field (exit 2)."""
+
+
+class BundleTooLarge(BundleError):
+    """A summary over the size podium reads back (load/published.py MAX_BYTES): a build with ``--previous``
+    goes on without a change report (render/changes.py); ``podium diff``, given the file, stops (exit 2)."""
 
 
 @dataclass(frozen=True)
@@ -172,6 +177,10 @@ def load_bundle(path: Path) -> Bundle:
     except FileNotFoundError:
         hint = " (not a built podium site?)" if path.is_dir() else ""
         raise BundleError(f"{where}: file not found{hint}") from None
+    except TooLarge as err:
+        raise BundleTooLarge(
+            f"{where}: {err}: podium reads back a summary of at most {MAX_BYTES // (1024 * 1024)} MiB"
+        ) from None
     except NotReadable as err:
         raise BundleError(f"{where}: {err}; not a podium summary") from None
     return bundle_from(data, where)

@@ -7,6 +7,7 @@ import sys
 from dataclasses import fields
 from operator import attrgetter
 
+from podium.count.model_names import configuration_model
 from podium.model import (
     GRADING_FAILED,
     JUDGE_STATUSES,
@@ -130,6 +131,8 @@ def record_of(run: Run, exposed: tuple[str, ...] = ()) -> RunRecord:
         judge_model=_shared(conditions.judge_model) if conditions else None,
         model_declared=_shared((conditions.model if conditions and conditions.model else None) or run.model_declared),
         models_reported=_shared_tuple(run.models_reported),
+        models_more=run.models_more,
+        models_digest=run.models_digest,
         started=run.started,
         completed=run.completed,
         when=run.completed or run.started,
@@ -148,10 +151,10 @@ def configuration_of(run: Run) -> Configuration | None:
     conditions = run.conditions
     if conditions is None:
         return None
-    reported = sorted({m for m in run.models_reported if m})
+    model = configuration_model(run.models_reported, run.models_more, run.models_digest, conditions.model)
     value = Configuration(
         agent_version=_shared(conditions.agent_version),
-        model=_shared(" + ".join(reported) if reported else conditions.model or None),
+        model=_shared(model),
         judge_model=_shared(conditions.judge_model or None),
         budget_seconds=conditions.budget_seconds,
     )

@@ -215,6 +215,7 @@ def _agents(records: list[RunRecord], groups: RunGroups, current: dict[str, str]
         mine = [r for r in own if not r.older]
         theirs = [r for r in own if r.older]
         missions = _agent_missions(agent, mine, current, urls, cells)
+        reported = compare.reported_models(own)
         headline.append(
             AgentSummary(
                 agent,
@@ -229,10 +230,12 @@ def _agents(records: list[RunRecord], groups: RunGroups, current: dict[str, str]
                     tuple(sorted({m.mission for m in missions if m.current and m.figures.in_median})),
                     current_versions,
                 ),
-                reported_models=compare.reported_models(mine),
-                # the agent page warns only when its harness reported more than one model (docs/rules/site.md §13),
-                # decided on the names as recorded (two that redact alike are still two)
-                models_changed=len(compare.reported_models(own)) > 1,
+                # the agent page warns only when its harness reported more than one model over its runs, current
+                # and older versions (docs/rules/site.md §13), decided on the names as recorded (two that redact
+                # alike are still two)
+                reported_models=reported[0],
+                reported_models_more=reported[1] - len(reported[0]),
+                models_changed=reported[1] > 1,
             )
         )
         if theirs:
@@ -246,7 +249,6 @@ def _agents(records: list[RunRecord], groups: RunGroups, current: dict[str, str]
                     None,
                     figures(theirs),
                     _agent_missions(agent, theirs, current, urls, cells),
-                    reported_models=compare.reported_models(theirs),
                 )
             )
     headline.sort(key=lambda a: rank_key(a.name, a.agent, a.figures))

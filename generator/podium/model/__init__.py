@@ -195,7 +195,9 @@ class Run:
     conditions: Conditions | None = None
     partial: bool | None = None
     partial_trigger: str | None = None
-    models_reported: tuple[str, ...] = ()
+    models_reported: tuple[str, ...] = ()  # at most 8 (docs/rules/export.md §3.2)
+    models_more: int = 0  # how many more the harness reported
+    models_digest: str | None = None  # with models_more: tells the whole list apart (export.md §3.2)
     list_outcome: str | None = None
     list_trigger: str | None = None
     agent: str = UNATTRIBUTED
@@ -247,6 +249,10 @@ class Figures:
     models_reported: tuple[str, ...]
     models_declared: tuple[str, ...]
     last_run: str | None
+    # Each list of names above holds at most 10 (count/model_names.py); how many more there are:
+    judge_models_more: int = 0
+    models_reported_more: int = 0
+    models_declared_more: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -286,6 +292,8 @@ class RunRecord:
     digest: str  # SHA-256 of its result.json: what its page reads again (grade details, own values)
     # Never published, only used to redact (render/redact.py), and dropped from the public board:
     exposed: tuple[str, ...] = ()  # the run's own submitted values that occur in a name it would publish
+    models_more: int = 0  # reported model names past models_reported (docs/rules/export.md §3.2)
+    models_digest: str | None = None  # with models_more: what tells the whole list apart
     configuration: Configuration | None = None  # None: no readable conditions (progress.md §1)
     # Decided by the summary step for the whole board:
     older: bool = False
@@ -341,10 +349,12 @@ class AgentSummary:
     missions: tuple[AgentMission, ...]
     provisional: bool | None = None  # ranked on fewer than PROVISIONAL_BELOW runs in the median; None: unranked
     coverage: Coverage | None = None  # the current scope's: where its median was earned (None for older)
-    # the distinct models its harness reported (each run's models_reported joined with " + "), sorted: more than
-    # one over both scopes is a model change; a declared name beside the reported one is none
+    # The current scope's only, over the agent's runs on current and older versions: the distinct models its harness
+    # reported (each run's names as its model key joins them), sorted, at most MODELS_LISTED (those of the most
+    # runs) and how many more; more than one in all is a model change (a declared name beside them is none).
     reported_models: tuple[str, ...] = ()
-    models_changed: bool = False  # its harness reported more than one model over its runs, both scopes (as recorded)
+    reported_models_more: int = 0
+    models_changed: bool = False
     # How clear the rank is (count/standing.py, counting.md §9); None when unranked or without a 95% interval:
     rank_range: tuple[int, int] | None = None  # (1 + agents clearly better, agents with a median - clearly worse)
     ahead_of_next: bool | None = None  # its interval lies above the next ranked agent's (None: one has none)
@@ -453,6 +463,8 @@ class PairVersion:
     judge_models_b: tuple[str, ...]
     superiority: float  # P(a run of A beats a run of B), ties half
     verdict: str  # a_ahead / b_ahead / overlap / too_few
+    judge_models_a_more: int = 0  # judge models past the MODELS_LISTED judge_models_a lists
+    judge_models_b_more: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -490,6 +502,8 @@ class Pair:
     # Every shared version's figures for a pair with a page (url), else () and compare.full_pair makes them:
     # a board holds agents² pairs, and only the pages and their data files show versions (issue 29).
     versions: tuple[PairVersion, ...]
+    models_a_more: int = 0  # distinct models past the MODELS_LISTED models_a lists (count/model_names.py)
+    models_b_more: int = 0
     # docs/rules/compare.md §1.5: whose run beats the other's more often than not over the shared versions
     # ("a", "b", or "even" at exactly 50%): "b" is the higher ranked agent losing head to head.
     head_to_head: str = "even"

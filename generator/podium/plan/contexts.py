@@ -304,7 +304,9 @@ class AgentContext(PageContext):
     #: in its coordinates, with its ``label`` and ``title``
     older_strip: Strip | None  #: the newest ``charts.CARD_SLOTS`` on older versions, or None
     models_run: tuple[str, ...]
-    #: the models the harness reported on its runs, current and older versions (each run's joined with " + ")
+    #: the models the harness reported on its runs, current and older versions (each run's joined with " + "), at
+    #: most 10, those of the most runs
+    models_run_more: int  #: how many more it reported
     models_differ: bool
     #: whether the harness reported more than one model over its runs: a declared name beside the reported one
     #: is not a change

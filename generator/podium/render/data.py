@@ -46,6 +46,7 @@ LEDGER_COLUMNS = (
     "judge_model",
     "model_declared",
     "models_reported",
+    "models_more",
     "started_at",
     "completed_at",
     "url",
@@ -88,7 +89,14 @@ def figures_dict(fig: Figures) -> dict:
         "models_reported": list(fig.models_reported),
         "models_declared": list(fig.models_declared),
         "last_run": fig.last_run,
+        **names_more(fig, "judge_models", "models_reported", "models_declared"),
     }
+
+
+def names_more(value: object, *fields: str) -> dict[str, int]:
+    """``<field>_more`` for each list of names ``value`` cut (count/model_names.py: at most 10 are listed, the
+    rest counted); only those with more, so a site of ordinary names carries no count of nothing."""
+    return {f"{field}_more": more for field in fields if (more := getattr(value, f"{field}_more"))}
 
 
 def agent_dict(agent: AgentSummary) -> dict:
@@ -111,8 +119,9 @@ def agent_dict(agent: AgentSummary) -> dict:
         ],
         **figures_dict(agent.figures),
     }
-    out["reported_models"] = list(agent.reported_models)
     if agent.scope == "current":
+        out["reported_models"] = list(agent.reported_models)
+        out["reported_models_more"] = agent.reported_models_more
         out["models_changed"] = agent.models_changed
     if agent.coverage is not None:
         out["coverage"] = {"missions": list(agent.coverage.missions), "of": agent.coverage.of}
@@ -254,6 +263,7 @@ def ledger_row(record: RunRecord) -> dict:
         "judge_model": record.judge_model,
         "model_declared": record.model_declared,
         "models_reported": list(record.models_reported),
+        "models_more": record.models_more,  # reported past the 8 models_reported keeps (export.md §3.2)
         "started_at": iso_utc(record.started),
         "completed_at": iso_utc(record.completed),
         "url": record.url,

@@ -44,7 +44,7 @@ DATA_FILES = {  # a DataFile's kind -> its bytes from the public board (and the 
     "compare": lambda board, generated_at, entry: compare_data.compare_index(board),
     "compare_schema": lambda board, generated_at, entry: compare_data.compare_schema(),
     "compare_agent": lambda board, generated_at, entry: compare_data.compare_agent_part(
-        board, board.agents[entry.part], list(entry.pairs)
+        board, board.agents[entry.part], list(entry.pairs), entry.more
     ),
     "compare_pair": lambda board, generated_at, entry: compare_data.compare_pair_file(board.pairs[entry.part]),
     "progress": lambda board, generated_at, entry: data.progress_file(board, entry.part),
@@ -140,7 +140,7 @@ class SiteRenderer:
                     entry.path,
                     entry.kind,
                     lambda: (
-                        (agent.agent, agent.name, agent.slug, agent.rank),
+                        (agent.agent, agent.name, agent.slug, agent.rank, entry.more),
                         [self.board.pairs[i] for i in entry.pairs],
                     ),
                 )

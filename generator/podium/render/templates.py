@@ -19,7 +19,7 @@ from podium import routes
 from podium.errors import ConfigError
 from podium.load.yamlfile import YamlError, parse_yaml
 from podium.model import KIND_LABELS, PROVISIONAL_BELOW
-from podium.words import diff_text, figures_text
+from podium.words import diff_text, figures_text, names_text
 
 # What a template may call besides Jinja's own filters and tests. themes/README.md "Filters and globals" is
 # made from these two tables and their ``#:`` comments (tests/test_theme_contexts.py): a name added here
@@ -40,6 +40,9 @@ FILTERS = {  # `value|name` (or `value|name(argument)`) in a template -> the fun
     "n_runs": figures_text.n_runs,  #: a run count with its noun: `12|n_runs` is "12 runs", `1|n_runs` "1 run"
     "in_median": figures_text.in_median,  #: a `Figures`' runs in the median of all counted: "12 of 15 runs"
     "counted": figures_text.counted,  #: `3|counted("more agent")` is "3 more agents", `1|counted("agent")` "1 agent"
+    "short_name": names_text.short_name,
+    #: a model name or key where it is not the page's own: over 64 characters, its first 43 and last 20 around "…"
+    "more_names": names_text.more_names,  #: a list's "and N more" tail ("" when none are left out)
     "utc_time": figures_text.utc_time,  #: an ISO-8601 UTC time to the minute: "2026-11-23 20:52 UTC"
     "coverage_text": figures_text.coverage_text,  #: an agent's `coverage` as a card heads it: "on 2 of 4 missions"
 }

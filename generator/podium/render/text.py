@@ -6,6 +6,7 @@ from podium.count.verdicts import AgentProgress
 from podium.model import PROVISIONAL_BELOW, AgentSummary, RunRecord
 from podium.words import progress_text as words
 from podium.words.figures_text import DASH, ci_range, median_line, pct, pct_range
+from podium.words.names_text import more_names
 
 
 def table(header: list[str], rows: list[list[str]]) -> str:
@@ -63,13 +64,20 @@ def history_table(records: list[RunRecord]) -> str:
                 record.kind,
                 overall,
                 record.model_declared or DASH,
-                ", ".join(record.models_reported) or DASH,
+                reported_models(record),
             ]
         )
     text = table(["date", "run", "mission", "kind", "overall", "declared model", "reported model"], rows)
     if any(r.no_judge_ran for r in records):
         text += "\n* no judge ran: the judge half is 0, so overall is capped at 50% and left out of the median"
     return text
+
+
+def reported_models(record) -> str:
+    """A run's reported models for ``podium history``: each kept name, then how many more it reported (the run
+    keeps 8: docs/rules/export.md §3.2)."""
+    names = ", ".join(record.models_reported) or DASH
+    return f"{names} {more_names(record.models_more)}" if record.models_more else names
 
 
 def progress_text(progress: AgentProgress) -> str:

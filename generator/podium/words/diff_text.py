@@ -18,6 +18,7 @@ from podium.words.figures_text import (
     pct,
     pp_delta,
     rank_move,
+    seconds,
 )
 from podium.words.progress_text import ONE_CONFIGURATION, verdict_label
 
@@ -153,7 +154,8 @@ def _since(p: dict) -> list[str]:
         if name == "agent_version":
             since.append(f"agent v{p['agent_version']}" if p["agent_version"] is not None else "a new agent version")
         elif name == "budget_seconds":
-            since.append(f"budget {p['budget_seconds']:,.0f} s" if p["budget_seconds"] is not None else "a new budget")
+            budget = p["budget_seconds"]
+            since.append(f"budget {seconds(budget)}" if budget is not None else "a new budget")
         else:
             since.append("a new model" if name == "model" else "a new judge model")
     return since

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from podium.count.verdicts import N_MIN, VERDICT_SIGNS, AgentProgress, AgentSeries, AgentStep, CellStep, StepSeries
 from podium.model import Configuration
-from podium.words.figures_text import pp_delta
+from podium.words.figures_text import pp_delta, seconds
+from podium.words.names_text import short_name
 
 FIELD_NAMES = {"agent_version": "agent", "model": "model", "judge_model": "judge model", "budget_seconds": "budget"}
 ONE_CONFIGURATION = "one configuration so far"
@@ -34,10 +35,10 @@ def field_value(configuration: Configuration, name: str) -> str:
     if name == "agent_version":
         return "no agent version" if value is None else f"v{value}"
     if name == "budget_seconds":
-        return "no single budget" if value is None else f"{value:,.0f} s"  # (none, or one per mission: §7)
+        return "no single budget" if value is None else seconds(value)  # (none, or one per mission: §7)
     if name == "judge_model":
-        return "no judge model" if value is None else value
-    return "no model" if value is None else value
+        return "no judge model" if value is None else short_name(value)
+    return "no model" if value is None else short_name(value)  # (a model is at most 8 names: issue 34)
 
 
 def field_text(configuration: Configuration, name: str) -> str:
