@@ -39,27 +39,29 @@ def _ci(ci: tuple[float, float] | None) -> list[float] | None:
 
 
 def version_dict(v: PairVersion) -> dict:
-    return published({
-        "mission": v.mission,
-        "version": v.version,
-        "url": v.url,
-        "n_a": v.n_a,
-        "n_b": v.n_b,
-        "median_a": v.median_a,
-        "median_b": v.median_b,
-        "median_ci_a": _ci(v.median_ci_a),
-        "median_ci_b": _ci(v.median_ci_b),
-        "median_diff": v.median_diff,
-        "median_deterministic_a": v.median_deterministic_a,
-        "median_deterministic_b": v.median_deterministic_b,
-        "median_judge_a": v.median_judge_a,
-        "median_judge_b": v.median_judge_b,
-        "judge_models_a": list(v.judge_models_a),
-        "judge_models_b": list(v.judge_models_b),
-        "superiority": v.superiority,
-        "verdict": v.verdict,
-        **names_more(v, "judge_models_a", "judge_models_b"),
-    })
+    return published(
+        {
+            "mission": v.mission,
+            "version": v.version,
+            "url": v.url,
+            "n_a": v.n_a,
+            "n_b": v.n_b,
+            "median_a": v.median_a,
+            "median_b": v.median_b,
+            "median_ci_a": _ci(v.median_ci_a),
+            "median_ci_b": _ci(v.median_ci_b),
+            "median_diff": v.median_diff,
+            "median_deterministic_a": v.median_deterministic_a,
+            "median_deterministic_b": v.median_deterministic_b,
+            "median_judge_a": v.median_judge_a,
+            "median_judge_b": v.median_judge_b,
+            "judge_models_a": list(v.judge_models_a),
+            "judge_models_b": list(v.judge_models_b),
+            "superiority": v.superiority,
+            "verdict": v.verdict,
+            **names_more(v, "judge_models_a", "judge_models_b"),
+        }
+    )
 
 
 def pair_dict(pair: Pair) -> dict:
