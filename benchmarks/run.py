@@ -606,6 +606,13 @@ def parse_args(argv):
         "--missions", type=int, metavar="N", help="missions in the export (make_export --missions; 'scale': 40)"
     )
     ap.add_argument(
+        "--answers",
+        choices=("mission", "per-run"),
+        default="mission",
+        help="distinct answers in the export: one flag per mission version (default) or one per run "
+        "(make_export --per-run-answers: CTF platforms that deploy a fresh flag for every run)",
+    )
+    ap.add_argument(
         "--run-pages",
         type=int,
         metavar="N",
@@ -727,7 +734,15 @@ def pick_hugo(skip: bool) -> str | None:
 
 
 def bench_size(runs: int, args, flags: set[str], hugo: str | None) -> dict:
-    spec = ExportSpec(runs, args.seed, args.report_kb, args.sidecar_kb or None, args.agents, args.missions)
+    spec = ExportSpec(
+        runs,
+        args.seed,
+        args.report_kb,
+        args.sidecar_kb or None,
+        args.agents,
+        args.missions,
+        args.answers == "per-run",
+    )
     cached = {"--cache-dir", "--no-cache"} <= flags
     made = export_ready(spec, args.work_dir)
     verify = not args.no_verify and args.only >= set(INCREMENTAL)

@@ -26,7 +26,7 @@ from podium.plan.contexts import RunValues, names
 from podium.plan.entries import Asset, Blob, DataFile, Entry, LazyPage, LedgerPage, Page, RunPage
 from podium.render import compare_data, data, gzipped
 from podium.render.cached import NO_KEYS, NO_STORE, FileKeys, Kept, Key, Store
-from podium.render.redact import Redaction
+from podium.render.redact import Literals, Redaction, as_read_fast
 from podium.render.report import ReportRenderer
 from podium.render.safe import run_view
 from podium.render.templates import make_environment
@@ -344,23 +344,25 @@ def render_page(page: Page, env: jinja2.Environment, extra: dict | None = None) 
 def guard_secrets(files: Iterable[tuple[str, bytes | Kept]], literals: list[str]) -> Iterator[tuple[str, bytes | Kept]]:
     """Pass files through; a BuildError names the first file holding a configured secret, in its bytes
     or as a reader sees it (render/visible.py: markup with its entities decoded and its tags removed,
-    a gzip part decompressed), so that ``conf1gured-<s>literal</s>`` or ``&#99;onf1gured-literal``
-    does not pass.
+    a gzip part decompressed; then, as render/redact.py reads every text, each run of white space one
+    space and format characters removed), so that ``conf1gured-<s>literal</s>``, ``&#99;onf1gured-literal``
+    or ``conf1gured-\u200bliteral`` does not pass. One automaton of every spelling, one pass a reading.
 
     A Kept file passed this guard when it was written, and the configured secrets are part
     of every file's key (cache.Keys), so it is not read again."""
-    needles = [v.encode("utf-8", "surrogatepass") for v in literals]
+    found = Literals(literals) if literals else None
     for path, data_bytes in files:
-        if needles and not isinstance(data_bytes, Kept):
-            if any(needle in data_bytes for needle in needles):
+        if found is not None and not isinstance(data_bytes, Kept):
+            text = data_bytes.decode("utf-8", "replace")
+            if found.spans(text):
                 raise BuildError(f"{path}: a value listed under `redact:` would be published; nothing was written")
             try:
-                for text in reader_texts(path, data_bytes):
-                    if any(literal in text for literal in literals):
+                for seen in (text, *reader_texts(path, data_bytes)):
+                    if found.spans(as_read_fast(seen)):
                         raise BuildError(
                             f"{path}: a value listed under `redact:` would be published (as a reader "
-                            "sees the file: tags removed, entities decoded, unzipped); nothing was "
-                            "written"
+                            "sees the file: tags removed, entities decoded, unzipped, white space "
+                            "collapsed, format characters removed); nothing was written"
                         )
             except (ValueError, zlib.error) as err:
                 raise BuildError(
