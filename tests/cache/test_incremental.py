@@ -666,6 +666,7 @@ def test_a_run_records_digest_changes_with_every_field_and_only_with_them():
         "when": when + timedelta(microseconds=1),
         "agent_url": None,
         "end": None,
+        "total_tokens": 80_070,
     }
     digest = podium.cache.keys.record_digest(base)
     fresh = RunRecord(

@@ -320,7 +320,7 @@ def test_history_json(tmp_path):
     # the agent's progress file, byte for byte as the site publishes it
     assert result.stdout_bytes == (tmp_path / "site" / "api/results/progress/kestrel.json").read_bytes()
     progress = json.loads(result.stdout)
-    assert progress["schema"] == "podium.progress/1" and progress["name"] == "kestrel"
+    assert progress["schema"] == "podium.progress/2" and progress["name"] == "kestrel"
     cells = {(c["mission"], c["version"]): c for c in progress["cells"]}
     assert (
         sum(sum(s["left_out"].values()) for c in cells.values() for s in c["segments"])

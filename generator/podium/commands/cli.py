@@ -26,8 +26,9 @@ from podium.errors import EXIT_PROBLEMS, PodiumError
 from podium.model import Leaderboard, Outline
 from podium.render.compare_data import pair_dict
 from podium.render.compare_text import model_table, pair_text
-from podium.render.data import agent_dict, dump_json, model_dict, progress_file, ranked_agents
-from podium.render.text import history_table, progress_text, rank_table
+from podium.render.data import agent_dict, dump_json, model_dict, ranked_agents
+from podium.render.progress_data import progress_bytes
+from podium.render.text import history_steps, history_table, rank_table
 from podium.words.diff_text import gate_line, to_markdown
 from podium.words.figures_text import rank_text
 from podium.write.hosts import HOSTS
@@ -315,11 +316,10 @@ def history(agent: str, export: tuple[Path, ...], config_path: Path | None, as_j
     board = public_view(config, _export_path(export, config))
     key = _find_agent(board, agent)
     if as_json:
-        index = next(i for i, a in enumerate(board.agents) if a.agent == key)
-        click.echo(progress_file(board, index).decode("utf-8"), nl=False)
+        click.echo(progress_bytes(board.progress[key]).decode("utf-8"), nl=False)
         return
     records = [r for r in reversed(board.runs) if r.agent == key and r.kind != "not_a_run"]
-    click.echo(history_table(records) + "\n" + progress_text(board.progress[key]))
+    click.echo(history_table(records) + "\n" + history_steps(board.progress[key]))
 
 
 @main.command()

@@ -16,7 +16,6 @@ from pathlib import Path
 
 from podium import routes
 from podium.count.stats import published
-from podium.count.verdicts import VERDICTS
 from podium.errors import PodiumError
 from podium.load.files import NotReadable, TooLarge
 from podium.load.published import MAX_BYTES, SUMMARY_SCHEMA, read
@@ -40,7 +39,8 @@ from podium.load.shape import (
     capped,
     pick,
 )
-from podium.model import CONFIGURATION_FIELDS, Leaderboard
+from podium.model import CONFIGURATION_FIELDS, Leaderboard, published_version
+from podium.model.progress import SCORE_VERDICTS, AgentProgress
 
 SUMMARY_IN_SITE = Path(routes.SUMMARY_JSON)
 
@@ -124,7 +124,7 @@ def _agent_shape(ranked: bool) -> dict:
 
 
 PROGRESS_SHAPE = {  # an agent's progress headline (read by change reports; absent from older summaries)
-    "verdict": Opt(OneOf(VERDICTS, "a progress verdict")),
+    "verdict": Opt(OneOf(SCORE_VERDICTS, "a progress verdict")),
     "changed": [OneOf(CONFIGURATION_FIELDS, "a configuration field")],
     "to": Maybe(
         Either(
@@ -260,13 +260,14 @@ def _unique(agents: list[AgentView], name: str, where: str) -> dict[str, AgentVi
     return out
 
 
-def _progress_of(progress) -> Progress:
-    """What reading the agent's progress headline back from summary.json gives (render/data.py writes it)."""
+def _progress_of(progress: AgentProgress) -> Progress:
+    """What reading the agent's progress headline back from summary.json gives (render/progress_data.py writes
+    it)."""
     step = progress.newest_step
     if step is None:
         return Progress(None, (), None, None)
-    to = {name: value for name, value in step.to.as_json().items() if name in step.changed}
-    version, budget = to.get("agent_version"), to.get("budget_seconds")
+    version = published_version(step.to.agent_version) if "agent_version" in step.changed else None
+    budget = step.to.budget_seconds if "budget_seconds" in step.changed else None
     return Progress(
         step.overall.verdict,
         tuple(step.changed),

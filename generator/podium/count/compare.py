@@ -38,7 +38,7 @@ from podium.model import (
 GAP = Fraction(1, 5)  # no_judge_gap / timeout_gap threshold, compared exactly
 MATRIX_AGENTS = 30  # the compare page's matrix (and the pair pages) cover the top 30 ranked agents
 NEAREST = 10  # an agent's part of the data lists its pairs with the 10 rivals ranked just above it and below it
-VERDICTS = ("a_ahead", "b_ahead", "overlap", "too_few")
+PAIR_VERDICTS = ("a_ahead", "b_ahead", "overlap", "too_few")
 
 
 def reported_models(records: Iterable[RunRecord]) -> tuple[tuple[str, ...], int]:
@@ -258,7 +258,7 @@ def _pair(
                 verdict=verdict(x.figures.median_ci, y.figures.median_ci),
             )
         )
-    verdicts = dict.fromkeys(VERDICTS, 0)
+    verdicts = dict.fromkeys(PAIR_VERDICTS, 0)
     for v in versions:
         verdicts[v.verdict] += 1
     xs = [mine[mv] for mv in shared]

@@ -19,7 +19,6 @@ from pathlib import Path
 
 from podium.count.bundle import AgentView, Bundle, load_bundle
 from podium.count.stats import published
-from podium.count.verdicts import VERDICTS as PROGRESS_VERDICTS
 from podium.errors import PodiumError
 from podium.load.published import REPORT_SCHEMA
 from podium.load.shape import (
@@ -37,6 +36,7 @@ from podium.load.shape import (
     Opt,
 )
 from podium.model import CONFIGURATION_FIELDS, LEFT_OUT_KINDS, provisional
+from podium.model.progress import SCORE_VERDICTS
 
 LEFT_OUT = LEFT_OUT_KINDS  # the kinds a report counts apart: model/__init__.py
 ANY_AGENT = "*"
@@ -279,8 +279,8 @@ def progress_changed(row: dict) -> bool:
     return bool(progress and progress["known_before"] and progress["verdict"] != progress["old_verdict"])
 
 
-VERDICTS = ("new", "unchanged", "no_median", "no_ci", "inside_both_cis", "outside_a_ci")  # a row's (_verdict);
-# how each reads is words/diff_text.py's VERDICTS
+ROW_VERDICTS = ("new", "unchanged", "no_median", "no_ci", "inside_both_cis", "outside_a_ci")  # a row's (_verdict);
+# how each reads is words/diff_text.py's ROW_VERDICT_WORDS
 _LEFT_OUT = Map(INT, frozenset(LEFT_OUT))
 _AGENT_BRIEF = {
     "agent": TEXT,
@@ -331,13 +331,13 @@ REPORT_SHAPE = {
             "new_runs": INT,
             "left_out": _LEFT_OUT,
             "is_new": BOOL,
-            "verdict": OneOf(VERDICTS),
+            "verdict": OneOf(ROW_VERDICTS),
             "provisional": Maybe(BOOL),
             "progress": Maybe(
                 Opt(
                     {
-                        "verdict": Opt(OneOf(PROGRESS_VERDICTS)),
-                        "old_verdict": Opt(OneOf(PROGRESS_VERDICTS)),
+                        "verdict": Opt(OneOf(SCORE_VERDICTS)),
+                        "old_verdict": Opt(OneOf(SCORE_VERDICTS)),
                         "known_before": BOOL,
                         "changed": [OneOf(CONFIGURATION_FIELDS)],
                         "agent_version": Opt(INT),

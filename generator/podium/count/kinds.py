@@ -14,6 +14,7 @@ from podium.model import (
     KIND_LABELS,
     NO_JUDGE_STATUSES,
     PARTIAL_TRIGGERS,
+    SCORED_KINDS,
     Configuration,
     Run,
     RunRecord,
@@ -92,9 +93,6 @@ def status_label(kind: str, end: str | None) -> str:
     if kind == "infra_failed" and end not in ("deploy_failed", "crashed"):
         return KIND_LABELS[kind]
     return END_LABELS.get(end or "", "Unknown")
-
-
-SCORED_KINDS = frozenset({"graded", "partial_judge", "timed_out", "no_judge", "stopped"})
 
 
 def record_of(run: Run, exposed: tuple[str, ...] = ()) -> RunRecord:

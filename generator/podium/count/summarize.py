@@ -13,11 +13,13 @@ from collections import defaultdict
 from dataclasses import replace
 
 from podium import routes
-from podium.count import compare, ledger, standing, stats, verdicts
+from podium.count import compare, ledger, standing, stats
 from podium.count.figures import figures, kind_counts, rank_key
-from podium.count.kinds import SCORED_KINDS, record_of
+from podium.count.kinds import record_of
+from podium.count.progress import agent_progress
 from podium.count.versions import current_versions, version_key
 from podium.model import (
+    SCORED_KINDS,
     AgentMission,
     AgentSummary,
     Coverage,
@@ -75,9 +77,7 @@ def summarize(
     pairs = compare.pairs(agents, cell_runs, cells, current, urls.mission)
     by_model = compare.by_model(records, urls.agent_names, urls.agent)
     progress = {
-        agent: verdicts.agent_progress(
-            agent, urls.agent_names[agent], urls.agent_slugs[agent], [records[i] for i in indices]
-        )
+        agent: agent_progress(agent, urls.agent_names[agent], urls.agent_slugs[agent], [records[i] for i in indices])
         for agent, indices in groups.by_agent.items()
     }
     return Leaderboard(

@@ -12,6 +12,10 @@ import operator
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # model/progress.py builds on this module's Configuration
+    from podium.model.progress import AgentProgress
 
 RUN_ID = re.compile(r"^[0-9a-f]{32}$")  # a full run id
 RUN_DIR = re.compile(r"^(?:[0-9a-f]{8}|[0-9a-f]{32})$")  # a run directory's name: 8 or 32 hex
@@ -46,6 +50,11 @@ COUNTED_KINDS = (
 )
 MEDIAN_KINDS = frozenset({"graded", "partial_judge", "timed_out"})
 LEFT_OUT_KINDS = tuple(kind for kind in COUNTED_KINDS if kind not in MEDIAN_KINDS)  # counted, not in the median
+SCORED_KINDS = MEDIAN_KINDS | {"no_judge", "stopped"}  # a run of these kinds has its scores read (counting.md §2)
+# Progress (docs/rules/progress.md §1.2): the runs whose checks ran are its counted runs (the checks series),
+# every other counted kind is left out of it and counted beside, by kind.
+CHECKS_KINDS = MEDIAN_KINDS | {"no_judge"}
+PROGRESS_LEFT_OUT_KINDS = tuple(kind for kind in COUNTED_KINDS if kind not in CHECKS_KINDS)
 # site.md "Ranks on few runs": a rank on fewer runs in the median than this has no interval
 # (counting.md §3) and is provisional.
 PROVISIONAL_BELOW = 6
@@ -148,14 +157,23 @@ class Conditions:
     intel_disclosed: bool | None = None
 
 
+def published_version(version: str | None) -> int | str | None:
+    """An agent version as the data files publish it (docs/rules/progress.md §7.13): a whole number as a number,
+    as XORCISE's conditions hold it (ASCII digits, at most 15 of them: a number every JSON reader holds exactly),
+    anything else as the text read."""
+    if version is not None and version.isascii() and version.isdigit() and len(version) <= 15:
+        return int(version)
+    return version
+
+
 @dataclass(frozen=True, slots=True)
 class Configuration:
     """What the agent was when it ran (docs/rules/progress.md §1): runs that share all four are one segment.
 
     ``model`` is the run's reported models (distinct, sorted, joined with `` + ``), else the model its
-    conditions declare, else None."""
+    conditions declare, else None. Published with an agent version that is a whole number as a number."""
 
-    agent_version: str | None
+    agent_version: str | None = field(metadata={"json_value": published_version})
     model: str | None
     judge_model: str | None
     budget_seconds: float | None
@@ -163,17 +181,6 @@ class Configuration:
     def changed(self, other: Configuration) -> tuple[str, ...]:
         """The fields that differ from ``other``, in CONFIGURATION_FIELDS order."""
         return tuple(name for name in CONFIGURATION_FIELDS if getattr(self, name) != getattr(other, name))
-
-    def as_json(self) -> dict:
-        """The four fields as the progress file writes them: an agent version that is a whole number as a number
-        (as XORCISE's conditions hold it), anything else as it was read."""
-        version = self.agent_version
-        return {
-            "agent_version": int(version) if version is not None and version.isdigit() else version,
-            "model": self.model,
-            "judge_model": self.judge_model,
-            "budget_seconds": self.budget_seconds,
-        }
 
 
 CONFIGURATION_FIELDS = ("agent_version", "model", "judge_model", "budget_seconds")
@@ -295,6 +302,8 @@ class RunRecord:
     models_more: int = 0  # reported model names past models_reported (docs/rules/export.md §3.2)
     models_digest: str | None = None  # with models_more: what tells the whole list apart
     configuration: Configuration | None = None  # None: no readable conditions (progress.md §1)
+    # its report's Telemetry ``Total tokens`` (cost.md §1, "0 means not reported" applied); None: not reported
+    total_tokens: int | None = None
     # Decided by the summary step for the whole board:
     older: bool = False
     url: str = ""
@@ -434,8 +443,8 @@ class Leaderboard:
     pairs: tuple[Pair, ...] = field(default=())  # compare.md §1, by a's rank then b's
     by_model: tuple[ModelSummary, ...] = field(default=())  # compare.md §2, ranked
     ledger: Ledger | None = None  # which ledger page lists each run, which data part holds it (count/ledger.py)
-    # agent id -> its verdicts.AgentProgress: which way it is moving (docs/rules/progress.md), every agent
-    progress: dict = field(default_factory=dict)
+    # agent id -> which way it is moving (docs/rules/progress.md), every agent
+    progress: dict[str, AgentProgress] = field(default_factory=dict)
 
 
 # ------------------------------------------------------- comparisons (compare.md)

@@ -12,7 +12,6 @@ from datetime import UTC, datetime
 from importlib import resources
 
 from podium import __version__, routes
-from podium.count import verdicts
 from podium.count.stats import published
 from podium.load.published import RUNS_SCHEMA, SUMMARY_SCHEMA
 from podium.model import (
@@ -25,6 +24,8 @@ from podium.model import (
     iso_utc,
 )
 from podium.render.gzipped import gzip_bytes
+from podium.render.jsonable import dump_json, jsonable
+from podium.render.progress_data import summary_progress
 from podium.words.figures_text import ledger_texts
 
 LEDGER_COLUMNS = (
@@ -57,19 +58,6 @@ _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 # same leading "'" a cell does.
 _FORMULA_AFTER_SEMICOLON = re.compile(r";(?=[\s\"]*[=+\-@\t\r])")
 _CSV_QUOTED = re.compile(r'[,";\r\n]')  # RFC 4180's, and ";" so a reader that splits on both keeps the cell
-
-
-def dump_json(value: object, *, indent: int | None = 2) -> bytes:
-    """Canonical JSON bytes: sorted keys, finite numbers only, trailing newline."""
-    text = json.dumps(
-        value,
-        sort_keys=True,
-        allow_nan=False,
-        ensure_ascii=False,
-        indent=indent,
-        separators=(",", ": ") if indent else (",", ":"),
-    )
-    return (text + "\n").encode("utf-8")
 
 
 def figures_dict(fig: Figures) -> dict:
@@ -136,88 +124,57 @@ def agent_dict(agent: AgentSummary) -> dict:
 def ranked_agents(board: Leaderboard) -> list[dict]:
     """summary.json's ``agents`` (and ``podium rank --json``): each ranked agent with its progress headline."""
     return [
-        {**agent_dict(a), "progress": published(progress_headline(board.progress[a.agent], a.slug))}
+        {**agent_dict(a), "progress": published(jsonable(summary_progress(board.progress[a.agent], a.slug)))}
         for a in board.agents
     ]
 
 
-def progress_headline(progress, slug: str) -> dict:
-    """What summary.json carries of an agent's progress (docs/rules/progress.md §5): its headline (verdict,
-    shift, what changed with the new values, the tally over missions) and its progress file's url."""
-    top = verdicts.headline(progress)
-    step = progress.newest_step
-    return {
-        "verdict": top["verdict"],
-        "shift": top["shift"],
-        "changed": top["changed"],
-        "tally": top["tally"],
-        "from": {name: step.from_.as_json()[name] for name in step.changed} if step else {},
-        "to": {name: step.to.as_json()[name] for name in step.changed} if step else {},
-        "reason": top["reason"],
-        "url": routes.progress_path(slug),
-    }
-
-
-def progress_file(board: Leaderboard, index: int) -> bytes:
-    """The progress file of the ``index``-th agent (schema podium.progress/1)."""
-    agent = board.agents[index]
-    return dump_json(published(verdicts.progress_document(board.progress[agent.agent])))
-
-
-def progress_schema() -> bytes:
-    return resources.files("podium").joinpath("progress.schema.json").read_bytes()
-
-
 def mission_dict(mission: MissionVersionSummary) -> dict:
-    return published(
-        {
-            "mission": mission.mission,
-            "version": mission.version,
-            "current": mission.current,
-            "url": mission.url,
-            "judge_vs_checks": mission.judge_vs_checks,
-            "agents": [
-                {
-                    "agent": a.agent,
-                    "name": a.name,
-                    "url": a.url,
-                    "median": a.median,
-                    "in_median": a.in_median,
-                    "runs": a.runs,
-                    "provisional": a.provisional,
-                }
-                for a in mission.agents
-            ],
-            **figures_dict(mission.figures),
-        }
-    )
+    return published({
+        "mission": mission.mission,
+        "version": mission.version,
+        "current": mission.current,
+        "url": mission.url,
+        "judge_vs_checks": mission.judge_vs_checks,
+        "agents": [
+            {
+                "agent": a.agent,
+                "name": a.name,
+                "url": a.url,
+                "median": a.median,
+                "in_median": a.in_median,
+                "runs": a.runs,
+                "provisional": a.provisional,
+            }
+            for a in mission.agents
+        ],
+        **figures_dict(mission.figures),
+    })
 
 
 def model_dict(model: ModelSummary) -> dict:
     """One by_model entry (compare.md §2): the key, its rank, the agents behind it, every figure."""
-    return published(
-        {
-            "model": model.model,
-            "slug": model.slug,
-            "url": model.url,
-            "rank": model.rank,
-            "provisional": model.provisional,
-            "agents": list(model.agents),
-            "members": [
-                {
-                    "agent": a.agent,
-                    "name": a.name,
-                    "url": a.url,
-                    "median": a.median,
-                    "in_median": a.in_median,
-                    "runs": a.runs,
-                    "provisional": a.provisional,
-                }
-                for a in model.members
-            ],
-            **figures_dict(model.figures),
-        }
-    )
+    return published({
+        "model": model.model,
+        "slug": model.slug,
+        "url": model.url,
+        "rank": model.rank,
+        "provisional": model.provisional,
+        "agents": list(model.agents),
+        "members": [
+            {
+                "agent": a.agent,
+                "name": a.name,
+                "url": a.url,
+                "median": a.median,
+                "in_median": a.in_median,
+                "runs": a.runs,
+                "provisional": a.provisional,
+            }
+            for a in model.members
+        ],
+        **figures_dict(model.figures),
+    })
 
 
 def summary_dict(board: Leaderboard, generated_at: int | None = None) -> dict:

@@ -24,7 +24,7 @@ from podium.load.files import Stamp
 from podium.model import Leaderboard, LedgerPart, Run, RunRecord
 from podium.plan.contexts import RunValues, names
 from podium.plan.entries import Asset, Blob, DataFile, Entry, LazyPage, LedgerPage, Page, RunPage
-from podium.render import compare_data, data, gzipped
+from podium.render import compare_data, data, gzipped, progress_data
 from podium.render.cached import NO_KEYS, NO_STORE, FileKeys, Kept, Key, Store
 from podium.render.redact import Literals, Redaction, as_read_fast
 from podium.render.report import ReportRenderer
@@ -47,8 +47,10 @@ DATA_FILES = {  # a DataFile's kind -> its bytes from the public board (and the 
         board, board.agents[entry.part], list(entry.pairs), entry.more
     ),
     "compare_pair": lambda board, generated_at, entry: compare_data.compare_pair_file(board.pairs[entry.part]),
-    "progress": lambda board, generated_at, entry: data.progress_file(board, entry.part),
-    "progress_schema": lambda board, generated_at, entry: data.progress_schema(),
+    "progress": lambda board, generated_at, entry: progress_data.progress_bytes(
+        board.progress[board.agents[entry.part].agent]
+    ),
+    "progress_schema": lambda board, generated_at, entry: progress_data.progress_schema(),
 }
 LEDGER_PARTS = frozenset({"part_jsonl_gz", "part_csv", "part_script"})  # a DataFile's part: a ledger part
 GZIPPED = frozenset({"part_jsonl_gz"})  # data files whose bytes depend on the compressor (render/gzipped.py)

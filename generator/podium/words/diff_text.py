@@ -24,7 +24,7 @@ from podium.words.progress_text import ONE_CONFIGURATION, verdict_label
 
 _MD_SPECIAL = set("\\`*_[]<>#!|~@&$:")
 
-VERDICTS = {  # a row's verdict (count/diff.py _verdict) -> how the Markdown reads it
+ROW_VERDICT_WORDS = {  # a row's verdict (count/diff.py _verdict) -> how the Markdown reads it
     "new": "new",
     "unchanged": "same median",
     "no_median": "median appeared or vanished",
@@ -85,7 +85,7 @@ def to_markdown(report: dict, gates: list[dict] | None = None, title: str = "pod
             mark = " provisional" if r.get("provisional") else ""
             lines.append(
                 f"| {r['rank']}{mark}{' ' + move if move else ''} | {md(r['name'])} | {pct(r['median'])} | "
-                f"{pp_delta(r['delta'])} | {cis} | {VERDICTS[r['verdict']]} | {runs} |"
+                f"{pp_delta(r['delta'])} | {cis} | {ROW_VERDICT_WORDS[r['verdict']]} | {runs} |"
             )
         lines.append("")
     lines += _md_list(

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
-from test_verdicts import run
+from progresskit import run
 
-from podium.count.verdicts import Configuration, agent_progress
+from podium.count.progress import agent_progress
+from podium.model import Configuration
 from podium.plan.progress import configuration_text, panel
 from podium.words import diff_text, progress_text
 from podium.words.figures_text import seconds
