@@ -130,51 +130,55 @@ def ranked_agents(board: Leaderboard) -> list[dict]:
 
 
 def mission_dict(mission: MissionVersionSummary) -> dict:
-    return published({
-        "mission": mission.mission,
-        "version": mission.version,
-        "current": mission.current,
-        "url": mission.url,
-        "judge_vs_checks": mission.judge_vs_checks,
-        "agents": [
-            {
-                "agent": a.agent,
-                "name": a.name,
-                "url": a.url,
-                "median": a.median,
-                "in_median": a.in_median,
-                "runs": a.runs,
-                "provisional": a.provisional,
-            }
-            for a in mission.agents
-        ],
-        **figures_dict(mission.figures),
-    })
+    return published(
+        {
+            "mission": mission.mission,
+            "version": mission.version,
+            "current": mission.current,
+            "url": mission.url,
+            "judge_vs_checks": mission.judge_vs_checks,
+            "agents": [
+                {
+                    "agent": a.agent,
+                    "name": a.name,
+                    "url": a.url,
+                    "median": a.median,
+                    "in_median": a.in_median,
+                    "runs": a.runs,
+                    "provisional": a.provisional,
+                }
+                for a in mission.agents
+            ],
+            **figures_dict(mission.figures),
+        }
+    )
 
 
 def model_dict(model: ModelSummary) -> dict:
     """One by_model entry (compare.md §2): the key, its rank, the agents behind it, every figure."""
-    return published({
-        "model": model.model,
-        "slug": model.slug,
-        "url": model.url,
-        "rank": model.rank,
-        "provisional": model.provisional,
-        "agents": list(model.agents),
-        "members": [
-            {
-                "agent": a.agent,
-                "name": a.name,
-                "url": a.url,
-                "median": a.median,
-                "in_median": a.in_median,
-                "runs": a.runs,
-                "provisional": a.provisional,
-            }
-            for a in model.members
-        ],
-        **figures_dict(model.figures),
-    })
+    return published(
+        {
+            "model": model.model,
+            "slug": model.slug,
+            "url": model.url,
+            "rank": model.rank,
+            "provisional": model.provisional,
+            "agents": list(model.agents),
+            "members": [
+                {
+                    "agent": a.agent,
+                    "name": a.name,
+                    "url": a.url,
+                    "median": a.median,
+                    "in_median": a.in_median,
+                    "runs": a.runs,
+                    "provisional": a.provisional,
+                }
+                for a in model.members
+            ],
+            **figures_dict(model.figures),
+        }
+    )
 
 
 def summary_dict(board: Leaderboard, generated_at: int | None = None) -> dict:

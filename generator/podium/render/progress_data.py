@@ -159,7 +159,10 @@ def _runs(segments: Iterable[AgentSegment | CellSegment]) -> dict[str, int]:
 
 def progress_bytes(progress: AgentProgress) -> bytes:
     """The agent's progress file, its bytes."""
-    return dump_json(published(jsonable(progress_file(progress))))  # figures without float noise (site.md §3)
+    document = jsonable(progress_file(progress))
+    assert isinstance(document, dict)
+    # its figures without float noise (docs/rules/site.md §3); the method's constants exactly as defined
+    return dump_json({**published(document), "method": document["method"]})
 
 
 def summary_progress(progress: AgentProgress, slug: str) -> SummaryProgress:
