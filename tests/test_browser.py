@@ -810,6 +810,34 @@ def test_a_phone_shows_the_first_rows_score_without_scrolling_sideways(site, cha
     watch.assert_clean()
 
 
+GLYPHS_ONLY = re.compile(r"^[\s▲▼=◆?…≠—+−±\d.%pp]*$")
+
+
+def test_progress_cells_are_in_words(site, summary, new_page):
+    """Issue 36 item 4: each agent's table of mission versions at its newest steps, and each mission version's
+    table of the agents' newest steps, say the verdict in words in the cell (a phone cannot hover), never a glyph
+    alone nor a bare "—", and nothing is said in a title only; a decided cell names the interval that decided it."""
+    page, watch = new_page(**PHONE)
+    seen, bad = 0, []
+    pages = [a["url"] for a in summary["agents"]] + [m["url"] for m in summary["missions"] if m["current"]]
+    for rel in pages:
+        open_page(page, site, rel)
+        cells = page.eval_on_selector_all(
+            ".progress-table td, .progress-steps td",
+            "tds => tds.map(td => [td.textContent.trim(), td.getAttribute('title'), td.className])",
+        )
+        for text, title, cls in cells:
+            seen += 1
+            if GLYPHS_ONLY.match(text) or title:
+                bad.append(f"{rel}: {text!r} (title {title!r})")
+            if any(f"v-{v}" in cls.split() for v in ("improved", "regressed", "unclear")) and "99% CI" not in text:
+                bad.append(f"{rel}: {text!r} names no interval")
+            if "v-steady" in cls.split() and "90% CI" not in text:
+                bad.append(f"{rel}: {text!r} is steady without its 90% interval")
+    assert seen > 20 and not bad, "\n".join(bad)
+    watch.assert_clean()
+
+
 def _overall_text(site: Path, rel: str) -> str:
     """The first ledger row's overall cell as the HTML writes it."""
     doc = (site / rel).read_text(encoding="utf-8")

@@ -129,6 +129,9 @@ class HomeCard:
     tone: int  #: its colour index
     strip: Strip  #: its newest runs on current versions
     progress: ProgressLine  #: the agent's progress line: ``text`` and ``verdict``, a class name or None
+    newest_configuration: str | None
+    #: its newest configuration's median beside the all-history one ("since agent v2: median 80.0% over 21 runs"),
+    #: or None with one configuration
 
 
 @dataclass(frozen=True)
@@ -299,6 +302,9 @@ class AgentContext(PageContext):
     ledger: str  #: the ledger filtered to the agent
     strip: Strip  #: the newest ``charts.PAGE_SLOTS`` runs on current versions
     progress: ProgressPanel  #: "Which way it is moving", every sentence made
+    newest_configuration: str | None
+    #: its newest configuration's median beside the all-history one ("since agent v2: median 80.0% over 21 runs"),
+    #: or None with one configuration
     band: tuple[BandMark, ...]
     #: where a new configuration first appears on ``strip``, as ``x`` percent of its width and ``strip_x``
     #: in its coordinates, with its ``label`` and ``title``

@@ -147,6 +147,7 @@ def _home(board: Leaderboard, index: _Index) -> Page:
             tone=index.tones[a.agent],
             strip=charts.strip(index.scoped(a.agent, False), a.figures.median),
             progress=_progress_line(index, a.agent),
+            newest_configuration=progress_text.newest_text(index.progress[a.agent]),
         )
         for a in shown
     )
@@ -248,6 +249,7 @@ def _agent_page(agent: AgentSummary, index: _Index) -> Page:
                 ledger=ledger_fragment(agent.slug),
                 strip=strip,
                 progress=panel,
+                newest_configuration=progress_text.newest_text(progress),
                 band=tuple(plan_progress.band(strip, list(reversed(current_runs[: charts.PAGE_SLOTS])), progress)),
                 older_strip=charts.strip(older_runs, older.figures.median, charts.CARD_SLOTS) if older else None,
                 models_run=agent.reported_models,

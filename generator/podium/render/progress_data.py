@@ -103,6 +103,10 @@ class SummaryProgress:
     to: Mapping[str, object]
     reason: str | None
     url: str
+    # the newest configuration's median and runs in it, on current versions: what the agent scores now, beside
+    # the all-history median (issue 36); null and 0 with one configuration (the headline median is then its)
+    newest_median: float | None = None
+    newest_in_median: int = 0
 
 
 def progress_file(progress: AgentProgress) -> ProgressFile:
@@ -180,6 +184,8 @@ def summary_progress(progress: AgentProgress, slug: str) -> SummaryProgress:
         {name: after[name] for name in top.changed},
         top.reason,
         routes.progress_path(slug),
+        progress.segments[-1].median if step is not None else None,
+        progress.segments[-1].runs["overall"] if step is not None else 0,
     )
 
 
