@@ -370,6 +370,33 @@ def test_the_change_report_is_published_and_linked(sites):
     assert shape.fits(history["reports"][0]["report"], diff.REPORT_SHAPE)
 
 
+def test_the_change_page_gives_each_agent_its_progress_verdict_and_says_why_the_two_differ(sites):
+    """Issue 36 item 6: the report's "reading" (medians over all runs, publish against publish) and the agent's
+    "moving" (configuration against configuration) answer different questions: the page gives both for every
+    agent, and one sentence on the difference."""
+    _, new = sites
+    files = site_files(new)
+    summary = json.loads(files["api/results/summary.json"])
+    page = parse_html(files["changes/1/index.html"].decode())
+    (table,) = [t for t in page.all("table") if "changes" in (t.get("class") or "").split()]
+    heads = [th.text().strip() for th in table.iter("th") if th.get("scope") == "col"]
+    assert "reading" in heads and "moving" in heads
+    moving = {
+        next(th.text().strip() for th in tr.iter("th")): next(
+            " ".join(td.text().split()) for td in tr.iter("td") if td.get("data-label") == "moving"
+        )
+        for tr in table.iter("tr")
+        if any(td.get("data-label") == "moving" for td in tr.iter("td"))
+    }
+    assert len(moving) == len(summary["agents"])
+    for agent in summary["agents"]:
+        verdict = agent["progress"]["verdict"]
+        expected = "one configuration so far" if verdict is None else verdict.replace("_", " ")
+        assert expected in moving[agent["name"]], (agent["name"], moving[agent["name"]])
+    note = " ".join(" ".join(p.text().split()) for p in page.all("p") if p.get("class") == "note")
+    assert "Two questions, two answers that can differ." in note and "newest configuration" in note
+
+
 def test_the_history_is_carried_and_capped(tmp_path, sites):
     old, new = sites
     same, _ = build(tmp_path, new_export(tmp_path / "again").root, "same-site", previous=new)

@@ -19,9 +19,9 @@ from __future__ import annotations
 import importlib
 import pkgutil
 import re
-import time
 
 import pytest
+from cputime import least_cpu
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -37,12 +37,7 @@ SWEEP_FLOOR = 0.02  # the same for one pattern's scan of a line (a quadratic one
 
 def _seconds(fn, arg) -> float:
     """The least CPU time this process spent on ``fn(arg)`` in two tries."""
-    best = float("inf")
-    for _ in range(2):
-        start = time.process_time()
-        fn(arg)
-        best = min(best, time.process_time() - start)
-    return best
+    return least_cpu(fn, arg, tries=2)
 
 
 def assert_linear(fn, make, *, largest: int = 2 * MB, smallest: int = 16 * 1024, what: str = "") -> None:

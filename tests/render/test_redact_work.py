@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 from pathlib import Path
+
+from cputime import least_cpu
 
 from podium.build import build_site
 from podium.config import Config
@@ -81,15 +82,6 @@ def _crafted(n: int) -> set[str]:
     return {"q" * (i % 97) + f"-{i:05d}!answer" for i in range(n)} | {"Z" * (16 + i % 61) for i in range(n // 10)}
 
 
-def _cpu(fn, arg) -> float:
-    best = float("inf")
-    for _ in range(3):
-        start = time.process_time()
-        fn(arg)
-        best = min(best, time.process_time() - start)
-    return best
-
-
 def test_a_thousand_crafted_answers_on_one_mission_cost_a_text_what_a_few_do():
     text = ("q" * 90 + "-00042!answ3r and Z" * 7 + " some judge prose, ") * 300  # ~64 KiB
     times, counts = {}, {}
@@ -97,7 +89,7 @@ def test_a_thousand_crafted_answers_on_one_mission_cost_a_text_what_a_few_do():
         with Counted() as counted:
             redact = Redaction([], {"m": _crafted(n)}).mission("m")
         counts[n] = counted
-        times[n] = _cpu(redact, text)
+        times[n] = least_cpu(redact, text)
     assert all(c.made == 1 for c in counts.values())
     assert counts[4000].characters <= 4.4 * counts[1000].characters  # the answers' length, once
     floor = 0.005  # seconds: below this a ratio is timer noise

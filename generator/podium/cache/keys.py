@@ -27,7 +27,7 @@ def code_fingerprint() -> str:
     digest = hashlib.sha256(podium.__version__.encode())
     root = Path(podium.__file__).parent
     for path in sorted(root.rglob("*")):
-        if path.suffix in (".py", ".json") and "themes" not in path.relative_to(root).parts:
+        if path.suffix in (".py", ".json", ".md") and "themes" not in path.relative_to(root).parts:
             digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
     return digest.hexdigest()
 

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from podium.count.stats import published
 from podium.load.previous import BundleError, read_summary
 from podium.load.published import SUMMARY_SCHEMA
 from podium.load.shape import (
@@ -258,8 +259,8 @@ def bundle_of(board: Leaderboard, where: str = "the new summary") -> Bundle:
             slug=capped(agent.slug),
             url=capped(agent.url) if agent.url is not None else None,
             rank=agent.rank if ranked else None,
-            median=float(fig.median) if fig.median is not None else None,
-            ci=(float(fig.median_ci[0]), float(fig.median_ci[1])) if fig.median_ci else None,
+            median=published(float(fig.median)) if fig.median is not None else None,  # as summary.json holds it
+            ci=(published(float(fig.median_ci[0])), published(float(fig.median_ci[1]))) if fig.median_ci else None,
             runs=fig.runs,
             in_median=fig.in_median,
             counts=dict(fig.counts),

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from podium.count.bundle import AgentView, Bundle, load_bundle
+from podium.count.stats import published
 from podium.errors import PodiumError
 from podium.load.published import REPORT_SCHEMA
 from podium.load.shape import (
@@ -145,7 +146,11 @@ def _agent_row(old: Bundle, new: Bundle, a: AgentView) -> dict:
         "is_new": before is None,
     }
     row["progress"] = _progress_row(before, a)
-    row["delta"] = (a.median - before.median) if before and a.median is not None and before.median is not None else None
+    row["delta"] = (
+        published(a.median - before.median)  # written without float noise, as every figure (docs/rules/site.md §3)
+        if before and a.median is not None and before.median is not None
+        else None
+    )
     row["verdict"] = _verdict(before, a)
     return row
 

@@ -45,10 +45,23 @@ class ContentPage:
         return f"{self.slug}/index.html"
 
 
+def builtin_pages() -> tuple[Path, ...]:
+    """podium's own content pages (``podium/pages/*.md``): "About these numbers", which every page's figures
+    link to, section by section (routes.about)."""
+    return tuple(sorted((Path(__file__).parents[1] / "pages").glob("*.md")))
+
+
 def load_pages(directory: Path | None) -> tuple[ContentPage, ...]:
-    """Every ``*.md`` directly in ``directory``; any error stops the build, naming file and field."""
-    if directory is None or not directory.is_dir():
-        return ()
+    """Every ``*.md`` directly in ``directory``, then podium's own pages (:func:`builtin_pages`) whose slug no
+    page of ``directory`` takes (a content page ``about.md`` replaces podium's "About these numbers"); any
+    error stops the build, naming file and field."""
+    pages = _load_directory(directory) if directory is not None and directory.is_dir() else []
+    taken = {page.slug for page in pages}
+    pages += [page for path in builtin_pages() if (page := _load(path, f"podium/pages/{path.name}")).slug not in taken]
+    return tuple(pages)
+
+
+def _load_directory(directory: Path) -> list[ContentPage]:
     pages, errors = [], []
     for path in sorted(directory.glob("*.md")):
         try:
@@ -62,10 +75,11 @@ def load_pages(directory: Path | None) -> tuple[ContentPage, ...]:
         seen[page.slug] = page.source
     if errors:
         raise ConfigError("\n".join(errors))
-    return tuple(pages)
+    return pages
 
 
-def _load(path: Path) -> ContentPage:
+def _load(path: Path, source: str | None = None) -> ContentPage:
+    """One page; ``source`` names it (its path when None)."""
     data = read_file(path, str(path), MAX_BYTES)
     if isinstance(data, Problem) or data is None:
         raise ConfigError(str(data) if data else f"{path}: cannot be read")
@@ -82,7 +96,7 @@ def _load(path: Path) -> ContentPage:
     if not TEMPLATE_NAME.match(template):
         raise ConfigError(f"{path}: front matter: template: expected a file name like page.html, got {template!r}")
     return ContentPage(
-        source=str(path),
+        source=source or str(path),
         title=title,
         slug=slug,
         order=_field(meta, "order", int, path, 100),

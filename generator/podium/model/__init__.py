@@ -334,6 +334,16 @@ class AgentMission:
     current: bool
     url: str
     figures: Figures
+    provisional: bool = False  # fewer than PROVISIONAL_BELOW runs in this median: no interval, a small sample
+
+
+@dataclass(frozen=True, slots=True)
+class Coverage:
+    """Where an agent's headline median was earned (docs/rules/counting.md §10): the missions whose current
+    version has runs of it in the median, of every current mission version with a counted run."""
+
+    missions: tuple[str, ...]  # mission names, sorted
+    of: int  # current mission versions on the board
 
 
 @dataclass(frozen=True, slots=True)
@@ -347,6 +357,16 @@ class AgentSummary:
     figures: Figures
     missions: tuple[AgentMission, ...]
     provisional: bool | None = None  # ranked on fewer than PROVISIONAL_BELOW runs in the median; None: unranked
+    coverage: Coverage | None = None  # the current scope's: where its median was earned (None for older)
+    # The current scope's only, over the agent's runs on current and older versions: the distinct models its harness
+    # reported (each run's names as its model key joins them), sorted, at most MODELS_LISTED (those of the most
+    # runs) and how many more; more than one in all is a model change (a declared name beside them is none).
+    reported_models: tuple[str, ...] = ()
+    reported_models_more: int = 0
+    models_changed: bool = False
+    # How clear the rank is (count/standing.py, counting.md §9); None when unranked or without a 95% interval:
+    rank_range: tuple[int, int] | None = None  # (1 + agents clearly better, agents with a median - clearly worse)
+    ahead_of_next: bool | None = None  # its interval lies above the next ranked agent's (None: one has none)
 
 
 @dataclass(frozen=True, slots=True)
@@ -357,6 +377,7 @@ class MissionAgent:
     median: float | None
     in_median: int
     runs: int
+    provisional: bool = False  # fewer than PROVISIONAL_BELOW runs in this median: no interval, a small sample
 
 
 @dataclass(frozen=True, slots=True)
@@ -376,6 +397,7 @@ class Totals:
     runs: int  # counted: every run but the not-a-run ones
     not_a_run: int
     counts: dict[str, int]
+    last_run: str | None = None  # the newest counted run's time (counting.md §3 last_run over every run): "data as of"
 
     @property
     def listed(self) -> int:
@@ -462,6 +484,8 @@ class PairFlags:
     model_changed: tuple[str, ...]  # agent ids, sorted
     no_judge_gap: bool
     timeout_gap: bool
+    # beyond compare.md's four (docs/rules/compare.md §1.5): agents whose compared runs span configurations
+    configuration_changed: tuple[str, ...] = ()  # agent ids, sorted
 
 
 @dataclass(frozen=True, slots=True)
@@ -489,6 +513,13 @@ class Pair:
     versions: tuple[PairVersion, ...]
     models_a_more: int = 0  # distinct models past the MODELS_LISTED models_a lists (count/model_names.py)
     models_b_more: int = 0
+    # docs/rules/compare.md §1.5: whose run beats the other's more often than not over the shared versions
+    # ("a", "b", or "even" at exactly 50%): "b" is the higher ranked agent losing head to head.
+    head_to_head: str = "even"
+    # the configuration fields (agent_version, judge_model, budget_seconds) that differ among each side's
+    # runs in the median on the shared versions (the model is model_changed's)
+    configuration_fields_a: tuple[str, ...] = ()
+    configuration_fields_b: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -130,6 +130,23 @@ class HomeCard:
     tone: int  #: its colour index
     strip: Strip  #: its newest runs on current versions
     progress: ProgressLine  #: the agent's progress line: ``text`` and ``verdict``, a class name or None
+    newest_configuration: str | None
+    #: its newest configuration's median beside the all-history one ("since agent v2: median 80.0% over 21 runs"),
+    #: or None with one configuration
+
+
+@dataclass(frozen=True)
+class GridRow:
+    agent: AgentSummary  #: the row's agent
+    cells: tuple[AgentMission | None, ...]
+    #: one per column: the agent on that current mission version (``figures``, ``provisional``), or None: never ran it
+
+
+@dataclass(frozen=True)
+class MissionGrid:
+    columns: tuple[MissionVersionSummary, ...]  #: current mission versions, at most ``plan.GRID_COLUMNS``, by mission
+    rows: tuple[GridRow, ...]  #: the agents with a card, ranked
+    more_columns: int  #: how many more current mission versions are not columns (each has its page)
 
 
 @dataclass(frozen=True)
@@ -137,7 +154,7 @@ class AgentTable:
     summary: AgentMission
     #: the agent on one mission version: ``mission``, ``version``, ``current``, ``url``, ``figures``
     runs: tuple[RunRecord, ...]  #: its newest ``newest`` runs
-    more: int  #: how many older runs are not listed
+    more: int  #: how many earlier runs are not listed
     ledger: str  #: the ledger filtered to the agent on that version: ``runs/index.html#agent=…&mission=…``
 
 
@@ -254,7 +271,7 @@ class HomeContext(PageContext):
     headline: Sentence
     #: the leader and the next, as sentence parts: words/figures_text.py home_headline, the same words as
     #: the page's description; ``words(headline, href)`` writes it with links
-    totals: Totals  #: ``runs``, ``not_a_run``, ``counts``
+    totals: Totals  #: ``runs``, ``not_a_run``, ``counts``, ``last_run`` (the newest run's time: "data as of")
     cards: tuple[HomeCard, ...]
     #: the top ``plan.HOME_CARDS`` ranked agents, each: ``agent``, ``older`` summary or None, ``tone``,
     #: ``strip``, ``progress``: the agent's progress line, ``text`` and ``verdict``, a class name or None
@@ -266,6 +283,9 @@ class HomeContext(PageContext):
     problems_total: int  #: how many problems in all
     problems_more: int  #: how many are not listed
     missions: tuple[MissionVersionSummary, ...]  #: every mission version
+    grid: MissionGrid
+    #: each carded agent's median on each current mission version: ``columns``, ``rows`` (each ``agent`` and its
+    #: ``cells``, None where it never ran), ``more_columns``
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -276,18 +296,27 @@ class AgentContext(PageContext):
     older: AgentSummary | None  #: the agent on older ones, or None
     tables: tuple[AgentTable, ...]
     #: each: ``summary`` of one mission version, ``runs`` its newest ``newest`` runs, ``more`` how many
-    #: older runs are not listed, ``ledger`` the ledger filtered to the agent on that version
+    #: earlier runs are not listed, ``ledger`` the ledger filtered to the agent on that version
     newest: int
     #: runs listed per version: ``plan.AGENT_ROWS`` shared among the agent's versions, within
     #: ``plan.VERSION_RUNS``
     ledger: str  #: the ledger filtered to the agent
     strip: Strip  #: the newest ``charts.PAGE_SLOTS`` runs on current versions
     progress: ProgressPanel  #: "Which way it is moving", every sentence made
+    newest_configuration: str | None
+    #: its newest configuration's median beside the all-history one ("since agent v2: median 80.0% over 21 runs"),
+    #: or None with one configuration
     band: tuple[BandMark, ...]
     #: where a new configuration first appears on ``strip``, as ``x`` percent of its width and ``strip_x``
     #: in its coordinates, with its ``label`` and ``title``
     older_strip: Strip | None  #: the newest ``charts.CARD_SLOTS`` on older versions, or None
-    models_differ: bool  #: whether the models its runs name differ between current and older versions
+    models_run: tuple[str, ...]
+    #: the models the harness reported on its runs, current and older versions (each run's joined with " + "), at
+    #: most 10, those of the most runs
+    models_run_more: int  #: how many more it reported
+    models_differ: bool
+    #: whether the harness reported more than one model over its runs: a declared name beside the reported one
+    #: is not a change
     compare: tuple[AgentPair, ...]  #: each: ``other`` agent, ``url`` of the pair page, ``pair``
     badge: BadgeSnippet | None = None
     #: its README badge (plan/changes.py): ``path``, the badge's site path; ``markdown``, the snippet to
@@ -319,7 +348,7 @@ class MissionContext(PageContext):
     #: its newest ``charts.PLOT_POINTS`` scored runs, a link each; ``plot.total`` is the summary's
     #: ``mission.scored``
     runs: tuple[RunRecord, ...]  #: the newest ``plan.MISSION_RUNS``
-    more: int  #: how many older runs are not listed
+    more: int  #: how many earlier runs are not listed
     ledger: str  #: the ledger filtered to this version
     compare: tuple[VersionPair, ...]
     #: at most ``plan.MISSION_PAIRS`` pairs with a page that share this version, each: ``pair``, ``url``,
@@ -422,6 +451,7 @@ class PairContext(PageContext):
     agent_a: AgentSummary  #: the pair's first agent
     agent_b: AgentSummary  #: …and its second
     flags: tuple[tuple[str, Sentence], ...]  #: each: flag name, sentence
+    loses: Sentence  #: when the higher ranked agent loses head to head, that sentence; else empty
     versions: tuple[PairSection, ...]
     #: each: ``v`` its ``PairVersion``, ``anchor``, ``chart`` (Intervals), ``verdict`` and ``superiority``
     #: sentences
@@ -441,6 +471,11 @@ class ModelsContext(PageContext):
     ranked: tuple[ModelSummary, ...]
     #: the keys ranked below the cards, at most ``plan_compare.MODEL_ROWS``, as ModelSummary
     unlisted: int  #: how many more keys are ranked below those rows
+    empty: tuple[ModelSummary, ...]
+    #: the keys with no run in a median (ranked last, on nothing), at most ``plan_compare.MODEL_EMPTY_NAMED``: one
+    #: line, not cards
+    empty_more: int  #: how many more such keys are not named
+    empty_total: int  #: how many keys have no run in a median
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -450,7 +485,7 @@ class ModelContext(PageContext):
     model: ModelSummary  #: the model key
     strip: Strip  #: its newest runs
     runs: tuple[RunRecord, ...]  #: the newest ``plan_compare.MODEL_RUNS``
-    more: int  #: how many older runs are not listed
+    more: int  #: how many earlier runs are not listed
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -543,6 +578,8 @@ VALUES: tuple[type, ...] = (  # the values inside the contexts (themes/README.md
     Downloads,
     NavItem,
     HomeCard,
+    MissionGrid,
+    GridRow,
     ProgressLine,
     AgentTable,
     AgentPair,

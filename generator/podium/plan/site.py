@@ -21,7 +21,7 @@ from urllib.parse import quote
 
 from podium import routes
 from podium.count import ledger as layout
-from podium.count.figures import first, models_differ
+from podium.count.figures import first
 from podium.errors import BuildError
 from podium.load.content import ContentPage
 from podium.model import KIND_ORDER, AgentSummary, Leaderboard, RunRecord
@@ -37,6 +37,7 @@ from podium.plan.contexts import (
     BadgeSnippet,
     ContentContext,
     Downloads,
+    GridRow,
     HomeCard,
     HomeContext,
     LedgerContext,
@@ -44,6 +45,7 @@ from podium.plan.contexts import (
     LedgerRow,
     MissionCard,
     MissionContext,
+    MissionGrid,
     MissionsContext,
     NavItem,
     NotFoundContext,
@@ -73,6 +75,8 @@ MISSIONS_PAGE_ELEMENTS = 2200  # …and a page's cards stay within this many
 HOME_CARDS = 12  # agent cards on the home page; the agents ranked below them are table rows…
 HOME_ROWS = 30  # …at most this many (every agent is in summary.json and the ledger)
 HOME_PROBLEMS = 20  # problems listed on the home page (every one is in summary.json)
+GRID_COLUMNS = 6  # current mission versions in the home page's grid of medians (each version has its page): with 12
+# cards, 72 cells of one element each, which keeps the home page within its 3,000 elements (site.md §9)
 
 
 @dataclass(frozen=True)
@@ -161,6 +165,7 @@ def _home(board: Leaderboard, index: _Index) -> Page:
             tone=index.tones[a.agent],
             strip=charts.strip(index.scoped(a.agent, False), a.figures.median),
             progress=_progress_line(index, a.agent),
+            newest_configuration=progress_text.newest_text(index.progress[a.agent]),
         )
         for a in shown
     )
@@ -182,11 +187,24 @@ def _home(board: Leaderboard, index: _Index) -> Page:
                 problems_total=len(board.problems),
                 problems_more=problems_more,
                 missions=board.missions,
+                grid=_grid(shown, board.missions),
                 headline=headline,
                 description=figures_text.plain(headline),
             )
         ),
     )
+
+
+def _grid(agents, missions) -> MissionGrid:
+    """The home page's agent × current mission version grid: the summary's cells placed, blank where an agent never
+    ran a version (docs/rules/site.md §13)."""
+    current = [m for m in missions if m.current]
+    columns, more = first(current, GRID_COLUMNS)
+    rows = []
+    for agent in agents:
+        cells = {(m.mission, m.version): m for m in agent.missions if m.current}
+        rows.append(GridRow(agent=agent, cells=tuple(cells.get((c.mission, c.version)) for c in columns)))
+    return MissionGrid(columns=tuple(columns), rows=tuple(rows), more_columns=more)
 
 
 def _progress_line(index: _Index, agent: str) -> ProgressLine:
@@ -249,9 +267,12 @@ def _agent_page(agent: AgentSummary, index: _Index, badge: BadgeSnippet | None) 
                 ledger=ledger_fragment(agent.slug),
                 strip=strip,
                 progress=panel,
+                newest_configuration=progress_text.newest_text(progress),
                 band=tuple(plan_progress.band(strip, list(reversed(current_runs[: charts.PAGE_SLOTS])), progress)),
                 older_strip=charts.strip(older_runs, older.figures.median, charts.CARD_SLOTS) if older else None,
-                models_differ=models_differ(agent.figures, *([older.figures] if older else [])),
+                models_run=agent.reported_models,
+                models_run_more=agent.reported_models_more,
+                models_differ=agent.models_changed,
                 description=figures_text.agent_headline(agent),
                 compare=tuple(index.compare.for_agent(agent.agent)),
                 badge=badge,

@@ -12,6 +12,7 @@ from datetime import UTC, datetime
 from importlib import resources
 
 from podium import __version__, routes
+from podium.count.stats import published
 from podium.load.published import RUNS_SCHEMA, SUMMARY_SCHEMA
 from podium.model import (
     AgentSummary,
@@ -94,68 +95,90 @@ def agent_dict(agent: AgentSummary) -> dict:
         "url": agent.url,
         "scope": agent.scope,
         "missions": [
-            {"mission": m.mission, "version": m.version, "current": m.current, "url": m.url, **figures_dict(m.figures)}
+            {
+                "mission": m.mission,
+                "version": m.version,
+                "current": m.current,
+                "url": m.url,
+                "provisional": m.provisional,
+                **figures_dict(m.figures),
+            }
             for m in agent.missions
         ],
         **figures_dict(agent.figures),
     }
+    if agent.scope == "current":
+        out["reported_models"] = list(agent.reported_models)
+        out["reported_models_more"] = agent.reported_models_more
+        out["models_changed"] = agent.models_changed
+    if agent.coverage is not None:
+        out["coverage"] = {"missions": list(agent.coverage.missions), "of": agent.coverage.of}
     if agent.rank is not None:
         out["rank"] = agent.rank
         out["provisional"] = bool(agent.provisional)
-    return out
+        out["rank_range"] = list(agent.rank_range) if agent.rank_range else None
+        out["ahead_of_next"] = agent.ahead_of_next
+    return published(out)
 
 
 def ranked_agents(board: Leaderboard) -> list[dict]:
     """summary.json's ``agents`` (and ``podium rank --json``): each ranked agent with its progress headline."""
     return [
-        {**agent_dict(a), "progress": jsonable(summary_progress(board.progress[a.agent], a.slug))} for a in board.agents
+        {**agent_dict(a), "progress": published(jsonable(summary_progress(board.progress[a.agent], a.slug)))}
+        for a in board.agents
     ]
 
 
 def mission_dict(mission: MissionVersionSummary) -> dict:
-    return {
-        "mission": mission.mission,
-        "version": mission.version,
-        "current": mission.current,
-        "url": mission.url,
-        "judge_vs_checks": mission.judge_vs_checks,
-        "agents": [
-            {
-                "agent": a.agent,
-                "name": a.name,
-                "url": a.url,
-                "median": a.median,
-                "in_median": a.in_median,
-                "runs": a.runs,
-            }
-            for a in mission.agents
-        ],
-        **figures_dict(mission.figures),
-    }
+    return published(
+        {
+            "mission": mission.mission,
+            "version": mission.version,
+            "current": mission.current,
+            "url": mission.url,
+            "judge_vs_checks": mission.judge_vs_checks,
+            "agents": [
+                {
+                    "agent": a.agent,
+                    "name": a.name,
+                    "url": a.url,
+                    "median": a.median,
+                    "in_median": a.in_median,
+                    "runs": a.runs,
+                    "provisional": a.provisional,
+                }
+                for a in mission.agents
+            ],
+            **figures_dict(mission.figures),
+        }
+    )
 
 
 def model_dict(model: ModelSummary) -> dict:
     """One by_model entry (compare.md §2): the key, its rank, the agents behind it, every figure."""
-    return {
-        "model": model.model,
-        "slug": model.slug,
-        "url": model.url,
-        "rank": model.rank,
-        "provisional": model.provisional,
-        "agents": list(model.agents),
-        "members": [
-            {
-                "agent": a.agent,
-                "name": a.name,
-                "url": a.url,
-                "median": a.median,
-                "in_median": a.in_median,
-                "runs": a.runs,
-            }
-            for a in model.members
-        ],
-        **figures_dict(model.figures),
-    }
+    return published(
+        {
+            "model": model.model,
+            "slug": model.slug,
+            "url": model.url,
+            "rank": model.rank,
+            "provisional": model.provisional,
+            "agents": list(model.agents),
+            "members": [
+                {
+                    "agent": a.agent,
+                    "name": a.name,
+                    "url": a.url,
+                    "median": a.median,
+                    "in_median": a.in_median,
+                    "runs": a.runs,
+                    "provisional": a.provisional,
+                }
+                for a in model.members
+            ],
+            **figures_dict(model.figures),
+        }
+    )
 
 
 def summary_dict(board: Leaderboard, generated_at: int | None = None) -> dict:
@@ -163,7 +186,12 @@ def summary_dict(board: Leaderboard, generated_at: int | None = None) -> dict:
         "schema": SUMMARY_SCHEMA,
         "generator": {"name": "podium", "version": __version__},
         "source": {"runs_read": board.runs_read, "inputs_digest": board.inputs_digest},
-        "totals": {"runs": board.totals.runs, "not_a_run": board.totals.not_a_run, "counts": dict(board.totals.counts)},
+        "totals": {
+            "runs": board.totals.runs,
+            "not_a_run": board.totals.not_a_run,
+            "counts": dict(board.totals.counts),
+            "last_run": board.totals.last_run,
+        },
         "agents": ranked_agents(board),
         "agents_older": [agent_dict(a) for a in board.agents_older],
         "missions": [mission_dict(m) for m in board.missions],

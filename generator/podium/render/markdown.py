@@ -26,6 +26,7 @@ from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
 from markupsafe import Markup
 
+from podium import routes
 from podium.load.content import ContentPage, bounded
 from podium.render import reportmd
 from podium.render.withhold import withhold
@@ -65,7 +66,20 @@ def render_markdown(text: str) -> Markup:
     text, note = bounded(text)
     tokens = _MD.parse(text + note)
     _demote_headings(tokens, top=2)
+    _anchor_headings(tokens)
     return Markup(_MD.renderer.render(tokens, _MD.options, {}))
+
+
+def _anchor_headings(tokens: list) -> None:
+    """Give each heading an ``id``: the slug of its text (``## Ranges and intervals`` is
+    ``#ranges-and-intervals``), a repeated one suffixed ``-2``, ``-3``…, so pages can link to a section
+    (routes.about: every figure's explanation on "About these numbers")."""
+    seen: dict[str, int] = {}
+    for index, token in enumerate(tokens):
+        if token.type == "heading_open" and index + 1 < len(tokens):
+            anchor = routes.slug(tokens[index + 1].content)
+            seen[anchor] = seen.get(anchor, 0) + 1
+            token.attrSet("id", anchor if seen[anchor] == 1 else f"{anchor}-{seen[anchor]}")
 
 
 def render_report(text: str, redact: Callable[[str], str]) -> Markup:

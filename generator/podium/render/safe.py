@@ -100,6 +100,7 @@ def public_board_and_pairs(board: Leaderboard, redaction: Redaction) -> tuple[Le
             summary,
             figures=figures(summary.figures),
             missions=tuple(replace(m, figures=figures(m.figures)) for m in summary.missions),
+            reported_models=tuple(sorted({model_key(m) for m in summary.reported_models})),
         )
 
     def public_pair(pair: Pair) -> Pair:
