@@ -11,7 +11,7 @@ from markupsafe import Markup
 
 from podium.load.content import bounded
 from podium.render.markdown import _MD, _demote_headings
-from podium.render.withhold import withhold
+from podium.safety.withhold import withhold
 
 DROPPED_SECTIONS = {"artifacts"}
 CHECKS_SECTION = "deterministic checks"

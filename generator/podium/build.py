@@ -38,7 +38,7 @@ from podium.write.site import list_site, write_site
 
 @dataclass(frozen=True, kw_only=True)
 class Built:
-    board: Leaderboard | None  # the public board (render/safe.py): what the site shows; None when nothing changed
+    board: Leaderboard | None  # the public board (safety/safe.py): what the site shows; None when nothing changed
     outline: Outline  # what to print about the export (the public board's totals, problems, notes)
     target: Path | None = None  # None when nothing was written (strict build with problems)
     files: int = 0

@@ -33,7 +33,7 @@ from podium.errors import ConfigError
 from podium.load.export import Limits
 from podium.load.files import NotReadable, read_regular
 from podium.load.yamlfile import YamlError, parse_yaml
-from podium.render.redact import MIN_LITERAL
+from podium.safety.redact import MIN_LITERAL
 from podium.write.hosts import HOSTS
 
 CONFIG_NAME = "podium.yaml"

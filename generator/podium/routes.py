@@ -101,7 +101,7 @@ def unique_slugs(names: dict[str, str], make=slug, tagged: Collection[str] = ())
 
     The one whose name already is the slug keeps it plain, so a newcomer with a
     similar name never moves an existing permalink. A ``tagged`` key's slug always ends
-    in a digest of its key (a redacted model key: render/safe.py), so another name that
+    in a digest of its key (a redacted model key: safety/safe.py), so another name that
     slugs alike never moves it either; it takes part in the same pass as every other.
     """
     by_slug: dict[str, list[str]] = {}

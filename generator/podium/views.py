@@ -16,8 +16,8 @@ from podium.count.summarize import summarize
 from podium.inputs import export_paths
 from podium.load.export import Scanned, load_exports
 from podium.model import Export, Leaderboard, Pair
-from podium.render.redact import Redaction
-from podium.render.safe import public_board_and_pairs
+from podium.safety.redact import Redaction
+from podium.safety.safe import public_board_and_pairs
 from podium.workers import NO_WORKERS, Workers
 
 
@@ -25,7 +25,7 @@ from podium.workers import NO_WORKERS, Workers
 class Counted:
     """The summary twice: ``raw`` (run pages are made from it in the render stage, which redacts each one)
     and ``public``, the redacted board every page, data file and printed line reads; ``public_pair`` makes
-    a pair of ``raw`` public as ``public``'s are (render/safe.py)."""
+    a pair of ``raw`` public as ``public``'s are (safety/safe.py)."""
 
     raw: Leaderboard
     public: Leaderboard

@@ -27,8 +27,9 @@ from hypothesis import strategies as st
 
 import podium
 from podium.load import report
-from podium.render import reportmd, withhold
-from podium.render.redact import Redactor
+from podium.render import reportmd
+from podium.safety import withhold
+from podium.safety.redact import Redactor
 
 MB = 1 << 20
 FLOOR = 0.004  # seconds: below this a ratio is timer noise
@@ -185,9 +186,9 @@ ANCHORED = {
     "podium.load.shape.DIGEST_TEXT",  # fullmatch of one bounded JSON value
     "podium.load.shape.SITE_PATH",
     "podium.load.shape.TIME",  # after an <h2 ...>'s ">" (each one once)
-    "podium.render.redact._BEARER_GATE[1]",  # after a gate word (the runs after each word are disjoint)
-    "podium.render.redact._KEYWORD_GATE[1]",
-    "podium.render.redact._USERINFO_GATE[1]",
+    "podium.safety.redact._BEARER_GATE[1]",  # after a gate word (the runs after each word are disjoint)
+    "podium.safety.redact._KEYWORD_GATE[1]",
+    "podium.safety.redact._USERINFO_GATE[1]",
     "podium.render.reportmd._CHECKS_ELSE",  # after the first section word of a line (once a line)
     "podium.render.reportmd._NOTHING_ELSE",
     "podium.render.reportmd._UNDERLINE",  # the line after a heading-like line

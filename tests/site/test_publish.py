@@ -23,11 +23,11 @@ from podium.count.summarize import summarize
 from podium.errors import ConfigError
 from podium.plan.entries import LedgerPage
 from podium.plan.site import Site, plan_site
-from podium.render.redact import Redaction
 from podium.render.report import ReportRenderer
-from podium.render.safe import public_board
 from podium.render.site import SiteRenderer, render_site
 from podium.render.templates import builtin_themes, theme_chain
+from podium.safety.redact import Redaction
+from podium.safety.safe import public_board
 from podium.write import hosts
 from podium.write.hosts import HOSTS, Host, Meter, OverBudget, fitting_newest, human_size
 

@@ -31,8 +31,8 @@ from podium.load.fields import drop_format
 from podium.plan import charts
 from podium.render.data import csv_cell
 from podium.render.markdown import render_report
-from podium.render.redact import Redactor
 from podium.render.templates import builtin_themes, make_environment, theme_chain
+from podium.safety.redact import Redactor
 
 SITE_TITLE = "Agent results"
 ALLOWED_SCHEMES = {None, "http", "https", "mailto"}

@@ -27,8 +27,8 @@ from podium.plan.entries import (
     RunPage,
 )
 from podium.render import data, gzipped
-from podium.render.redact import Redaction
 from podium.render.report import ReportRenderer
+from podium.safety.redact import Redaction
 
 LEDGER_PARTS = frozenset({"part_jsonl_gz", "part_csv", "part_script"})  # a DataFile's part: a ledger part
 GZIPPED = frozenset({"part_jsonl_gz"})  # data files whose bytes depend on the compressor (render/gzipped.py)

@@ -34,7 +34,7 @@ wrote it (docs/publishing.md). Parsed runs are kept without their submitted valu
 kept records with their answers as salted digests: a rebuild gets the plain answers back by
 reading each witness's ``result.json`` again (a few files: one per distinct answer), and a run
 counted afresh reads its own file again. A row (a parsed run, a kept record) whose text holds
-anything a page would redact (the run's own values or a secret shape, :class:`podium.render.redact.Screen`,
+anything a page would redact (the run's own values or a secret shape, :class:`podium.safety.redact.Screen`,
 as the run is read; a configured literal or any mission's answer, once every answer is known), such as an
 agent's model name quoting a flag, is not written, and the run is read afresh by the next build. So
 that no answer is ever in the file in plain, not even one met after the rows quoting it were made, nor
@@ -89,7 +89,7 @@ from podium.cache.trust import APPLICATION_ID, Untrusted, check_file, inflate, j
 from podium.load.export import NoStore
 from podium.load.files import ABSENT, stamp, unchanged
 from podium.model import Outline, codec
-from podium.render.redact import Screen, is_answer
+from podium.safety.redact import Screen, is_answer
 from podium.write import hosts
 from podium.write.site import MARKER, list_site
 
@@ -127,7 +127,7 @@ class NoCache(NoStore):
 
     def settle(self, holds: Callable[[str], bool]) -> None:
         """Every answer is known (the runs are read): write the rows read so far into the file, but those for
-        which ``holds(text)`` (render/redact.py ``Redaction.holds_any``: a configured literal or any answer,
+        which ``holds(text)`` (safety/redact.py ``Redaction.holds_any``: a configured literal or any answer,
         as a reader sees it), and drop the earlier builds' rows that hold a value new to this build."""
 
     def redacted_values(self) -> list[tuple[str, str | None, str | None, str | None]]:

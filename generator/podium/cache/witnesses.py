@@ -15,7 +15,7 @@ from podium.cache.store import NO_CACHE, NoCache
 from podium.count.kinds import record_of, shared_record
 from podium.load.export import run_key, witnessed_answers
 from podium.model import Run, RunRecord, codec
-from podium.render.redact import Answers, exposed_values
+from podium.safety.redact import Answers, exposed_values
 
 Row = tuple[str, str | None, str | None, str | None]  # a redacted value: its digest, mission, witness, SHA-256
 

@@ -217,7 +217,7 @@ class Run:
     report_file: str | None = None
     report_digest: str | None = None  # SHA-256 of report_file's bytes (the render cache's key)
     result_digest: str | None = None  # SHA-256 of result.json's bytes (its page reads it again, and checks)
-    # Never published, only used to redact (render/redact.py), and dropped before pages are planned:
+    # Never published, only used to redact (safety/redact.py), and dropped before pages are planned:
     secrets: tuple[str, ...] = ()  # every submitted check value of this run
     answers: tuple[str, ...] = ()  # the values that passed an `artifacts` check: the mission's answers
     source: int = 0  # which export it was read from (load_exports: their order); report_file is relative to it
@@ -297,7 +297,7 @@ class RunRecord:
     when: datetime | None  # completed, else started
     report_digest: str | None  # SHA-256 of its report.md (None: no report to render)
     digest: str  # SHA-256 of its result.json: what its page reads again (grade details, own values)
-    # Never published, only used to redact (render/redact.py), and dropped from the public board:
+    # Never published, only used to redact (safety/redact.py), and dropped from the public board:
     exposed: tuple[str, ...] = ()  # the run's own submitted values that occur in a name it would publish
     models_more: int = 0  # reported model names past models_reported (docs/rules/export.md §3.2)
     models_digest: str | None = None  # with models_more: what tells the whole list apart

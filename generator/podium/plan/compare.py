@@ -125,7 +125,7 @@ def page_makers(board: Leaderboard) -> list[tuple[str, Callable[[], Planned]]]:
     out: list[tuple[str, Callable[[], Planned]]] = [(routes.COMPARE_INDEX, partial(_compare_index, board))]
     agents = {a.agent: a for a in board.agents}
     out += [(p.url, partial(_pair_page, p, p.url, agents)) for p in board.pairs if p.url is not None]
-    # grouped once, in summarize; by slug, unique where two keys may publish alike (redacted: render/safe.py)
+    # grouped once, in summarize; by slug, unique where two keys may publish alike (redacted: safety/safe.py)
     by_key = {m.slug: [board.runs[i] for i in m.runs] for m in board.by_model}
     out.append((routes.MODELS_INDEX, partial(_models_index, board, by_key)))
     out += [(m.url, partial(_model_page, m, by_key[m.slug])) for m in board.by_model]

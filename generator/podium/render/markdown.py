@@ -8,7 +8,7 @@ one level down so a page keeps one ``<h1>``, and time is bounded (input cap, and
 ``[`` runs that would make the parser slow are escaped).
 
 Reports (xorcise-export.md "What a public site must never show"): the
-secret-bearing sections are cut line by line before parsing (render/withhold.py
+secret-bearing sections are cut line by line before parsing (safety/withhold.py
 states the contract), the same bounds apply, then render/reportmd.py renders the
 rest with pulldown-cmark to the HTML markdown-it-py would write, with the same
 rules, and as a second layer drops anything still under an ``Artifacts`` heading
@@ -29,7 +29,7 @@ from markupsafe import Markup
 from podium import routes
 from podium.load.content import ContentPage, bounded
 from podium.render import reportmd
-from podium.render.withhold import withhold
+from podium.safety.withhold import withhold
 
 _REL = reportmd.REL
 

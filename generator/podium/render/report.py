@@ -19,7 +19,7 @@ from podium.model import Problem, Run, RunRecord
 from podium.render import reportmd
 from podium.render.cached import NO_REPORT_KEYS, NO_REPORT_STORE, ReportKeys, ReportStore
 from podium.render.markdown import render_report
-from podium.render.redact import Redaction
+from podium.safety.redact import Redaction
 
 
 class ReportRenderer:

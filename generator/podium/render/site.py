@@ -1,7 +1,7 @@
 """Render the manifest: pages through Jinja, data files from the public board, assets as they are.
 
 Yields (site path, bytes) one file at a time so the writer can stream them. A run
-page's context is completed here with its safe values (render/safe.py): the
+page's context is completed here with its safe values (safety/safe.py): the
 run's redacted record and its rendered report. ``guard_secrets`` stops the build
 if a configured secret made it into any file, in its bytes or as a reader sees it.
 """
@@ -26,11 +26,11 @@ from podium.render.cached import NO_REPORT_STORE, RENDER_ALL, Reuse
 from podium.render.crawlers import crawler_bytes
 from podium.render.markdown import rendered
 from podium.render.output import Kept, SiteFile
-from podium.render.redact import Literals, Redaction, as_read_fast
 from podium.render.report import ReportRenderer
-from podium.render.safe import run_view
 from podium.render.templates import make_environment
-from podium.render.visible import reader_texts
+from podium.safety.redact import Literals, Redaction, as_read_fast
+from podium.safety.safe import run_view
+from podium.safety.visible import reader_texts
 from podium.workers import NO_WORKERS, Workers
 
 DATA_FILES = {  # a DataFile's kind -> its bytes from the public board (and the ledger part or pairs it names)
@@ -211,8 +211,8 @@ def render_page(page: Page, env: jinja2.Environment, extra: dict | None = None) 
 
 def guard_secrets(files: Iterable[SiteFile], literals: list[str]) -> Iterator[SiteFile]:
     """Pass files through; a BuildError names the first file holding a configured secret, in its bytes
-    or as a reader sees it (render/visible.py: markup with its entities decoded and its tags removed,
-    a gzip part decompressed; then, as render/redact.py reads every text, each run of white space one
+    or as a reader sees it (safety/visible.py: markup with its entities decoded and its tags removed,
+    a gzip part decompressed; then, as safety/redact.py reads every text, each run of white space one
     space and format characters removed), so that ``conf1gured-<s>literal</s>``, ``&#99;onf1gured-literal``
     or ``conf1gured-\u200bliteral`` does not pass. One automaton of every spelling, one pass a reading.
 

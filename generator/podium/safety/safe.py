@@ -37,7 +37,7 @@ from podium.model import (
     Run,
     RunRecord,
 )
-from podium.render.redact import Redaction
+from podium.safety.redact import Redaction
 
 KNOWN_STATUSES = frozenset(JUDGE_STATUSES) | {"grading-failed", "skipped"}
 
@@ -366,7 +366,7 @@ def _page_texts(run: Run) -> list:
 
 def _batched(redact, texts: list):
     """``redact``, with ``texts`` redacted beforehand in one call (a page's texts cost one
-    look for each secret shape, render/redact.py)."""
+    look for each secret shape, safety/redact.py)."""
     many = getattr(redact, "many", None)
     unique = list(dict.fromkeys(t for t in texts if isinstance(t, str) and t))
     if many is None or not unique:

@@ -7,7 +7,7 @@
   it by its oldest run, never by its text (whose digest would check a guess at a redacted answer).
 - Item 4: ``model_key`` tried every redacted name on every text with ``str.replace``, re-sorting them on
   every call: 100 / 200 / 400 runs of 200 key-shaped names took 6 / 24 / 97 s. Now each distinct text is
-  made once from its run's published names (render/safe.py ``_ModelTexts``).
+  made once from its run's published names (safety/safe.py ``_ModelTexts``).
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from exportkit import ExportDir, flood_names, graded, run_id
 from podium import routes
 from podium.count.summarize import summarize
 from podium.load.export import load_export
-from podium.render.redact import Redaction
-from podium.render.safe import public_board
+from podium.safety.redact import Redaction
+from podium.safety.safe import public_board
 
 KEY = "sk-" + "Jq7Rk2Lm9Np4Xs8TWd3Fg6Hj1Kl5Zx0C"
 

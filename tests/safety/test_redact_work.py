@@ -3,7 +3,7 @@
 Before, the cache's screen made a regular expression of every answer learned so far each time 64 more
 arrived (N answers: ~N²/64 patterns built; 10k runs with a flag each took 67.7 s cold against 16.7 s
 without the cache), and past ~500 answers on one mission the trie-shaped expression fell back to trying
-every spelling at every position. Now every value is one automaton (render/redact.py ``Literals``), made
+every spelling at every position. Now every value is one automaton (safety/redact.py ``Literals``), made
 once a build: these tests count the automata made and the characters they were made of, and time (CPU
 time of this process) a text's redaction as the number of answers doubles.
 """
@@ -18,7 +18,7 @@ from cputime import least_cpu
 
 from podium.build import build_site
 from podium.config import Config
-from podium.render.redact import Literals, Redaction
+from podium.safety.redact import Literals, Redaction
 
 REPO = Path(__file__).resolve().parents[2]
 
