@@ -22,6 +22,7 @@ MAX_SLUG = 60
 
 SUMMARY_JSON = "api/results/summary.json"
 SUMMARY_SCHEMA = "api/results/summary.schema.json"
+SUMMARY_PARTS = "api/results/summary"  # summary.json's parts: one per agent, one per mission version
 RUNS_JSON = "api/results/runs.json"  # the ledger's index: every data part (count/ledger.py)
 RUNS_SCHEMA = "api/results/runs.schema.json"
 FEED = "feed.xml"  # written only with base_url (Atom needs absolute links)
@@ -157,6 +158,17 @@ def pair_path(slug_1: str, slug_2: str) -> str:
     return f"compare/{first}/{second}/index.html"
 
 
+def summary_agent_data_path(agent_slug: str) -> str:
+    """An agent's part of summary.json: its figures per mission version, coverage and model lists
+    (render/summary_parts.py)."""
+    return f"{SUMMARY_PARTS}/agents/{agent_slug}.json"
+
+
+def summary_mission_data_path(mission_slug: str, segment: str) -> str:
+    """A mission version's part of summary.json: every agent's figures on it, beside its page's path."""
+    return f"{SUMMARY_PARTS}/missions/{mission_slug}/{segment}.json"
+
+
 def compare_agent_data_path(agent_slug: str) -> str:
     """An agent's part of the comparison data: every pair it is in (render/compare_data.py)."""
     return f"{COMPARE_PARTS}/{agent_slug}.json"
@@ -216,6 +228,8 @@ def sitemap_part(number: int) -> str:
 EVERY_ROUTE = (
     SUMMARY_JSON,
     SUMMARY_SCHEMA,
+    summary_agent_data_path("x"),
+    summary_mission_data_path("x", "1"),
     RUNS_JSON,
     RUNS_SCHEMA,
     FEED,

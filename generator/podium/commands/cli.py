@@ -236,7 +236,10 @@ def diff(old: Path, new: Path, as_json: bool, drops: tuple[str, ...]) -> None:
 
     Exit 0; 1 when a --fail-on-drop gate trips; 2 when an input is not a podium summary.
     """
-    report, results = diff_files(old, new, drops)
+    warnings: list[str] = []
+    report, results = diff_files(old, new, drops, warnings)
+    for warning in warnings:
+        say(f"podium diff: warning: {warning}")
     if as_json:
         click.echo(dump_json({**report, "gates": results}).decode("utf-8"), nl=False)
     else:

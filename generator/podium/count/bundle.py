@@ -15,8 +15,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from podium.count.stats import published
-from podium.load.previous import BundleError, read_summary
-from podium.load.published import SUMMARY_SCHEMA
+from podium.load.previous import BundleError, SummaryParts, read_summary, summary_parts
+from podium.load.published import SUMMARY_SCHEMA, SUMMARY_WHOLE_SCHEMA
 from podium.load.shape import (
     ANY,
     BOOL,
@@ -53,7 +53,7 @@ class AgentView:
     runs: int
     in_median: int
     counts: dict[str, int]
-    cells: dict[tuple[str, str], int]  # (mission, version) -> runs
+    cells: dict[tuple[str, str], int] | None  # (mission, version) -> runs; None: its part could not be read
     progress: Progress | None = None  # its progress headline; None: a summary from before progress verdicts
     provisional: bool | None = None  # as the summary says (ranked agents); None: older, or a summary without it
 
@@ -90,13 +90,16 @@ class Bundle:
     problems: int
     digest: str | None
     newest: str | None  # the newest run time in the bundle (ISO-8601 UTC)
+    warnings: tuple[str, ...] = ()  # agents' parts that could not be read (their runs per mission version unknown)
 
 
-def _agent_shape(ranked: bool) -> dict:
+def _agent_shape(ranked: bool, parted: bool = False) -> dict:
+    """An agent's entry; ``parted``: as the index of a summary in parts holds it (its missions counted, their
+    runs in its part, which its slug names)."""
     return {
         "agent": TEXT,
         "name": TEXT,
-        "slug": Maybe(TEXT, ""),
+        "slug": TEXT if parted else Maybe(TEXT, ""),
         "url": Maybe(Opt(TEXT), None),
         **({"rank": COUNT, "provisional": Maybe(Opt(BOOL), None)} if ranked else {}),
         "median": Maybe(Opt(SCORE), None),
@@ -104,12 +107,13 @@ def _agent_shape(ranked: bool) -> dict:
         "runs": COUNT,
         "in_median": COUNT,
         "counts": Map(COUNT),
-        "missions": Maybe([{"mission": TEXT, "version": TEXT, "runs": COUNT}], []),
+        "missions": COUNT if parted else Maybe(MISSION_RUNS, []),
         "last_run": Maybe(Opt(TIME_TEXT), None),
         **({"progress": Maybe(Either(PROGRESS_SHAPE, None), None)} if ranked else {}),
     }
 
 
+MISSION_RUNS = [{"mission": TEXT, "version": TEXT, "runs": COUNT}]  # an agent's runs per mission version
 PROGRESS_SHAPE = {  # an agent's progress headline (read by change reports; absent from older summaries)
     "verdict": Opt(OneOf(SCORE_VERDICTS, "a progress verdict")),
     "changed": [OneOf(CONFIGURATION_FIELDS, "a configuration field")],
@@ -139,8 +143,9 @@ def _progress(headline: dict | None) -> Progress | None:
     )
 
 
+SCHEMA_SHAPE = {"schema": OneOf({SUMMARY_SCHEMA, SUMMARY_WHOLE_SCHEMA}, "a podium summary")}
 SUMMARY_SHAPE = {  # what podium reads of a summary.json (summary.schema.json describes all of it)
-    "schema": OneOf({SUMMARY_SCHEMA}, "a podium summary"),
+    **SCHEMA_SHAPE,
     "totals": {"runs": COUNT, "not_a_run": Maybe(COUNT, 0), "counts": Map(COUNT)},
     "agents": [_agent_shape(ranked=True)],
     "agents_older": Maybe([_agent_shape(ranked=False)], []),
@@ -150,19 +155,35 @@ SUMMARY_SHAPE = {  # what podium reads of a summary.json (summary.schema.json de
 }
 
 
+# The index of a summary in parts (podium.summary/2, render/summary_parts.py): each agent's runs per mission
+# version are in its part (PART_SHAPE), which its slug names.
+INDEX_SHAPE = {
+    **SUMMARY_SHAPE,
+    "agents": [_agent_shape(ranked=True, parted=True)],
+    "agents_older": Maybe([_agent_shape(ranked=False, parted=True)], []),
+}
+PART_SHAPE = {"agent": TEXT, "current": Opt({"missions": MISSION_RUNS}), "older": Opt({"missions": MISSION_RUNS})}
+
+
 def load_bundle(path: Path) -> Bundle:
-    """Read (load/previous.py) and check one summary bundle; a BundleError names the file and the field (a
-    BundleTooLarge: over the size podium reads back)."""
-    return bundle_from(*read_summary(path))
+    """Read (load/previous.py) and check one summary bundle, and the agents' parts beside it when it is in
+    parts; a BundleError names the file and the field (a BundleTooLarge: over the size podium reads back)."""
+    return bundle_from(*read_summary(path), summary_parts(path))
 
 
-def bundle_from(data: object, where: str) -> Bundle:
+def bundle_from(data: object, where: str, parts: SummaryParts | None = None) -> Bundle:
     """A summary read back: checked against SUMMARY_SHAPE (names cleaned and capped), each agent and
-    mission version listed once."""
+    mission version listed once. A summary in parts (``podium.summary/2``) has each agent's runs per mission
+    version in its part, read from ``parts``: an agent whose part cannot be read has none (None; the change
+    report leaves its runs per mission version out) and a warning says which."""
     try:
-        top = pick(data, SUMMARY_SHAPE)
+        parted = pick(data, SCHEMA_SHAPE)["schema"] == SUMMARY_SCHEMA
+        top = pick(data, INDEX_SHAPE if parted else SUMMARY_SHAPE)
     except Misfit as err:
         raise BundleError(f"{where}: {err}") from None
+    unread: list[str] = []
+    if parted:
+        _cells_from_parts(top, parts, unread)
     agents = _unique([_agent_view(a, ranked=True) for a in top["agents"]], "agents", where)
     older = _unique([_agent_view(a, ranked=False) for a in top["agents_older"]], "agents_older", where)
     missions: dict[tuple[str, str], MissionView] = {}
@@ -186,6 +207,50 @@ def bundle_from(data: object, where: str) -> Bundle:
         problems=len(top["problems"]),
         digest=(top["source"] or {}).get("inputs_digest"),
         newest=_newest(last),
+        warnings=_unread_warning(where, unread),
+    )
+
+
+def _cells_from_parts(top: dict, parts: SummaryParts | None, unread: list[str]) -> None:
+    """Each agent entry of the index ``top`` with its ``missions`` from its part (None when it cannot be read:
+    why is added to ``unread``). A part is read once for both scopes; one that names another agent is not used."""
+    read: dict[str, dict | None] = {}
+    for scope, key in (("agents", "current"), ("agents_older", "older")):
+        for entry in top[scope]:
+            slug = entry["slug"]
+            if slug not in read:
+                read[slug] = _part(parts, slug, unread)
+            part = read[slug]
+            if part is not None and part["agent"] != entry["agent"]:
+                unread.append(f"{slug}: its part is of agent {part['agent']!r}, not {entry['agent']!r}")
+                part = read[slug] = None
+            detail = part[key] if part is not None else None
+            entry["missions"] = detail["missions"] if detail is not None else None
+
+
+def _part(parts: SummaryParts | None, slug: str, unread: list[str]) -> dict | None:
+    if parts is None:
+        unread.append(f"{slug}: no parts beside the summary")
+        return None
+    value, why = parts.agent(slug)
+    if why is not None:
+        unread.append(why)
+        return None
+    try:
+        return pick(value, PART_SHAPE)
+    except Misfit as err:
+        unread.append(f"{slug}: {err}")
+        return None
+
+
+def _unread_warning(where: str, unread: list[str]) -> tuple[str, ...]:
+    """One warning for every agent part of ``where`` not read: how many, and the first few reasons."""
+    if not unread:
+        return ()
+    first = "; ".join(unread[:3]) + (f"; and {len(unread) - 3} more" if len(unread) > 3 else "")
+    return (
+        f"{where}: {len(unread)} agent part(s) of this summary could not be read ({first}): the change report "
+        "leaves out those agents' runs per mission version",
     )
 
 
@@ -203,7 +268,8 @@ def _cells(missions: Iterable[tuple[str, str, int]]) -> dict[tuple[str, str], in
 
 
 def _agent_view(a: dict, *, ranked: bool) -> AgentView:
-    cells = _cells((m["mission"], m["version"], m["runs"]) for m in a["missions"])
+    missions = a["missions"]
+    cells = _cells((m["mission"], m["version"], m["runs"]) for m in missions) if missions is not None else None
     return AgentView(
         agent=a["agent"],
         name=a["name"],

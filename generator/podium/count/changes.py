@@ -59,7 +59,8 @@ def count_changes(board: Leaderboard, previous: PreviousPublish, generated_at: i
     warnings: list[str] = [previous.warning] if previous.warning else []
     old = None
     if previous.summary is not None:  # a BundleError (exit 2) names the file and the field
-        old = bundle_from(previous.summary, previous.where)
+        old = bundle_from(previous.summary, previous.where, previous.parts)
+        warnings += old.warnings
     reports = _history(previous.history, warnings)
     if old is not None and (report := diff.compare(old, new := bundle_of(board)))["changed"]:
         number = max((r["number"] for r in reports), default=0) + 1

@@ -229,12 +229,17 @@ def _missions(old: Bundle, new: Bundle) -> dict:
 
 
 def _cell_runs(old: Bundle, new: Bundle) -> list[dict]:
-    """Runs gained or lost per agent on each mission version (both scopes)."""
+    """Runs gained or lost per agent on each mission version (both scopes); none for an agent whose runs per
+    mission version one side does not hold (a summary in parts whose part was not read: its warning says so)."""
+
+    unknown = {a.agent for b in (old, new) for scope in (b.agents, b.older) for a in scope.values() if a.cells is None}
 
     def cells(b: Bundle) -> dict[tuple[str, str, str], tuple[str, int]]:
         out: dict[tuple[str, str, str], tuple[str, int]] = {}
         for scope in (b.agents, b.older):
             for a in scope.values():
+                if a.cells is None or a.agent in unknown:  # a part not read (count/bundle.py): rows unknown
+                    continue
                 for (mission, version), n in a.cells.items():
                     name, had = out.get((a.agent, mission, version), (a.name, 0))
                     out[(a.agent, mission, version)] = (name, had + n)
@@ -449,8 +454,13 @@ def _match(wanted: str, old: Bundle, new: Bundle) -> list[AgentView]:
     raise PodiumError(f"--fail-on-drop {wanted!r}: no such agent in either summary")
 
 
-def diff_files(old_path: Path, new_path: Path, gate_specs: list[str] = ()) -> tuple[dict, list[dict]]:
-    """Load, compare and gate (the ``podium diff`` command without its printing)."""
+def diff_files(
+    old_path: Path, new_path: Path, gate_specs: list[str] = (), warnings: list[str] | None = None
+) -> tuple[dict, list[dict]]:
+    """Load, compare and gate (the ``podium diff`` command without its printing); ``warnings`` gets the
+    bundles' (agent parts not read)."""
     gates = [Gate.parse(s) for s in gate_specs]
     old, new = load_bundle(old_path), load_bundle(new_path)
+    if warnings is not None:
+        warnings += [*old.warnings, *new.warnings]
     return compare(old, new), check_gates(old, new, gates)

@@ -12,13 +12,14 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from podium import routes
 from podium.errors import PodiumError
 from podium.load.files import NotReadable, TooLarge, read_regular
-from podium.load.published import MAX_BYTES, read
+from podium.load.published import MAX_BYTES, SUMMARY_AGENT_SCHEMA, read
 
 SUMMARY_IN_SITE = Path(routes.SUMMARY_JSON)
 HISTORY = "changes.json"
@@ -43,6 +44,34 @@ class Carried:
     warning: str | None = None
 
 
+_PART_SLUG = re.compile(r"[a-z0-9][a-z0-9-]{0,99}")  # what routes.unique_slugs makes (a slug, a digest added)
+_RESULTS = routes.SUMMARY_JSON.rpartition("/")[0] + "/"  # the summary's folder in a site: its parts are under it
+
+
+@dataclass(frozen=True)
+class SummaryParts:
+    """The agents' parts beside a summary in parts (``podium.summary/2``): ``summary/agents/<slug>.json`` under
+    the summary's folder, as a site (``api/results/``) and the action's download (scripts/action.py) hold them."""
+
+    folder: Path
+
+    def agent(self, slug: str) -> tuple[object | None, str | None]:
+        """The JSON value of the part of the agent of ``slug`` (None and why when there is none to read: a slug
+        routes.slug cannot make names no file, so no path is made of one read back)."""
+        if not _PART_SLUG.fullmatch(slug):
+            return None, f"slug {slug!r} is not one podium makes"
+        file = self.folder / routes.summary_agent_data_path(slug).removeprefix(_RESULTS)
+        try:
+            value = read(file)
+        except FileNotFoundError:
+            return None, f"{file}: not found"
+        except (NotReadable, OSError) as err:
+            return None, f"{file}: {err}"
+        if not isinstance(value, dict) or value.get("schema") != SUMMARY_AGENT_SCHEMA:
+            return None, f"{file}: not a {SUMMARY_AGENT_SCHEMA} part"
+        return value, None
+
+
 @dataclass(frozen=True)
 class PreviousPublish:
     summary: object | None  # summary.json's JSON value; None when it is too large to read back (``warning``)
@@ -50,6 +79,7 @@ class PreviousPublish:
     history: Carried  # changes.json
     redirects: Carried  # redirects.json
     warning: str | None = None  # the summary ignored, and why
+    parts: SummaryParts | None = None  # where its parts are (a summary in parts: podium.summary/2)
 
 
 def summary_path(path: Path) -> Path:
@@ -75,6 +105,11 @@ def read_summary(path: Path) -> tuple[object, str]:
         raise BundleError(f"{where}: {err}; not a podium summary") from None
 
 
+def summary_parts(path: Path) -> SummaryParts:
+    """Where the parts of the summary ``path`` names (:func:`summary_path`) are."""
+    return SummaryParts(summary_path(path).parent)
+
+
 def read_previous(path: Path) -> PreviousPublish:
     """The previous publish at ``path``: its summary (a BundleError when it cannot be read; one larger than podium
     reads back is ignored with a warning: a summary that grew past it would otherwise make every later build
@@ -87,7 +122,7 @@ def read_previous(path: Path) -> PreviousPublish:
     except BundleTooLarge as err:
         why = f"--previous {err}; ignored: no change report this time (the change history is kept)"
         return PreviousPublish(None, str(summary_path(path)), history, redirects, why)
-    return PreviousPublish(summary, where, history, redirects)
+    return PreviousPublish(summary, where, history, redirects, parts=SummaryParts(folder))
 
 
 def _carried(path: Path) -> Carried:
@@ -100,13 +135,17 @@ def _carried(path: Path) -> Carried:
 
 
 def previous_fingerprint(path: Path | None) -> str | None:
-    """The files of the previous publish a build reads (its summary, change history and redirects), by their
-    bytes: a part of the whole build's key (cache/store.py ``unchanged_build``)."""
+    """The files of the previous publish a build reads (its summary, change history, redirects and the agents'
+    parts of a summary in parts), by their names and bytes: a part of the whole build's key (cache/store.py
+    ``unchanged_build``)."""
     if path is None:
         return None
     summary = summary_path(path)
     digest = hashlib.sha256()
-    for file in (summary, summary.parent / HISTORY, summary.parent / REDIRECTS):
+    agent_parts = summary_parts(path).folder / routes.summary_agent_data_path("x").removeprefix(_RESULTS)
+    parts = sorted(agent_parts.parent.glob("*.json")) if agent_parts.parent.is_dir() else []
+    for file in (summary, summary.parent / HISTORY, summary.parent / REDIRECTS, *parts):
+        digest.update(file.name.encode("utf-8", "surrogateescape"))
         try:
             digest.update(hashlib.sha256(read_regular(file, MAX_BYTES)).digest())
         except (OSError, NotReadable):

@@ -18,7 +18,10 @@ from pathlib import Path
 from podium.load.files import NotReadable, read_regular
 from podium.load.jsonfile import parse_json
 
-SUMMARY_SCHEMA = "podium.summary/1"  # api/results/summary.json (summary.schema.json)
+SUMMARY_SCHEMA = "podium.summary/2"  # api/results/summary.json, the index (summary.schema.json)
+SUMMARY_AGENT_SCHEMA = "podium.summary-agent/1"  # api/results/summary/agents/<agent>.json: one agent's detail
+SUMMARY_MISSION_SCHEMA = "podium.summary-mission/1"  # api/results/summary/missions/<mission>/<version>.json
+SUMMARY_WHOLE_SCHEMA = "podium.summary/1"  # the summary in one file, as sites before issue 33 published it
 COMPARE_SCHEMA = "podium.compare/2"  # api/results/compare.json, the index of the comparisons (compare.schema.json)
 COMPARE_AGENT_SCHEMA = "podium.compare-agent/2"  # api/results/compare/<agent>.json: one agent's nearest pairs
 COMPARE_PAIR_SCHEMA = "podium.compare-pair/1"  # api/results/compare/<agent>/<agent>.json: a pair in full

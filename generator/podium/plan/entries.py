@@ -73,13 +73,15 @@ class LedgerPage(LazyPage):
 class DataFile:
     """A data file of site.md (``kind`` is one of render/site.py's DATA_FILES; ``part``: which ledger part,
     or which agent or pair of the board a part of the comparisons is; ``pairs``: the pairs an agent's part
-    lists, by index, and ``more``: how many more it is in, not listed: compare.listed_pairs)."""
+    lists, by index, and ``more``: how many more it is in, not listed: compare.listed_pairs; ``older``: which agent
+    of board.agents_older an agent's part of summary.json is, ``part`` which of board.agents, None where none)."""
 
     path: str
     kind: str
     part: int | None = None
     pairs: tuple[int, ...] = ()
     more: int = 0
+    older: int | None = None
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ from podium.model import LedgerPage as LedgerPageModel
 from podium.plan import charts
 from podium.plan import compare as plan_compare
 from podium.plan import progress as plan_progress
+from podium.plan import summary as plan_summary
 from podium.plan.changes import NO_EXTRAS, Extras
 from podium.plan.contexts import (
     AgentContext,
@@ -99,6 +100,7 @@ def plan_site(board: Leaderboard, site: Site, static: dict[str, Path] | None = N
     for number, part in enumerate(board.ledger.parts if board.ledger else ()):
         outputs += [DataFile(part.paths[kind], f"part_{kind}", number) for kind in ("jsonl_gz", "csv", "script")]
     outputs += plan_compare.data_files(board)
+    outputs += plan_summary.data_files(board)
     outputs += [DataFile(routes.progress_path(a.slug), "progress", number) for number, a in enumerate(board.agents)]
     made: list[tuple[str, Callable[[], Page]]] = [
         (routes.HOME, partial(_home, board, index)),

@@ -13,7 +13,7 @@ from importlib import resources
 
 from podium import __version__, routes
 from podium.count.stats import published
-from podium.load.published import RUNS_SCHEMA, SUMMARY_SCHEMA
+from podium.load.published import RUNS_SCHEMA, SUMMARY_WHOLE_SCHEMA
 from podium.model import (
     AgentSummary,
     Figures,
@@ -182,8 +182,10 @@ def model_dict(model: ModelSummary) -> dict:
 
 
 def summary_dict(board: Leaderboard, generated_at: int | None = None) -> dict:
+    """The whole summary, every figure in one dict (``podium.summary/1``): published as summary.json's index and
+    its parts (render/summary_parts.py), which put together give it back."""
     out = {
-        "schema": SUMMARY_SCHEMA,
+        "schema": SUMMARY_WHOLE_SCHEMA,
         "generator": {"name": "podium", "version": __version__},
         "source": {"runs_read": board.runs_read, "inputs_digest": board.inputs_digest},
         "totals": {

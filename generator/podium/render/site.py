@@ -21,7 +21,7 @@ from podium.errors import BuildError
 from podium.model import Leaderboard, Run, RunRecord
 from podium.plan.contexts import RunValues, names
 from podium.plan.entries import CrawlerFile, DataFile, Document, Entry, LazyPage, MarkdownPage, Page, RunPage
-from podium.render import compare_data, data, progress_data
+from podium.render import compare_data, data, progress_data, summary_parts
 from podium.render.cached import NO_REPORT_STORE, RENDER_ALL, Reuse
 from podium.render.crawlers import crawler_bytes
 from podium.render.markdown import rendered
@@ -34,7 +34,11 @@ from podium.safety.visible import reader_texts
 from podium.workers import NO_WORKERS, Workers
 
 DATA_FILES = {  # a DataFile's kind -> its bytes from the public board (and the ledger part or pairs it names)
-    "summary": lambda board, generated_at, entry: data.dump_json(data.summary_dict(board, generated_at)),
+    "summary": lambda board, generated_at, entry: data.dump_json(summary_parts.summary_index(board, generated_at)),
+    "summary_agent": lambda board, generated_at, entry: data.dump_json(
+        summary_parts.agent_part(board, entry.part, entry.older)
+    ),
+    "summary_mission": lambda board, generated_at, entry: data.dump_json(summary_parts.mission_part(board, entry.part)),
     "schema": lambda board, generated_at, entry: data.summary_schema(),
     "runs_json": lambda board, generated_at, entry: data.ledger_index(board, generated_at),
     "runs_schema": lambda board, generated_at, entry: data.runs_schema(),
