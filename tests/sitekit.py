@@ -232,6 +232,18 @@ def site_files(out: Path) -> dict[str, bytes]:
     return {p.relative_to(out).as_posix(): read_site_file(p) for p in sorted(out.rglob("*")) if p.is_file()}
 
 
+def whole_summary(files: dict[str, bytes] | Path) -> dict:
+    """summary.json with each agent's and mission version's part merged back (render/summary_parts.py
+    ``whole_of``): the whole summary, ``podium.summary/1``'s shape, from a site's files or its folder."""
+    from podium.render.summary_parts import whole_of
+
+    if isinstance(files, Path):
+        files = site_files(files)
+    index = strict_json(files["api/results/summary.json"])
+    links = [e["part"] for scope in ("agents", "agents_older", "missions") for e in index[scope]]
+    return whole_of(index, {link: strict_json(files[link]) for link in links})
+
+
 def pages(files: dict[str, bytes]) -> dict[str, str]:
     return {path: data.decode("utf-8") for path, data in files.items() if path.endswith(".html")}
 

@@ -23,7 +23,7 @@ from pathlib import Path
 import jsonschema
 import pytest
 from exportkit import ExportDir, agent_id, crash_fallback, env_failure, graded, grading, run_id
-from sitekit import ledger_csv, ledger_rows, read_site_file
+from sitekit import ledger_csv, ledger_rows, read_site_file, whole_summary
 
 from podium.build import build_site
 from podium.config import load_config
@@ -149,8 +149,25 @@ def site(tmp_path_factory) -> dict[str, bytes]:
 
 
 @pytest.fixture(scope="module")
-def summary(site):
+def index(site):
     return strict_json(site[SUMMARY])
+
+
+@pytest.fixture(scope="module")
+def summary(site):
+    """The whole summary: summary.json with its parts merged back (podium.summary/1's shape)."""
+    return whole_summary(site)
+
+
+def _as(schema: dict, kind: str) -> dict:
+    """summary.schema.json as the schema of one kind of its files (a $defs entry): a file of another kind, or a
+    broken one, fails it with its own errors, not one "not valid under any of the given schemas"."""
+    return {**{k: v for k, v in schema.items() if k != "oneOf"}, **schema["$defs"][kind]}
+
+
+def _summary_files(site, index) -> list[str]:
+    """summary.json and every part it links, by site path."""
+    return [SUMMARY, *(e["part"] for scope in ("agents", "agents_older", "missions") for e in index[scope])]
 
 
 @pytest.fixture(scope="module")
@@ -170,11 +187,17 @@ def csv_rows(site, ledger):
 # ------------------------------------------------------------------ summary.json
 
 
-def test_summary_validates_against_the_shipped_schema(site, summary):
+def test_summary_and_its_parts_validate_against_the_shipped_schema(site, index):
     schema = json.loads(site[SCHEMA])
     assert site[SCHEMA] == (MAIN / "generator" / "podium" / "summary.schema.json").read_bytes()
     jsonschema.Draft202012Validator.check_schema(schema)
-    jsonschema.Draft202012Validator(schema).validate(summary)
+    files = _summary_files(site, index)
+    parts = sorted(p for p in site if p.startswith("api/results/summary/"))
+    assert sorted(set(files[1:])) == parts  # every part is linked, every link is a part
+    for path in set(files):
+        jsonschema.Draft202012Validator(schema).validate(strict_json(site[path]))
+    for path, kind in [(SUMMARY, "Index"), *((p, "MissionPart" if "/missions/" in p else "AgentPart") for p in parts)]:
+        jsonschema.Draft202012Validator(_as(schema, kind)).validate(strict_json(site[path]))
 
 
 def test_each_schema_name_is_said_once_in_code_and_matches_its_shipped_schema():
@@ -183,7 +206,10 @@ def test_each_schema_name_is_said_once_in_code_and_matches_its_shipped_schema():
     summary_schema = json.loads((shipped / "summary.schema.json").read_bytes())
     compare_schema = json.loads((shipped / "compare.schema.json").read_bytes())
     runs_schema = json.loads((shipped / "runs.schema.json").read_bytes())
-    assert summary_schema["$id"] == summary_schema["properties"]["schema"]["const"] == published.SUMMARY_SCHEMA
+    summary_defs = summary_schema["$defs"]
+    assert summary_schema["$id"] == summary_defs["Index"]["properties"]["schema"]["const"] == published.SUMMARY_SCHEMA
+    assert summary_defs["AgentPart"]["properties"]["schema"]["const"] == published.SUMMARY_AGENT_SCHEMA
+    assert summary_defs["MissionPart"]["properties"]["schema"]["const"] == published.SUMMARY_MISSION_SCHEMA
     assert (
         compare_schema["$id"]
         == compare_schema["$defs"]["Index"]["properties"]["schema"]["const"]
@@ -196,6 +222,9 @@ def test_each_schema_name_is_said_once_in_code_and_matches_its_shipped_schema():
     code = "".join(path.read_text() for path in shipped.rglob("*.py") if path.name != "published.py")
     for name in (
         published.SUMMARY_SCHEMA,
+        published.SUMMARY_AGENT_SCHEMA,
+        published.SUMMARY_MISSION_SCHEMA,
+        published.SUMMARY_WHOLE_SCHEMA,
         published.COMPARE_SCHEMA,
         published.COMPARE_AGENT_SCHEMA,
         published.COMPARE_PAIR_SCHEMA,
@@ -214,22 +243,27 @@ def test_the_schema_defines_the_figures_once():
     assert set(figures["properties"]) == {f.name for f in dataclasses.fields(Figures)}
     optional = {"judge_models_more", "models_reported_more", "models_declared_more"}  # only when a list is cut
     assert set(figures["required"]) == set(figures["properties"]) - optional
-    for name in ("AgentSummary", "AgentMission", "MissionVersionSummary", "ModelSummary"):
+    for name in ("AgentMission", "MissionEntry", "ModelSummary"):
         holder = schema["$defs"][name]
         assert holder["$ref"] == "#/$defs/Figures" and not set(holder["properties"]) & set(figures["properties"])
-    assert schema["properties"]["totals"]["properties"]["counts"] == figures["properties"]["counts"]
+    # an agent's index entry and its part split the figures: each refers to Figures' own, none is said again
+    entry, detail = schema["$defs"]["AgentEntry"]["properties"], schema["$defs"]["AgentDetail"]["properties"]
+    for name in figures["properties"]:
+        (holder,) = [h for h in (entry, detail) if name in h]
+        assert holder[name] == {"$ref": f"#/$defs/Figures/properties/{name}"}, name
+    assert schema["$defs"]["Index"]["properties"]["totals"]["properties"]["counts"] == figures["properties"]["counts"]
 
 
-def test_schema_rejects_a_broken_summary(site, summary):
-    validator = jsonschema.Draft202012Validator(json.loads(site[SCHEMA]))
-    broken = json.loads(json.dumps(summary))
+def test_schema_rejects_a_broken_summary(site, index):
+    validator = jsonschema.Draft202012Validator(_as(json.loads(site[SCHEMA]), "Index"))
+    broken = json.loads(json.dumps(index))
     broken["agents"][0]["median"] = 1.5
     broken["totals"]["counts"]["bogus"] = 1
     assert len(list(validator.iter_errors(broken))) == 2
 
 
-def test_summary_top_level(summary):
-    assert summary["schema"] == "podium.summary/1"
+def test_summary_top_level(summary, index):
+    assert index["schema"] == "podium.summary/2" and summary["schema"] == "podium.summary/1"
     assert summary["generator"]["name"] == "podium"
     assert summary["source"]["runs_read"] == len(SPECS)
     totals = dict(summary["totals"])
@@ -285,8 +319,9 @@ def test_summary_ranking_order(summary):
     assert [a["rank"] for a in summary["agents"]] == list(range(1, 8))
 
 
-def test_summary_is_deterministic_json(site, summary):
-    assert site[SUMMARY] == data.dump_json(summary)  # canonical: re-dumping gives the same bytes
+def test_summary_is_deterministic_json(site, index):
+    for path in _summary_files(site, index):  # canonical: re-dumping gives the same bytes
+        assert site[path] == data.dump_json(strict_json(site[path])), path
 
 
 # ------------------------------------------------------------------ the ledger as JSON
