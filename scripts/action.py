@@ -24,6 +24,7 @@ import contextlib
 import hashlib
 import http.client
 import ipaddress
+import json
 import os
 import re
 import secrets
@@ -61,6 +62,10 @@ LOCK = "requirements/action.lock"
 SOURCE_PARTS = ("pyproject.toml", "generator", "themes", LOCK)
 
 PREVIOUS_FILES = ("summary.json", "changes.json", "redirects.json")  # what `--previous` reads beside it
+# A summary in parts (podium's load/published.py SUMMARY_SCHEMA, docs/data.md): beside it, each agent's part
+# summary/agents/<slug>.json, what the change report reads of the agent's runs per mission version.
+PARTED_SUMMARY = "podium.summary/2"
+PART_SLUG = re.compile(r"[a-z0-9][a-z0-9-]{0,99}")  # what podium's routes.unique_slugs makes
 # podium reads at most this much of each (load/published.py MAX_BYTES, docs/publishing.md "What a previous
 # site can carry"; tests/test_action.py checks they agree):
 # a larger one is not fetched further and not used, as podium would not use it.
@@ -622,7 +627,42 @@ def fetch_previous(url: str, into: Path) -> tuple[Path | None, str]:
                 continue
             if body is not None:
                 (into / sibling).write_bytes(body)
+        fetch_parts(summary, base, into, deadline)
     return into / "summary.json", ""
+
+
+def fetch_parts(summary: bytes, base: str, into: Path, deadline: float) -> None:
+    """The agents' parts of a summary in parts, into ``into`` as the site holds them beside it
+    (summary/agents/<slug>.json). One that is not there is left out; a failure or the deadline
+    stops fetching them with a warning, and the build goes on: podium then says whose runs per
+    mission version its change report leaves out (never a publish that fails for a part)."""
+    try:
+        index = json.loads(summary)
+    except ValueError:
+        return  # podium says what is wrong with the summary itself
+    if not isinstance(index, dict) or index.get("schema") != PARTED_SUMMARY:
+        return
+    entries = [e for scope in ("agents", "agents_older") for e in (index.get(scope) or []) if isinstance(e, dict)]
+    slugs = sorted({e["slug"] for e in entries if isinstance(e.get("slug"), str) and PART_SLUG.fullmatch(e["slug"])})
+    folder = into / "summary" / "agents"
+    folder.mkdir(parents=True, exist_ok=True)
+    for slug in slugs:
+        url = f"{base}/summary/agents/{slug}.json"
+        try:
+            body = fetch(url, deadline)
+        except (ActionError, TooLarge) as err:
+            why = (
+                str(err)
+                if isinstance(err, ActionError)
+                else f"{shown(url)} is larger than {PREVIOUS_MAX_BYTES:,} bytes"
+            )
+            warn(
+                f"{why}: it and the agents' parts after it are not used (the change report leaves out "
+                "their runs per mission version)"
+            )
+            return
+        if body is not None:
+            (folder / f"{slug}.json").write_bytes(body)
 
 
 # --- build --------------------------------------------------------------------------------
