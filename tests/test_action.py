@@ -12,6 +12,7 @@ real virtualenv from a copy of the action, its dependencies from the lock file.
 
 from __future__ import annotations
 
+import dataclasses
 import http.server
 import ipaddress
 import json
@@ -34,6 +35,8 @@ import yaml
 from conftest import SAMPLES, needs_samples
 from ghrunner import runner_commands
 from packaging.requirements import Requirement
+
+from podium.count import bundle
 
 REPO = Path(__file__).resolve().parents[1]
 SCRIPT = REPO / "scripts" / "action.py"
@@ -720,6 +723,44 @@ def test_a_history_file_larger_than_podium_reads_is_left_out(monkeypatch, host, 
     assert f"::warning title=podium action::{base}/api/results/changes.json is larger than 1,000 bytes" in (
         capsys.readouterr().out
     )
+
+
+def test_a_summary_in_parts_is_fetched_with_its_agents_parts(monkeypatch, host, tls, tmp_path, capsys):
+    """podium.summary/2: each agent's part is fetched beside it, as the site holds it, so the change report
+    has every agent's runs per mission version (podium reads the download as it reads a site); a part not there
+    is left out; one that fails stops the parts with a warning, never the build."""
+    base, served = host
+    shutil.copytree(REPO / "tests" / "golden" / "demo-site" / "api", served / "api")
+    parts = served / "api" / "results" / "summary" / "agents"
+    monkeypatch.setattr(action, "address_refusal", lambda a: None)
+    monkeypatch.setenv("SSL_CERT_FILE", str(tls["ca"]))
+    summary, unused = action.fetch_previous(f"{base}/api/results/summary.json", tmp_path / "previous")
+    assert unused == "" and summary == tmp_path / "previous" / "summary.json"
+    fetched = sorted(p.name for p in (tmp_path / "previous" / "summary" / "agents").iterdir())
+    assert fetched == sorted(p.name for p in parts.iterdir()) and len(fetched) == 7
+    read = bundle.load_bundle(summary)
+    assert read.warnings == () and read == dataclasses.replace(
+        bundle.load_bundle(served / "api" / "results" / "summary.json"), source=read.source
+    )
+    (parts / "osprey.json").unlink()  # not there: left out, podium says so
+    summary, _ = action.fetch_previous(f"{base}/api/results/summary.json", tmp_path / "again")
+    assert not (tmp_path / "again" / "summary" / "agents" / "osprey.json").exists()
+    (warning,) = bundle.load_bundle(summary).warnings
+    assert "osprey.json: not found" in warning
+    # a host that fails on a part: a warning, the parts after it not fetched, the summary used
+    monkeypatch.setattr(action, "_get", _failing_on_parts(action._get))
+    summary, unused = action.fetch_previous(f"{base}/api/results/summary.json", tmp_path / "third")
+    assert unused == "" and summary.is_file() and list((tmp_path / "third" / "summary" / "agents").iterdir()) == []
+    assert "HTTP 500" in capsys.readouterr().out
+
+
+def _failing_on_parts(get):
+    def failing(url, deadline, cap, opened):
+        if "/summary/agents/" in url:
+            return get(url.replace("/api/results/", "/broken/"), deadline, cap, opened)
+        return get(url, deadline, cap, opened)
+
+    return failing
 
 
 def test_the_byte_cap_is_podiums_own():
