@@ -20,7 +20,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import os
+import re
 import shutil
+import subprocess
 from pathlib import Path
 
 import jsonschema
@@ -349,3 +352,30 @@ def test_the_summary_alone_reads_with_a_warning(built, tmp_path):
     (warning,) = read.warnings
     agents = len(read.agents) + len([a for a in read.older if a not in read.agents])
     assert f"{agents} agent part(s)" in warning and all(a.cells is None for a in read.agents.values())
+
+
+def test_the_jq_lines_of_docs_data_md_read_the_index_and_the_parts(built):
+    """docs/data.md's summary section: its jq lines give the ranking from the index and every agent's figures
+    per mission version from the parts, as the whole summary holds them."""
+    if shutil.which("jq") is None:
+        if os.environ.get("PODIUM_REQUIRE_JQ") == "1":
+            pytest.fail("jq is missing and PODIUM_REQUIRE_JQ=1", pytrace=False)
+        pytest.skip("jq is not installed (Debian's jq; .ci/run installs it)")
+    text = (MAIN / "docs" / "data.md").read_text(encoding="utf-8")
+    section = text.split("## `summary.json`, in parts", 1)[1].split("\n## ", 1)[0]
+    (block,) = re.findall(r"```sh\n(.*?)```", section, re.S)
+    ranking, per_mission = [line for line in block.splitlines() if line and not line.startswith("#")]
+    whole = kit.whole_summary(built["files"])
+
+    def lines(command: str) -> list[dict]:
+        done = subprocess.run(["bash", "-c", command], cwd=built["out"], capture_output=True, text=True, check=True)
+        return [json.loads(line) for line in done.stdout.splitlines()]
+
+    keys = ("rank", "name", "median", "median_ci", "in_median")
+    assert lines(ranking) == [{k: a[k] for k in keys} for a in whole["agents"]]
+    want = [
+        {"agent": a["agent"], "mission": m["mission"], "version": m["version"], "median": m["median"]}
+        for a in whole["agents"]
+        for m in a["missions"]
+    ]
+    assert lines(per_mission) == want and want
