@@ -163,6 +163,23 @@ def test_a_run_added(project):
     project.assert_same_as_clean()
 
 
+def test_a_run_added_renders_only_its_agents_and_missions_summary_parts(project, monkeypatch):
+    """summary.json's parts are keyed by what each holds (cache/page_keys.py): a run of kestrel renders kestrel's
+    part and its mission version's, not osprey's (whose figures, rank and coverage stay as they were)."""
+    rendered: list[str] = []
+    for kind in ("summary_agent", "summary_mission"):
+        real = podium.render.site.DATA_FILES[kind]
+        monkeypatch.setitem(
+            podium.render.site.DATA_FILES, kind, lambda b, g, e, real=real: rendered.append(e.path) or real(b, g, e)
+        )
+    project.add(99)
+    project.export.sidecars()
+    project.build()
+    assert sorted(rendered) == ["api/results/summary/agents/kestrel.json", "api/results/summary/missions/m1/1.0.0.json"]
+    monkeypatch.undo()
+    project.assert_same_as_clean()
+
+
 def _counted_afresh(monkeypatch) -> list[str]:
     """The runs a build attributes and keeps afresh (the rest it takes back from the cache's kept rows)."""
     counted: list[str] = []

@@ -336,7 +336,7 @@ def test_a_hostile_slug_in_a_previous_index_names_no_file(built, tmp_path):
     shutil.copytree(built["out"], previous)
     summary = previous / routes.SUMMARY_JSON
     index = json.loads(summary.read_bytes())
-    index["agents"][0]["slug"] = "../../../../outside"
+    index["agents"][0]["slug"] = "../../../../../outside"  # tmp_path/outside.json
     summary.write_bytes(data.dump_json(index))
     (tmp_path / "outside.json").write_bytes((previous / index["agents"][0]["part"]).read_bytes())
     read = bundle.load_bundle(previous)

@@ -91,6 +91,13 @@ class FileKeys:
                     [board.pairs[i] for i in entry.pairs],
                 ),
             )
+        if entry.kind == "summary_agent":  # an agent's part of summary.json: its entries in both scopes alone
+            ranked = board.agents[number] if number is not None else None
+            older = board.agents_older[entry.older] if entry.older is not None else None
+            return keys.data_file(entry.path, entry.kind, lambda: (ranked, older))
+        if number is not None and entry.kind == "summary_mission":  # a mission version's part: its summary alone
+            mission = board.missions[number]
+            return keys.data_file(entry.path, entry.kind, lambda: (mission,))
         if number is not None and entry.kind == "compare_pair":
             pair = board.pairs[number]
             return keys.data_file(entry.path, entry.kind, lambda: (pair,))
