@@ -368,15 +368,19 @@ with open(os.environ["CURL_LOG"], "a") as log:
 url = args[-1]
 status, code = json.loads(os.environ["CURL_ANSWERS"]).get(url.rsplit("/", 1)[1], [404, 0])
 if "-o" in args and status == 200:
-    open(args[args.index("-o") + 1], "w").write("{{}}")
+    body = json.loads(os.environ.get("CURL_BODIES", "{{}}")).get(url.rsplit("/", 1)[1], "{{}}")
+    open(args[args.index("-o") + 1], "w").write(body)
 if "-w" in args:
     sys.stdout.write(str(status))
 sys.exit(code)
 """
 
 
-def fetch_step(tmp_path: Path, answers: dict[str, list[int]]) -> tuple[subprocess.CompletedProcess, list[list[str]]]:
-    """The recipe's fetch step with a curl that answers ``answers[file] = [HTTP status, curl's exit]`` (404 else)."""
+def fetch_step(
+    tmp_path: Path, answers: dict[str, list[int]], bodies: dict[str, str] | None = None
+) -> tuple[subprocess.CompletedProcess, list[list[str]]]:
+    """The recipe's fetch step with a curl that answers ``answers[file] = [HTTP status, curl's exit]`` (404 else),
+    with ``bodies[file]`` (``{}`` else)."""
     steps = steps_by_name(yaml.safe_load(WORKFLOW_PIP.read_text(encoding="utf-8"))["jobs"]["build"])
     bin_dir = tmp_path / "bin"
     bin_dir.mkdir(exist_ok=True)
@@ -390,6 +394,7 @@ def fetch_step(tmp_path: Path, answers: dict[str, list[int]]) -> tuple[subproces
         "SITE_URL": "https://board.example/",
         "CURL_LOG": str(log),
         "CURL_ANSWERS": json.dumps(answers),
+        "CURL_BODIES": json.dumps(bodies or {}),
     }
     done = subprocess.run(
         ["bash", "-e", "-o", "pipefail", "-c", steps["Fetch the published summary"]["run"]],
@@ -415,6 +420,29 @@ def test_pip_recipe_fetches_over_https_only_with_a_deadline_and_a_cap(tmp_path):
         assert call[: len(CAPPED) + 1] == ["-sS", *CAPPED], call  # and no -L: a redirect is not followed
         assert not {"-L", "--location", "-k", "--insecure"} & set(call)
     assert sorted(p.name for p in (tmp_path / "previous").iterdir()) == ["changes.json", "summary.json"]
+
+
+def test_pip_recipe_fetches_a_summary_in_parts_with_its_agents_parts(tmp_path):
+    """podium.summary/2: each agent's part (a slug podium makes, once for both scopes) beside the summary, as a site
+    holds it; one not there is left out (podium warns); a slug podium cannot make is never fetched."""
+    if shutil.which("jq") is None:
+        if os.environ.get("PODIUM_REQUIRE_JQ") == "1":
+            pytest.fail("jq is missing and PODIUM_REQUIRE_JQ=1", pytrace=False)
+        pytest.skip("jq is not installed")
+    index = {
+        "schema": "podium.summary/2",
+        "agents": [{"slug": "osprey"}, {"slug": "../../evil"}, {"slug": "kestrel"}],
+        "agents_older": [{"slug": "osprey"}, {"slug": "merlin"}],
+    }
+    answers = {name: [200, 0] for name in ("summary.json", "osprey.json", "merlin.json")}
+    done, calls = fetch_step(tmp_path, answers, {"summary.json": json.dumps(index), "osprey.json": '{"part": 1}'})
+    assert done.returncode == 0, done.stdout + done.stderr
+    parts = "https://board.example/api/results/summary/agents/"
+    assert [call[-1] for call in calls][3:] == [f"{parts}{slug}.json" for slug in ("kestrel", "merlin", "osprey")]
+    assert all(call[: len(CAPPED) + 1] == ["-sS", *CAPPED] for call in calls)
+    agents = tmp_path / "previous" / "summary" / "agents"
+    assert sorted(p.name for p in agents.iterdir()) == ["merlin.json", "osprey.json"]
+    assert (agents / "osprey.json").read_text() == '{"part": 1}'
 
 
 @pytest.mark.parametrize(
