@@ -30,8 +30,10 @@ REPORT_SCHEMA = "podium.diff/1"  # a change report (podium diff --json, changes.
 CHANGES_SCHEMA = "podium.changes/1"  # api/results/changes.json
 REDIRECTS_SCHEMA = "podium.redirects/1"  # api/results/redirects.json
 
-# The largest published file podium reads back: its own summary.json is 1.7 MB at a million runs and
-# 18 MB at 500 agents on 40 missions; parsed, a file may take at most 6 times its size (load/jsonfile.py).
+# The largest published file podium reads back: its own summary.json was 1.7 MB at a million runs and
+# 18 MB at 500 agents on 40 missions in one file (podium.summary/1, still read back); in parts (/2) the index is
+# about 1.5 kB an agent and each agent's part a few kB a mission version. Parsed, a file may take at most 6 times
+# its size (load/jsonfile.py).
 MAX_BYTES = 64 * 1024 * 1024
 
 
