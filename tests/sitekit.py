@@ -233,15 +233,26 @@ def site_files(out: Path) -> dict[str, bytes]:
 
 
 def whole_summary(files: dict[str, bytes] | Path) -> dict:
-    """summary.json with each agent's and mission version's part merged back (render/summary_parts.py
-    ``whole_of``): the whole summary, ``podium.summary/1``'s shape, from a site's files or its folder."""
-    from podium.render.summary_parts import whole_of
-
+    """summary.json with each agent's and mission version's part merged back: the whole summary
+    (``podium.summary/1``'s shape, render/summary_parts.py), from a site's files or its folder. Each entry
+    with its part's detail in place of the lengths, without ``part``."""
     if isinstance(files, Path):
         files = site_files(files)
     index = strict_json(files["api/results/summary.json"])
-    links = [e["part"] for scope in ("agents", "agents_older", "missions") for e in index[scope]]
-    return whole_of(index, {link: strict_json(files[link]) for link in links})
+
+    def merged(entry: dict, detail: dict | None) -> dict:
+        return {**{k: v for k, v in entry.items() if k != "part"}, **(detail or {})}
+
+    def part(entry: dict) -> dict:
+        return strict_json(files[entry["part"]])
+
+    return {
+        **index,
+        "schema": "podium.summary/1",
+        "agents": [merged(e, part(e)["current"]) for e in index["agents"]],
+        "agents_older": [merged(e, part(e)["older"]) for e in index["agents_older"]],
+        "missions": [merged(e, {"agents": part(e)["agents"]}) for e in index["missions"]],
+    }
 
 
 def pages(files: dict[str, bytes]) -> dict[str, str]:

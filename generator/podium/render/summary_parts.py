@@ -17,9 +17,10 @@ What moves to a part: every list that grows with another dimension than the one 
 that moves leaves its length in the index under the same name (``missions``: 39, ``coverage``:
 ``{"missions": 39, "of": 40}``, a mission version's ``agents``: 150), as compare.json's ``pairs`` does.
 
-So the index grows with the agents (a constant each, about 1.6 kB) and the mission versions, each part with
+So the index grows with the agents (a constant each, about 1.5 kB) and the mission versions, each part with
 one dimension. The whole summary (``podium.summary/1``, render/data.py ``summary_dict``: what ``podium rank
---json`` prints of each agent) is exactly the index with each entry's part merged back (:func:`whole_of`).
+--json`` prints of each agent) is exactly the index with each entry's part merged back (tests/sitekit.py
+``whole_summary``; tests/site/test_summary_parts.py checks it by brute force).
 
 Pure: Leaderboard in, dicts and bytes out, through ``dump_json`` (sorted keys, no NaN).
 """
@@ -27,7 +28,7 @@ Pure: Leaderboard in, dicts and bytes out, through ``dump_json`` (sorted keys, n
 from __future__ import annotations
 
 from podium import routes
-from podium.load.published import SUMMARY_AGENT_SCHEMA, SUMMARY_MISSION_SCHEMA, SUMMARY_SCHEMA, SUMMARY_WHOLE_SCHEMA
+from podium.load.published import SUMMARY_AGENT_SCHEMA, SUMMARY_MISSION_SCHEMA, SUMMARY_SCHEMA
 from podium.model import AgentSummary, Leaderboard
 from podium.plan.summary import mission_part_path
 from podium.render.data import agent_dict, mission_dict, summary_dict
@@ -113,24 +114,4 @@ def mission_part(board: Leaderboard, number: int) -> dict:
         "version": mission.version,
         "url": mission.url,
         **split(mission_dict(mission), MISSION_DETAIL, "")[1],
-    }
-
-
-def whole_of(index: dict, parts: dict[str, dict]) -> dict:
-    """The whole summary (``podium.summary/1``) from the index and its parts (``parts``: each by its path, as
-    the index links it): each entry with its part's detail back in place of the lengths, without ``part``."""
-
-    def merged(entry: dict, detail: dict | None) -> dict:
-        out = {key: value for key, value in entry.items() if key != "part"}
-        return {**out, **(detail or {})}
-
-    def agent(entry: dict, scope: str) -> dict:
-        return merged(entry, parts[entry["part"]][scope])
-
-    return {
-        **index,
-        "schema": SUMMARY_WHOLE_SCHEMA,
-        "agents": [agent(e, "current") for e in index["agents"]],
-        "agents_older": [agent(e, "older") for e in index["agents_older"]],
-        "missions": [merged(e, {"agents": parts[e["part"]]["agents"]}) for e in index["missions"]],
     }
