@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+import sitekit as kit
 from click.testing import CliRunner
 from exportkit import ExportDir, agent_id, env_failure, graded, run_id
 
@@ -256,10 +257,14 @@ def test_rank_prose(tmp_path):
 def test_rank_json_is_summary_agents(tmp_path):
     export = small_export(tmp_path / "export")
     assert podium("build", export.root, "--out", tmp_path / "site").exit_code == 0
-    summary = json.loads((tmp_path / "site" / SUMMARY).read_bytes())
+    summary = kit.whole_summary(tmp_path / "site")  # each agent whole: its index entry and its part's detail
     result = podium("rank", export.root, "--json")
     assert result.exit_code == 0
     assert json.loads(result.stdout) == summary["agents"]
+    index = json.loads((tmp_path / "site" / SUMMARY).read_bytes())["agents"]
+    for printed, entry in zip(json.loads(result.stdout), index, strict=True):  # the headline figures are the index's
+        headline = {k: v for k, v in entry.items() if k not in ("missions", "coverage", "part")}
+        assert {k: printed[k] for k in headline} == headline
     assert [a["name"] for a in summary["agents"]] == ["kestrel", "osprey"]
     assert result.stderr == ""
 

@@ -21,7 +21,7 @@ from urllib.parse import quote
 import pytest
 from click.testing import CliRunner
 from exportkit import ExportDir, graded, report_md, run_id
-from sitekit import read_site_file
+from sitekit import read_site_file, whole_summary
 
 from podium.commands.cli import main
 from podium.render.data import dump_json
@@ -203,7 +203,7 @@ def test_serve_lines_hold_no_planted_secret(project):
 def test_json_outputs_equal_the_published_files_byte_for_byte(project):
     run_cli("build", "--no-cache")
     results = project / "site" / "api" / "results"
-    summary = json.loads((results / "summary.json").read_text(encoding="utf-8"))
+    summary = whole_summary(project / "site")  # each agent whole: the index's entry with its part's detail
     assert run_cli("rank", "--json").stdout_bytes == dump_json(summary["agents"])
     assert run_cli("rank", "--by", "model", "--json").stdout_bytes == dump_json(summary["by_model"])
     pairs = json.loads((results / "compare.json").read_text(encoding="utf-8"))["pairs"]  # those with a page
