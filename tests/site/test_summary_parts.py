@@ -80,6 +80,14 @@ def small_export(root: Path, one_more: bool = False) -> ExportDir:
         if k % 2:
             n += 1
             export.run(graded(run_id(n), det=0.4, judge=0.5), rid=run_id(n), agent=name, mission="m2")
+    # "elder" ran an older version only: ranked last on nothing, its part's current detail without a mission
+    export.run(
+        graded(run_id(89_998), mission_version="0.9.0"),
+        rid=run_id(89_998),
+        agent="elder",
+        mission="m2",
+        version="0.9.0",
+    )
     if one_more:
         export.run(graded(run_id(89_999), det=0.5, judge=0.5), rid=run_id(89_999), agent="plain", mission="m1")
     return export.sidecars()
@@ -132,6 +140,9 @@ def test_index_and_parts_hold_every_figure_of_the_whole_summary(built):
     whole = json.loads(data.dump_json(data.summary_dict(built["board"])))
     assert _brute_force_whole(built["files"]) == whole == kit.whole_summary(built["files"])
     assert whole["agents_older"] and any(a["coverage"]["missions"] for a in whole["agents"])  # both scopes, coverage
+    (elder,) = [a for a in whole["agents_older"] if a["name"] == "elder"]
+    part = kit.strict_json(built["files"][routes.summary_agent_data_path(elder["slug"])])
+    assert part["current"]["missions"] == [] and len(part["older"]["missions"]) == 1
 
 
 def test_each_agent_and_mission_version_has_one_part_and_each_file_validates(built):
@@ -316,7 +327,7 @@ def test_a_part_not_read_is_said_and_its_rows_left_out(built, tmp_path, change):
     (warning,) = read.warnings
     assert "1 agent part(s) of this summary could not be read" in warning and "plain" in warning
     cells = {a.name: a.cells for a in read.agents.values()}
-    assert cells.pop("plain") is None and all(cells.values())
+    assert cells.pop("plain") is None and all(c is not None for c in cells.values())
     # a build with it as --previous: the warning, the change report without plain's rows of new runs
     new, warnings = _build(_one_more_run(tmp_path), tmp_path / "new", previous)
     assert any("could not be read" in w and "plain" in w for w in warnings), warnings
