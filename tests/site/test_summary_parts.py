@@ -39,6 +39,7 @@ from podium.config import Config
 from podium.count import bundle, diff
 from podium.count.summarize import summarize
 from podium.load.export import load_export
+from podium.load.previous import previous_fingerprint
 from podium.load.published import SUMMARY_SCHEMA, SUMMARY_WHOLE_SCHEMA
 from podium.model import AgentMission, MissionAgent
 from podium.plan import summary as plan_summary
@@ -390,3 +391,16 @@ def test_the_jq_lines_of_docs_data_md_read_the_index_and_the_parts(built):
         for m in a["missions"]
     ]
     assert lines(per_mission) == want and want
+
+
+def test_the_previous_fingerprint_covers_the_agents_parts(built, tmp_path):
+    """A whole build is reused only when the previous publish it read is the same (cache/store.py): its agents'
+    parts included, which the change report reads."""
+    previous = _previous_with(tmp_path, built["out"], lambda parts: None)
+    before = previous_fingerprint(previous)
+    assert previous_fingerprint(previous / routes.SUMMARY_JSON) == before  # the summary or its site: the same files
+    part = previous / routes.SUMMARY_PARTS / "agents" / "plain.json"
+    part.write_bytes(part.read_bytes().replace(b'"runs": 6', b'"runs": 7', 1))
+    assert previous_fingerprint(previous) != before
+    part.unlink()
+    assert previous_fingerprint(previous) not in (before, None)
