@@ -310,14 +310,6 @@ def test_one_reader_for_every_published_file(tmp_path):
         published.read(tmp_path / "absent.json")
 
 
-def test_names_cannot_inject_markdown():
-    assert diff_text.md("[x](https://evil.example)") == "\\[x\\](https\\://evil.example)"
-    assert diff_text.md("a|b") == "a\\|b"
-    assert diff_text.md("@team #1 <b>") == "\\@team \\#1 \\<b\\>"
-    assert diff_text.md("www.evil.example") == "www\\.evil.example"
-    assert diff_text.md("x\ny") == "x\ufffdy"
-
-
 def test_a_site_directory_is_read_as_its_summary(tmp_path):
     out = tmp_path / "site"
     build_site(Config(source="", root=tmp_path, out=out), old_export(tmp_path / "e").root)

@@ -21,7 +21,7 @@ from podium.commands.progress_bar import Progress
 from podium.config import load_config
 from podium.count.summarize import summarize
 from podium.errors import ConfigError
-from podium.plan.entries import LedgerPage
+from podium.plan.entries import LazyLedgerPage
 from podium.plan.site import Site, plan_site
 from podium.render.report import ReportRenderer
 from podium.render.site import SiteRenderer, render_site
@@ -381,7 +381,7 @@ def test_100k_runs_fit_github_pages_with_every_run_in_the_data():
     assert summary["totals"]["runs"] == runs
     ledger = ledger_rows(outputs)
     assert len(ledger) == runs and len({r["run_id"] for r in ledger}) == runs
-    paged = sum(len(item.page.context["rows"]) for item in manifest if isinstance(item, LedgerPage))
+    paged = sum(len(item.page.context["rows"]) for item in manifest if isinstance(item, LazyLedgerPage))
     assert paged == runs
     assert meter.run_pages == sum(min(n, 20) for n in hosts.group_sizes(board)) < runs
 

@@ -17,7 +17,7 @@ import sitekit as kit
 
 from podium.count.summarize import summarize
 from podium.model import Conditions, Export, Grade, Problem, Run
-from podium.plan.entries import LazyPage, LedgerPage, Page, RunPage
+from podium.plan.entries import LazyLedgerPage, LazyPage, Page, RunPage
 from podium.plan.site import Site, plan_site
 from podium.render.site import render_page
 from podium.render.templates import builtin_themes, make_environment, theme_chain
@@ -187,7 +187,7 @@ def planned_pages(outputs: list) -> list[Page]:
     return [
         item if isinstance(item, Page) else item.page
         for item in outputs
-        if isinstance(item, Page) or (isinstance(item, LazyPage) and not isinstance(item, (RunPage, LedgerPage)))
+        if isinstance(item, Page) or (isinstance(item, LazyPage) and not isinstance(item, (RunPage, LazyLedgerPage)))
     ]
 
 
