@@ -14,56 +14,23 @@ import shutil
 import sqlite3
 import tracemalloc
 import zlib
-from pathlib import Path
 
 import pytest
+from cachekit import CacheProject
 from click.testing import CliRunner
-from exportkit import ExportDir, graded, report_md, run_id
+from exportkit import run_id
 
-from podium.build import build_site
 from podium.cache import store as cache_module
 from podium.cache import trust
 from podium.commands.cli import main
-from podium.config import Config
 
 DEEP = "[" * 100_000 + "]" * 100_000  # far past any recursion limit
 LARGEST = 25 * 1024 * 1024  # the largest file a host publishes (write/hosts.py): the most a copy may inflate to
 
 
-def tree(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
-
-
-class Project:
-    def __init__(self, tmp: Path):
-        self.tmp = tmp
-        self.export = ExportDir(tmp / "export")
-        for n in range(3):
-            rid = run_id(f"row{n}")
-            self.export.run(
-                graded(rid, det=n / 4, judge=0.5),
-                rid=rid,
-                agent=("osprey", "kestrel")[n % 2],
-                report=report_md(rid=rid),
-            )
-        self.export.sidecars()
-        self.cache = tmp / "cache"
-        self.db = self.cache / "cache.sqlite"
-
-    def config(self, out: str = "site") -> Config:
-        return Config(source="", root=self.tmp, out=self.tmp / out, title="Board")
-
-    def build(self, out: str = "site", cache: bool = True):
-        return build_site(self.config(out), self.export.root, cache_dir=self.cache if cache else None)
-
-    def assert_same_as_clean(self) -> None:
-        self.build("clean", cache=False)
-        assert tree(self.tmp / "site") == tree(self.tmp / "clean")
-
-
 @pytest.fixture
-def project(tmp_path) -> Project:
-    project = Project(tmp_path)
+def project(tmp_path) -> CacheProject:
+    project = CacheProject(tmp_path, runs=3)
     project.build()
     return project
 
@@ -79,7 +46,7 @@ def _bomb(size: int) -> bytes:
 def test_a_zlib_bomb_in_a_body_row_inflates_only_to_the_largest_file(project):
     """256 MiB of zeros in a 256 KB row: inflated at most to BODY_MAX + 1 bytes, found damaged, the page rendered
     again (on 8a7d1ab it inflated whole: 256 MiB, 1 MB → 2.1 GB in the review)."""
-    page = f"runs/{run_id('row1')}/index.html"
+    page = f"runs/{run_id('run-1')}/index.html"
     bomb = _bomb(256 << 20)
     assert len(bomb) < 300_000
     with sqlite3.connect(project.db) as db:

@@ -249,9 +249,9 @@ def test_every_file_stays_far_under_4_mib_at_300_rivals_and_40_shared_versions()
 
 def _peak_build(export: Path, out: Path) -> int:
     """Build in a fresh process (no cache, one job); its own peak resident memory in bytes (VmHWM:
-    test_memory_bounds.peak_rss; ru_maxrss would keep the pytest process's high-water mark across exec,
+    memorykit.peak_rss; ru_maxrss would keep the pytest process's high-water mark across exec,
     which in a whole suite is several hundred MB)."""
-    from test_memory_bounds import peak_rss
+    from memorykit import peak_rss
 
     peak, said = peak_rss("build", export, "--out", out, "--no-cache", "--jobs", "1", "--quiet")
     assert (out / "index.html").is_file(), said

@@ -13,8 +13,7 @@ import pytest
 import sitekit as kit
 from click.testing import CliRunner
 from exportkit import ExportDir, graded, run_id
-from sitekit import ledger_rows
-from test_site_links import is_ledger_view
+from sitekit import is_ledger_view, ledger_rows
 
 from podium.commands.cli import main
 from podium.commands.progress_bar import Progress
@@ -130,7 +129,7 @@ def test_run_pages_newest_keeps_every_run_and_links_the_rest_to_ledger_rows(expo
 
 def test_ledger_anchor_names_the_page_the_row_is_on():
     """A run without a page links to its row: the ledger page of its month that lists it (count/ledger.py)."""
-    from test_scale import synthetic_export
+    from exportkit import synthetic_export
 
     board = summarize(synthetic_export(800))
     ledger = board.ledger
@@ -361,7 +360,7 @@ def test_progress_plain_lines_in_logs_and_a_bar_on_terminals():
 @pytest.mark.slow
 def test_100k_runs_fit_github_pages_with_every_run_in_the_data():
     """A 100k-run export within `host: github-pages` (1 GB) with run_pages: {newest: 20}: measured, not written."""
-    from test_scale import synthetic_export
+    from exportkit import synthetic_export
 
     runs = 100_000
     export = synthetic_export(runs)

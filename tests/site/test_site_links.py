@@ -11,19 +11,17 @@ import json
 import posixpath
 import re
 from pathlib import Path
-from urllib.parse import parse_qsl
 
 import pytest
 import sitekit as kit
 from exportkit import ExportDir
-from sitekit import ledger_rows
+from sitekit import is_ledger_view, ledger_rows
 
 from podium.build import build_site
 from podium.config import load_config
 
 REPO = Path(__file__).resolve().parents[2]
 FILE_ENDINGS = (".html", ".json", ".csv", ".js", ".css", ".woff2", ".svg")
-LEDGER_VIEW_KEYS = {"q", "kind", "agent", "mission", "sort", "dir"}
 LINK_ATTRS = ("href", "src", "xlink:href", "data-ledger", "action")
 MAX_PAGE = 2 * 1024 * 1024
 
@@ -64,14 +62,6 @@ def resolve(page: str, url: str) -> tuple[str, str]:
         return page, fragment
     target = posixpath.normpath(posixpath.join(posixpath.dirname(page), path))
     return target, fragment
-
-
-def is_ledger_view(target: str, fragment: str) -> bool:
-    """A link to a ledger page whose fragment is a view (#agent=kestrel&kind=timed_out), not an id."""
-    if target != "runs/index.html" and not re.fullmatch(r"runs/page/\d+/index\.html", target):
-        return False
-    pairs = parse_qsl(fragment, keep_blank_values=True, strict_parsing=True)
-    return bool(pairs) and all(key in LEDGER_VIEW_KEYS and value for key, value in pairs)
 
 
 def test_every_internal_link_resolves_to_a_file(site):

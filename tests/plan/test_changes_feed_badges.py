@@ -641,7 +641,7 @@ def test_badges_escape_hostile_names(tmp_path):
 
 
 def test_the_change_page_context_is_documented(tmp_path, monkeypatch):
-    from test_templates_lint import documented, nested_keys, readme_sections
+    from themekit import documented, nested_keys, readme_sections
 
     import podium.build
 
