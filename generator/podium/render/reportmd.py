@@ -533,6 +533,13 @@ def _header_cells(alignments: list[str]) -> list[str]:
     return ["<th>" if a == "None" else f'<th style="text-align:{a.lower()}">' for a in alignments]
 
 
+def _cell_tags(cells: list[str], kind: str) -> tuple[list[str], list[str], list[str]]:
+    """A table part's cell tags by column, as ``kind`` ("th" or "td"; ``cells``: the header's): each opening tag,
+    that cell around one text (a NUL where it goes), and that cell empty."""
+    opening = cells if kind == "th" else [c.replace("<th", "<td", 1) for c in cells]
+    return opening, [c + f"\0</{kind}>\n" for c in opening], [c + f"</{kind}>\n" for c in opening]
+
+
 def _heading_level(levels: list[int], level: int, top: int) -> int:
     """The HTML level of a visible heading of source ``level`` (``levels``: the source levels of the visible
     headings enclosing it, updated): ``top`` for the outermost, one more per enclosing heading, at most 6."""
@@ -637,9 +644,7 @@ def _write(source: str, back: dict[str, str], events: list, top: int) -> tuple[l
                     if not body_open:
                         emit("<tbody>\n")
                         body_open = True
-                        cells = [c.replace("<th", "<td", 1) for c in cells]
-                        text_cells = [c + "\0</td>\n" for c in cells]
-                        empty_cells = [c + "</td>\n" for c in cells]
+                        cells, text_cells, empty_cells = _cell_tags(cells, "td")
                     emit("<tr>\n")
                     stack.append("</tr>\n")
                     row_end = _END_ROW
@@ -822,9 +827,7 @@ def _write(source: str, back: dict[str, str], events: list, top: int) -> tuple[l
                 stack.append("")
             elif tag == "Table":
                 body_open = False
-                cells = _header_cells(data)
-                text_cells = [c + "\0</th>\n" for c in cells]
-                empty_cells = [c + "</th>\n" for c in cells]
+                cells, text_cells, empty_cells = _cell_tags(_header_cells(data), "th")
                 hidden_columns = _hidden_columns(events, index - 1) if section == CHECKS_SECTION else set()
                 emit("<table>\n")
                 stack.append(None)
