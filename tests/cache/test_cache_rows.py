@@ -20,8 +20,7 @@ from cachekit import CacheProject
 from click.testing import CliRunner
 from exportkit import run_id
 
-from podium.cache import store as cache_module
-from podium.cache import trust
+from podium.cache import store, trust
 from podium.commands.cli import main
 
 DEEP = "[" * 100_000 + "]" * 100_000  # far past any recursion limit
@@ -73,13 +72,13 @@ def test_inflate_is_bounded_and_refuses_what_is_not_one_whole_stream():
     assert trust.inflate(packed[:-5], len(data)) is None  # cut short
     assert trust.inflate(packed + b"x", len(data)) is None  # something after the stream
     assert trust.inflate(b"not zlib", 100) is None
-    assert cache_module.BODY_MAX == LARGEST
-    assert cache_module.BODY_ROW_MAX >= len(zlib.compress(bytes(range(256)) * 1000, 0))
+    assert store.BODY_MAX == LARGEST
+    assert store.BODY_ROW_MAX >= len(zlib.compress(bytes(range(256)) * 1000, 0))
 
 
 def test_a_row_longer_than_any_copy_is_not_read(project, monkeypatch):
     """A row longer than zlib could make of BODY_MAX bytes is refused by its length, before it is read."""
-    monkeypatch.setattr(cache_module, "BODY_ROW_MAX", 10)
+    monkeypatch.setattr(store, "BODY_ROW_MAX", 10)
     shutil.rmtree(project.tmp / "site")
     again = project.build()
     assert again.reused == 0 and "bodies.data" in dict(again.damaged)
@@ -87,7 +86,7 @@ def test_a_row_longer_than_any_copy_is_not_read(project, monkeypatch):
 
 def test_a_file_over_the_largest_copy_is_not_kept(project, monkeypatch):
     """A file larger than BODY_MAX gets no copy in bodies (it could never be read back): it is rendered again."""
-    monkeypatch.setattr(cache_module, "BODY_MAX", 2000)
+    monkeypatch.setattr(store, "BODY_MAX", 2000)
     project.cache = project.tmp / "fresh-cache"
     project.db = project.cache / "cache.sqlite"
     shutil.rmtree(project.tmp / "site")

@@ -14,7 +14,7 @@ import re
 from urllib.parse import unquote
 
 import pytest
-import sitekit as kit
+import sitekit
 from exportkit import TWIN, run_id, twins
 
 from podium.count import ledger
@@ -24,8 +24,8 @@ from podium.model import RunRecord
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     root = tmp_path_factory.mktemp("twins")
-    out = kit.build(twins(root / "export").root, root / "site")
-    return kit.site_files(out)
+    out = sitekit.build(twins(root / "export").root, root / "site")
+    return sitekit.site_files(out)
 
 
 def script_value(data: bytes, call: str):
@@ -40,7 +40,7 @@ def fragment_agent(href: str) -> str | None:
 
 
 def test_two_agents_of_one_name_link_to_two_views(built):
-    summary = kit.strict_json(built["api/results/summary.json"])
+    summary = sitekit.strict_json(built["api/results/summary.json"])
     twins_ = [a for a in summary["agents"] if a["name"] == TWIN]
     assert len(twins_) == 2 and twins_[0]["slug"] != twins_[1]["slug"]
     index = script_value(built["api/results/ledger.js"], "podiumLedger.index")
@@ -58,7 +58,7 @@ def test_two_agents_of_one_name_link_to_two_views(built):
             assert data["slug"] == agent["slug"]
             rows += data["rows"]
         assert len(rows) == agent["runs"]
-        ledger_rows = {r["run_id"]: r for r in kit.ledger_rows(built)}
+        ledger_rows = {r["run_id"]: r for r in sitekit.ledger_rows(built)}
         assert {ledger_rows[row[0]]["agent"] for row in rows} == {agent["agent"]}
 
 

@@ -13,7 +13,7 @@ import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
-import sitekit as kit
+import sitekit
 
 from podium.count.summarize import summarize
 from podium.model import Conditions, Export, Grade, Problem, Run
@@ -189,4 +189,4 @@ def test_the_element_count_is_the_parsers():
     for page in planned_pages(plan_site(board, Site("scale", "", (), None))):
         if page.template in OWN:
             html = render_page(page, env)
-            assert elements(html) == len(kit.parse_html(html.decode("utf-8")).tags), page.path
+            assert elements(html) == len(sitekit.parse_html(html.decode("utf-8")).tags), page.path

@@ -25,7 +25,7 @@ from podium.count.diff import diff_files
 from podium.errors import EXIT_PROBLEMS, PodiumError
 from podium.model import Leaderboard, Outline, agents_named
 from podium.render.compare_data import pair_dict
-from podium.render.compare_text import model_table, pair_text
+from podium.render.compare_terminal import model_table, pair_text
 from podium.render.data import agent_dict, dump_json, model_dict, ranked_agents
 from podium.render.progress_data import progress_bytes
 from podium.render.text import history_steps, history_table, rank_table
