@@ -20,8 +20,8 @@ from pathlib import Path
 from urllib.parse import quote
 
 from podium import routes
+from podium.count import ledger
 from podium.count.figures import first
-from podium.count.ledger import BROWSER_LIMIT, FRONT_ROWS, month_label
 from podium.errors import BuildError
 from podium.load.content import ContentPage
 from podium.model import KIND_ORDER, AgentSummary, Leaderboard, LedgerPage, RunRecord
@@ -396,9 +396,9 @@ def _version_progress(mission, index: _Index) -> tuple[tuple[plan_progress.Versi
 
 def _ledger_front(board: Leaderboard) -> Page:
     """The ledger's front page: the newest runs, the filters, every month (count/ledger.py)."""
-    ledger = board.ledger
-    parts = ledger.parts if ledger else ()
-    newest = board.runs[:FRONT_ROWS]
+    runs_ledger = board.ledger
+    parts = runs_ledger.parts if runs_ledger else ()
+    newest = board.runs[: ledger.FRONT_ROWS]
     return Page(
         routes.LEDGER,
         "runs.html",
@@ -409,14 +409,14 @@ def _ledger_front(board: Leaderboard) -> Page:
                 shown=len(newest),
                 total=board.totals.listed,
                 totals=board.totals,
-                months=ledger.months if ledger else (),
+                months=runs_ledger.months if runs_ledger else (),
                 agent_options=agent_options(parts),
                 mission_names=tuple(sorted({p.mission for p in parts})),
                 kinds=tuple(reversed(KIND_ORDER)),
                 index_script=routes.LEDGER_JS,
                 run_page=routes.RUN_PATH,
                 no_judge=figures_text.NO_JUDGE,
-                browser_limit=BROWSER_LIMIT,
+                browser_limit=ledger.BROWSER_LIMIT,
                 description=figures_text.ledger_headline(board.totals),
             )
         ),
@@ -500,7 +500,7 @@ class LedgerPages(_Chrome):
         pages = self._pages()
         page = pages[index]
         return (
-            month_label(page.bucket),
+            ledger.month_label(page.bucket),
             page.number,
             pages[index - 1].path if index > 0 else None,
             pages[index + 1].path if index + 1 < len(pages) else None,
