@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-import sitekit as kit
+import sitekit
 from exportkit import graded, run_id
 
 
@@ -32,8 +32,8 @@ def _cells(row):
 
 
 def test_cards_name_their_missions_and_the_grid_places_every_median(export, tmp_path):
-    files = kit.site_files(kit.build(_export(export), tmp_path / "site", root=tmp_path))
-    home = kit.parse_html(files["index.html"].decode())
+    files = sitekit.site_files(sitekit.build(_export(export), tmp_path / "site", root=tmp_path))
+    home = sitekit.parse_html(files["index.html"].decode())
     lines = [" ".join(p.text().split()) for p in home.all("p") if p.get("class") == "coverage-line"]
     assert lines == ["on 1 of 2 missions: m1", "on 2 of 2 missions: m1, m2"]
     (grid,) = [t for t in home.all("table") if t.get("class") == "grid"]
