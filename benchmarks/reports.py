@@ -35,16 +35,17 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
-sys.path[:0] = [str(REPO / "generator"), str(REPO / "tests"), str(REPO / "tests" / "render")]
+sys.path[:0] = [str(REPO / "generator"), str(REPO / "tests"), str(REPO / "tests" / "safety")]
 
 import pyromark  # noqa: E402
 from mdit_reference import render_cut  # noqa: E402
 from mdit_reference import render_report as reference_report  # noqa: E402
 from test_redact import ungated  # noqa: E402
 
+from podium.load.content import bounded  # noqa: E402
 from podium.load.export import load_export  # noqa: E402
 from podium.render import reportmd  # noqa: E402
-from podium.render.markdown import _MD, _bounded, render_report  # noqa: E402
+from podium.render.markdown import _MD, render_report  # noqa: E402
 from podium.safety.redact import Redaction  # noqa: E402
 from podium.safety.withhold import withhold  # noqa: E402
 
@@ -79,7 +80,7 @@ def measure(fns: list, texts: list[str], reps: int) -> list[tuple[float, float]]
 
 
 def cut(text: str) -> str:
-    return "".join(_bounded(withhold(text)))
+    return "".join(bounded(withhold(text)))
 
 
 def designs() -> list[tuple[str, object, bool]]:

@@ -4,11 +4,7 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
-# the tests sit in one folder per stage (tests/count/, tests/render/, ...) and import each other's helpers by
-# module name (from test_scale import synthetic_export), whichever folder is collected first
-for _folder in sorted(p for p in Path(__file__).parent.iterdir() if p.is_dir() and p.name.isidentifier()):
-    sys.path.insert(1, str(_folder))
+sys.path.insert(0, str(Path(__file__).parent))  # the shared helpers (tests/*kit.py), whatever folder a test is in
 
 from exportkit import ExportDir  # noqa: E402
 

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import random
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
+
+from podium.model import Conditions, Export, Grade, Run
 
 BASE = datetime(2026, 10, 1, 9, 0, 0, tzinfo=UTC)
 
@@ -284,3 +287,69 @@ def model_flood(
             graded(run_id(f"plain-{n}"), det=0.5 + n / 20, judge=0.5, models_reported=["gpt-5.5"]), agent="plain"
         )
     return export.sidecars()
+
+
+TWIN = "kestrel"  # the display name twins() gives three agents
+
+
+def twins(root: Path) -> ExportDir:
+    """Two agents named kestrel (ids kestrel and kestrel-2), osprey, and an agent whose only run was cancelled
+    named kestrel too (it has no page)."""
+    export = ExportDir(root)
+    for n in range(3):
+        export.run(graded(run_id(f"a{n}"), det=0.9), rid=run_id(f"a{n}"), agent="kestrel", mission="m1", at=n)
+    for n in range(2):
+        export.run(graded(run_id(f"b{n}"), det=0.4), rid=run_id(f"b{n}"), agent="kestrel-2", mission="m1", at=9 + n)
+    export.run(graded(run_id("c0"), det=0.6), rid=run_id("c0"), agent="osprey", mission="m2", at=20)
+    export.run(
+        env_failure(run_id("d0"), trigger="cancelled"),
+        rid=run_id("d0"),
+        agent="kestrel-3",
+        mission="m1",
+        at=30,
+        outcome="cancelled",
+    )
+    export.agents[agent_id("kestrel-2")] = TWIN
+    export.agents[agent_id("kestrel-3")] = TWIN
+    return export.sidecars()
+
+
+def synthetic_export(n: int, seed: int = 1) -> Export:
+    """n graded runs of 20 agents on 10 missions (two versions each): a big export fast (test_publish)."""
+    rng = random.Random(seed)
+    base = datetime(2026, 1, 1, tzinfo=UTC)
+    agents = [(f"{i:032x}", f"agent-{i}") for i in range(20)]
+    runs = []
+    for i in range(n):
+        det, judge = rng.choice((0.0, 0.25, 0.5, 0.75, 1.0)), rng.random()
+        status = rng.choice(("ok", "ok", "ok", "partial", "model-not-configured"))
+        grade = Grade(
+            overall=0.5 * det + 0.5 * judge,
+            deterministic=det,
+            judge=judge,
+            overall_upper=min(1.0, 0.5 * det + 0.5 * judge + 0.1),
+            judge_upper=min(1.0, judge + 0.2),
+            judge_coverage=1.0,
+            judge_status=status,
+            judge_detail=None,
+            scores_valid=True,
+        )
+        agent, name = agents[i % len(agents)]
+        mission = f"mission-{i % 10}"
+        runs.append(
+            Run(
+                run_id=f"{i:032x}",
+                directory=f"{i:032x}",
+                shape="graded",
+                grade=grade,
+                conditions=Conditions(judge_model="judge", mission_version="1.0.0"),
+                partial=False,
+                partial_trigger=rng.choice((None, None, "timeout")),
+                agent=agent,
+                agent_name=name,
+                mission=mission,
+                version=rng.choice(("1.0.0", "1.0.0", "0.9.0")),
+                started=base + timedelta(minutes=i),
+            )
+        )
+    return Export(runs=tuple(runs), problems=(), runs_read=n, inputs_digest="sha256:" + "0" * 64)

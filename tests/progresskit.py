@@ -25,7 +25,7 @@ def progress_document(progress) -> dict:
     return jsonable(progress_file(progress))
 
 
-def headline(progress) -> dict:
+def headline_json(progress) -> dict:
     """The agent's headline as JSON data (every field of count/progress agent_headline)."""
     return jsonable(agent_headline(progress))
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from html import unescape
 from html.parser import HTMLParser
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import parse_qsl, urlsplit
 
 from podium.build import build_site
 from podium.config import Config
@@ -457,3 +457,14 @@ def ledger_readers() -> dict[str, tuple[str, str]]:
         assert tool, f"a {language} block of docs/data.md's 'The ledger as data' names no tool in its first comment"
         blocks[tool.group(1)] = (language, body)
     return blocks
+
+
+LEDGER_VIEW_KEYS = {"q", "kind", "agent", "mission", "sort", "dir"}  # what a ledger view's fragment may set
+
+
+def is_ledger_view(target: str, fragment: str) -> bool:
+    """A link to a ledger page whose fragment is a view (#agent=kestrel&kind=timed_out), not an id."""
+    if target != "runs/index.html" and not re.fullmatch(r"runs/page/\d+/index\.html", target):
+        return False
+    pairs = parse_qsl(fragment, keep_blank_values=True, strict_parsing=True)
+    return bool(pairs) and all(key in LEDGER_VIEW_KEYS and value for key, value in pairs)

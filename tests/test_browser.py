@@ -1161,7 +1161,7 @@ def test_agent_and_mission_pages_link_to_their_filtered_ledger(site, summary, ru
 def twins_site(tmp_path_factory) -> Path:
     """Two agents named kestrel (tests/count/test_ledger_agents.py's export)."""
     import sitekit
-    from test_ledger_agents import twins
+    from exportkit import twins
 
     root = tmp_path_factory.mktemp("twins")
     return sitekit.build(twins(root / "export").root, root / "site")

@@ -14,7 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
-import sitekit as kit
+import sitekit
 import yaml
 from exportkit import ExportDir, graded, run_id
 from ghrunner import runner_commands
@@ -600,7 +600,7 @@ def publish(project: Path, host: str, *, path: str | None = None, **env) -> subp
 
 
 def published(host: Path) -> dict[str, bytes]:
-    return kit.site_files(host)
+    return sitekit.site_files(host)
 
 
 def check_round_trip(project: Path, path: str | None = None) -> str:
@@ -609,7 +609,7 @@ def check_round_trip(project: Path, path: str | None = None) -> str:
     (host / "stale.html").write_text("from an older publish")
     first = publish(project, str(host), path=path)
     assert first.returncode == 0, first.stderr
-    site = kit.site_files(project / "site")
+    site = sitekit.site_files(project / "site")
     site.pop(".podium-site")
     assert published(host) == site  # stale.html is gone, the marker is not published
     (project / "podium.yaml").write_text('title: "Second"\n', encoding="utf-8")

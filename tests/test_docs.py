@@ -24,7 +24,7 @@ from pathlib import Path
 
 import click
 import pytest
-import sitekit as kit  # ledger_readers: docs/data.md's readers, which tests/site/test_ledger_readers.py runs
+import sitekit  # ledger_readers: docs/data.md's readers, which tests/site/test_ledger_readers.py runs
 
 from podium.commands.cli import main
 from podium.config import Config
@@ -163,7 +163,9 @@ def test_the_readme_ledger_one_liner_is_one_that_the_tests_run():
     fenced = re.findall(r"```(\w+)\n(.*?)```", README.read_text(encoding="utf-8"), re.S)
     assert fenced, "the README shows one ledger one-liner"
     for language, body in fenced:
-        assert (language, body) in kit.ledger_readers().values(), "the README's one-liner differs from docs/data.md's"
+        assert (language, body) in sitekit.ledger_readers().values(), (
+            "the README's one-liner differs from docs/data.md's"
+        )
 
 
 # ---------------------------------------------------------------------------------------------- links, paths

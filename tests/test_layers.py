@@ -3,6 +3,7 @@ planted upward import, and names every module of the package; every folder ships
 
 from __future__ import annotations
 
+import ast
 import os
 import shutil
 import subprocess
@@ -63,3 +64,39 @@ def test_every_folder_ships():
         if p.parent != PACKAGE
     }
     assert folders | {"podium.themes"} == packages
+
+
+# ---------------------------------------------------------------------- the tests' own imports
+
+TESTS = ROOT / "tests"
+
+
+def foreign_test_imports(tests: Path) -> list[str]:
+    """Each import of a test module (``test_*``) that is not beside the importing file: a test reaches
+    another folder's helpers only through a kit at tests/ (docs/architecture.md, "Tests")."""
+    bad = []
+    for path in sorted(tests.rglob("*.py")):
+        if "golden" in path.relative_to(tests).parts:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else []
+            if isinstance(node, ast.ImportFrom) and node.module and not node.level:
+                names = [node.module]
+            for name in names:
+                top = name.split(".")[0]
+                if top.startswith("test_") and not (path.parent / f"{top}.py").is_file():
+                    bad.append(f"{path.relative_to(tests)}: {name}")
+    return bad
+
+
+def test_no_test_imports_another_folders_test_module():
+    assert foreign_test_imports(TESTS) == []
+
+
+def test_a_test_importing_another_folders_test_module_is_found(tmp_path):
+    (tmp_path / "count").mkdir()
+    (tmp_path / "render").mkdir()
+    (tmp_path / "count" / "test_a.py").write_text("def helper():\n    return 1\n")
+    (tmp_path / "render" / "test_b.py").write_text("def test_b():\n    from test_a import helper\n")
+    (tmp_path / "render" / "test_c.py").write_text("import test_b\n")  # beside it: allowed
+    assert foreign_test_imports(tmp_path) == ["render/test_b.py: test_a"]

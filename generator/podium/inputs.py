@@ -85,5 +85,5 @@ class BuildInputs:
             "clock": self.generated_at,
             "previous": previous_fingerprint(self.previous),
             "exports": scan(self.exports, self.scanned),
-            "compressor": gzipped.fingerprint(),
+            "compressor": gzipped.compressor_fingerprint(),
         }

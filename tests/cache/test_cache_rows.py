@@ -14,56 +14,22 @@ import shutil
 import sqlite3
 import tracemalloc
 import zlib
-from pathlib import Path
 
 import pytest
+from cachekit import CacheProject
 from click.testing import CliRunner
-from exportkit import ExportDir, graded, report_md, run_id
+from exportkit import run_id
 
-from podium.build import build_site
-from podium.cache import store as cache_module
-from podium.cache import trust
+from podium.cache import store, trust
 from podium.commands.cli import main
-from podium.config import Config
 
 DEEP = "[" * 100_000 + "]" * 100_000  # far past any recursion limit
 LARGEST = 25 * 1024 * 1024  # the largest file a host publishes (write/hosts.py): the most a copy may inflate to
 
 
-def tree(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
-
-
-class Project:
-    def __init__(self, tmp: Path):
-        self.tmp = tmp
-        self.export = ExportDir(tmp / "export")
-        for n in range(3):
-            rid = run_id(f"row{n}")
-            self.export.run(
-                graded(rid, det=n / 4, judge=0.5),
-                rid=rid,
-                agent=("osprey", "kestrel")[n % 2],
-                report=report_md(rid=rid),
-            )
-        self.export.sidecars()
-        self.cache = tmp / "cache"
-        self.db = self.cache / "cache.sqlite"
-
-    def config(self, out: str = "site") -> Config:
-        return Config(source="", root=self.tmp, out=self.tmp / out, title="Board")
-
-    def build(self, out: str = "site", cache: bool = True):
-        return build_site(self.config(out), self.export.root, cache_dir=self.cache if cache else None)
-
-    def assert_same_as_clean(self) -> None:
-        self.build("clean", cache=False)
-        assert tree(self.tmp / "site") == tree(self.tmp / "clean")
-
-
 @pytest.fixture
-def project(tmp_path) -> Project:
-    project = Project(tmp_path)
+def project(tmp_path) -> CacheProject:
+    project = CacheProject(tmp_path, runs=3)
     project.build()
     return project
 
@@ -79,7 +45,7 @@ def _bomb(size: int) -> bytes:
 def test_a_zlib_bomb_in_a_body_row_inflates_only_to_the_largest_file(project):
     """256 MiB of zeros in a 256 KB row: inflated at most to BODY_MAX + 1 bytes, found damaged, the page rendered
     again (on 8a7d1ab it inflated whole: 256 MiB, 1 MB → 2.1 GB in the review)."""
-    page = f"runs/{run_id('row1')}/index.html"
+    page = f"runs/{run_id('run-1')}/index.html"
     bomb = _bomb(256 << 20)
     assert len(bomb) < 300_000
     with sqlite3.connect(project.db) as db:
@@ -106,13 +72,13 @@ def test_inflate_is_bounded_and_refuses_what_is_not_one_whole_stream():
     assert trust.inflate(packed[:-5], len(data)) is None  # cut short
     assert trust.inflate(packed + b"x", len(data)) is None  # something after the stream
     assert trust.inflate(b"not zlib", 100) is None
-    assert cache_module.BODY_MAX == LARGEST
-    assert cache_module.BODY_ROW_MAX >= len(zlib.compress(bytes(range(256)) * 1000, 0))
+    assert store.BODY_MAX == LARGEST
+    assert store.BODY_ROW_MAX >= len(zlib.compress(bytes(range(256)) * 1000, 0))
 
 
 def test_a_row_longer_than_any_copy_is_not_read(project, monkeypatch):
     """A row longer than zlib could make of BODY_MAX bytes is refused by its length, before it is read."""
-    monkeypatch.setattr(cache_module, "BODY_ROW_MAX", 10)
+    monkeypatch.setattr(store, "BODY_ROW_MAX", 10)
     shutil.rmtree(project.tmp / "site")
     again = project.build()
     assert again.reused == 0 and "bodies.data" in dict(again.damaged)
@@ -120,7 +86,7 @@ def test_a_row_longer_than_any_copy_is_not_read(project, monkeypatch):
 
 def test_a_file_over_the_largest_copy_is_not_kept(project, monkeypatch):
     """A file larger than BODY_MAX gets no copy in bodies (it could never be read back): it is rendered again."""
-    monkeypatch.setattr(cache_module, "BODY_MAX", 2000)
+    monkeypatch.setattr(store, "BODY_MAX", 2000)
     project.cache = project.tmp / "fresh-cache"
     project.db = project.cache / "cache.sqlite"
     shutil.rmtree(project.tmp / "site")

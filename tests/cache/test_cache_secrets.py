@@ -20,13 +20,12 @@ import zlib
 from pathlib import Path
 
 import pytest
+from cachekit import CacheProject, tree
 from exportkit import ExportDir, graded, report_md
 
 import podium.load.export.reader
 import podium.load.export.runs
 import podium.render.site
-from podium.build import build_site
-from podium.config import Config
 from podium.errors import BuildError
 from podium.safety.redact import literal_forms
 
@@ -114,28 +113,6 @@ def make_export(root: Path) -> ExportDir:
     return export
 
 
-class Project:
-    def __init__(self, tmp: Path):
-        self.tmp = tmp
-        self.export = make_export(tmp / "export")
-        self.cache = tmp / "cache"
-
-    def config(self, out: str) -> Config:
-        return Config(source="", root=self.tmp, out=self.tmp / out, redact=[LITERAL])
-
-    def build(self):
-        return build_site(self.config("site"), self.export.root, cache_dir=self.cache)
-
-    def assert_same_as_clean(self) -> None:
-        clean = self.tmp / f"clean-{len(list(self.tmp.glob('clean-*')))}"
-        build_site(self.config(clean.name), self.export.root)
-        assert tree(self.tmp / "site") == tree(clean)
-
-
-def tree(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
-
-
 def cache_bytes(cache: Path) -> list[tuple[str, bytes]]:
     """Every byte of every file in the cache directory, and every value of every row read back through
     SQLite, each zlib blob decompressed."""
@@ -180,8 +157,8 @@ def secrets_in_site(site: Path) -> list[tuple[str, str]]:
 
 
 @pytest.fixture
-def project(tmp_path) -> Project:
-    project = Project(tmp_path)
+def project(tmp_path) -> CacheProject:
+    project = CacheProject(tmp_path, settings={"redact": [LITERAL]}, export=make_export(tmp_path / "export"))
     project.build()
     return project
 
@@ -392,7 +369,7 @@ def test_a_build_that_fails_after_reading_leaves_no_answer_in_the_cache(tmp_path
     """The quoter's rows are read before the solver makes its quote an answer: before, they were written as
     read and swept only by a build that succeeded, so a build failing while it wrote pages (exit 3) left them
     in cache.sqlite in plain text until the next successful one."""
-    project = Project(tmp_path)
+    project = CacheProject(tmp_path, settings={"redact": [LITERAL]}, export=make_export(tmp_path / "export"))
     quoting_run(project.export, EARLY_QUOTER, FILE_ANSWER.strip(), own_named=False)  # (an answer alone: no shape)
     project.export.sidecars()
 

@@ -13,49 +13,16 @@ from __future__ import annotations
 import os
 import pickle
 import sqlite3
-from pathlib import Path
 
 import pytest
-from exportkit import ExportDir, graded, report_md, run_id
-
-from podium.build import build_site
-from podium.config import Config
+from cachekit import CacheProject, tree
 
 KEY = "sk-live-" + "Q7w8E9r0T1y2U3i4" * 2
 
 
-def tree(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
-
-
-class Project:
-    def __init__(self, tmp: Path):
-        self.tmp = tmp
-        self.export = ExportDir(tmp / "export")
-        for n in range(4):
-            rid = run_id(f"t{n}")
-            self.export.run(
-                graded(rid, det=n / 4, judge=0.5),
-                rid=rid,
-                agent=("osprey", "kestrel")[n % 2],
-                report=report_md(rid=rid, extra=f"| Note | run {n} |\n"),
-            )
-        self.export.sidecars()
-        self.cache = tmp / "cache"
-        self.db = self.cache / "cache.sqlite"
-
-    def build(self, out: str = "site", cache: bool = True):
-        config = Config(source="", root=self.tmp, out=self.tmp / out, title="Board")
-        return build_site(config, self.export.root, cache_dir=self.cache if cache else None)
-
-    def assert_same_as_clean(self) -> None:
-        self.build("clean", cache=False)
-        assert tree(self.tmp / "site") == tree(self.tmp / "clean")
-
-
 @pytest.fixture
-def project(tmp_path) -> Project:
-    project = Project(tmp_path)
+def project(tmp_path) -> CacheProject:
+    project = CacheProject(tmp_path, runs=4)
     project.build()
     return project
 
@@ -101,7 +68,7 @@ def test_a_damaged_podium_database_is_made_anew_with_a_note(project):
 
 
 def test_another_programs_database_is_never_altered(tmp_path):
-    project = Project(tmp_path)
+    project = CacheProject(tmp_path, runs=4)
     project.cache.mkdir(mode=0o700)
     with sqlite3.connect(project.db) as db:
         db.execute("CREATE TABLE notes (body TEXT)")

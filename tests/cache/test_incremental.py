@@ -15,7 +15,8 @@ import zlib
 from pathlib import Path
 
 import pytest
-from exportkit import ExportDir, graded, report_md, run_id
+from cachekit import CacheProject, tree
+from exportkit import graded, report_md, run_id
 from sitekit import ledger_rows_at
 
 import podium.build
@@ -32,47 +33,9 @@ from podium.build import build_site
 from podium.config import Config
 
 
-def tree(root: Path) -> dict[str, bytes]:
-    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
-
-
-class Project:
-    def __init__(self, tmp_path: Path):
-        self.tmp = tmp_path
-        self.export = ExportDir(tmp_path / "export")
-        for n in range(6):
-            self.add(n)
-        self.export.sidecars()
-        self.cache = tmp_path / "cache"
-        self.settings: dict = {"title": "Board"}
-
-    def add(self, n: int, mission: str = "m1", **grade) -> str:
-        rid = run_id(f"run-{n}")
-        self.export.run(
-            graded(rid, det=(n % 4) / 4, judge=0.5, **grade),
-            rid=rid,
-            mission=mission,
-            agent=("osprey", "kestrel")[n % 2],
-            report=report_md(rid=rid, extra=f"| Note | run {n} |\n"),
-        )
-        return rid
-
-    def config(self, out: str) -> Config:
-        return Config(source="", root=self.tmp, out=self.tmp / out, **self.settings)
-
-    def build(self, **kw) -> podium.build.Built:
-        return build_site(self.config("site"), self.export.root, cache_dir=self.cache, **kw)
-
-    def assert_same_as_clean(self, export: Path | None = None, site: Path | None = None, **kw) -> None:
-        """The site (default: this project's) equals a clean build of ``export`` (default: this project's)."""
-        clean = self.tmp / f"clean-{len(list(self.tmp.glob('clean-*')))}"
-        build_site(Config(source="", root=self.tmp, out=clean, **self.settings), export or self.export.root, **kw)
-        assert tree(site or self.tmp / "site") == tree(clean)
-
-
 @pytest.fixture
-def project(tmp_path) -> Project:
-    project = Project(tmp_path)
+def project(tmp_path) -> CacheProject:
+    project = CacheProject(tmp_path)
     first = project.build()
     assert first.reused == 0 and first.rendered > 0
     return project
@@ -168,9 +131,11 @@ def test_a_run_added_renders_only_its_agents_and_missions_summary_parts(project,
     part and its mission version's, not osprey's (whose figures, rank and coverage stay as they were)."""
     rendered: list[str] = []
     for kind in ("summary_agent", "summary_mission"):
-        real = podium.render.site.DATA_FILES[kind]
+        real = podium.render.site.DATA_FILE_BYTES[kind]
         monkeypatch.setitem(
-            podium.render.site.DATA_FILES, kind, lambda b, g, e, real=real: rendered.append(e.path) or real(b, g, e)
+            podium.render.site.DATA_FILE_BYTES,
+            kind,
+            lambda b, g, e, real=real: rendered.append(e.path) or real(b, g, e),
         )
     project.add(99)
     project.export.sidecars()
@@ -768,7 +733,7 @@ def test_stat_pass_digests_that_do_not_match_only_cost_stamps(project):
 
 
 # --- the CI loop: a fresh export elsewhere, the cache and the last site restored as copies ----------------
-def _ci_loop(project: Project, change=None) -> tuple[Path, Path, Path]:
+def _ci_loop(project: CacheProject, change=None) -> tuple[Path, Path, Path]:
     """What a CI job does (docs/ci/github-pages.yml): a fresh `xorcise run export` (every file new: a new
     path, inodes and mtimes), the cache restored (new inodes, mtimes kept) and the last site restored (new
     inodes and mtimes); ``change(export)`` is what the batch brought. Returns (export, cache, site)."""
@@ -782,7 +747,7 @@ def _ci_loop(project: Project, change=None) -> tuple[Path, Path, Path]:
     return export, cache, site
 
 
-def _ci_build(project: Project, export: Path, cache: Path, site: Path) -> podium.build.Built:
+def _ci_build(project: CacheProject, export: Path, cache: Path, site: Path) -> podium.build.Built:
     return build_site(Config(source="", root=project.tmp, out=site, **project.settings), export, cache_dir=cache)
 
 
@@ -804,7 +769,7 @@ def test_ci_loop_a_fresh_export_elsewhere_is_not_parsed_or_counted_again(project
     project.assert_same_as_clean(export, site)
 
 
-def _batch(project: Project):
+def _batch(project: CacheProject):
     def change(export: Path) -> None:
         project.export.root = export
         for n in range(100, 104):

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import dataclasses
 
-import podium.cache.keys as keys
+import podium
+from podium.cache import keys
 from podium.cache.keys import key_of
 from podium.model import Configuration, Problem
 
@@ -98,3 +99,29 @@ def test_keying_a_context_leaves_its_values_as_they_were():
     before = [type(r) for r in gc.get_referents(point)]
     assert key_of(context(point), memo={}) is not None
     assert [type(r) for r in gc.get_referents(point)] == before and dict not in before
+
+
+def test_a_tree_fingerprint_follows_every_file_its_path_and_its_directory(tmp_path):
+    one, two = tmp_path / "one", tmp_path / "two"
+    (one / "templates").mkdir(parents=True)
+    two.mkdir()
+    (one / "templates" / "page.html").write_text("a")
+    first = keys.tree_fingerprint([one, two])
+    assert keys.tree_fingerprint([one, two]) == first  # the same files: the same fingerprint
+    (one / "templates" / "page.html").write_text("b")
+    changed = keys.tree_fingerprint([one, two])
+    assert changed != first
+    (one / "templates" / "page.html").rename(one / "templates" / "other.html")
+    assert keys.tree_fingerprint([one, two]) not in (first, changed)  # renamed: another path
+    (one / "templates" / "other.html").rename(two / "other.html")
+    moved = keys.tree_fingerprint([one, two])
+    assert moved != keys.tree_fingerprint([two, one])  # which directory of the chain holds it counts
+    (tmp_path / "empty").mkdir()
+    assert keys.tree_fingerprint([tmp_path / "absent"]) == keys.tree_fingerprint([tmp_path / "empty"])
+
+
+def test_podiums_fingerprint_follows_its_version(monkeypatch):
+    first = keys.code_fingerprint()
+    assert keys.code_fingerprint() == first
+    monkeypatch.setattr(podium, "__version__", podium.__version__ + ".dev")
+    assert keys.code_fingerprint() != first

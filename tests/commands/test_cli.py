@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-import sitekit as kit
+import sitekit
 from click.testing import CliRunner
 from exportkit import ExportDir, agent_id, env_failure, graded, run_id
 
@@ -257,7 +257,7 @@ def test_rank_prose(tmp_path):
 def test_rank_json_is_summary_agents(tmp_path):
     export = small_export(tmp_path / "export")
     assert podium("build", export.root, "--out", tmp_path / "site").exit_code == 0
-    summary = kit.whole_summary(tmp_path / "site")  # each agent whole: its index entry and its part's detail
+    summary = sitekit.whole_summary(tmp_path / "site")  # each agent whole: its index entry and its part's detail
     result = podium("rank", export.root, "--json")
     assert result.exit_code == 0
     assert json.loads(result.stdout) == summary["agents"]

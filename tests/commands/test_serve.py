@@ -23,7 +23,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-import sitekit as kit
+import sitekit
 from exportkit import ExportDir, graded, run_id
 
 from podium.commands.serve import RELOAD_TAG, inject_reload
@@ -126,7 +126,7 @@ def test_serve_rebuilds_on_change_and_reloads(project, export):
         # The page's own CSP lets the injected script and its polling through.
         csp = next(
             m.get("content")
-            for m in kit.parse_html(body.decode()).all("meta")
+            for m in sitekit.parse_html(body.decode()).all("meta")
             if m.get("http-equiv") == "Content-Security-Policy"
         )
         assert "script-src 'self'" in csp and "connect-src 'self'" in csp
@@ -179,7 +179,7 @@ def test_serve_rebuilds_on_change_and_reloads(project, export):
         timeout=WAIT,
     )
     assert result.returncode == 0, result.stderr
-    served, built = kit.site_files(out), kit.site_files(plain)
+    served, built = sitekit.site_files(out), sitekit.site_files(plain)
     assert served.keys() == built.keys()
     assert [p for p in served if served[p] != built[p]] == []
     assert not any(b"__podium" in data for data in served.values())

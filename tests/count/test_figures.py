@@ -68,7 +68,7 @@ def counts(**nonzero):
     return out
 
 
-def headline(export, name="osprey", **kw):
+def headline_figures(export, name="osprey", **kw):
     export.sidecars()
     return agent(board_of(export, **kw), name).figures
 
@@ -88,7 +88,7 @@ def test_runs_in_median_and_counts_sum_to_runs(export):
     export.run(crash_fallback(run_id(9)))
     export.run(graded(run_id(10), overall=1.7))
     export.run(g(11, 1.0), trigger="cancelled", outcome="cancelled")  # not_a_run: nowhere
-    fig = headline(export)
+    fig = headline_figures(export)
     # 11 directories - 1 not_a_run = 10 runs; median population graded 2 + partial 1 + timeout 1 = 4
     assert fig.runs == 10
     assert fig.in_median == 4
@@ -110,7 +110,7 @@ def test_runs_in_median_and_counts_sum_to_runs(export):
 def test_median_odd(export):
     for n, x in enumerate([1.0, 0.25, 0.5]):
         export.run(g(n, x))
-    fig = headline(export)
+    fig = headline_figures(export)
     # sorted 0.25, 0.5, 1.0 -> the middle one
     assert fig.median == 0.5
     assert fig.median_upper == 0.5
@@ -119,7 +119,7 @@ def test_median_odd(export):
 def test_median_even_is_mean_of_middle_two(export):
     for n, x in enumerate([0.75, 0.25, 1.0, 0.5]):
         export.run(g(n, x))
-    fig = headline(export)
+    fig = headline_figures(export)
     # sorted 0.25, 0.5, 0.75, 1.0 -> (0.5 + 0.75) / 2 = 0.625 (the "1,2,3,4 -> 2.5" rule)
     assert fig.median == 0.625
     assert fig.avg_overall == 0.625  # (0.25+0.5+0.75+1.0)/4 = 2.5/4
@@ -128,7 +128,7 @@ def test_median_even_is_mean_of_middle_two(export):
 def test_empty_population_is_null_not_zero(export):
     export.run(graded(run_id(1), judge_status="model-not-configured", judge=0.0))
     export.run(env_failure(run_id(2)))
-    fig = headline(export)
+    fig = headline_figures(export)
     assert fig.runs == 2
     assert fig.in_median == 0
     assert fig.median is None
@@ -143,7 +143,7 @@ def test_median_upper_with_a_partial_judge(export):
     # partial judge: det 0.75, judge 0.25 -> overall 0.5 (lower bound); upper bound 0.875
     export.run(graded(run_id(2), det=0.75, judge=0.25, judge_status="partial", overall_upper=0.875, judge_upper=1.0))
     export.run(g(3, 0.75))
-    fig = headline(export)
+    fig = headline_figures(export)
     # lows 0.25, 0.5, 0.75 -> 0.5; uppers 0.25, 0.875, 0.75 -> sorted 0.25, 0.75, 0.875 -> 0.75
     assert fig.median == 0.5
     assert fig.median_upper == 0.75
@@ -156,7 +156,7 @@ def test_median_upper_old_grade_without_upper_bound(export):
     # overall_upper null on an old grade: treat it as equal to overall
     export.run(graded(run_id(1), det=0.5, judge=0.5, judge_status="partial", overall_upper=None, judge_upper=None))
     export.run(g(2, 1.0))
-    fig = headline(export)
+    fig = headline_figures(export)
     # lows 0.5, 1.0 -> 0.75; uppers 0.5, 1.0 -> 0.75
     assert fig.median == 0.75
     assert fig.median_upper == 0.75
@@ -166,7 +166,7 @@ def test_median_upper_equals_median_without_partial_judge(export):
     # A timed-out ok run and a graded run: no partial judge, so median_upper == median.
     export.run(g(1, 0.25, partial_trigger="timeout"))
     export.run(g(2, 0.5))
-    fig = headline(export)
+    fig = headline_figures(export)
     assert fig.median == 0.375  # (0.25+0.5)/2
     assert fig.median_upper == 0.375
 
@@ -178,7 +178,7 @@ def test_median_ci_null_below_six(export):
     # runs outside the population never make it 6
     export.run(graded(run_id(90), judge_status="unavailable", judge=0.0))
     export.run(graded(run_id(91), partial_trigger="operator"))
-    fig = headline(export)
+    fig = headline_figures(export)
     assert fig.in_median == 5
     assert fig.median_ci is None
 
@@ -189,7 +189,7 @@ def test_median_ci_n6(export):
     values = [0.5, 0.125, 1.0, 0.25, 0.875, 0.375]
     for n, x in enumerate(values):
         export.run(g(n, x))
-    fig = headline(export)
+    fig = headline_figures(export)
     # sorted: 0.125 0.25 0.375 0.5 0.875 1.0
     assert fig.median_ci == (0.125, 1.0)
     assert fig.median == 0.4375  # (0.375 + 0.5) / 2
@@ -202,7 +202,7 @@ def test_median_ci_n9(export):
     values = [k / 8 for k in (3, 8, 0, 5, 1, 7, 2, 6, 4)]  # 0, 1/8, ..., 1 shuffled
     for n, x in enumerate(values):
         export.run(g(n, x))
-    fig = headline(export)
+    fig = headline_figures(export)
     # x(i) = (i-1)/8: x(2) = 1/8, x(8) = 7/8; median x(5) = 4/8
     assert fig.median_ci == (0.125, 0.875)
     assert fig.median == 0.5
@@ -216,7 +216,7 @@ def test_median_ci_n17(export):
     order = [9, 2, 16, 0, 11, 5, 14, 7, 3, 12, 1, 8, 15, 6, 10, 4, 13]
     for n, k in enumerate(order):
         export.run(g(n, k / 16, partial_trigger="timeout" if k % 5 == 0 else None))  # timeouts count too
-    fig = headline(export)
+    fig = headline_figures(export)
     # x(i) = (i-1)/16: x(5) = 4/16 = 0.25, x(13) = 12/16 = 0.75; median x(9) = 0.5
     assert fig.in_median == 17
     assert fig.median_ci == (0.25, 0.75)
@@ -229,7 +229,7 @@ def test_avg_overall_includes_timeouts_excludes_no_judge(export):
     export.run(graded(run_id(3), det=1.0, judge=0.0, judge_status="model-not-configured"))  # 0.5, no judge
     export.run(g(4, 1.0, partial_trigger="operator"))  # stopped at 1.0: not in it
     export.run(graded(run_id(5), det=1.0, judge=0.0, judge_status="unavailable", partial_trigger="timeout"))
-    fig = headline(export)
+    fig = headline_figures(export)
     # population: 0.75 and 0.25 -> avg (0.75+0.25)/2 = 0.5, best 0.75 (not the stopped 1.0)
     assert fig.avg_overall == 0.5
     assert fig.best_overall == 0.75
@@ -241,7 +241,7 @@ def test_best_overall_is_max_of_population(export):
     for n, x in enumerate([0.125, 0.875, 0.5]):
         export.run(g(n, x))
     export.run(graded(run_id(9), det=0.5, judge=0.75, judge_status="partial", overall_upper=1.0, judge_upper=1.0))
-    fig = headline(export)
+    fig = headline_figures(export)
     # partial judge low = 0.5*0.5 + 0.5*0.75 = 0.625; max(0.125, 0.875, 0.5, 0.625) = 0.875
     assert fig.best_overall == 0.875
     # avg = (0.125+0.875+0.5+0.625)/4 = 2.125/4 = 0.53125
@@ -255,7 +255,7 @@ def test_judge_degraded_is_no_judge_count(export):
     export.run(graded(run_id(4), judge_status="unavailable", judge=0.0, partial_trigger="operator"))  # stopped
     export.run(crash_fallback(run_id(5)))  # unavailable, but grading_failed
     export.run(g(6, 0.5))
-    fig = headline(export)
+    fig = headline_figures(export)
     assert fig.counts["no_judge"] == 3
     assert fig.judge_degraded == 3
     assert fig.counts["stopped"] == 1
@@ -272,7 +272,7 @@ def test_completion_and_partial_rate(export):
     export.run(grading(run_id(7)))  # not an attempt
     export.run(graded(run_id(8), overall=1.7))  # unknown: not an attempt
     export.run(g(9, 1.0), trigger="cancelled", outcome="cancelled")  # not a run at all
-    fig = headline(export)
+    fig = headline_figures(export)
     # runs = 8; attempts = 8 - infra 1 - grading 1 - unknown 1 = 5
     # done: graded, no_judge, grading_failed = 3 -> 3/5; timeout + operator = 2 -> 2/5
     assert fig.runs == 8
@@ -284,7 +284,7 @@ def test_rates_null_without_attempts(export):
     export.run(env_failure(run_id(1), "deploy_failed"))
     export.run(grading(run_id(2)))
     export.run(graded(run_id(3), overall=-0.1))
-    fig = headline(export)
+    fig = headline_figures(export)
     # attempts = 3 - 1 - 1 - 1 = 0
     assert fig.runs == 3
     assert fig.completion_rate is None
@@ -294,7 +294,7 @@ def test_rates_null_without_attempts(export):
 def test_rates_stopped_by_run_list_trigger(export):
     export.run(g(1, 0.5), trigger="operator", outcome="partial")  # stopped per runs.json
     export.run(g(2, 0.5))
-    fig = headline(export)
+    fig = headline_figures(export)
     # attempts 2; done 1 -> 0.5; operator 1 -> 0.5
     assert fig.completion_rate == 0.5
     assert fig.partial_rate == 0.5
@@ -310,7 +310,7 @@ def test_judge_models_only_where_the_judge_ran(export):
     export.run(crash_fallback(run_id(5), judge_model="judge-d"))  # grading failed: did not run
     export.run(graded(run_id(6), judge_model=None))  # ok, but no model named
     export.run(graded(run_id(7), judge_model="judge-b"))  # duplicate
-    fig = headline(export)
+    fig = headline_figures(export)
     assert fig.judge_models == ("judge-a", "judge-b", "judge-e")
 
 
@@ -318,7 +318,7 @@ def test_models_reported_and_declared(export):
     export.run(graded(run_id(1), model="model-b", models_reported=["m-z", "m-a"]))
     export.run(graded(run_id(2), model="model-a", models_reported=["m-a"]))
     export.run(graded(run_id(3), model="model-b", models_reported=[]))
-    fig = headline(export)
+    fig = headline_figures(export)
     assert fig.models_reported == ("m-a", "m-z")
     assert fig.models_declared == ("model-a", "model-b")
 
@@ -329,7 +329,7 @@ def test_last_run_completed_else_started(export):
     export.rows[-1]["completed_at"] = "2026-10-01T11:00:00Z"
     export.run(g(2, 0.5), at=60)
     export.rows[-1]["completed_at"] = None
-    fig = headline(export)
+    fig = headline_figures(export)
     # when: run 1 = 11:00 (completed), run 2 = 10:00 (started) -> newest 11:00
     assert fig.last_run == "2026-10-01T11:00:00Z"
 
@@ -339,7 +339,7 @@ def test_last_run_started_when_newest(export):
     export.run(g(2, 0.5), at=180)  # 12:00, no completed time
     export.rows[-1]["completed_at"] = None
     export.run(env_failure(run_id(3)), at=90)  # 10:30 -> completed 10:50 (every kind counts)
-    fig = headline(export)
+    fig = headline_figures(export)
     assert fig.last_run == "2026-10-01T12:00:00Z"
 
 
@@ -347,7 +347,7 @@ def test_last_run_is_utc_iso_z(export):
     export.run(g(1, 0.5), at=0)
     export.rows[-1]["created_at"] = "2026-10-01T11:00:00+02:00"
     export.rows[-1]["completed_at"] = "2026-10-01T11:30:00+02:00"
-    fig = headline(export)
+    fig = headline_figures(export)
     assert fig.last_run == "2026-10-01T09:30:00Z"
 
 

@@ -11,46 +11,21 @@ from __future__ import annotations
 import dataclasses
 import json
 import re
-from pathlib import Path
 from urllib.parse import unquote
 
 import pytest
-import sitekit as kit
-from exportkit import ExportDir, agent_id, env_failure, graded, run_id
+import sitekit
+from exportkit import TWIN, run_id, twins
 
 from podium.count import ledger
 from podium.model import RunRecord
-
-TWIN = "kestrel"
-
-
-def twins(root: Path) -> ExportDir:
-    """Two agents named kestrel (ids kestrel and kestrel-2), osprey, and an agent whose only run was cancelled
-    named kestrel too (it has no page)."""
-    export = ExportDir(root)
-    for n in range(3):
-        export.run(graded(run_id(f"a{n}"), det=0.9), rid=run_id(f"a{n}"), agent="kestrel", mission="m1", at=n)
-    for n in range(2):
-        export.run(graded(run_id(f"b{n}"), det=0.4), rid=run_id(f"b{n}"), agent="kestrel-2", mission="m1", at=9 + n)
-    export.run(graded(run_id("c0"), det=0.6), rid=run_id("c0"), agent="osprey", mission="m2", at=20)
-    export.run(
-        env_failure(run_id("d0"), trigger="cancelled"),
-        rid=run_id("d0"),
-        agent="kestrel-3",
-        mission="m1",
-        at=30,
-        outcome="cancelled",
-    )
-    export.agents[agent_id("kestrel-2")] = TWIN
-    export.agents[agent_id("kestrel-3")] = TWIN
-    return export.sidecars()
 
 
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     root = tmp_path_factory.mktemp("twins")
-    out = kit.build(twins(root / "export").root, root / "site")
-    return kit.site_files(out)
+    out = sitekit.build(twins(root / "export").root, root / "site")
+    return sitekit.site_files(out)
 
 
 def script_value(data: bytes, call: str):
@@ -65,7 +40,7 @@ def fragment_agent(href: str) -> str | None:
 
 
 def test_two_agents_of_one_name_link_to_two_views(built):
-    summary = kit.strict_json(built["api/results/summary.json"])
+    summary = sitekit.strict_json(built["api/results/summary.json"])
     twins_ = [a for a in summary["agents"] if a["name"] == TWIN]
     assert len(twins_) == 2 and twins_[0]["slug"] != twins_[1]["slug"]
     index = script_value(built["api/results/ledger.js"], "podiumLedger.index")
@@ -83,7 +58,7 @@ def test_two_agents_of_one_name_link_to_two_views(built):
             assert data["slug"] == agent["slug"]
             rows += data["rows"]
         assert len(rows) == agent["runs"]
-        ledger_rows = {r["run_id"]: r for r in kit.ledger_rows(built)}
+        ledger_rows = {r["run_id"]: r for r in sitekit.ledger_rows(built)}
         assert {ledger_rows[row[0]]["agent"] for row in rows} == {agent["agent"]}
 
 

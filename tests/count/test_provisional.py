@@ -23,14 +23,14 @@ from xml.etree import ElementTree as ET
 
 import jsonschema
 import pytest
-import sitekit as kit
+import sitekit
 from click.testing import CliRunner
 from exportkit import ExportDir, env_failure, graded, run_id
 
 from podium.commands.cli import main
 from podium.count.summarize import summarize
 from podium.load.export import load_export
-from podium.words import figures_text as numbers
+from podium.words import figures_text
 
 _ids = count(70_000)
 SUMMARY = "api/results/summary.json"
@@ -62,30 +62,30 @@ def design(root: Path) -> ExportDir:
 def built(tmp_path_factory):
     root = tmp_path_factory.mktemp("prov")
     export = design(root / "export")
-    out = kit.build(export.root, root / "site", base_url="https://example.org/board/")
-    files = kit.site_files(out)
-    return {"export": export.root, "files": files, "pages": kit.pages(files)}
+    out = sitekit.build(export.root, root / "site", base_url="https://example.org/board/")
+    files = sitekit.site_files(out)
+    return {"export": export.root, "files": files, "pages": sitekit.pages(files)}
 
 
 def text_of(html: str, tag: str = "main") -> str:
-    (element,) = list(kit.parse_html(html).root.iter(tag))
+    (element,) = list(sitekit.parse_html(html).root.iter(tag))
     return re.sub(r"\s+", " ", element.text()).strip()
 
 
 def by_class(html: str, cls: str) -> list[str]:
-    doc = kit.parse_html(html)
+    doc = sitekit.parse_html(html)
     return [re.sub(r"\s+", " ", e.text()).strip() for e in doc.tags if cls in (e.get("class") or "").split()]
 
 
 def description(html: str) -> str:
-    return next(t.get("content") for t in kit.parse_html(html).all("meta") if t.get("name") == "description")
+    return next(t.get("content") for t in sitekit.parse_html(html).all("meta") if t.get("name") == "description")
 
 
 # ------------------------------------------------------------------ the summary
 
 
 def test_summary_marks_provisional_agents_and_model_keys(built):
-    summary = kit.strict_json(built["files"][SUMMARY])
+    summary = sitekit.strict_json(built["files"][SUMMARY])
     agents = [(a["name"], a["rank"], a["in_median"], a["provisional"]) for a in summary["agents"]]
     # the order is counting.md §5's: the provisional tern stays first
     assert agents == [("tern", 1, 1, True), ("kite", 2, 6, False), ("wren", 3, 5, True), ("gull", 4, 0, True)]
@@ -95,7 +95,7 @@ def test_summary_marks_provisional_agents_and_model_keys(built):
 
 
 def test_the_schema_requires_provisional_as_a_boolean(built):
-    summary = kit.strict_json(built["files"][SUMMARY])
+    summary = sitekit.strict_json(built["files"][SUMMARY])
     schema = json.loads(built["files"][SCHEMA])
     jsonschema.validate(summary, schema)
     for where in ("agents", "by_model"):
@@ -145,12 +145,12 @@ def test_headline_says_the_next_one_is_provisional(tmp_path):
     add(export, "tern", [0.625], ["model-x"])
     export.sidecars()
     board = summarize(load_export(export.root))
-    assert numbers.plain(numbers.home_headline(board.agents)) == (
+    assert figures_text.plain(figures_text.home_headline(board.agents)) == (
         "kite leads with a median of 75.0% over 6 runs; next is tern at 62.5%, a provisional rank on 1 run."
     )
-    out = kit.build(export.root, tmp_path / "site")
+    out = sitekit.build(export.root, tmp_path / "site")
     home = (out / "index.html").read_text(encoding="utf-8")
-    assert by_class(home, "headline") == [numbers.plain(numbers.home_headline(board.agents))]
+    assert by_class(home, "headline") == [figures_text.plain(figures_text.home_headline(board.agents))]
 
 
 def test_headline_with_no_provisional_rank_is_unchanged(tmp_path):
@@ -159,7 +159,7 @@ def test_headline_with_no_provisional_rank_is_unchanged(tmp_path):
     add(export, "tern", [0.625] * 7, ["model-x"])
     export.sidecars()
     board = summarize(load_export(export.root))
-    assert numbers.plain(numbers.home_headline(board.agents)) == (
+    assert figures_text.plain(figures_text.home_headline(board.agents)) == (
         "kite leads with a median of 75.0% over 6 runs; next is tern at 62.5%. "
         "A clear lead: its 95% interval lies above that of tern."  # both have an interval: how clear is said
     )
@@ -281,7 +281,7 @@ def test_podium_compare_marks_provisional_ranks(built):
 
 def test_no_headline_calls_a_provisional_agent_leader_or_next_unmarked(built):
     """Every sentence of a page that says "leads" or "next is" about a provisional agent also says so."""
-    provisional = {a["name"] for a in kit.strict_json(built["files"][SUMMARY])["agents"] if a["provisional"]}
+    provisional = {a["name"] for a in sitekit.strict_json(built["files"][SUMMARY])["agents"] if a["provisional"]}
     for path, html in built["pages"].items():
         for sentence in re.split(r"(?<=[.;])\s", text_of(html)):
             for name in provisional:

@@ -107,17 +107,17 @@ def test_a_pair_names_an_agent_whose_compared_runs_span_configurations(export):
 
 
 def test_the_matrix_and_the_pair_page_say_when_the_higher_ranked_agent_loses(export, tmp_path):
-    import sitekit as kit
+    import sitekit
 
     add(export, "hi", [0.5] * 6)  # on the mission they share, hi scores 50%…
     add(export, "hi", [1.0] * 7, mission="m2")  # …but its median over both missions is 100%
     add(export, "lo", [0.75] * 6)
     export.sidecars()
-    files = kit.site_files(kit.build(export.root, tmp_path / "site", root=tmp_path))
-    matrix = kit.parse_html(files["compare/index.html"].decode())
+    files = sitekit.site_files(sitekit.build(export.root, tmp_path / "site", root=tmp_path))
+    matrix = sitekit.parse_html(files["compare/index.html"].decode())
     (cell,) = [td for td in matrix.all("td") if "cell" in (td.get("class") or "").split()]
     assert "h2h-b" in cell.get("class").split()
     assert "0.0%" in cell.text() and "loses head to head" in cell.text()
-    pair = kit.parse_html(files["compare/hi/lo/index.html"].decode())
+    pair = sitekit.parse_html(files["compare/hi/lo/index.html"].decode())
     (loses,) = [p for p in pair.all("p") if p.get("class") == "loses"]
     assert "hi is ranked above lo but loses head to head" in " ".join(loses.text().split())

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from exportkit import ExportDir, crash_fallback, graded, report_md, run_id
 
+import podium.load.export
 from podium import workers
 from podium.cache.store import open_cache
 from podium.errors import BuildError
-from podium.load import export as reader
 from podium.load.export import ahead, load_export, stored
 
 
@@ -43,7 +43,7 @@ def _export(root: Path) -> ExportDir:
 
 @pytest.fixture
 def ahead_for_any_size(monkeypatch):
-    monkeypatch.setattr(reader, "AHEAD_MIN", 1)
+    monkeypatch.setattr(podium.load.export, "AHEAD_MIN", 1)
     monkeypatch.setattr(ahead, "AHEAD_CHUNK", 7)
 
 

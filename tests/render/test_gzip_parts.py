@@ -4,7 +4,7 @@ item 13).
 Another zlib build (zlib-ng, a patched or hardware-assisted zlib) deflates the same input to other valid
 bytes. The cache keeps each file's key and bytes, so a cached part made by one zlib was kept by a build on
 a runner with another: that build then differed from a clean build there. The parts' keys and the whole
-build's key now hold the compressor (render/gzipped.py ``fingerprint``), and the gzip header is written by
+build's key now hold the compressor (render/gzipped.py ``compressor_fingerprint``), and the gzip header is written by
 podium, not by zlib (whose header names the platform it was built for).
 
 "Another zlib" is emulated here: zlib.compress and zlib.compressobj are made to deflate with Huffman codes
@@ -29,9 +29,9 @@ MAIN = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(autouse=True)
 def fresh_fingerprint():
-    gzipped.fingerprint.cache_clear()
+    gzipped.compressor_fingerprint.cache_clear()
     yield
-    gzipped.fingerprint.cache_clear()
+    gzipped.compressor_fingerprint.cache_clear()
 
 
 def other_zlib(monkeypatch, *, version: str | None = "1.3.1.zlib-ng", output: bool = True) -> None:
@@ -57,7 +57,7 @@ def other_zlib(monkeypatch, *, version: str | None = "1.3.1.zlib-ng", output: bo
         monkeypatch.setattr(zlib, "compress", compress)
     if version is not None:
         monkeypatch.setattr(zlib, "ZLIB_RUNTIME_VERSION", version)
-    gzipped.fingerprint.cache_clear()
+    gzipped.compressor_fingerprint.cache_clear()
 
 
 def build(out: Path, cache: Path | None) -> dict[str, bytes]:
@@ -95,7 +95,7 @@ def test_the_gzip_header_names_no_platform_time_or_file():
 @pytest.mark.parametrize("change", ["output", "version"])
 def test_the_fingerprint_tells_compressors_apart(monkeypatch, change):
     """By what it makes of the probe (two builds of one version can differ), and by its version."""
-    here = gzipped.fingerprint()
-    assert gzipped.fingerprint() == here  # the same zlib: the same name
+    here = gzipped.compressor_fingerprint()
+    assert gzipped.compressor_fingerprint() == here  # the same zlib: the same name
     other_zlib(monkeypatch, version=None if change == "output" else "1.3.1.zlib-ng", output=change == "output")
-    assert gzipped.fingerprint() != here
+    assert gzipped.compressor_fingerprint() != here

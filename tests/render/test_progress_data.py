@@ -18,7 +18,7 @@ from progresskit import (
     T0,
     A,
     B,
-    headline,
+    headline_json,
     mixed_fixture,
     progress_document,
     progress_of,
@@ -108,7 +108,7 @@ def test_the_document_has_the_keys_of_section_6():
                 for pair in ("ci99", "ci90"):
                     assert step[name][pair] is None or isinstance(step[name][pair], list)
     assert doc["headline"] == {
-        **{k: headline(p)[k] for k in ("verdict", "shift", "changed", "tally")},
+        **{k: headline_json(p)[k] for k in ("verdict", "shift", "changed", "tally")},
         "tokens": {"verdict": p.newest_step.tokens.verdict, "shift": p.newest_step.tokens.shift},
     }
     assert len(doc["steps"]) == len(doc["segments"]) - 1
@@ -176,7 +176,7 @@ def test_counts_of_zero_are_omitted():
 
 
 def test_headline_with_one_configuration_or_none():
-    one = headline(progress_of(runs_of(LOW, conf=A)))
+    one = headline_json(progress_of(runs_of(LOW, conf=A)))
     assert one == {
         "verdict": None,
         "shift": None,
@@ -189,7 +189,7 @@ def test_headline_with_one_configuration_or_none():
         "strata": 0,
         "segments": 1,
     }
-    assert headline(progress_of([]))["reason"] == "no_counted_runs"
+    assert headline_json(progress_of([]))["reason"] == "no_counted_runs"
 
 
 # --- bounded (issue 34 item 7, progress rules §7.19) -------------------------------------------------------------

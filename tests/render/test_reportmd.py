@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from mdit_reference import render_cut
 from mdit_reference import render_report as reference_report
 from sitekit import parse_html, url_scheme
-from test_withholding import POSITIONS, WITHHELD_POSITIONS, canary, hostile_injections, leaked, report
+from withholdkit import POSITIONS, WITHHELD_POSITIONS, canary, hostile_injections, leaked, report
 
 from podium.load.content import MAX_CHARS
 from podium.render import reportmd

@@ -9,22 +9,20 @@ documented in themes/README.md.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from pathlib import Path
 
 import pytest
+from themekit import documented, nested_keys, readme_sections
 
 import podium.build
 import podium.render.site
 from podium.build import build_site
 from podium.config import load_config
-from podium.plan import contexts
 from podium.plan.entries import Page
 
 REPO = Path(__file__).resolve().parents[2]
 THEMES = REPO / "themes"
-README = THEMES / "README.md"
 # report.py wraps a cached render_report() result back into Markup, unchanged
 MARKUP_ALLOWED = {
     "generator/podium/render/markdown.py",
@@ -177,49 +175,9 @@ def planned_pages(tmp_path_factory) -> list[Page]:
     return captured
 
 
-def readme_sections() -> tuple[str, set[str], dict[str, str]]:
-    """The whole README, the fields of its "Context every page gets" table, and the per-template rows."""
-    text = README.read_text(encoding="utf-8")
-    section = re.search(r"^## Context every page gets\n(.*?)(?=^## )", text, re.S | re.M)
-    assert section, "themes/README.md lost its 'Context every page gets' section"
-    common = set(re.findall(r"^\|\s*`(\w+)`\s*\|", section.group(1), re.M))
-    rows = {}
-    for line in text.splitlines():  # the standalone templates: a table row each
-        match = re.match(r"^\|\s*`([\w./-]+\.(?:html|svg|xml))`\s*\|(.*)\|\s*$", line)
-        if match:
-            rows[match.group(1)] = match.group(2)
-    for match in re.finditer(r"^### `([\w./-]+\.(?:html|svg|xml))`\n(.*?)(?=^#|^<!--)", text, re.S | re.M):
-        rows[match.group(1)] = match.group(2)  # a page's: its section (tests/test_theme_contexts.py makes it)
-    return text, common, rows
-
-
-def documented(key: str, text: str) -> bool:
-    return re.search(rf"`{re.escape(key)}(?:\([^`]*\))?`", text) is not None
-
-
 def is_mapping(key: str, text: str) -> bool:
     """Documented as keyed by data: "`key` (agent → …)", or a table row "| `key` | `type` | agent → … |"."""
     return re.search(rf"`{re.escape(key)}` (?:\([^)]*|\|[^|\n]*\|[^|\n]*)→", text) is not None
-
-
-def nested_keys(value, depth: int = 0) -> set[str]:
-    """Keys of dicts inside a context value (dicts, and lists of dicts), a few levels down."""
-    keys: set[str] = set()
-    if depth > 3:
-        return keys
-    if dataclasses.is_dataclass(value) and type(value).__module__ == contexts.__name__:
-        for field in dataclasses.fields(value):
-            keys.add(field.name)
-            keys |= nested_keys(getattr(value, field.name), depth + 1)
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            if isinstance(key, str):
-                keys.add(key)
-            keys |= nested_keys(item, depth + 1)
-    elif isinstance(value, (list, tuple)):
-        for item in value[:5]:
-            keys |= nested_keys(item, depth + 1)
-    return keys
 
 
 def test_every_page_template_is_exercised(planned_pages):

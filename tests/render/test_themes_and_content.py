@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-import sitekit as kit
+import sitekit
 from click.testing import CliRunner
 from exportkit import graded, run_id
 
@@ -46,7 +46,7 @@ def marker(layer: str, name: str) -> str:
     )
 
 
-def layers(doc: kit.Document) -> list[str]:
+def layers(doc: sitekit.Document) -> list[str]:
     return [m.get("content") for m in doc.all("meta") if m.get("name") == "layer"]
 
 
@@ -56,9 +56,9 @@ def small_export(export):
     return export
 
 
-def build_pages(export, out: Path, **config) -> dict[str, kit.Document]:
-    kit.build(export.root, out, **config)
-    return {path: kit.parse_html(text) for path, text in kit.pages(kit.site_files(out)).items()}
+def build_pages(export, out: Path, **config) -> dict[str, sitekit.Document]:
+    sitekit.build(export.root, out, **config)
+    return {path: sitekit.parse_html(text) for path, text in sitekit.pages(sitekit.site_files(out)).items()}
 
 
 def cli(args, cwd: Path, monkeypatch):
@@ -232,8 +232,8 @@ def test_static_files_resolve_file_by_file(project, export):
     assert files["podium.js"] == DEFAULT / "static" / "podium.js"
 
     out = project / "site"
-    kit.build(small_export(export).root, out, root=project, theme="child", theme_dir=project / "override")
-    published = kit.site_files(out)
+    sitekit.build(small_export(export).root, out, root=project, theme="child", theme_dir=project / "override")
+    published = sitekit.site_files(out)
     assert published["assets/podium.css"] == b"/* override css */\n"
     assert published["assets/brand.svg"] == b"<svg xmlns='http://www.w3.org/2000/svg'/>\n"
     assert published["assets/extra.css"] == b"/* parent extra */\n"
@@ -261,7 +261,7 @@ def build_error(export, tmp_path, pages: dict[str, str | bytes]) -> str:
     return caught.value.message
 
 
-def nav(doc: kit.Document) -> list[tuple[str, str]]:
+def nav(doc: sitekit.Document) -> list[tuple[str, str]]:
     (navigation,) = [n for n in doc.all("nav") if n.get("aria-label") == "Site"]
     return [(a.text().strip(), a.get("href")) for a in navigation.iter("a")]
 
@@ -387,7 +387,7 @@ def test_every_path_of_a_site_is_one_of_the_routes(export, tmp_path):
     small_export(export)
     content = tmp_path / "content"
     write(content / "guide.md", "---\ntitle: Guide\n---\nx\n")
-    kit.build(export.root, tmp_path / "first", content=content, base_url="https://x.example/")
+    sitekit.build(export.root, tmp_path / "first", content=content, base_url="https://x.example/")
     config = Config(source="", root=tmp_path, out=tmp_path / "site", content=content, base_url="https://x.example/")
     build_site(config, export.root, previous=tmp_path / "first")
     paths = [p.relative_to(tmp_path / "site").as_posix() for p in (tmp_path / "site").rglob("*") if p.is_file()]

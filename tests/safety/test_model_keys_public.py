@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 
 import pytest
-import sitekit as kit
+import sitekit
 from cputime import least_cpu
 from exportkit import ExportDir, flood_names, graded, run_id
 
@@ -47,8 +47,8 @@ def test_a_model_named_like_a_redacted_keys_slug_gets_its_own_page(tmp_path):
     slugs = [m.slug for m in public.by_model]
     assert len(slugs) == len(set(slugs)) == 3
     assert {old_slug, redacted.slug} <= set(slugs)  # the plain names keep their plain slugs
-    site = kit.build(export.root, tmp_path / "site")  # exit 3 before
-    pages = kit.pages(kit.site_files(site))
+    site = sitekit.build(export.root, tmp_path / "site")  # exit 3 before
+    pages = sitekit.pages(sitekit.site_files(site))
     assert sum(path.startswith("models/") for path in pages) == 4
     assert not any(KEY in text for text in pages.values())
 

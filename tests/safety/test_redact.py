@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
-from podium.safety import redact as r
+from podium.safety import redact
 from podium.safety.redact import Redaction, Redactor
 
 LITERALS = ("s3cr3t-v@lue!", "two words/x y", "ab\ncd-ef", "FLAG{shared}")
@@ -96,7 +96,7 @@ PIECES = (
     "-",
     "\x00",
     *LITERALS,
-    *(r.literal_forms(LITERALS)),
+    *(redact.literal_forms(LITERALS)),
 )
 ANCHORS = (
     "AKIA",
@@ -145,7 +145,7 @@ texts = st.lists(segment, max_size=8).map("".join)
 def _flat(values: tuple[str, ...]):
     """The values' forms as the one regular expression they were matched with before the automaton
     (longest first)."""
-    literals = r.literal_forms(values)
+    literals = redact.literal_forms(values)
     return (
         re.compile("|".join(re.escape(v) for v in sorted(literals, key=lambda v: (-len(v), v)))) if literals else None
     )
@@ -155,11 +155,11 @@ def _every_step(redactor: Redactor, text: str) -> str:
     pattern = _flat(redactor.values)
     if pattern is not None:
         text = pattern.sub("[REDACTED:value]", text)
-    for name, shape in r._SHAPES:
+    for name, shape in redact._SHAPES:
         text = shape.sub(f"[REDACTED:{name}]", text)
-    text = r._BEARER.sub(lambda m: f"{m.group(1)}{m.group(2)}[REDACTED:token]", text)
-    text = r._KEYWORD.sub(lambda m: f"{m.group(1)}{m.group(2)}[REDACTED:keyword]", text)
-    return r._USERINFO.sub(r"\1", text)
+    text = redact._BEARER.sub(lambda m: f"{m.group(1)}{m.group(2)}[REDACTED:token]", text)
+    text = redact._KEYWORD.sub(lambda m: f"{m.group(1)}{m.group(2)}[REDACTED:keyword]", text)
+    return redact._USERINFO.sub(r"\1", text)
 
 
 def ungated(redactor: Redactor, text: str) -> str:
@@ -167,7 +167,7 @@ def ungated(redactor: Redactor, text: str) -> str:
     text's reader view (mapped back onto the text), then on the text."""
     if not text:
         return text
-    text = r._through_view([text], lambda views: [_every_step(redactor, v) for v in views], redactor._traced)[0]
+    text = redact._through_view([text], lambda views: [_every_step(redactor, v) for v in views], redactor._traced)[0]
     return _every_step(redactor, text)
 
 
@@ -201,9 +201,9 @@ class _Run:
 def test_a_runs_redactor_does_many_texts_as_one_at_a_time(batch):
     run = _Run("m1", ("FLAG{shared}",), ("own-value-77", "FLAG{shared}"))
     redaction = Redaction(["two words/x y"], [run])
-    redact = redaction.for_run(run)
+    run_redactor = redaction.for_run(run)
     batch = [t + " own-value-77 b3duLXZhbHVlLTc3" if i % 2 else t for i, t in enumerate(batch)]
-    assert redact.many(batch) == [redact(t) for t in batch]
+    assert run_redactor.many(batch) == [run_redactor(t) for t in batch]
 
 
 def test_the_gates_see_through_case_folding_and_unicode_white_space():
@@ -220,9 +220,9 @@ def test_the_gates_see_through_case_folding_and_unicode_white_space():
 @settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(texts, min_size=1, max_size=6), st.integers(0, len(REDACTORS) - 1))
 def test_long_texts_are_redacted_as_by_every_step(batch, which):
-    """Past r._SHORT bytes the one-look prefilter is skipped: the gates alone decide."""
+    """Past redact._SHORT bytes the one-look prefilter is skipped: the gates alone decide."""
     redactor = REDACTORS[which]
-    batch = [t + " filler" * (r._SHORT // 7 + 1) if i == 0 else t for i, t in enumerate(batch)]
+    batch = [t + " filler" * (redact._SHORT // 7 + 1) if i == 0 else t for i, t in enumerate(batch)]
     assert redactor.many(batch) == [ungated(redactor, t) for t in batch]
     assert redactor(batch[0]) == ungated(redactor, batch[0])
 
@@ -231,7 +231,7 @@ def test_long_texts_are_redacted_as_by_every_step(batch, which):
 def test_every_anchor_separator_and_value_together(which):
     """Each of the hypothesis tests' segments alone, every combination (short and long)."""
     redactor = REDACTORS[which]
-    filler = "f" * r._SHORT
+    filler = "f" * redact._SHORT
     for anchor, separator, value, end in itertools.product(ANCHORS, SEPARATORS, VALUES, ("", "}", "@", " ")):
         text = anchor + separator + value + end
         assert redactor(text) == ungated(redactor, text), text
@@ -254,10 +254,10 @@ def test_the_screen_and_the_settled_check_judge_as_one_redactor_of_every_value(a
     once every answer is known, no configured value or answer is in it (cache/store.py settle): exactly
     when one redactor of every value, with the run's own, leaves it alone."""
     by_mission = {f"m{n}": set(values) for n, values in enumerate(answers)}
-    redaction = r.Redaction(["conf1gured-literal"], by_mission)
-    every = sorted({"conf1gured-literal", *(v for values in answers for v in values if r.is_answer(v))})
-    whole = r.RunRedactor(r.OwnValues(tuple(own)) if own else r._NO_OWN_VALUES, Redactor(every))
-    screen = r.Screen()
+    redaction = redact.Redaction(["conf1gured-literal"], by_mission)
+    every = sorted({"conf1gured-literal", *(v for values in answers for v in values if redact.is_answer(v))})
+    whole = redact.RunRedactor(redact.OwnValues(tuple(own)) if own else redact._NO_OWN_VALUES, Redactor(every))
+    screen = redact.Screen()
     for text in texts + [f"x {answers[0][0]} y" if answers[0] else "plain", f"{own[0]}\n" if own else "z"]:
         kept = screen.clean(text, own) and not redaction.holds_any(text)
         assert kept == (whole(text) == text), (text, answers, own)

@@ -20,7 +20,7 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
-import sitekit as kit
+import sitekit
 from exportkit import ExportDir, graded, report_md, run_id
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -134,7 +134,7 @@ def split_site(tmp_path_factory):
         graded(other, check_breakdown=checks("not-it-at-all", passed=False)), rid=other, report=split_report(other)
     )
     export.sidecars()
-    out = kit.build(export.root, root / "site", root=root, redact=[LITERAL])
+    out = sitekit.build(export.root, root / "site", root=root, redact=[LITERAL])
     return {"files": raw_files(out), "quoter": quoter, "other": other}
 
 
@@ -272,7 +272,7 @@ def test_a_template_that_splits_a_configured_literal_stops_the_build(tmp_path):
         encoding="utf-8",
     )
     with pytest.raises(BuildError, match=r"index\.html: a value listed under `redact:` would be published"):
-        kit.build(export.root, tmp_path / "site", root=tmp_path, redact=[LITERAL], theme_dir=tmp_path / "theme")
+        sitekit.build(export.root, tmp_path / "site", root=tmp_path, redact=[LITERAL], theme_dir=tmp_path / "theme")
     assert not (tmp_path / "site").exists()
 
 

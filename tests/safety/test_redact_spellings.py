@@ -20,7 +20,7 @@ import re
 from urllib.parse import quote, quote_plus
 
 import pytest
-import sitekit as kit
+import sitekit
 from exportkit import ExportDir, graded, report_md, run_id
 
 from podium.safety.redact import Redaction
@@ -110,7 +110,7 @@ def site(tmp_path_factory):
             report=report_md(rid=rid, extra=f"\n## Notes\n\nThe agent printed {said}\n\n```\n{said}\n```\n"),
         )
     export.sidecars()
-    out = kit.build(export.root, root / "site", root=root)
+    out = sitekit.build(export.root, root / "site", root=root)
     files = {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*") if p.is_file()}
     return {"files": files, "solver": solver, "other": other}
 
@@ -146,7 +146,9 @@ def test_a_configured_literal_with_a_newline_is_redacted_trimmed(tmp_path):
         graded(rid, judge_detail="it used conf1gured-literal-9 and cXVvdGVk"), rid=rid, report=report_md(rid=rid)
     )
     export.sidecars()
-    files = kit.site_files(kit.build(export.root, tmp_path / "site", root=tmp_path, redact=["conf1gured-literal-9\n"]))
+    files = sitekit.site_files(
+        sitekit.build(export.root, tmp_path / "site", root=tmp_path, redact=["conf1gured-literal-9\n"])
+    )
     assert [p for p, data in files.items() if b"conf1gured-literal-9" in data] == []
 
 

@@ -20,7 +20,7 @@ from podium.errors import BuildError
 from podium.load.fields import _CF_RANGES, Fields, drop_format
 from podium.render import reportmd
 from podium.render.site import guard_secrets
-from podium.safety import redact as r
+from podium.safety import redact
 from podium.safety.redact import Literals, Redaction, Redactor, apply_cuts, as_read, literal_forms
 
 ANSWER = "Answ3r One!x7"
@@ -94,16 +94,16 @@ def test_a_report_splitting_an_answer_with_an_entity_shows_no_answer(entity):
     """A report's entities are decoded before its texts are redacted (pulldown-cmark's text events), so a
     secret split by one reads whole to the redactor as to the reader (an invisible one inside a word, a
     space between two)."""
-    redact = Redaction([], {"m": {ANSWER, "Answ3r-One!x7"}}).mission("m")
+    mission_redactor = Redaction([], {"m": {ANSWER, "Answ3r-One!x7"}}).mission("m")
     split = f"Answ3r{entity}One!x7" if as_read(unescape(entity)) == " " else f"Answ3r-{entity}One!x7"
-    html = reportmd.render(f"The flag: {split}, and the rest.\n", redact)
+    html = reportmd.render(f"The flag: {split}, and the rest.\n", mission_redactor)
     assert "[REDACTED:value]" in html and "x7" not in html
     assert ANSWER not in as_read(re.sub(r"<[^>]+>", "", html))
 
 
 def test_the_view_maps_every_span_back_to_the_characters_it_came_from():
     text = "a \u200b\n\tb\u00ad c  d\u2060\u2060e \n"
-    view = r._View(text)
+    view = redact._View(text)
     assert view.text == as_read(text) == "a b c de "
     for start in range(len(view.text)):
         for end in range(start + 1, len(view.text) + 1):
@@ -114,7 +114,7 @@ def test_the_view_maps_every_span_back_to_the_characters_it_came_from():
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.text(alphabet="ab \n\t\u00a0\u200b\u00ad", max_size=24), st.data())
 def test_any_view_span_maps_back_onto_what_reads_as_it(text, data):
-    view = r._View(text)
+    view = redact._View(text)
     if not view.text:
         return
     start = data.draw(st.integers(0, len(view.text) - 1))
@@ -156,7 +156,7 @@ def test_a_redactor_cuts_where_the_brute_force_finds_in_the_reader_view(values, 
     mapped back; and what it says it cut is what it did."""
     redactor = Redactor(values)
     forms = literal_forms(values)
-    view = r._View(text)
+    view = redact._View(text)
     expected = apply_cuts(text, view.source_cuts([(s, e, "[REDACTED:value]") for s, e in _brute(view.text, forms)]))
     assert redactor(text) == Redactor(values).many([expected])[0] == expected
     assert apply_cuts(text, redactor.cuts(text)) == expected
@@ -174,9 +174,9 @@ def test_a_redactor_cuts_where_the_brute_force_finds_in_the_reader_view(values, 
     ],
 )
 def test_every_url_spelling_of_an_answer_is_redacted(spelling):
-    redact = Redaction([], {"m": {ANSWER}}).mission("m")
-    assert redact(f"https://x.example/?q={spelling}&n=1") == "https://x.example/?q=[REDACTED:value]&n=1"
-    html = reportmd.render(f"[the target](https://x.example/?q={spelling})\n", redact)
+    mission_redactor = Redaction([], {"m": {ANSWER}}).mission("m")
+    assert mission_redactor(f"https://x.example/?q={spelling}&n=1") == "https://x.example/?q=[REDACTED:value]&n=1"
+    html = reportmd.render(f"[the target](https://x.example/?q={spelling})\n", mission_redactor)
     assert "x7" not in html and "[REDACTED:value]" in html
 
 

@@ -14,7 +14,7 @@ import re
 from urllib.parse import parse_qsl, urlsplit
 
 import pytest
-import sitekit as kit
+import sitekit
 from exportkit import graded, run_id
 
 
@@ -22,21 +22,21 @@ def no_judge_body(rid: str) -> dict:
     return graded(rid, det=0.5, judge=0.0, judge_status="model-not-configured", judge_model=None)
 
 
-def build_pages(export, tmp_path, **config) -> dict[str, kit.Document]:
+def build_pages(export, tmp_path, **config) -> dict[str, sitekit.Document]:
     export.sidecars()
-    out = kit.build(export.root, tmp_path / "site", **config)
-    return {path: kit.parse_html(text) for path, text in kit.pages(kit.site_files(out)).items()}
+    out = sitekit.build(export.root, tmp_path / "site", **config)
+    return {path: sitekit.parse_html(text) for path, text in sitekit.pages(sitekit.site_files(out)).items()}
 
 
-def classes(element: kit.Element) -> set[str]:
+def classes(element: sitekit.Element) -> set[str]:
     return set((element.get("class") or "").split())
 
 
-def text(element: kit.Element) -> str:
+def text(element: sitekit.Element) -> str:
     return re.sub(r"\s+", " ", element.text()).strip()
 
 
-def run_rows(element: kit.Element) -> list[str]:
+def run_rows(element: sitekit.Element) -> list[str]:
     """The run ids of the run rows inside ``element``, in page order."""
     return [tr.get("id").removeprefix("run-") for tr in element.iter("tr") if (tr.get("id") or "").startswith("run-")]
 
@@ -48,7 +48,7 @@ def ledger_filter(href: str) -> dict[str, str]:
     return dict(parse_qsl(parts.fragment, strict_parsing=True))
 
 
-def sections(doc: kit.Document) -> dict[str, kit.Element]:
+def sections(doc: sitekit.Document) -> dict[str, sitekit.Element]:
     """The agent page's mission-version sections by their heading's text."""
     return {text(next(s.iter("h2"))): s for s in doc.root.iter("section") if "mission-table" in classes(s)}
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-import sitekit as kit
+import sitekit
 from click.testing import CliRunner
 from exportkit import ExportDir, agent_id, graded, run_id
 
@@ -71,26 +71,26 @@ def design(root: Path) -> ExportDir:
 def built(tmp_path_factory):
     root = tmp_path_factory.mktemp("cmp")
     export = design(root / "export")
-    out = kit.build(export.root, root / "site")
-    files = kit.site_files(out)
-    return {"export": export.root, "files": files, "pages": kit.pages(files)}
+    out = sitekit.build(export.root, root / "site")
+    files = sitekit.site_files(out)
+    return {"export": export.root, "files": files, "pages": sitekit.pages(files)}
 
 
 def main_text(html: str) -> str:
-    doc = kit.parse_html(html)
+    doc = sitekit.parse_html(html)
     (main_el,) = list(doc.root.iter("main"))
     return re.sub(r"\s+", " ", main_el.text())
 
 
 def compare_json(built) -> dict:
-    return kit.strict_json(built["files"][COMPARE])
+    return sitekit.strict_json(built["files"][COMPARE])
 
 
 def pair_entry(built, a, b) -> dict:
     """A pair with a page in full: its file, which the index names (its ``detail``), without the schema."""
     found = [p for p in compare_json(built)["pairs"] if (p["a_name"], p["b_name"]) == (a, b)]
     assert len(found) == 1
-    entry = kit.strict_json(built["files"][found[0]["detail"]])
+    entry = sitekit.strict_json(built["files"][found[0]["detail"]])
     assert entry.pop("schema") == "podium.compare-pair/1"
     assert {k: v for k, v in entry.items() if k != "versions"} == {k: v for k, v in found[0].items() if k != "detail"}
     return entry
@@ -100,7 +100,7 @@ def pair_entry(built, a, b) -> dict:
 
 
 def test_compare_json_validates_against_the_shipped_schema(built):
-    schema = kit.strict_json(built["files"][COMPARE_SCHEMA])
+    schema = sitekit.strict_json(built["files"][COMPARE_SCHEMA])
     assert built["files"][COMPARE_SCHEMA] == (MAIN / "generator" / "podium" / "compare.schema.json").read_bytes()
     jsonschema.Draft202012Validator.check_schema(schema)
     validator = jsonschema.Draft202012Validator(schema)
@@ -115,13 +115,13 @@ def test_compare_json_validates_against_the_shipped_schema(built):
     parts = [path for path in built["files"] if path.startswith("api/results/compare/")]
     assert sorted(parts) == sorted([a["part"] for a in data["agents"]] + [p["detail"] for p in data["pairs"]])
     for path in parts:
-        validator.validate(kit.strict_json(built["files"][path]))
+        validator.validate(sitekit.strict_json(built["files"][path]))
 
 
 def test_compare_schema_rejects_a_broken_entry(built):
-    validator = jsonschema.Draft202012Validator(kit.strict_json(built["files"][COMPARE_SCHEMA]))
+    validator = jsonschema.Draft202012Validator(sitekit.strict_json(built["files"][COMPARE_SCHEMA]))
     detail = compare_json(built)["pairs"][0]["detail"]
-    data = kit.strict_json(built["files"][detail])
+    data = sitekit.strict_json(built["files"][detail])
     data["versions"][0]["verdict"] = "ahead"
     assert not validator.is_valid(data)
     data = compare_json(built)
@@ -160,8 +160,8 @@ def test_compare_json_entry_by_hand(built):
 
 
 def test_summary_by_model_validates_and_is_ranked(built):
-    summary = kit.strict_json(built["files"]["api/results/summary.json"])
-    schema = kit.strict_json(built["files"]["api/results/summary.schema.json"])
+    summary = sitekit.strict_json(built["files"]["api/results/summary.json"])
+    schema = sitekit.strict_json(built["files"]["api/results/summary.schema.json"])
     jsonschema.Draft202012Validator(schema).validate(summary)
     assert [m["rank"] for m in summary["by_model"]] == list(range(1, len(summary["by_model"]) + 1))
     keys = {m["model"]: m for m in summary["by_model"]}
@@ -182,7 +182,7 @@ def test_pair_page_says_each_verdict_in_words(built):
     text = main_text(html)
     headings = [
         re.sub(r"\s+", " ", h.text()).strip()
-        for h in kit.parse_html(html).root.iter("h2")
+        for h in sitekit.parse_html(html).root.iter("h2")
         if h.parent.get("class") == "pair-version"
     ]
     assert headings == ["m1 1.0.0 osprey ahead", f"m2 1.0.0 {OVERLAP}", f"m3 1.0.0 {TOO_FEW}", "m4 1.0.0 harrier ahead"]
@@ -207,7 +207,7 @@ def test_pair_page_raises_each_trap_as_a_sentence(built):
 
 def test_pair_page_draws_both_intervals_on_one_axis(built):
     html = built["pages"]["compare/harrier/osprey/index.html"]
-    svgs = [kit.parse_svg(s) for s in kit.inline_svgs(html) if 'class="intervals"' in s]
+    svgs = [sitekit.parse_svg(s) for s in sitekit.inline_svgs(html) if 'class="intervals"' in s]
     assert len(svgs) == 4  # one per shared version
     ns = "{http://www.w3.org/2000/svg}"
     first = svgs[0]
@@ -307,7 +307,7 @@ def test_no_text_is_drawn_over_a_mark_of_the_interval_chart(tmp_path):
                 verdict="too_few",
             )
             chart = intervals(v, "A" * 40, "Søren Recon")
-            svg = kit.parse_svg(str(macro(chart, "t")))
+            svg = sitekit.parse_svg(str(macro(chart, "t")))
             texts, marks = _chart_boxes(svg)
             notes += sum("no CI" in t[4] for t in texts)
             for text in texts:
@@ -325,9 +325,9 @@ def test_the_pair_page_keeps_no_ci_off_a_median_near_100(tmp_path):
     add(export, "merlin", "heap", [0.5] * 6)
     add(export, "soren", "heap", [0.975, 0.99])  # 2 runs: no interval, median 98.25%
     export.sidecars()
-    out = kit.build(export.root, tmp_path / "site")
+    out = sitekit.build(export.root, tmp_path / "site")
     html = next(p.read_text(encoding="utf-8") for p in (out / "compare").glob("*/*/index.html"))
-    (svg,) = [kit.parse_svg(s) for s in kit.inline_svgs(html) if 'class="intervals"' in s]
+    (svg,) = [sitekit.parse_svg(s) for s in sitekit.inline_svgs(html) if 'class="intervals"' in s]
     texts, marks = _chart_boxes(svg)
     (note,) = [t for t in texts if t[4] == "no-ci 'no CI'"]
     assert not [m for m in marks if _overlaps(note, m)]
@@ -335,7 +335,7 @@ def test_the_pair_page_keeps_no_ci_off_a_median_near_100(tmp_path):
 
 def test_compare_index_matrix_links_every_pair(built):
     html = built["pages"]["compare/index.html"]
-    doc = kit.parse_html(html)
+    doc = sitekit.parse_html(html)
     links = {a.get("href") for a in doc.root.iter("a")}
     for target in ("harrier/osprey/index.html", "kestrel/osprey/index.html", "harrier/kestrel/index.html"):
         assert f"../compare/{target}" in links
@@ -346,7 +346,7 @@ def test_compare_index_matrix_links_every_pair(built):
 
 
 def test_agent_and_mission_pages_link_to_the_pairs(built):
-    doc = kit.parse_html(built["pages"]["agents/osprey/index.html"])
+    doc = sitekit.parse_html(built["pages"]["agents/osprey/index.html"])
     assert {"../../compare/harrier/osprey/index.html", "../../compare/kestrel/osprey/index.html"} <= {
         a.get("href") for a in doc.root.iter("a")
     }
@@ -380,11 +380,11 @@ def test_hostile_names_and_model_keys_are_escaped_and_isolated(tmp_path):
     add(export, evil, "m1", HIGH, models_reported=[key, "gpt-5.5-pro-with-a-very-long-routing-name"])
     add(export, "osprey", "m1", LOW)
     export.sidecars()
-    files = kit.site_files(kit.build(export.root, tmp_path / "site"))
-    htmls = {p: t for p, t in kit.pages(files).items() if p.startswith(("compare/", "models/"))}
+    files = sitekit.site_files(sitekit.build(export.root, tmp_path / "site"))
+    htmls = {p: t for p, t in sitekit.pages(files).items() if p.startswith(("compare/", "models/"))}
     assert len(htmls) == 5  # compare index, one pair, models index, two model pages
     for path, html in htmls.items():
-        doc = kit.parse_html(html)
+        doc = sitekit.parse_html(html)
         assert not any(
             t.tag in ("img", "script")
             and t.get("src") != "../assets/podium.js"
@@ -393,9 +393,9 @@ def test_hostile_names_and_model_keys_are_escaped_and_isolated(tmp_path):
         ), path
         assert "<script>alert" not in html and "<img src=x" not in html, path
     pair_path = next(p for p in htmls if p.count("/") == 3)
-    doc = kit.parse_html(htmls[pair_path])
+    doc = sitekit.parse_html(htmls[pair_path])
     assert evil in [b.text() for b in doc.root.iter("bdi")]
-    models = kit.parse_html(htmls["models/index.html"])
+    models = sitekit.parse_html(htmls["models/index.html"])
     keys = [b for b in models.root.iter("bdi") if "model-key" in (b.get("class") or "")]
     assert any(key in b.text() for b in keys)
     css = files["assets/compare.css"].decode()
@@ -407,14 +407,14 @@ def test_the_matrix_names_how_many_agents_are_left_out(tmp_path):
     for k in range(32):
         add(export, f"agent-{k:02d}", "m1", [1.0 - k / 64])
     export.sidecars()
-    files = kit.site_files(kit.build(export.root, tmp_path / "site"))
+    files = sitekit.site_files(sitekit.build(export.root, tmp_path / "site"))
     text = main_text(files["compare/index.html"].decode())
     assert "2 agents ranked below #30 are left out of this matrix (agent-30, agent-31)" in text
     pair_pages = [p for p in files if p.startswith("compare/") and p.count("/") == 3]
     assert len(pair_pages) == 30 * 29 // 2
-    data = kit.strict_json(files[COMPARE])
+    data = sitekit.strict_json(files[COMPARE])
     assert len(data["pairs"]) == 30 * 29 // 2  # the index: the pairs with a page
-    parts = {a["name"]: kit.strict_json(files[a["part"]]) for a in data["agents"]}
+    parts = {a["name"]: sitekit.strict_json(files[a["part"]]) for a in data["agents"]}
     everyone = {(p["a"], p["b"]): p for part in parts.values() for p in part["pairs"]}
     # every pair with a page is in the data, and those of the nearest rivals (compare.md §3.1): agent-30 lists
     # agent-20 … agent-29 and agent-31, agent-31 lists agent-21 … agent-30; the others are counted
@@ -468,7 +468,7 @@ def test_cli_compare_refuses_no_pair_and_unknown_agents(built, tmp_path):
 def test_cli_rank_by_model(built):
     result = podium("rank", "--by", "model", built["export"], "--json")
     assert result.exit_code == 0
-    summary = kit.strict_json(built["files"]["api/results/summary.json"])
+    summary = sitekit.strict_json(built["files"]["api/results/summary.json"])
     assert json.loads(result.output) == summary["by_model"]
     text = podium("rank", "--by", "model", built["export"]).output
     assert text.splitlines()[0].split() == ["rank", "model", "median", "95%", "CI", "mean", "agents", "runs"]

@@ -25,7 +25,7 @@ from types import SimpleNamespace
 
 import jsonschema
 import pytest
-import sitekit as kit
+import sitekit
 from click.testing import CliRunner
 from exportkit import ExportDir, graded, run_id
 
@@ -69,8 +69,8 @@ def many_agents(root: Path) -> ExportDir:
 def built(tmp_path_factory):
     root = tmp_path_factory.mktemp("parts")
     export = many_agents(root / "export")
-    out = kit.build(export.root, root / "site")
-    return {"export": export.root, "files": kit.site_files(out), "board": summarize(load_export(export.root))}
+    out = sitekit.build(export.root, root / "site")
+    return {"export": export.root, "files": sitekit.site_files(out), "board": summarize(load_export(export.root))}
 
 
 def test_a_pair_made_in_full_later_is_the_one_the_summary_makes(built):
@@ -102,13 +102,13 @@ def test_each_agents_part_lists_its_pages_and_nearest_rivals_and_counts_the_rest
     """Issue 34 item 6: an agent's part lists its pairs with a page and with its 10 nearest rivals above and
     below (the rest counted: pairs_more); every pair with a page is in both its agents' parts, alike."""
     files = built["files"]
-    index = kit.strict_json(files["api/results/compare.json"])
+    index = sitekit.strict_json(files["api/results/compare.json"])
     board = built["board"]
     assert [a["agent"] for a in index["agents"]] == [a.agent for a in board.agents]  # rank order
     seen: dict[tuple[str, str], list[dict]] = {}
     cut = 0
     for agent in index["agents"]:
-        part = kit.strict_json(files[agent["part"]])
+        part = sitekit.strict_json(files[agent["part"]])
         assert (part["agent"], part["slug"], part["rank"]) == (agent["agent"], agent["slug"], agent["rank"])
         assert len(part["pairs"]) + part["pairs_more"] == agent["pairs"]
         assert {(p["a"], p["b"]) for p in part["pairs"]} == _nearest(board, agent["agent"])
@@ -126,7 +126,7 @@ def test_each_agents_part_lists_its_pages_and_nearest_rivals_and_counts_the_rest
     for p in (copies[0] for copies in seen.values()):
         assert (p["detail"] is None) == (p["url"] is None)
         if p["detail"]:
-            full = kit.strict_json(files[p["detail"]])
+            full = sitekit.strict_json(files[p["detail"]])
             assert len(full["versions"]) == full["shared"] == p["shared"]
     pages = {path for path in files if path.startswith("compare/") and path.count("/") == 3}
     assert {p["url"] for p in index["pairs"]} == pages
@@ -153,9 +153,9 @@ def test_the_parts_grow_with_the_agents_not_their_square(tmp_path):
 
 def test_the_cli_prints_a_pair_without_a_page_in_full(built):
     files = built["files"]
-    index = kit.strict_json(files["api/results/compare.json"])
+    index = sitekit.strict_json(files["api/results/compare.json"])
     last = index["agents"][-1]
-    summary = next(p for p in kit.strict_json(files[last["part"]])["pairs"] if p["url"] is None)
+    summary = next(p for p in sitekit.strict_json(files[last["part"]])["pairs"] if p["url"] is None)
     result = CliRunner().invoke(
         main, ["compare", summary["b"], summary["a"], str(built["export"]), "--json"], catch_exceptions=False
     )
@@ -163,7 +163,7 @@ def test_the_cli_prints_a_pair_without_a_page_in_full(built):
     entry = json.loads(result.output)
     assert {k: v for k, v in entry.items() if k != "versions"} == {k: v for k, v in summary.items() if k != "detail"}
     assert len(entry["versions"]) == entry["shared"] >= 1
-    schema = kit.strict_json(files["api/results/compare.schema.json"])
+    schema = sitekit.strict_json(files["api/results/compare.schema.json"])
     jsonschema.validate(entry, {**schema, "oneOf": [{"$ref": "#/$defs/Pair"}]})  # the entry in full
     text = CliRunner().invoke(main, ["compare", summary["a"], summary["b"], str(built["export"])]).output
     assert text.count("\n") > entry["shared"]  # a table row per version, as for a pair with a page
@@ -249,9 +249,9 @@ def test_every_file_stays_far_under_4_mib_at_300_rivals_and_40_shared_versions()
 
 def _peak_build(export: Path, out: Path) -> int:
     """Build in a fresh process (no cache, one job); its own peak resident memory in bytes (VmHWM:
-    test_memory_bounds.peak_rss; ru_maxrss would keep the pytest process's high-water mark across exec,
+    memorykit.peak_rss; ru_maxrss would keep the pytest process's high-water mark across exec,
     which in a whole suite is several hundred MB)."""
-    from test_memory_bounds import peak_rss
+    from memorykit import peak_rss
 
     peak, said = peak_rss("build", export, "--out", out, "--no-cache", "--jobs", "1", "--quiet")
     assert (out / "index.html").is_file(), said

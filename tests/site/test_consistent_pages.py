@@ -4,7 +4,7 @@ agent, are none), and the models page folds the keys that hold no run in a media
 
 from __future__ import annotations
 
-import sitekit as kit
+import sitekit
 from exportkit import env_failure, graded, run_id
 
 
@@ -29,17 +29,17 @@ def _export(export):
 
 
 def test_the_model_warning_needs_two_reported_models_and_empty_keys_fold(export, tmp_path):
-    files = kit.site_files(kit.build(_export(export), tmp_path / "site", root=tmp_path))
+    files = sitekit.site_files(sitekit.build(_export(export), tmp_path / "site", root=tmp_path))
 
     def warnings(page: str) -> list[str]:
-        doc = kit.parse_html(files[page].decode())
+        doc = sitekit.parse_html(files[page].decode())
         return [" ".join(p.text().split()) for p in doc.all("p") if p.get("class") == "warn"]
 
     assert not [w for w in warnings("agents/same/index.html") if "differ in model" in w]
     (warning,) = [w for w in warnings("agents/changed/index.html") if "differ in model" in w]
     assert warning.startswith("The runs differ in model: x, y (as the harness reported them).")
 
-    models = kit.parse_html(files["models/index.html"].decode())
+    models = sitekit.parse_html(files["models/index.html"].decode())
     cards = [" ".join(h.text().split()) for h in models.all("h2") if h.parent.get("class") == "card-head"]
     assert cards == ["x", "y"]  # model-a (declared), from the environment failure alone, has no card
     (folded,) = [p for p in models.all("p") if "empty-keys" in (p.get("class") or "")]

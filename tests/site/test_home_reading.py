@@ -4,7 +4,7 @@ mission version (runs in it, provisional under 6, blank where it never ran), and
 
 from __future__ import annotations
 
-import sitekit as kit
+import sitekit
 from exportkit import graded, run_id
 
 
@@ -30,8 +30,8 @@ def _cells(row):
 
 
 def test_cards_name_their_missions_and_the_grid_places_every_median(export, tmp_path):
-    files = kit.site_files(kit.build(_export(export), tmp_path / "site", root=tmp_path))
-    home = kit.parse_html(files["index.html"].decode())
+    files = sitekit.site_files(sitekit.build(_export(export), tmp_path / "site", root=tmp_path))
+    home = sitekit.parse_html(files["index.html"].decode())
     lines = [" ".join(p.text().split()) for p in home.all("p") if p.get("class") == "coverage-line"]
     assert lines == ["on 1 of 2 missions: m1", "on 2 of 2 missions: m1, m2"]
     (grid,) = [t for t in home.all("table") if t.get("class") == "grid"]
@@ -42,7 +42,7 @@ def test_cards_name_their_missions_and_the_grid_places_every_median(export, tmp_
     assert _cells(rows[1]) == ["81.2% 6 runs", "28.1% 2 runs, provisional"]  # 81.25 and 28.125 round half to even
     blank = list(rows[0].iter("td"))[1]
     assert "blank" in blank.get("class").split()
-    summary = kit.whole_summary(files)  # the agent's missions and coverage are in its part
+    summary = sitekit.whole_summary(files)  # the agent's missions and coverage are in its part
     both = next(a for a in summary["agents"] if a["name"] == "both")
     assert both["coverage"] == {"missions": ["m1", "m2"], "of": 2}
     assert [m["provisional"] for m in both["missions"]] == [False, True]

@@ -22,7 +22,7 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-import sitekit as kit
+import sitekit
 from exportkit import ExportDir, env_failure, graded, run_id
 
 from podium.build import build_site
@@ -32,7 +32,7 @@ MAIN = Path(__file__).resolve().parents[2]
 SCORES = ("overall", "overall_upper", "deterministic", "judge", "judge_upper")
 
 
-BLOCKS = kit.ledger_readers()
+BLOCKS = sitekit.ledger_readers()
 assert set(BLOCKS) == {"pandas", "DuckDB", "jq", "standard library"}, sorted(BLOCKS)
 
 
@@ -67,15 +67,15 @@ def nulls_first(root: Path) -> Path:
             at=100 + n,
         )
     export.sidecars()
-    return kit.build(export.root, root / "site")
+    return sitekit.build(export.root, root / "site")
 
 
 @pytest.fixture(scope="module", params=["demo", "nulls-first"])
 def site(request, tmp_path_factory) -> dict:
     root = tmp_path_factory.mktemp(request.param)
     out = demo(root / "site") if request.param == "demo" else nulls_first(root)
-    index = kit.strict_json((out / "api/results/runs.json").read_bytes())
-    rows = kit.ledger_rows_at(out)
+    index = sitekit.strict_json((out / "api/results/runs.json").read_bytes())
+    rows = sitekit.ledger_rows_at(out)
     if request.param == "nulls-first":
         first = sorted(p["jsonl_gz"] for p in index["parts"])[:32]
         assert all(
@@ -148,7 +148,7 @@ def test_jq_reads_one_object_per_run(site):
     language, block = BLOCKS["jq"]
     assert language == "sh"
     result = subprocess.run(["bash", "-c", block], cwd=site["root"], capture_output=True, text=True, check=True)
-    got = [kit.strict_json(line, sorted_keys=False) for line in result.stdout.splitlines()]
+    got = [sitekit.strict_json(line, sorted_keys=False) for line in result.stdout.splitlines()]
     want = [
         {"run_id": r["run_id"], "agent_name": r["agent_name"], "overall": r["overall"]}
         for r in site["rows"]

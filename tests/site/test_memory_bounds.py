@@ -17,8 +17,6 @@ input: the difference must stay under 8 times the file's size, whatever the file
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 import tracemalloc
 from pathlib import Path
@@ -27,6 +25,7 @@ import pytest
 from conftest import SAMPLES, SAMPLES_HTML, needs_samples
 from cputime import least_cpu
 from exportkit import ExportDir, graded, report_md, run_id
+from memorykit import peak_rss
 
 from podium import workers
 from podium.load.export import Limits, ahead, load_export
@@ -45,35 +44,6 @@ from podium.load.jsonfile import (
 MiB = 1 << 20
 GOLDEN_SUMMARY = Path(__file__).parents[1] / "golden" / "demo-site" / "api" / "results" / "summary.json"
 WHOLE_SUMMARY = Path(__file__).parents[1] / "data" / "summary-v1-demo.json"  # the demo's, as published before issue 33
-
-# podium's command in a fresh interpreter, then its own peak RSS (bytes) on the last line of stderr: VmHWM,
-# the high-water mark of this process's memory alone (ru_maxrss keeps the parent's across exec)
-_MEASURED = """
-import sys
-from podium.commands.cli import main
-try:
-    main(sys.argv[1:], prog_name="podium")
-except SystemExit:
-    pass
-except Exception as err:
-    print(f"{type(err).__name__}: {err}", file=sys.stderr)
-with open("/proc/self/status") as status:
-    peak = next(line for line in status if line.startswith("VmHWM:"))
-print(int(peak.split()[1]) * 1024, file=sys.stderr)
-"""
-
-
-def peak_rss(*args: str | Path) -> tuple[int, str]:
-    """``podium ARGS`` in a new process: its peak RSS in bytes, and what it printed."""
-    done = subprocess.run(
-        [sys.executable, "-c", _MEASURED, *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env={**os.environ, "PYTHONHASHSEED": "0"},
-    )
-    *said, peak = done.stderr.strip().splitlines()
-    return int(peak), done.stdout + "\n".join(said)
 
 
 def padded(key: str, item: str, size: int, rid: str) -> bytes:

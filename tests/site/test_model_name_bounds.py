@@ -15,7 +15,7 @@ import json
 from pathlib import Path
 
 import pytest
-import sitekit as kit
+import sitekit
 from exportkit import ExportDir, graded, model_flood, run_id
 
 KB = 1000
@@ -29,7 +29,7 @@ def _sizes(site: Path) -> dict[str, int]:
 def flooded(tmp_path_factory) -> tuple[Path, dict[str, int]]:
     root = tmp_path_factory.mktemp("flood")
     export = model_flood(ExportDir(root / "export"), 130)
-    site = kit.build(export.root, root / "site")
+    site = sitekit.build(export.root, root / "site")
     return site, _sizes(site)
 
 
@@ -42,7 +42,7 @@ def test_summary_is_bounded(flooded):
     site, sizes = flooded
     assert sizes["api/results/summary.json"] < 1_000 * KB
     assert sizes["api/results/summary/agents/flood.json"] < 100 * KB  # its lists of names: 10 each, capped
-    summary = kit.whole_summary(site)  # the agent's lists of names are in its part
+    summary = sitekit.whole_summary(site)  # the agent's lists of names are in its part
     (agent,) = [a for a in summary["agents"] if a["name"] == "flood"]
     assert len(agent["models_reported"]) == 10
     assert agent["models_reported_more"] == 130 * 8 - 10
@@ -160,8 +160,8 @@ def test_pages_shorten_long_names_and_show_them_whole_on_their_own(export, tmp_p
     export.run(graded(run_id("long2"), models_reported=[name]), agent="longname")  # listed: 2 runs name it
     for n in range(11):
         export.run(graded(run_id(f"many{n}"), models_reported=[f"model-{n:02d}"]), agent="longname")
-    site = kit.build(export.sidecars().root, tmp_path / "site")
-    pages = kit.pages(kit.site_files(site))
+    site = sitekit.build(export.sidecars().root, tmp_path / "site")
+    pages = sitekit.pages(sitekit.site_files(site))
     shown = short_name(name)
     assert len(shown) == 64 and shown.endswith("2026-01-01") and "…" in shown
     agent_page = pages["agents/longname/index.html"]
@@ -178,7 +178,7 @@ def test_the_outputs_do_not_grow_with_the_names_a_run_reports(tmp_path):
     sizes = []
     for names in (100, 1_600):
         export = model_flood(ExportDir(tmp_path / f"e{names}"), 20, names=names, length=300)
-        sizes.append(_sizes(kit.build(export.root, tmp_path / f"s{names}")))
+        sizes.append(_sizes(sitekit.build(export.root, tmp_path / f"s{names}")))
     small, large = sizes
     assert small.keys() == large.keys()
     for path in ("api/results/summary.json", "agents/flood/index.html", "api/results/progress/flood.json"):

@@ -11,7 +11,7 @@ import re
 from pathlib import Path
 
 import pytest
-import sitekit as kit
+import sitekit
 from exportkit import ExportDir, graded, run_id
 
 
@@ -25,7 +25,7 @@ def pages(tmp_path_factory):
             agent=agent,
         )
     export.sidecars()
-    return kit.pages(kit.site_files(kit.build(export.root, root / "site")))
+    return sitekit.pages(sitekit.site_files(sitekit.build(export.root, root / "site")))
 
 
 def text(html: str) -> str:

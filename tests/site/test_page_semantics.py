@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 
 import pytest
-import sitekit as kit
+import sitekit
 from exportkit import crash_fallback, env_failure, graded, grading, run_id
 
 
@@ -42,37 +42,37 @@ def no_judge(n, det=0.5, **kw):
     return graded(run_id(n), det=det, judge=0.0, judge_status="model-not-configured", judge_model=None, **kw)
 
 
-def build_pages(export, tmp_path, **config) -> dict[str, kit.Document]:
+def build_pages(export, tmp_path, **config) -> dict[str, sitekit.Document]:
     export.sidecars()
-    out = kit.build(export.root, tmp_path / "site", **config)
-    return {path: kit.parse_html(text) for path, text in kit.pages(kit.site_files(out)).items()}
+    out = sitekit.build(export.root, tmp_path / "site", **config)
+    return {path: sitekit.parse_html(text) for path, text in sitekit.pages(sitekit.site_files(out)).items()}
 
 
-def classes(element: kit.Element) -> set[str]:
+def classes(element: sitekit.Element) -> set[str]:
     return set((element.get("class") or "").split())
 
 
-def with_class(element: kit.Element, cls: str, tag: str | None = None) -> list[kit.Element]:
+def with_class(element: sitekit.Element, cls: str, tag: str | None = None) -> list[sitekit.Element]:
     return [e for e in element.iter(tag) if cls in classes(e)]
 
 
-def one(element: kit.Element, cls: str, tag: str | None = None) -> kit.Element:
+def one(element: sitekit.Element, cls: str, tag: str | None = None) -> sitekit.Element:
     found = with_class(element, cls, tag)
     assert len(found) == 1, f"expected one .{cls} in <{element.tag}>, found {len(found)}"
     return found[0]
 
 
-def text(element: kit.Element) -> str:
+def text(element: sitekit.Element) -> str:
     """The element's shown text, whitespace collapsed."""
     return re.sub(r"\s+", " ", element.text()).strip()
 
 
-def agent_card(doc: kit.Document, slug: str) -> kit.Element:
+def agent_card(doc: sitekit.Document, slug: str) -> sitekit.Element:
     (card,) = [t for t in doc.all("article") if t.get("id") == f"agent-{slug}"]
     return card
 
 
-def mission_cards(doc: kit.Document) -> dict[str, kit.Element]:
+def mission_cards(doc: sitekit.Document) -> dict[str, sitekit.Element]:
     """missions/index.html: card heading text ("m1 1.0.0") -> card."""
     cards = {}
     for article in with_class(doc.root, "plot-card", "article"):
@@ -81,7 +81,7 @@ def mission_cards(doc: kit.Document) -> dict[str, kit.Element]:
     return cards
 
 
-def warnings(element: kit.Element) -> list[str]:
+def warnings(element: sitekit.Element) -> list[str]:
     return [text(w) for w in with_class(element, "warn")]
 
 
@@ -136,7 +136,7 @@ def test_judge_models_on_two_versions_of_a_mission_are_not_mixed(export, tmp_pat
 # ================================================================ models-differ flag (agent page)
 
 
-def models_section(doc: kit.Document) -> kit.Element:
+def models_section(doc: sitekit.Document) -> sitekit.Element:
     (section,) = [s for s in doc.all("section") if "models" in classes(s)]
     return section
 
@@ -179,7 +179,7 @@ def test_models_differ_flag_on_the_agent_page(export, tmp_path, runs, differ):
 # ================================================================ the "up to" range
 
 
-def median_figure(card: kit.Element) -> tuple[str, str | None]:
+def median_figure(card: sitekit.Element) -> tuple[str, str | None]:
     """(median value, range text or None) of the card's hero figure."""
     figure = one(card, "hero", "div")
     ranges = with_class(figure, "range")
@@ -231,7 +231,7 @@ def test_a_partial_judge_shows_the_upper_range_on_the_mission_card(export, tmp_p
 # ================================================================ the left-out line and the older line
 
 
-def median_line(element: kit.Element) -> str:
+def median_line(element: sitekit.Element) -> str:
     return text(one(element, "median-line", "p"))
 
 
@@ -396,7 +396,7 @@ def test_caps_are_said_on_the_page(export, tmp_path, monkeypatch):
 RECT = re.compile(r"M([-\d.]+) ([-\d.]+)h([-\d.]+)v([-\d.]+)h-?[\d.]+z")
 
 
-def strip_columns(svg: kit.Element) -> dict[str, list[tuple[set[str], float]]]:
+def strip_columns(svg: sitekit.Element) -> dict[str, list[tuple[set[str], float]]]:
     """Run id -> the marks of its column, each (classes, height). A column is a link to its run
     around its hit area; the marks are one path per class, a rectangle per column that has it,
     placed inside the column's hit area."""
@@ -414,7 +414,7 @@ def strip_columns(svg: kit.Element) -> dict[str, list[tuple[set[str], float]]]:
     return columns
 
 
-def strip_marks(doc: kit.Document) -> dict[str, set[str]]:
+def strip_marks(doc: sitekit.Document) -> dict[str, set[str]]:
     """Run id -> the mark classes of its column in the page's first run strip."""
     svg = next(e for e in doc.root.iter("svg") if "strip" in classes(e))
     return {rid: {cls for mark, _ in marks for cls in mark} for rid, marks in strip_columns(svg).items()}

@@ -10,18 +10,17 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-import sitekit as kit
+import sitekit
 from click.testing import CliRunner
 from exportkit import ExportDir, graded, run_id
-from sitekit import ledger_rows
-from test_site_links import is_ledger_view
+from sitekit import is_ledger_view, ledger_rows
 
 from podium.commands.cli import main
 from podium.commands.progress_bar import Progress
 from podium.config import load_config
 from podium.count.summarize import summarize
 from podium.errors import ConfigError
-from podium.plan.entries import LedgerPage
+from podium.plan.entries import LazyLedgerPage
 from podium.plan.site import Site, plan_site
 from podium.render.report import ReportRenderer
 from podium.render.site import SiteRenderer, render_site
@@ -58,8 +57,8 @@ def export_root(tmp_path_factory):
 
 
 def build(export_root: Path, out: Path, **config) -> dict[str, bytes]:
-    kit.build(export_root, out, **config)
-    return kit.site_files(out)
+    sitekit.build(export_root, out, **config)
+    return sitekit.site_files(out)
 
 
 def run_pages(files) -> set[str]:
@@ -107,16 +106,16 @@ def test_run_pages_newest_keeps_every_run_and_links_the_rest_to_ledger_rows(expo
             assert re.fullmatch(r"runs/\d{4}-\d{2}/\d+/index\.html", page) and anchor == f"run-{row['run_id']}"
             assert f'id="{anchor}"'.encode() in files[page]  # its row, on the ledger page the link names
     # Every run is still a ledger row, and every link (with its fragment) resolves.
-    ledger = kit.parse_html(files["runs/index.html"].decode())
+    ledger = sitekit.parse_html(files["runs/index.html"].decode())
     assert {r["run_id"] for r in runs} <= {i.removeprefix("run-") for i in ledger.ids()}
-    docs = {p: kit.parse_html(t) for p, t in kit.pages(files).items()}
+    docs = {p: sitekit.parse_html(t) for p, t in sitekit.pages(files).items()}
     ids = {p: set(d.ids()) for p, d in docs.items()}
     bad = []
     for page, doc in docs.items():
         for tag in doc.tags:
             for name, url in tag.attrs:
-                if name in ("href", "src", "xlink:href") and url and kit.is_internal(url):
-                    path, fragment = kit.split_target(url)
+                if name in ("href", "src", "xlink:href") and url and sitekit.is_internal(url):
+                    path, fragment = sitekit.split_target(url)
                     target = posixpath.normpath(posixpath.join(posixpath.dirname(page), path)) if path else page
                     if target not in files or (
                         fragment and fragment not in ids.get(target, ()) and not is_ledger_view(target, fragment)
@@ -130,7 +129,7 @@ def test_run_pages_newest_keeps_every_run_and_links_the_rest_to_ledger_rows(expo
 
 def test_ledger_anchor_names_the_page_the_row_is_on():
     """A run without a page links to its row: the ledger page of its month that lists it (count/ledger.py)."""
-    from test_scale import synthetic_export
+    from exportkit import synthetic_export
 
     board = summarize(synthetic_export(800))
     ledger = board.ledger
@@ -158,14 +157,14 @@ def test_over_budget_fails_names_the_limit_and_leaves_the_previous_site(export_r
     tiny = Host("tiny", "Tiny host", max_bytes=sum(map(len, before.values())) - run_bytes // 2, max_files=1000)
     monkeypatch.setitem(HOSTS, "tiny", tiny)
     with pytest.raises(OverBudget) as err:
-        kit.build(export_root, out, host="tiny", title="changed")
+        sitekit.build(export_root, out, host="tiny", title="changed")
     message = err.value.message
     assert err.value.exit_code == 3
     assert "host: tiny: the site would not fit. Tiny host publishes at most" in message
     assert f"in {len(before):,} files" in message  # the whole site was measured
     assert "Nothing was written; the previous site is untouched." in message
     assert "run_pages: {newest: N}" in message and "about N = " in message
-    assert kit.site_files(out) == before
+    assert sitekit.site_files(out) == before
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".podium") and p.name != ".podium-cache"] == []
     # The suggested N does fit.
     n = int(message.rsplit("about N = ", 1)[1].split()[0])
@@ -203,9 +202,9 @@ def test_file_count_and_per_file_limits(export_root, tmp_path, monkeypatch):
     monkeypatch.setitem(HOSTS, "few", Host("few", "Few files", max_files=10))
     monkeypatch.setitem(HOSTS, "small", Host("small", "Small files", max_file_bytes=20_000))
     with pytest.raises(OverBudget, match="Few files publishes at most 10 files"):
-        kit.build(export_root, tmp_path / "a", host="few")
+        sitekit.build(export_root, tmp_path / "a", host="few")
     with pytest.raises(OverBudget) as err:
-        kit.build(export_root, tmp_path / "b", host="small")
+        sitekit.build(export_root, tmp_path / "b", host="small")
     assert "over the 20.0 kB per-file limit" in err.value.message
     assert not (tmp_path / "a").exists() and not (tmp_path / "b").exists()
 
@@ -244,10 +243,10 @@ def test_sitemap_robots_and_preview_meta(export_root, tmp_path):
     files = build(export_root, tmp_path / "site", base_url="https://x.example/board/", title="Board")
     root = ET.fromstring(files["sitemap.xml"])
     locs = [u.find(f"{SITEMAP_NS}loc").text for u in root.findall(f"{SITEMAP_NS}url")]
-    pages = sorted(p for p in kit.pages(files) if p != "404.html")
+    pages = sorted(p for p in sitekit.pages(files) if p != "404.html")
     assert locs == [f"https://x.example/board/{p.removesuffix('index.html')}" for p in pages]
     assert files["robots.txt"] == b"User-agent: *\nAllow: /\nSitemap: https://x.example/board/sitemap.xml\n"
-    head = kit.parse_html(files["index.html"].decode()).head()
+    head = sitekit.parse_html(files["index.html"].decode()).head()
     meta = {m.get("property") or m.get("name"): m.get("content") for m in head.iter("meta")}
     assert meta["og:url"] == "https://x.example/board/"
     assert meta["og:title"] == "Agents · Board" and meta["twitter:card"] == "summary"
@@ -258,7 +257,7 @@ def test_sitemap_robots_and_preview_meta(export_root, tmp_path):
     assert meta["twitter:description"] == meta["og:description"] == meta["description"]
     agent = {
         m.get("property") or m.get("name"): m.get("content")
-        for m in kit.parse_html(files[top["url"]].decode()).head().iter("meta")
+        for m in sitekit.parse_html(files[top["url"]].decode()).head().iter("meta")
     }
     assert f"rank #1: median {top['median'] * 100:.1f}%" in agent["og:description"]
     assert "robots" not in meta
@@ -267,7 +266,7 @@ def test_sitemap_robots_and_preview_meta(export_root, tmp_path):
 def test_no_base_url_no_sitemap_and_no_preview_meta(export_root, tmp_path):
     files = build(export_root, tmp_path / "site")
     assert "sitemap.xml" not in files and files["robots.txt"] == b"User-agent: *\nAllow: /\n"
-    names = {m.get("property") or m.get("name") for m in kit.parse_html(files["index.html"].decode()).all("meta")}
+    names = {m.get("property") or m.get("name") for m in sitekit.parse_html(files["index.html"].decode()).all("meta")}
     assert not names & {"og:url", "og:description", "twitter:card"}
     assert "description" in names  # every page has its headline sentence, base_url or not
 
@@ -276,8 +275,8 @@ def test_search_engines_false_disallows_and_noindexes_every_page(export_root, tm
     files = build(export_root, tmp_path / "site", base_url="https://x.example/", search_engines=False)
     assert files["robots.txt"].endswith(b"User-agent: *\nDisallow: /\n")
     assert "sitemap.xml" not in files
-    for path, text in kit.pages(files).items():
-        robots = [m.get("content") for m in kit.parse_html(text).all("meta") if m.get("name") == "robots"]
+    for path, text in sitekit.pages(files).items():
+        robots = [m.get("content") for m in sitekit.parse_html(text).all("meta") if m.get("name") == "robots"]
         assert robots == ["noindex"], path
 
 
@@ -299,22 +298,22 @@ def test_sitemap_index_past_fifty_thousand_urls():
 
 def test_stable_anchors_on_cards_and_rows(export_root, tmp_path):
     files = build(export_root, tmp_path / "site")
-    summary = kit.whole_summary(files)  # a mission version's agents are in its part
+    summary = sitekit.whole_summary(files)  # a mission version's agents are in its part
     runs = ledger_rows(files)
-    home = set(kit.parse_html(files["index.html"].decode()).ids())
+    home = set(sitekit.parse_html(files["index.html"].decode()).ids())
     assert {f"agent-{a['slug']}" for a in summary["agents"]} <= home
-    ledger = set(kit.parse_html(files["runs/index.html"].decode()).ids())
+    ledger = set(sitekit.parse_html(files["runs/index.html"].decode()).ids())
     assert {f"run-{r['run_id']}" for r in runs} <= ledger
     for mission in summary["missions"]:
-        ids = set(kit.parse_html(files[mission["url"]].decode()).ids())
+        ids = set(sitekit.parse_html(files[mission["url"]].decode()).ids())
         _, slug, version, _ = mission["url"].split("/")
         assert f"mission-{slug}-{version}" in ids
         assert {
             f"agent-{a['slug']}" for a in summary["agents"] if a["agent"] in {m["agent"] for m in mission["agents"]}
         } <= ids
-        assert f"mission-{slug}-{version}" in set(kit.parse_html(files["missions/index.html"].decode()).ids())
+        assert f"mission-{slug}-{version}" in set(sitekit.parse_html(files["missions/index.html"].decode()).ids())
     for agent in summary["agents"]:
-        ids = set(kit.parse_html(files[agent["url"]].decode()).ids())
+        ids = set(sitekit.parse_html(files[agent["url"]].decode()).ids())
         mine = [r for r in runs if r["agent"] == agent["agent"]]
         assert {f"run-{r['run_id']}" for r in mine} <= ids
 
@@ -361,7 +360,7 @@ def test_progress_plain_lines_in_logs_and_a_bar_on_terminals():
 @pytest.mark.slow
 def test_100k_runs_fit_github_pages_with_every_run_in_the_data():
     """A 100k-run export within `host: github-pages` (1 GB) with run_pages: {newest: 20}: measured, not written."""
-    from test_scale import synthetic_export
+    from exportkit import synthetic_export
 
     runs = 100_000
     export = synthetic_export(runs)
@@ -381,7 +380,7 @@ def test_100k_runs_fit_github_pages_with_every_run_in_the_data():
     assert summary["totals"]["runs"] == runs
     ledger = ledger_rows(outputs)
     assert len(ledger) == runs and len({r["run_id"] for r in ledger}) == runs
-    paged = sum(len(item.page.context["rows"]) for item in manifest if isinstance(item, LedgerPage))
+    paged = sum(len(item.page.context["rows"]) for item in manifest if isinstance(item, LazyLedgerPage))
     assert paged == runs
     assert meter.run_pages == sum(min(n, 20) for n in hosts.group_sizes(board)) < runs
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 import re
 
-import sitekit as kit
+import sitekit
 from exportkit import graded, run_id
 
 # 0.4 and 0.45 are a median of (0.4 + 0.45) / 2 = 0.42500000000000004 in floating point
@@ -41,7 +41,7 @@ def _floats(value):
 
 
 def test_computed_figures_are_rounded_and_run_scores_kept(export, tmp_path):
-    files = kit.site_files(kit.build(_export(export), tmp_path / "site", root=tmp_path))
+    files = sitekit.site_files(sitekit.build(_export(export), tmp_path / "site", root=tmp_path))
     summary = json.loads(files["api/results/summary.json"])
     ab = next(a for a in summary["agents"] if a["name"] == "ab")
     assert ab["median"] == 0.425 and ab["avg_overall"] == 0.425
@@ -61,7 +61,7 @@ def test_computed_figures_are_rounded_and_run_scores_kept(export, tmp_path):
             document.pop("method")  # the method's constants (ln 1.25, …) are written exactly as defined
         for number in _floats(document):
             assert float(f"{number:.12g}") == number, f"{path}: {number!r} has float noise"
-    ledger = kit.ledger_rows(files)
+    ledger = sitekit.ledger_rows(files)
     assert LONG_SCORE in [row["overall"] for row in ledger]  # a run's own score keeps its 16 digits
     csv = b"".join(body for path, body in files.items() if path.endswith(".csv"))
     assert re.search(rb"0\.1234567890123456\b", csv)

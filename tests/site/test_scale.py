@@ -13,11 +13,11 @@ import re
 from datetime import UTC, datetime, timedelta
 
 import pytest
-import sitekit as kit
+import sitekit
 
 from podium.count.summarize import summarize
 from podium.model import Conditions, Export, Grade, Problem, Run
-from podium.plan.entries import LazyPage, LedgerPage, Page, RunPage
+from podium.plan.entries import LazyLedgerPage, LazyPage, Page, RunPage
 from podium.plan.site import Site, plan_site
 from podium.render.site import render_page
 from podium.render.templates import builtin_themes, make_environment, theme_chain
@@ -35,47 +35,6 @@ OWN = {
     "compare.html",
     "pair.html",
 }
-
-
-def synthetic_export(n: int, seed: int = 1) -> Export:
-    """n graded runs of 20 agents on 10 missions (two versions each): a big export fast (test_publish)."""
-    rng = random.Random(seed)
-    base = datetime(2026, 1, 1, tzinfo=UTC)
-    agents = [(f"{i:032x}", f"agent-{i}") for i in range(20)]
-    runs = []
-    for i in range(n):
-        det, judge = rng.choice((0.0, 0.25, 0.5, 0.75, 1.0)), rng.random()
-        status = rng.choice(("ok", "ok", "ok", "partial", "model-not-configured"))
-        grade = Grade(
-            overall=0.5 * det + 0.5 * judge,
-            deterministic=det,
-            judge=judge,
-            overall_upper=min(1.0, 0.5 * det + 0.5 * judge + 0.1),
-            judge_upper=min(1.0, judge + 0.2),
-            judge_coverage=1.0,
-            judge_status=status,
-            judge_detail=None,
-            scores_valid=True,
-        )
-        agent, name = agents[i % len(agents)]
-        mission = f"mission-{i % 10}"
-        runs.append(
-            Run(
-                run_id=f"{i:032x}",
-                directory=f"{i:032x}",
-                shape="graded",
-                grade=grade,
-                conditions=Conditions(judge_model="judge", mission_version="1.0.0"),
-                partial=False,
-                partial_trigger=rng.choice((None, None, "timeout")),
-                agent=agent,
-                agent_name=name,
-                mission=mission,
-                version=rng.choice(("1.0.0", "1.0.0", "0.9.0")),
-                started=base + timedelta(minutes=i),
-            )
-        )
-    return Export(runs=tuple(runs), problems=(), runs_read=n, inputs_digest="sha256:" + "0" * 64)
 
 
 AGENTS = (
@@ -187,7 +146,7 @@ def planned_pages(outputs: list) -> list[Page]:
     return [
         item if isinstance(item, Page) else item.page
         for item in outputs
-        if isinstance(item, Page) or (isinstance(item, LazyPage) and not isinstance(item, (RunPage, LedgerPage)))
+        if isinstance(item, Page) or (isinstance(item, LazyPage) and not isinstance(item, (RunPage, LazyLedgerPage)))
     ]
 
 
@@ -230,4 +189,4 @@ def test_the_element_count_is_the_parsers():
     for page in planned_pages(plan_site(board, Site("scale", "", (), None))):
         if page.template in OWN:
             html = render_page(page, env)
-            assert elements(html) == len(kit.parse_html(html.decode("utf-8")).tags), page.path
+            assert elements(html) == len(sitekit.parse_html(html.decode("utf-8")).tags), page.path

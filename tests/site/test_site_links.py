@@ -11,19 +11,17 @@ import json
 import posixpath
 import re
 from pathlib import Path
-from urllib.parse import parse_qsl
 
 import pytest
-import sitekit as kit
+import sitekit
 from exportkit import ExportDir
-from sitekit import ledger_rows
+from sitekit import is_ledger_view, ledger_rows
 
 from podium.build import build_site
 from podium.config import load_config
 
 REPO = Path(__file__).resolve().parents[2]
 FILE_ENDINGS = (".html", ".json", ".csv", ".js", ".css", ".woff2", ".svg")
-LEDGER_VIEW_KEYS = {"q", "kind", "agent", "mission", "sort", "dir"}
 LINK_ATTRS = ("href", "src", "xlink:href", "data-ledger", "action")
 MAX_PAGE = 2 * 1024 * 1024
 
@@ -38,40 +36,32 @@ def site(request, tmp_path_factory):
             build_site(load_config(Path("podium.yaml"), {"out": out}), Path("content/demo-export"))
     else:
         export = ExportDir(root / "export")
-        kit.hostile_export(export)
-        kit.build(export.root, out, root=root)
-    files = kit.site_files(out)
-    pages = kit.pages(files)
+        sitekit.hostile_export(export)
+        sitekit.build(export.root, out, root=root)
+    files = sitekit.site_files(out)
+    pages = sitekit.pages(files)
     return {
         "name": request.param,
         "out": out,
         "files": files,
         "pages": pages,
-        "docs": {path: kit.parse_html(text) for path, text in pages.items()},
+        "docs": {path: sitekit.parse_html(text) for path, text in pages.items()},
         "summary": json.loads(files["api/results/summary.json"]),
         "runs": ledger_rows(files),
     }
 
 
-def page_links(doc: kit.Document) -> list[tuple[str, str]]:
+def page_links(doc: sitekit.Document) -> list[tuple[str, str]]:
     return [(name, value) for tag in doc.tags for name, value in tag.attrs if name in LINK_ATTRS and value is not None]
 
 
 def resolve(page: str, url: str) -> tuple[str, str]:
     """The site path a relative link from ``page`` names, and its fragment."""
-    path, fragment = kit.split_target(url)
+    path, fragment = sitekit.split_target(url)
     if not path:
         return page, fragment
     target = posixpath.normpath(posixpath.join(posixpath.dirname(page), path))
     return target, fragment
-
-
-def is_ledger_view(target: str, fragment: str) -> bool:
-    """A link to a ledger page whose fragment is a view (#agent=kestrel&kind=timed_out), not an id."""
-    if target != "runs/index.html" and not re.fullmatch(r"runs/page/\d+/index\.html", target):
-        return False
-    pairs = parse_qsl(fragment, keep_blank_values=True, strict_parsing=True)
-    return bool(pairs) and all(key in LEDGER_VIEW_KEYS and value for key, value in pairs)
 
 
 def test_every_internal_link_resolves_to_a_file(site):
@@ -80,7 +70,7 @@ def test_every_internal_link_resolves_to_a_file(site):
     checked, bad = 0, []
     for page, doc in docs.items():
         for _name, url in page_links(doc):
-            if not kit.is_internal(url):
+            if not sitekit.is_internal(url):
                 continue
             checked += 1
             target, fragment = resolve(page, url)
@@ -98,9 +88,9 @@ def test_every_link_names_a_file_or_a_fragment(site):
     bad = []
     for page, doc in site["docs"].items():
         for _name, url in page_links(doc):
-            if not kit.is_internal(url):
+            if not sitekit.is_internal(url):
                 continue
-            path, fragment = kit.split_target(url)
+            path, fragment = sitekit.split_target(url)
             if not path and fragment:
                 continue
             if not path.endswith(FILE_ENDINGS):
@@ -111,12 +101,12 @@ def test_every_link_names_a_file_or_a_fragment(site):
 def test_css_urls_resolve(site):
     files = site["files"]
     css = files["assets/podium.css"].decode("utf-8")
-    urls = kit.css_urls(css)
+    urls = sitekit.css_urls(css)
     fragments = {u[1:] for u in urls if u.startswith("#")}
     files_named = [u for u in urls if not u.startswith("#")]
     assert files_named, "the CSS ships its fonts"
     for url in files_named:
-        assert kit.is_internal(url), url
+        assert sitekit.is_internal(url), url
         target, _ = resolve("assets/podium.css", url)
         assert target in files, url
         assert target.endswith(FILE_ENDINGS), url

@@ -23,7 +23,7 @@ from urllib.parse import quote
 
 import jinja2
 import pytest
-import sitekit as kit
+import sitekit
 from exportkit import ExportDir, env_failure, graded, report_md, run_id
 
 from podium.errors import BuildError
@@ -74,11 +74,11 @@ def litter(parent: Path) -> list[str]:
     return sorted(p.name for p in parent.iterdir() if p.name.startswith((".podium-staging-", ".podium-old-")))
 
 
-def run_page(files: dict[str, bytes], rid: str) -> kit.Document:
-    return kit.parse_html(files[f"runs/{rid}/index.html"].decode("utf-8"))
+def run_page(files: dict[str, bytes], rid: str) -> sitekit.Document:
+    return sitekit.parse_html(files[f"runs/{rid}/index.html"].decode("utf-8"))
 
 
-def report_div(doc: kit.Document) -> kit.Element:
+def report_div(doc: sitekit.Document) -> sitekit.Element:
     """The <div class="prose"> that holds the rendered report.md."""
     (div,) = [t for t in doc.all("div") if "prose" in (t.get("class") or "").split()]
     return div
@@ -91,33 +91,33 @@ def report_div(doc: kit.Document) -> kit.Element:
 def hostile(tmp_path_factory):
     root = tmp_path_factory.mktemp("hostile")
     export = ExportDir(root / "export")
-    runs = kit.hostile_export(export)
+    runs = sitekit.hostile_export(export)
     out = root / "site"
-    before = kit.listing(root, skip=out)
-    kit.build(export.root, out, root=root)
-    after = kit.listing(root, skip=out)
-    files = kit.site_files(out)
+    before = sitekit.listing(root, skip=out)
+    sitekit.build(export.root, out, root=root)
+    after = sitekit.listing(root, skip=out)
+    files = sitekit.site_files(out)
     return {
         "root": root,
         "out": out,
         "runs": runs,
         "files": files,
-        "pages": kit.pages(files),
+        "pages": sitekit.pages(files),
         "before": before,
         "after": after,
-        "summary": kit.whole_summary(files),  # the index with its parts merged back
-        "ledger": kit.ledger_rows(files),
+        "summary": sitekit.whole_summary(files),  # the index with its parts merged back
+        "ledger": sitekit.ledger_rows(files),
     }
 
 
 @pytest.fixture(scope="module")
-def docs(hostile) -> dict[str, kit.Document]:
-    return {path: kit.parse_html(text) for path, text in hostile["pages"].items()}
+def docs(hostile) -> dict[str, sitekit.Document]:
+    return {path: sitekit.parse_html(text) for path, text in hostile["pages"].items()}
 
 
 def test_the_hostile_site_has_every_page(hostile):
-    assert len(hostile["runs"]) == len(kit.AGENT_NAMES)
-    assert len(hostile["summary"]["agents"]) == len(kit.AGENT_NAMES)
+    assert len(hostile["runs"]) == len(sitekit.AGENT_NAMES)
+    assert len(hostile["summary"]["agents"]) == len(sitekit.AGENT_NAMES)
     for rid in hostile["runs"]:
         assert f"runs/{rid}/index.html" in hostile["pages"]
     assert len(hostile["pages"]) > 40
@@ -164,7 +164,7 @@ def test_every_url_has_a_safe_scheme(docs):
             for name, value in tag.attrs:
                 if name in URL_ATTRS and value is not None:
                     seen += 1
-                    if kit.url_scheme(value) not in ALLOWED_SCHEMES:
+                    if sitekit.url_scheme(value) not in ALLOWED_SCHEMES:
                         bad.append((path, tag))
     assert seen > 1000
     assert bad == []
@@ -181,11 +181,11 @@ def test_the_scheme_oracle_sees_through_disguises():
         "\x01javascript:x",
         "vbscript:x",
     ):
-        assert kit.url_scheme(value) not in ALLOWED_SCHEMES, value
-    assert kit.url_scheme("data:text/html,<b>") == "data"
-    assert kit.url_scheme("../runs/index.html") is None
-    assert kit.url_scheme("#main") is None
-    assert kit.url_scheme("https://example.com/a:b") == "https"
+        assert sitekit.url_scheme(value) not in ALLOWED_SCHEMES, value
+    assert sitekit.url_scheme("data:text/html,<b>") == "data"
+    assert sitekit.url_scheme("../runs/index.html") is None
+    assert sitekit.url_scheme("#main") is None
+    assert sitekit.url_scheme("https://example.com/a:b") == "https"
 
 
 def test_markdown_links_with_unsafe_schemes_are_text(hostile, docs):
@@ -233,22 +233,22 @@ def test_template_syntax_in_input_is_literal_text(hostile, docs):
         text = docs[f"runs/{rid}/index.html"].text()
         assert "Template: {{ 7*7 }} and {% for x in y %}" in text
         assert "Template: 49" not in text
-    for name in (kit.JINJA_EXPR, kit.JINJA_STMT):
+    for name in (sitekit.JINJA_EXPR, sitekit.JINJA_STMT):
         rid = next(r for r, n in hostile["runs"].items() if n == name)
         text = docs[f"runs/{rid}/index.html"].text()
         for prefix in ("detail ", "reason ", "text ", "error "):
             assert prefix + name in text
         assert "detail 49" not in text and "reason 49" not in text
-    agent = next(a for a in hostile["summary"]["agents"] if a["name"] == kit.JINJA_EXPR)
-    assert docs[agent["url"]].all("h1")[0].text() == kit.JINJA_EXPR
-    mission = next(m for m in hostile["summary"]["missions"] if m["mission"] == kit.JINJA_EXPR)
-    assert docs[mission["url"]].all("h1")[0].text() == kit.JINJA_EXPR + " " + mission["version"]
+    agent = next(a for a in hostile["summary"]["agents"] if a["name"] == sitekit.JINJA_EXPR)
+    assert docs[agent["url"]].all("h1")[0].text() == sitekit.JINJA_EXPR
+    mission = next(m for m in hostile["summary"]["missions"] if m["mission"] == sitekit.JINJA_EXPR)
+    assert docs[mission["url"]].all("h1")[0].text() == sitekit.JINJA_EXPR + " " + mission["version"]
     names = [b.text() for doc in docs.values() for b in doc.all("bdi")]
-    assert names.count(kit.JINJA_EXPR) > 10 and names.count(kit.JINJA_STMT) > 10
+    assert names.count(sitekit.JINJA_EXPR) > 10 and names.count(sitekit.JINJA_STMT) > 10
     assert "49" not in names and "" not in names
 
 
-@pytest.mark.parametrize("name", kit.SHOWN, ids=repr)
+@pytest.mark.parametrize("name", sitekit.SHOWN, ids=repr)
 def test_hostile_name_is_shown_as_text(hostile, docs, name):
     """E1/E2/E13: the agent page, the ledger, the home page and the run page show the name as text."""
     shown = as_name(name)
@@ -269,7 +269,7 @@ def test_hostile_name_is_shown_as_text(hostile, docs, name):
         assert prefix + drop_format(name) in text, prefix  # (a reader sees none: docs/rules/export.md §1)
 
 
-@pytest.mark.parametrize("mission", sorted(set(kit.MISSIONS)), ids=repr)
+@pytest.mark.parametrize("mission", sorted(set(sitekit.MISSIONS)), ids=repr)
 def test_hostile_mission_is_shown_as_text(hostile, docs, mission):
     urls = [m["url"] for m in hostile["summary"]["missions"] if m["mission"] == mission]
     assert urls
@@ -283,7 +283,7 @@ def test_hostile_mission_is_shown_as_text(hostile, docs, mission):
 
 def test_bidi_and_zero_width_names_are_marked_and_reported(hostile):
     problems = hostile["summary"]["problems"]
-    for name in (kit.RTL, kit.ZERO_WIDTH):
+    for name in (sitekit.RTL, sitekit.ZERO_WIDTH):
         assert as_name(name) in [a["name"] for a in hostile["summary"]["agents"]]
         assert name not in [a["name"] for a in hostile["summary"]["agents"]]
     marked = [p for p in problems if p["path"] == "agents.json" and "control characters" in p["message"]]
@@ -291,7 +291,7 @@ def test_bidi_and_zero_width_names_are_marked_and_reported(hostile):
 
 
 def test_an_overlong_name_is_cut_and_reported(hostile, docs):
-    cut = kit.LONG[:200] + "…"
+    cut = sitekit.LONG[:200] + "…"
     agent = next(a for a in hostile["summary"]["agents"] if a["name"].startswith("LLLL"))
     assert agent["name"] == cut
     assert docs[agent["url"]].all("h1")[0].text() == cut
@@ -323,9 +323,9 @@ def test_pages_parse_without_stray_end_tags_or_comments(docs):
 def test_every_inline_svg_is_accessible_safe_xml(hostile):
     count = 0
     for path, text in hostile["pages"].items():
-        for fragment in kit.inline_svgs(text):
+        for fragment in sitekit.inline_svgs(text):
             count += 1
-            svg = kit.parse_svg(fragment)  # raises on anything that is not well-formed XML
+            svg = sitekit.parse_svg(fragment)  # raises on anything that is not well-formed XML
             links = [e for e in svg.iter() if e.tag == "a"]
             if svg.get("aria-hidden") == "true":  # decoration (a legend's swatch, the strips' patterns): no link
                 assert not links and svg.get("role") is None and svg.get("focusable") == "false", path
@@ -341,20 +341,20 @@ def test_every_inline_svg_is_accessible_safe_xml(hostile):
                 for name in element.attrib:
                     assert not name.lower().startswith("on") and name != "style", (path, element.tag, name)
                     if name in ("href", "{http://www.w3.org/1999/xlink}href"):
-                        assert kit.url_scheme(element.attrib[name]) is None, path
+                        assert sitekit.url_scheme(element.attrib[name]) is None, path
     assert count > 40
 
 
 def test_svg_titles_hold_the_hostile_names_exactly(hostile):
     for agent in hostile["summary"]["agents"]:
-        svgs = [kit.parse_svg(f) for f in kit.inline_svgs(hostile["pages"][agent["url"]])]
+        svgs = [sitekit.parse_svg(f) for f in sitekit.inline_svgs(hostile["pages"][agent["url"]])]
         svgs = [s for s in svgs if s.get("aria-hidden") != "true"]  # decoration has no title
         titles = [s.find("title").text for s in svgs]
         assert f"Run strip of {agent['name']}, current mission versions" in titles, agent["name"]
         points = [t.text for s in svgs for a in s.iter("a") for t in a.iter("title")]
         assert points and all(" · " in p for p in points)
     for mission in hostile["summary"]["missions"]:
-        svgs = [kit.parse_svg(f) for f in kit.inline_svgs(hostile["pages"][mission["url"]])]
+        svgs = [sitekit.parse_svg(f) for f in sitekit.inline_svgs(hostile["pages"][mission["url"]])]
         points = [t.text for s in svgs for a in s.iter("a") for t in a.iter("title")]
         names = {a["name"] for a in mission["agents"]}
         assert points and all(any(p.startswith(n + " · checks ") for n in names) for p in points)
@@ -363,10 +363,10 @@ def test_svg_titles_hold_the_hostile_names_exactly(hostile):
 def test_every_numeric_svg_attribute_is_finite(hostile):
     checked = 0
     for path, text in hostile["pages"].items():
-        for fragment in kit.inline_svgs(text):
-            for element in kit.parse_svg(fragment).iter():
+        for fragment in sitekit.inline_svgs(text):
+            for element in sitekit.parse_svg(fragment).iter():
                 for name, value in element.attrib.items():
-                    if name in kit.NUMERIC_SVG_ATTRS:
+                    if name in sitekit.NUMERIC_SVG_ATTRS:
                         numbers = [value]
                     elif name == "viewBox":
                         numbers = value.split()
@@ -395,7 +395,7 @@ def test_output_paths_are_slugs(hostile):
         assert ".." not in path.split("/")
     agents = sorted(p.name for p in (hostile["out"] / "agents").iterdir())
     assert all(re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)*", a) for a in agents), agents
-    assert len(agents) == len(kit.AGENT_NAMES)
+    assert len(agents) == len(sitekit.AGENT_NAMES)
     for slug in agents:
         assert sorted(p.name for p in (hostile["out"] / "agents" / slug).iterdir()) == ["index.html"]
     assert {"etc-passwd", "a-b", "con-x"} <= set(agents)
@@ -435,15 +435,15 @@ def test_no_page_loads_anything_from_elsewhere(hostile, docs):
             rel = (link.get("rel") or "").lower().split()
             if "canonical" in rel:
                 continue  # only with base_url, and not a request
-            assert kit.is_internal(link.get("href") or "x:"), (path, link)
+            assert sitekit.is_internal(link.get("href") or "x:"), (path, link)
         for tag in doc.tags:
             if tag.tag in ("script", "img", "source", "video", "audio", "input") and tag.has("src"):
-                assert kit.is_internal(tag.get("src")), (path, tag)
+                assert sitekit.is_internal(tag.get("src")), (path, tag)
         assert not [m for m in doc.all("meta") if (m.get("http-equiv") or "").lower() == "refresh"]
     css = hostile["files"]["assets/podium.css"].decode("utf-8")
     assert "@import" not in css.lower()
-    for url in kit.css_urls(css):
-        assert kit.is_internal(url), url
+    for url in sitekit.css_urls(css):
+        assert sitekit.is_internal(url), url
     for name, data in hostile["files"].items():
         if name.endswith((".css", ".js")):
             assert not re.search(rb"url\(\s*['\"]?\s*(https?:)?//", data, re.I), name
@@ -477,14 +477,14 @@ def formula_site(tmp_path_factory):
             at=n * 10,
         )
     export.sidecars()
-    out = kit.build(export.root, root / "site", root=root)
-    return kit.site_files(out)
+    out = sitekit.build(export.root, root / "site", root=root)
+    return sitekit.site_files(out)
 
 
 def test_csv_formula_cells_are_neutralised(formula_site):
-    rows = list(csv.reader(io.StringIO(kit.ledger_csv(formula_site), newline="")))
+    rows = list(csv.reader(io.StringIO(sitekit.ledger_csv(formula_site), newline="")))
     header, body = rows[0], rows[1:]
-    ledger = {r["run_id"]: r for r in kit.ledger_rows(formula_site)}
+    ledger = {r["run_id"]: r for r in sitekit.ledger_rows(formula_site)}
     assert len(body) == len(ledger) == len(FORMULA_NAMES)
     text_columns = ("agent_name", "mission", "model_declared", "models_reported")
     for row in body:
@@ -519,14 +519,14 @@ def test_every_json_file_is_strict_sorted_and_ends_with_a_newline(request, site)
     assert set(names) >= {"api/results/summary.json", "api/results/runs.json", "api/results/summary.schema.json"}
     for name in names:
         data = files[name]
-        kit.strict_json(data)  # raises on NaN, Infinity, duplicate or unsorted keys
+        sitekit.strict_json(data)  # raises on NaN, Infinity, duplicate or unsorted keys
         assert data.endswith(b"\n") and not data.endswith(b"\n\n"), name
 
 
 def test_the_strict_json_oracle_refuses_what_it_should():
     for bad in ('{"a": NaN}', '{"a": Infinity}', '{"b": 1, "a": 2}', '{"a": 1, "a": 2}'):
         with pytest.raises(ValueError):
-            kit.strict_json(bad)
+            sitekit.strict_json(bad)
 
 
 def ledger_scripts(files: dict[str, bytes]) -> dict[str, bytes]:
@@ -542,7 +542,7 @@ def script_json(data: bytes) -> dict:
     """A ledger script is one call with one strict JSON argument: podiumLedger.index(…) or .part(…)."""
     call = b"podiumLedger.index(" if data.startswith(b"podiumLedger.index(") else b"podiumLedger.part("
     assert data.startswith(call) and data.endswith(b");\n")
-    return kit.strict_json(data[len(call) : -3])
+    return sitekit.strict_json(data[len(call) : -3])
 
 
 def test_ledger_script_is_a_strict_json_assignment(hostile):
@@ -567,7 +567,7 @@ def test_ledger_script_keeps_astral_characters(tmp_path, export):
     """An emoji in a name must stay JSON (a surrogate pair), not Python's \\U0001f985."""
     export.run(graded(run_id(1)), agent="falcon \U0001f985")
     export.sidecars()
-    files = kit.site_files(kit.build(export.root, tmp_path / "site", root=tmp_path))
+    files = sitekit.site_files(sitekit.build(export.root, tmp_path / "site", root=tmp_path))
     index = script_json(files["api/results/ledger.js"])
     assert index["parts"][0][index["columns"].index("agent")] == "falcon \U0001f985"
     (part,) = [script_json(data) for path, data in ledger_scripts(files).items() if path != "api/results/ledger.js"]
@@ -688,8 +688,8 @@ def leak_site(tmp_path_factory):
             mission_preamble=m["agent mission preamble"],
         )
     (export.root / "agents.json").write_text(json.dumps(agents, indent=2))
-    out = kit.build(export.root, root / "site", root=root)
-    return {"files": kit.site_files(out), "rid": rid, "export": export}
+    out = sitekit.build(export.root, root / "site", root=root)
+    return {"files": sitekit.site_files(out), "rid": rid, "export": export}
 
 
 def test_the_leak_export_plants_every_marker(leak_site):
@@ -780,8 +780,8 @@ def redaction_site(tmp_path_factory):
     body["grade"]["check_breakdown"][0]["error"] = "password: hunter2"
     export.run(body, rid=rid, report=report_md(rid=rid, extra="\n" + SECRET_TEXT))
     export.sidecars()
-    out = kit.build(export.root, root / "site", root=root)
-    return {"files": kit.site_files(out), "rid": rid}
+    out = sitekit.build(export.root, root / "site", root=root)
+    return {"files": sitekit.site_files(out), "rid": rid}
 
 
 @pytest.mark.parametrize("raw", RAW_SECRETS)
@@ -822,7 +822,7 @@ def test_configured_literals_are_redacted_in_every_form(tmp_path, export):
         report=report_md(rid=rid, extra="\n## Notes\n\n" + "\n".join(lines) + "\n\n```\n" + fenced + "\n```\n"),
     )
     export.sidecars()
-    files = kit.site_files(kit.build(export.root, tmp_path / "site", root=tmp_path, redact=LITERALS))
+    files = sitekit.site_files(sitekit.build(export.root, tmp_path / "site", root=tmp_path, redact=LITERALS))
     for value in LITERALS:
         for variant in literal_variants(value):
             assert [p for p, data in files.items() if variant.encode() in data] == [], variant
@@ -838,10 +838,10 @@ def test_a_configured_literal_in_a_name_stops_the_build_and_keeps_the_old_site(t
     export.run(graded(run_id(1)), agent="osprey my-literal-secret-123", report=report_md(rid=run_id(1)))
     export.sidecars()
     out = tmp_path / "site"
-    kit.build(export.root, out, root=tmp_path)
+    sitekit.build(export.root, out, root=tmp_path)
     before = snapshot(out)
     with pytest.raises(BuildError) as err:
-        kit.build(export.root, out, root=tmp_path, redact=("my-literal-secret-123",))
+        sitekit.build(export.root, out, root=tmp_path, redact=("my-literal-secret-123",))
     message = err.value.message
     match = re.match(r"^([\w./-]+\.(?:html|json|csv|js)): a value listed under `redact:`", message)
     assert match, message
@@ -877,7 +877,7 @@ def test_pathological_report_renders_in_bounded_time(tmp_path, export, kind):
     export.run(graded(rid), rid=rid, report=body)
     export.sidecars()
     start = time.process_time()
-    files = kit.site_files(kit.build(export.root, tmp_path / "site", root=tmp_path))
+    files = sitekit.site_files(sitekit.build(export.root, tmp_path / "site", root=tmp_path))
     assert time.process_time() - start < 15.0
     doc = run_page(files, rid)
     div = report_div(doc)
@@ -894,7 +894,7 @@ def test_report_headings_never_clobber_ids(tmp_path, export):
     )
     export.run(graded(rid), rid=rid, report=report_md(rid=rid, extra="\n" + extra + "\n[x]: #main\n"))
     export.sidecars()
-    files = kit.site_files(kit.build(export.root, tmp_path / "site", root=tmp_path))
+    files = sitekit.site_files(sitekit.build(export.root, tmp_path / "site", root=tmp_path))
     doc = run_page(files, rid)
     div = report_div(doc)
     assert [t for t in div.iter() if t is not div and (t.has("id") or t.has("name"))] == []
@@ -929,7 +929,7 @@ def test_a_fence_left_open_before_the_artifacts_cannot_expose_them(tmp_path, exp
     )
     export.run(graded(rid), rid=rid, report=report)
     export.sidecars()
-    files = kit.site_files(kit.build(export.root, tmp_path / "site", root=tmp_path))
+    files = sitekit.site_files(sitekit.build(export.root, tmp_path / "site", root=tmp_path))
     div = report_div(run_page(files, rid))
     assert "SWALLOWED-ARTIFACT-PAYLOAD" not in div.text() and "SWALLOWED-VALUE" not in div.text()
     assert "print(1)" in div.text()  # what came before is still shown
@@ -942,7 +942,7 @@ def test_artifacts_heading_variants_are_dropped(heading):
     html = render_report(
         f"## Scores\n\nshown\n\n{heading}\n\n```\nHIDDEN-PAYLOAD\n```\n\n## Telemetry\n\nafter\n", Redactor()
     )
-    doc = kit.parse_html(str(html))
+    doc = sitekit.parse_html(str(html))
     assert "HIDDEN-PAYLOAD" not in doc.text()
     assert "shown" in doc.text() and "after" in doc.text()
 
@@ -964,7 +964,7 @@ def built_once(tmp_path, export):
     export.run(graded(run_id(1)), agent="osprey", report=report_md(rid=run_id(1)))
     export.run(graded(run_id(2), det=0.5), agent="kestrel")
     export.sidecars()
-    out = kit.build(export.root, tmp_path / "site", root=tmp_path)
+    out = sitekit.build(export.root, tmp_path / "site", root=tmp_path)
     return out, snapshot(out)
 
 
@@ -987,7 +987,7 @@ def test_a_failing_template_stops_the_build_and_keeps_the_old_site(
     out, before = built_once
     theme = overriding_theme(tmp_path, {template: text})
     with pytest.raises(BuildError) as err:
-        kit.build(export.root, out, root=tmp_path, theme_dir=theme)
+        sitekit.build(export.root, out, root=tmp_path, theme_dir=theme)
     assert re.search(rf"(^|/){re.escape(expected)}[: ]", err.value.message), err.value.message
     assert snapshot(out) == before
     assert litter(tmp_path) == []
@@ -1008,15 +1008,23 @@ def test_a_removed_run_disappears_on_rebuild(tmp_path, export, built_once):
     export.rows = [r for r in export.rows if r["run_id"] != gone]
     export.agents = {k: v for k, v in export.agents.items() if v != "kestrel"}
     export.sidecars()
-    kit.build(export.root, out, root=tmp_path)
-    files = kit.site_files(out)
+    sitekit.build(export.root, out, root=tmp_path)
+    files = sitekit.site_files(out)
     assert not (out / "runs" / gone).exists()
     assert not (out / "agents" / "kestrel").exists()
     assert [p for p, data in files.items() if gone.encode() in data or gone[:8].encode() in data] == []
     assert f"runs/{run_id(1)}/index.html" in files
 
 
-HOSTILE_LABELS = (kit.SVG_TEXT, kit.FOREIGN, kit.CDATA_END, kit.AMP, kit.XSS, kit.DQ_BREAK, kit.SQ_BREAK)
+HOSTILE_LABELS = (
+    sitekit.SVG_TEXT,
+    sitekit.FOREIGN,
+    sitekit.CDATA_END,
+    sitekit.AMP,
+    sitekit.XSS,
+    sitekit.DQ_BREAK,
+    sitekit.SQ_BREAK,
+)
 
 
 @pytest.mark.parametrize("label", HOSTILE_LABELS, ids=repr)
@@ -1031,12 +1039,12 @@ def test_svg_templates_are_autoescaped(tmp_path, label):
         },
     )
     env = make_environment(theme_chain("default", [builtin_themes()], theme))
-    svg = kit.parse_svg(env.get_template("svg/hostile.svg").render(label=label))
+    svg = sitekit.parse_svg(env.get_template("svg/hostile.svg").render(label=label))
     assert svg.get("aria-label") == label
     assert svg.find("title").text == label and svg.find("text").text == label
     assert [e.tag for e in svg.iter()] == ["svg", "title", "desc", "text"]
     strip = env.from_string('{% from "svg/strip.svg" import strip_svg %}{{ strip_svg(s, href, label) }}')
     rendered = strip.render(s=charts.strip([], None), href=lambda p: p, label=label)
-    svg = kit.parse_svg(rendered)
+    svg = sitekit.parse_svg(rendered)
     assert svg.find("title").text == label
     assert not [e for e in svg.iter() if e.tag in ("script", "foreignObject")]

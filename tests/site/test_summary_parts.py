@@ -28,7 +28,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
-import sitekit as kit
+import sitekit
 from click.testing import CliRunner
 from exportkit import ExportDir, graded, run_id
 
@@ -49,7 +49,7 @@ from podium.write.hosts import HOSTS, Meter
 MAIN = Path(__file__).resolve().parents[2]
 MiB = 1024 * 1024
 SCHEMA = json.loads((MAIN / "generator" / "podium" / "summary.schema.json").read_bytes())
-HOSTILE = [*kit.PATHS, kit.XSS, "...", "con"]
+HOSTILE = [*sitekit.PATHS, sitekit.XSS, "...", "con"]
 
 
 def _as(kind: str) -> jsonschema.Draft202012Validator:
@@ -98,11 +98,11 @@ def small_export(root: Path, one_more: bool = False) -> ExportDir:
 def built(tmp_path_factory):
     root = tmp_path_factory.mktemp("summary-parts")
     export = small_export(root / "export")
-    out = kit.build(export.root, root / "site")
+    out = sitekit.build(export.root, root / "site")
     return {
         "export": export.root,
         "out": out,
-        "files": kit.site_files(out),
+        "files": sitekit.site_files(out),
         "board": summarize(load_export(export.root)),
     }
 
@@ -112,12 +112,12 @@ def built(tmp_path_factory):
 
 def _brute_force_whole(files: dict[str, bytes]) -> dict:
     """The whole summary from the index and its parts, put together here without render/summary_parts.py."""
-    index = kit.strict_json(files[routes.SUMMARY_JSON])
+    index = sitekit.strict_json(files[routes.SUMMARY_JSON])
     whole = json.loads(json.dumps(index))
     whole["schema"] = SUMMARY_WHOLE_SCHEMA
     for scope, key in (("agents", "current"), ("agents_older", "older")):
         for entry in whole[scope]:
-            part = kit.strict_json(files[entry.pop("part")])
+            part = sitekit.strict_json(files[entry.pop("part")])
             assert (part["agent"], part["name"], part["slug"], part["url"]) == tuple(
                 entry[k] for k in ("agent", "name", "slug", "url")
             )
@@ -130,7 +130,7 @@ def _brute_force_whole(files: dict[str, bytes]) -> dict:
                 }
             entry.update(detail)
     for entry in whole["missions"]:
-        part = kit.strict_json(files[entry.pop("part")])
+        part = sitekit.strict_json(files[entry.pop("part")])
         assert (part["mission"], part["version"], part["url"]) == (entry["mission"], entry["version"], entry["url"])
         assert entry["agents"] == len(part["agents"])
         entry["agents"] = part["agents"]
@@ -139,16 +139,16 @@ def _brute_force_whole(files: dict[str, bytes]) -> dict:
 
 def test_index_and_parts_hold_every_figure_of_the_whole_summary(built):
     whole = json.loads(data.dump_json(data.summary_dict(built["board"])))
-    assert _brute_force_whole(built["files"]) == whole == kit.whole_summary(built["files"])
+    assert _brute_force_whole(built["files"]) == whole == sitekit.whole_summary(built["files"])
     assert whole["agents_older"] and any(a["coverage"]["missions"] for a in whole["agents"])  # both scopes, coverage
     (elder,) = [a for a in whole["agents_older"] if a["name"] == "elder"]
-    part = kit.strict_json(built["files"][routes.summary_agent_data_path(elder["slug"])])
+    part = sitekit.strict_json(built["files"][routes.summary_agent_data_path(elder["slug"])])
     assert part["current"]["missions"] == [] and len(part["older"]["missions"]) == 1
 
 
 def test_each_agent_and_mission_version_has_one_part_and_each_file_validates(built):
     files = built["files"]
-    index = kit.strict_json(files[routes.SUMMARY_JSON])
+    index = sitekit.strict_json(files[routes.SUMMARY_JSON])
     assert index["schema"] == SUMMARY_SCHEMA
     _as("Index").validate(index)
     agents = {e["agent"]: e["part"] for scope in ("agents", "agents_older") for e in index[scope]}
@@ -157,14 +157,14 @@ def test_each_agent_and_mission_version_has_one_part_and_each_file_validates(bui
     assert sorted({*agents.values(), *missions}) == parts and len(set(agents.values())) == len(agents)
     for path in parts:
         kind = "MissionPart" if path.startswith(routes.SUMMARY_PARTS + "/missions/") else "AgentPart"
-        _as(kind).validate(kit.strict_json(files[path]))
-        jsonschema.Draft202012Validator(SCHEMA).validate(kit.strict_json(files[path]))  # the file's oneOf, too
+        _as(kind).validate(sitekit.strict_json(files[path]))
+        jsonschema.Draft202012Validator(SCHEMA).validate(sitekit.strict_json(files[path]))  # the file's oneOf, too
     with pytest.raises(jsonschema.ValidationError):  # a part is not an index, nor an index a part
-        _as("Index").validate(kit.strict_json(files[parts[0]]))
+        _as("Index").validate(sitekit.strict_json(files[parts[0]]))
 
 
 def test_hostile_names_make_part_names_through_slugs(built):
-    index = kit.strict_json(built["files"][routes.SUMMARY_JSON])
+    index = sitekit.strict_json(built["files"][routes.SUMMARY_JSON])
     named = {e["name"]: e for e in index["agents"]}
     assert set(HOSTILE) <= set(named)
     for name in HOSTILE:
@@ -377,7 +377,7 @@ def test_the_jq_lines_of_docs_data_md_read_the_index_and_the_parts(built):
     section = text.split("## `summary.json`, in parts", 1)[1].split("\n## ", 1)[0]
     (block,) = re.findall(r"```sh\n(.*?)```", section, re.S)
     ranking, per_mission = [line for line in block.splitlines() if line and not line.startswith("#")]
-    whole = kit.whole_summary(built["files"])
+    whole = sitekit.whole_summary(built["files"])
 
     def lines(command: str) -> list[dict]:
         done = subprocess.run(["bash", "-c", command], cwd=built["out"], capture_output=True, text=True, check=True)

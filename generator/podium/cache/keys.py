@@ -12,12 +12,13 @@ import hashlib
 import io
 import operator
 import pickle  # only to hash keys (key_of): nothing is ever unpickled
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
 import podium
 from podium.model import RunRecord
+from podium.render.cached import NoReportKeys
 
 BRIEF = 12  # hex digits of a part's digest kept to explain a key (never to decide one)
 
@@ -25,10 +26,8 @@ BRIEF = 12  # hex digits of a part's digest kept to explain a key (never to deci
 def code_fingerprint() -> str:
     """podium's version and every source file of the package: a changed podium never reuses a cached page."""
     digest = hashlib.sha256(podium.__version__.encode())
-    root = Path(podium.__file__).parent
-    for path in sorted(root.rglob("*")):
-        if path.suffix in (".py", ".json", ".md") and "themes" not in path.relative_to(root).parts:
-            digest.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes())
+    for entry in _files(Path(podium.__file__).parent, lambda rel: rel.suffix in _SOURCE and "themes" not in rel.parts):
+        digest.update(entry)
     return digest.hexdigest()
 
 
@@ -36,11 +35,22 @@ def tree_fingerprint(directories: list[Path]) -> str:
     """Every file under ``directories`` (a theme chain: templates and static files), by path and bytes."""
     digest = hashlib.sha256()
     for directory in directories:
-        for path in sorted(directory.rglob("*")) if directory.is_dir() else ():
-            if path.is_file():
-                digest.update(str(path.relative_to(directory)).encode() + b"\0" + path.read_bytes() + b"\0")
+        for entry in _files(directory):
+            digest.update(entry)
         digest.update(b"\1")
     return digest.hexdigest()
+
+
+_SOURCE = (".py", ".json", ".md")  # podium's own files that decide what it makes (themes are keyed apart)
+
+
+def _files(directory: Path, keep: Callable[[Path], bool] = lambda rel: True) -> Iterator[bytes]:
+    """Each file under ``directory`` whose relative path ``keep`` takes, in path order: its path and bytes (what
+    a fingerprint of files digests)."""
+    for path in sorted(directory.rglob("*")) if directory.is_dir() else ():
+        rel = path.relative_to(directory)
+        if keep(rel) and path.is_file():
+            yield rel.as_posix().encode() + b"\0" + path.read_bytes() + b"\0"
 
 
 def key_of(*parts: object, memo: dict | None = None) -> str | None:
@@ -163,12 +173,16 @@ def text_digest(*values: object) -> str:
 
 
 def make_key(shared: dict[str, str], own: Mapping[str, str | None]) -> Key | None:
-    if any(value is None for value in own.values()):
-        return None
+    """The key of ``shared`` and ``own`` parts (by name); None when one of ``own`` is (nothing is cached)."""
+    parts: dict[str, str] = {}
+    for name, value in own.items():
+        if value is None:
+            return None
+        parts[name] = value
     digest = hashlib.sha256()
-    for name, value in (*shared.items(), *own.items()):
+    for name, value in (*shared.items(), *parts.items()):
         digest.update(f"{name}={value}\n".encode())
-    return Key(digest.hexdigest(), " ".join([*shared, *(f"{name}={value[:BRIEF]}" for name, value in own.items())]))
+    return Key(digest.hexdigest(), " ".join([*shared, *(f"{name}={value[:BRIEF]}" for name, value in parts.items())]))
 
 
 class Keys:
@@ -220,26 +234,28 @@ class Keys:
     def run_page(self, chrome: dict, record: RunRecord, report: tuple, redaction) -> Key | None:
         """A run's page (its path is its record's): the context every run page shares (``chrome``: the site
         settings and navigation); its record (as the board lists it); its result.json; its report
-        (``report``: ReportRenderer.inputs); how its texts are redacted (``redaction.fingerprint``)."""
-        self.shared["chrome"] = self._shared_input("chrome", chrome)
-        if self.shared["chrome"] is None:
+        (``report``: ReportRenderer.inputs); how its texts are redacted (``redaction.run_fingerprint``)."""
+        chrome_digest = self._shared_input("chrome", chrome)
+        if chrome_digest is None:
             return None
+        self.shared["chrome"] = chrome_digest
         return self._with(
             ("podium", "theme", "secrets", "chrome"),
             {  # (the raw record: its names may hold secrets)
                 "record": text_digest(self.salt, _digest_once(self.memo, record)),
                 "result": text_digest(record.digest),
                 "report": text_digest(*report),
-                "redaction": text_digest(self.salt, redaction.fingerprint(record)),
+                "redaction": text_digest(self.salt, redaction.run_fingerprint(record)),
             },
         )
 
     def ledger_page(self, chrome: dict, path: str, parts: tuple) -> Key | None:
         """A page of the ledger: the context every such page shares (``chrome``), its path and ``parts``
         (plan.LedgerPages.key_parts: its month, number, neighbours and run records)."""
-        self.shared["chrome"] = self._shared_input("chrome", chrome)
-        if self.shared["chrome"] is None:
+        chrome_digest = self._shared_input("chrome", chrome)
+        if chrome_digest is None:
             return None
+        self.shared["chrome"] = chrome_digest
         return self._with(
             ("podium", "theme", "secrets", "chrome"), {"path": text_digest(path), "runs": key_of(parts, memo=self.memo)}
         )
@@ -271,12 +287,13 @@ class Keys:
         engines, the size limit, the report's SHA-256; None without a report) and its redaction."""
         if report[-1] is None:
             return None
-        parts = (self.shared["podium"], *map(str, report), self.salt, redaction.fingerprint(record))
+        parts = (self.shared["podium"], *map(str, report), self.salt, redaction.run_fingerprint(record))
         return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 
-class _NoKeys(Keys):
-    """The keys of a build without a cache: none, and nothing computed for them."""
+class _NoKeys(NoReportKeys, Keys):
+    """The keys of a build without a cache: none, and nothing computed for them (no report's either:
+    render/cached.py ``NoReportKeys``)."""
 
     def __init__(self):
         super().__init__("", "", ())
@@ -294,9 +311,6 @@ class _NoKeys(Keys):
         return None
 
     def file(self, path, read):
-        return None
-
-    def report(self, report, record, redaction):
         return None
 
 

@@ -21,7 +21,7 @@ from podium.plan.entries import (
     DataFile,
     Document,
     Entry,
-    LedgerPage,
+    LazyLedgerPage,
     LedgerPageMaker,
     Page,
     RunPage,
@@ -64,7 +64,7 @@ class FileKeys:
         if isinstance(entry, RunPage):
             record = self.runs[entry.index]
             return keys.run_page(entry.pages.chrome, record, self.reports.inputs(record), self.redaction)
-        if isinstance(entry, LedgerPage):
+        if isinstance(entry, LazyLedgerPage):
             pages = cast(LedgerPageMaker, entry.pages)
             return keys.ledger_page(pages.chrome, entry.path, pages.key_parts(entry.index))
         page = entry if isinstance(entry, Page) else entry.page
@@ -107,7 +107,7 @@ class FileKeys:
                 entry.path,
                 entry.kind,
                 lambda: (_part_key(part), [board.runs[i] for i in part.runs]),
-                compressor=gzipped.fingerprint() if entry.kind in GZIPPED else None,
+                compressor=gzipped.compressor_fingerprint() if entry.kind in GZIPPED else None,
             )
         return keys.data_file(entry.path, entry.kind, lambda: (_without_runs(board), self.generated_at), once=True)
 

@@ -86,9 +86,10 @@ from podium.cache import explain
 from podium.cache.explain import BUILD_WHY, WHY_NO_CACHE, reasons
 from podium.cache.keys import NO_KEYS, Key, Keys, code_fingerprint, make_key, text_digest, tree_fingerprint
 from podium.cache.trust import APPLICATION_ID, Untrusted, check_file, inflate, json_row
-from podium.load.export import NoStore
+from podium.load.export import NoParsedStore
 from podium.load.files import ABSENT, stamp, unchanged
 from podium.model import Outline, codec
+from podium.render.cached import NoReportStore
 from podium.safety.redact import Screen, is_answer
 from podium.write import hosts
 from podium.write.site import MARKER, list_site
@@ -105,9 +106,10 @@ BODY_MAX = max(host.max_file_bytes or 0 for host in hosts.HOSTS.values())
 BODY_ROW_MAX = BODY_MAX + (BODY_MAX >> 12) + (BODY_MAX >> 14) + (BODY_MAX >> 25) + 13
 
 
-class NoCache(NoStore):
+class NoCache(NoParsedStore, NoReportStore):
     """``--no-cache``, or a cache that may not be used: every lookup misses, no key is made, no file is
-    stamped, nothing is kept (no parsed run either: load/export/stored.py ``NoStore``)."""
+    stamped, nothing is kept (no parsed run, no report: load/export/stored.py ``NoParsedStore``, render/cached.py
+    ``NoReportStore``)."""
 
     note: str | None = None
     build_why: tuple[str, ...] = (WHY_NO_CACHE,)  # why the build did not stop early (--explain)
@@ -140,12 +142,6 @@ class NoCache(NoStore):
         """This build's redacted values (rows as :meth:`redacted_values` gives them: an answer has a witness, a
         configured literal none), stored at :meth:`commit`; ``plain``: digest -> value for each. The rows of
         earlier builds are checked at :meth:`settle` when this build redacts a value the last one did not."""
-
-    def report(self, key: str) -> str | None:
-        return None
-
-    def keep_report(self, key: str, html: str) -> None:
-        pass
 
     def still_uses_report(self, key: str | None) -> None:
         pass

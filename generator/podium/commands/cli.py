@@ -23,9 +23,9 @@ from podium.commands.progress_bar import Progress
 from podium.config import Config, load_config
 from podium.count.diff import diff_files
 from podium.errors import EXIT_PROBLEMS, PodiumError
-from podium.model import Leaderboard, Outline
+from podium.model import Leaderboard, Outline, agents_named
 from podium.render.compare_data import pair_dict
-from podium.render.compare_text import model_table, pair_text
+from podium.render.compare_terminal import model_table, pair_text
 from podium.render.data import agent_dict, dump_json, model_dict, ranked_agents
 from podium.render.progress_data import progress_bytes
 from podium.render.text import history_steps, history_table, rank_table
@@ -354,20 +354,12 @@ def compare(agent_a: str, agent_b: str, export: tuple[Path, ...], config_path: P
 
 
 def _find_agent(board: Leaderboard, wanted: str) -> str:
-    agents = board.agents
-    for match in (
-        lambda a: a.agent == wanted,
-        lambda a: a.slug == wanted,
-        lambda a: a.name == wanted,
-        lambda a: a.name.casefold() == wanted.casefold(),
-    ):
-        found = [a for a in agents if match(a)]
-        if len(found) == 1:
-            return found[0].agent
-        if len(found) > 1:
-            ids = ", ".join(a.agent for a in found)
-            raise PodiumError(f"agent {wanted!r} is ambiguous ({ids}); pass its id")
-    known = ", ".join(a.name for a in agents) or "none"
+    found = agents_named(wanted, board.agents)
+    if len(found) == 1:
+        return found[0].agent
+    if found:
+        raise PodiumError(f"agent {wanted!r} is ambiguous ({', '.join(a.agent for a in found)}); pass its id")
+    known = ", ".join(a.name for a in board.agents) or "none"
     raise PodiumError(f"no agent {wanted!r} in this export (agents: {known})")
 
 

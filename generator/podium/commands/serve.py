@@ -48,6 +48,7 @@ from podium.config import CONFIG_NAME, Config, load_config
 from podium.errors import PodiumError, UnsafeOutput
 from podium.inputs import check_output
 from podium.render.templates import builtin_themes
+from podium.write.site import SAFE_PART
 
 PREFIX = "/__podium/"
 RELOAD_TAG = b'<script src="/__podium/reload.js" defer></script>\n'
@@ -95,7 +96,6 @@ class BadRequest(ValueError):
 
 MAX_PATH = 2048  # characters of a request target; longer is a 400
 _PERCENT = re.compile(r"%(?![0-9A-Fa-f]{2})")
-_SAFE_PART = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")  # every path the site has (write.check_relative)
 
 
 def request_parts(target: str) -> tuple[list[str], bool]:
@@ -133,7 +133,7 @@ def open_in_site(root: Path, parts: list[str]) -> tuple[int | None, bool]:
     anywhere under ``root`` is never followed (it is a 404), so nothing outside the
     site can be reached, even when a link is planted between a check and a read.
     """
-    if any(not _SAFE_PART.match(part) for part in parts):
+    if any(not SAFE_PART.match(part) for part in parts):
         return None, False  # not a path podium writes (hidden files such as the marker included)
     nofollow = getattr(os, "O_NOFOLLOW", 0)
     try:

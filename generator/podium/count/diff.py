@@ -14,6 +14,7 @@ so the move is not evidence of a change.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,7 +36,7 @@ from podium.load.shape import (
     OneOf,
     Opt,
 )
-from podium.model import CONFIGURATION_FIELDS, LEFT_OUT_KINDS, provisional
+from podium.model import CONFIGURATION_FIELDS, LEFT_OUT_KINDS, agents_named, provisional
 from podium.model.progress import SCORE_VERDICTS
 
 LEFT_OUT = LEFT_OUT_KINDS  # the kinds a report counts apart: model/__init__.py
@@ -436,26 +437,19 @@ def check_gates(old: Bundle, new: Bundle, gates: list[Gate]) -> list[dict]:
 def _match(wanted: str, old: Bundle, new: Bundle) -> list[AgentView]:
     """The agent ``wanted`` names (id, then slug, then name, then case-folded name), as it was in ``old``."""
     pool = {**{a.agent: a for a in new.agents.values()}, **old.agents}
-    for test in (
-        lambda a: a.agent == wanted,
-        lambda a: a.slug == wanted,
-        lambda a: a.name == wanted,
-        lambda a: a.name.casefold() == wanted.casefold(),
-    ):
-        found = [a for a in pool.values() if test(a)]
-        if len(found) > 1:
-            raise PodiumError(
-                f"--fail-on-drop {wanted!r}: names more than one agent "
-                f"({', '.join(a.agent for a in found)}); pass its id"
-            )
-        if found:
-            a = found[0]
-            return [old.agents[a.agent]] if a.agent in old.agents else []  # new agents have nothing to drop from
+    found = agents_named(wanted, pool.values())
+    if len(found) > 1:
+        raise PodiumError(
+            f"--fail-on-drop {wanted!r}: names more than one agent ({', '.join(a.agent for a in found)}); pass its id"
+        )
+    if found:
+        a = found[0]
+        return [old.agents[a.agent]] if a.agent in old.agents else []  # new agents have nothing to drop from
     raise PodiumError(f"--fail-on-drop {wanted!r}: no such agent in either summary")
 
 
 def diff_files(
-    old_path: Path, new_path: Path, gate_specs: list[str] = (), warnings: list[str] | None = None
+    old_path: Path, new_path: Path, gate_specs: Sequence[str] = (), warnings: list[str] | None = None
 ) -> tuple[dict, list[dict]]:
     """Load, compare and gate (the ``podium diff`` command without its printing); ``warnings`` gets the
     bundles' (agent parts not read)."""

@@ -10,9 +10,10 @@ from __future__ import annotations
 import dataclasses
 import operator
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 if TYPE_CHECKING:  # model/progress.py builds on this module's Configuration
     from podium.model.progress import AgentProgress
@@ -367,6 +368,39 @@ class AgentSummary:
     # How clear the rank is (count/standing.py, counting.md §9); None when unranked or without a 95% interval:
     rank_range: tuple[int, int] | None = None  # (1 + agents clearly better, agents with a median - clearly worse)
     ahead_of_next: bool | None = None  # its interval lies above the next ranked agent's (None: one has none)
+
+
+class NamedAgent(Protocol):
+    """What names an agent on the command line: its id, slug and display name (AgentSummary, count/bundle.py
+    AgentView)."""
+
+    @property
+    def agent(self) -> str: ...
+    @property
+    def slug(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+
+
+_Named = TypeVar("_Named", bound=NamedAgent)
+
+
+def agents_named(wanted: str, agents: Iterable[_Named]) -> list[_Named]:
+    """The agents ``wanted`` names: those whose id is it, else whose slug, else whose name, else whose name
+    case-folded (the first of these that any agent matches; more than one found is ambiguous: the caller says
+    so). Empty when none does."""
+    agents = list(agents)
+    folded = wanted.casefold()
+    for matches in (
+        lambda a: a.agent == wanted,
+        lambda a: a.slug == wanted,
+        lambda a: a.name == wanted,
+        lambda a: a.name.casefold() == folded,
+    ):
+        found = [a for a in agents if matches(a)]
+        if found:
+            return found
+    return []
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,7 +8,6 @@ publish (load/previous.py).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -30,8 +29,9 @@ from podium.plan.contexts import (
     names,
 )
 from podium.plan.entries import Document, Entry, Page
-from podium.words.diff_text import headline, progress_line
+from podium.words.diff_text import change_headline, progress_line
 from podium.words.figures_text import ci_range, median_line, pct, provisional_note
+from podium.words.markdown_escape import LINK_TEXT, md, md_url
 
 FEED_RUNS = 50  # newest runs in the feed
 
@@ -115,23 +115,13 @@ def _badges(board: Leaderboard, title: str, base: str) -> list[tuple[str, Page, 
         alt = f"{LABEL}: {agent.name}"
         snippet = BadgeSnippet(
             path=path,
-            markdown=f"[![{_md_alt(alt)}]({_md_url(image)})]({_md_url(link)})",
+            markdown=f"[![{md(alt, LINK_TEXT)}]({md_url(image)})]({md_url(link)})",
             absolute=bool(base),
         )
         out.append(
             (agent.url, Page(path, "badge.svg", names(BadgeContext(badge=badge(LABEL, value, words, tone)))), snippet)
         )
     return out
-
-
-def _md_alt(text: str) -> str:
-    """Text inside Markdown image brackets: brackets and backslashes escaped, no line breaks."""
-    text = re.sub(r"[\x00-\x1f\x7f\u2028\u2029]", "\ufffd", text)
-    return re.sub(r"([\\\[\]`*_<>])", r"\\\1", text)
-
-
-def _md_url(url: str) -> str:
-    return url.replace(" ", "%20").replace("(", "%28").replace(")", "%29").replace("<", "%3C").replace(">", "%3E")
 
 
 # ------------------------------------------------------------------ change reports
@@ -199,7 +189,7 @@ def _feed(board: Leaderboard, reports: list[dict], title: str, base: str, genera
             FeedEntry(
                 kind="changes",
                 number=r["number"],
-                headline=headline(r["report"]),
+                headline=change_headline(r["report"]),
                 moving=tuple(progress_line(a) for a in r["report"]["agents"] if progress_changed(a)),
                 id=link,
                 link=link,

@@ -65,13 +65,13 @@ class LedgerPageMaker(PageMaker, Protocol):
 
 
 @dataclass(frozen=True, slots=True)
-class LedgerPage(LazyPage):
+class LazyLedgerPage(LazyPage):
     """A page of the ledger (``index``: into Leaderboard.ledger.pages; ``pages``: a :class:`LedgerPageMaker`)."""
 
 
 @dataclass(frozen=True)
 class DataFile:
-    """A data file of site.md (``kind`` is one of render/site.py's DATA_FILES; ``part``: which ledger part,
+    """A data file of site.md (``kind`` is one of render/site.py's DATA_FILE_BYTES; ``part``: which ledger part,
     or which agent or pair of the board a part of the comparisons is; ``pairs``: the pairs an agent's part
     lists, by index, and ``more``: how many more it is in, not listed: compare.listed_pairs; ``older``: which agent
     of board.agents_older an agent's part of summary.json is, ``part`` which of board.agents, None where none)."""

@@ -20,12 +20,11 @@ from pathlib import Path
 from urllib.parse import quote
 
 from podium import routes
-from podium.count import ledger as layout
+from podium.count import ledger
 from podium.count.figures import first
 from podium.errors import BuildError
 from podium.load.content import ContentPage
-from podium.model import KIND_ORDER, AgentSummary, Leaderboard, RunRecord
-from podium.model import LedgerPage as LedgerPageModel
+from podium.model import KIND_ORDER, AgentSummary, Leaderboard, LedgerPage, RunRecord
 from podium.plan import charts
 from podium.plan import compare as plan_compare
 from podium.plan import progress as plan_progress
@@ -58,7 +57,7 @@ from podium.plan.contexts import (
     names,
 )
 from podium.plan.crawlers import crawler_files
-from podium.plan.entries import Asset, DataFile, Entry, LazyPage, LedgerPage, MarkdownPage, Page, RunPage
+from podium.plan.entries import Asset, DataFile, Entry, LazyLedgerPage, LazyPage, MarkdownPage, Page, RunPage
 from podium.words import figures_text, progress_text
 from podium.words.figures_text import ledger_texts
 
@@ -125,7 +124,9 @@ def plan_site(board: Leaderboard, site: Site, static: dict[str, Path] | None = N
     )
     outputs += [replace(page, context=_with_common(page, site, nav)) for page in pages]
     ledger_pages = LedgerPages(board, site, nav)
-    outputs += [LedgerPage(p.path, i, ledger_pages) for i, p in enumerate(board.ledger.pages if board.ledger else ())]
+    outputs += [
+        LazyLedgerPage(p.path, i, ledger_pages) for i, p in enumerate(board.ledger.pages if board.ledger else ())
+    ]
     run_pages = RunPages(board, site, nav)
     outputs += [RunPage(r.url, i, run_pages) for i, r in enumerate(board.runs) if "#" not in r.url]  # write/hosts.py
     outputs += [Asset(f"{routes.ASSETS}/{rel}", source) for rel, source in sorted((static or {}).items())]
@@ -397,9 +398,9 @@ def _version_progress(mission, index: _Index) -> tuple[tuple[plan_progress.Versi
 
 def _ledger_front(board: Leaderboard) -> Page:
     """The ledger's front page: the newest runs, the filters, every month (count/ledger.py)."""
-    ledger = board.ledger
-    parts = ledger.parts if ledger else ()
-    newest = board.runs[: layout.FRONT_ROWS]
+    runs_ledger = board.ledger
+    parts = runs_ledger.parts if runs_ledger else ()
+    newest = board.runs[: ledger.FRONT_ROWS]
     return Page(
         routes.LEDGER,
         "runs.html",
@@ -410,14 +411,14 @@ def _ledger_front(board: Leaderboard) -> Page:
                 shown=len(newest),
                 total=board.totals.listed,
                 totals=board.totals,
-                months=ledger.months if ledger else (),
+                months=runs_ledger.months if runs_ledger else (),
                 agent_options=agent_options(parts),
                 mission_names=tuple(sorted({p.mission for p in parts})),
                 kinds=tuple(reversed(KIND_ORDER)),
                 index_script=routes.LEDGER_JS,
                 run_page=routes.RUN_PATH,
                 no_judge=figures_text.NO_JUDGE,
-                browser_limit=layout.BROWSER_LIMIT,
+                browser_limit=ledger.BROWSER_LIMIT,
                 description=figures_text.ledger_headline(board.totals),
             )
         ),
@@ -493,7 +494,7 @@ class LedgerPages(_Chrome):
             )
         )
 
-    def _pages(self) -> tuple[LedgerPageModel, ...]:
+    def _pages(self) -> tuple[LedgerPage, ...]:
         return self.board.ledger.pages if self.board.ledger else ()  # a board with runs has a ledger
 
     def key_parts(self, index: int) -> tuple:
@@ -501,7 +502,7 @@ class LedgerPages(_Chrome):
         pages = self._pages()
         page = pages[index]
         return (
-            layout.month_label(page.bucket),
+            ledger.month_label(page.bucket),
             page.number,
             pages[index - 1].path if index > 0 else None,
             pages[index + 1].path if index + 1 < len(pages) else None,

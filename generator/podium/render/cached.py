@@ -4,7 +4,7 @@ The cache implements these (cache/keys.py ``Keys``, cache/store.py ``BuildCache`
 ``Outdated``) and build.py hands its instances in: :class:`ReportKeys` and :class:`ReportStore`, a rendered
 report's key and the reports kept; :class:`Reuse`, what was decided for each file of the manifest before
 anything is rendered (left in the previous site, written from the cache's copy, or rendered). Without a
-cache the renderer uses :data:`NO_REPORT_KEYS`, :data:`NO_REPORT_STORE` and :data:`RENDER_ALL`: every lookup
+cache the renderer uses :data:`NO_REPORT_KEYS`, :data:`NO_REPORT_STORE` and :data:`NO_REUSE`: every lookup
 misses, no key is made, every file is rendered.
 """
 
@@ -49,33 +49,39 @@ class Reuse(Protocol):
         ...
 
 
-class _NoReportKeys:
-    def report(self, report, record, redaction):
+class NoReportKeys:
+    """The :class:`ReportKeys` of a build without a cache: no report is keyed (cache/keys.py ``NO_KEYS`` is one)."""
+
+    def report(self, report: tuple, record: Any, redaction: Any) -> str | None:
         return None
 
 
-class _NoReportStore:
-    def report(self, key):
+class NoReportStore:
+    """The :class:`ReportStore` of a build without a cache: none kept (cache/store.py ``NoCache`` is one)."""
+
+    def report(self, key: str) -> str | None:
         return None
 
-    def keep_report(self, key, html):
+    def keep_report(self, key: str, html: str) -> None:
         pass
 
 
-class _RenderAll:
-    def kept(self, index):
+class _NoReuse:
+    """The :class:`Reuse` of a build without a cache: every file is rendered."""
+
+    def kept(self, index: int) -> Kept | None:
         return None
 
-    def stored(self, index):
+    def stored(self, index: int) -> bytes | None:
         return None
 
-    def to_render(self, index):
+    def to_render(self, index: int) -> bool:
         return True
 
-    def rendered_as(self, index, data):
+    def rendered_as(self, index: int, data: bytes) -> None:
         pass
 
 
-NO_REPORT_KEYS: ReportKeys = _NoReportKeys()
-NO_REPORT_STORE: ReportStore = _NoReportStore()
-RENDER_ALL: Reuse = _RenderAll()
+NO_REPORT_KEYS: ReportKeys = NoReportKeys()
+NO_REPORT_STORE: ReportStore = NoReportStore()
+NO_REUSE: Reuse = _NoReuse()

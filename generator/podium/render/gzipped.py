@@ -8,7 +8,7 @@ build that runs another, or an incremental build would differ from a clean one o
 - :func:`gzip_bytes` writes the gzip wrapper itself (no name, no time, OS "unknown", as Python's
   ``gzip`` does with ``mtime``): only the deflate stream depends on the compressor, not on the platform
   zlib was built for (zlib writes its own OS code: 3 on Unix, 19 on macOS, 10 on Windows);
-- :func:`fingerprint` names the compressor: zlib's version strings (zlib-ng in compat mode says
+- :func:`compressor_fingerprint` names the compressor: zlib's version strings (zlib-ng in compat mode says
   ``1.3.0.zlib-ng``) and the digest of what it makes of a fixed probe at the parts' settings, which also
   tells apart two builds that report one version. The gzipped parts' cache keys and the whole build's key
   hold it (render/site.py, build.py), so a runner with another compressor compresses every part again.
@@ -59,7 +59,7 @@ def _probe() -> bytes:
 
 
 @functools.cache
-def fingerprint() -> str:
+def compressor_fingerprint() -> str:
     """The compressor :func:`deflate` runs, as a cache key part: the same here and on another machine only
     when both make the same bytes of the probe and report the same zlib."""
     digest = hashlib.sha256(deflate(_probe())).hexdigest()

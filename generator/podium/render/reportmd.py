@@ -316,7 +316,7 @@ class _Sources:
         self.ranges = [r for _, r in _PARSER.events_with_range(source, merge_text=True)]
         self.ends: dict[int, int] = {}  # the index of each Start's End
         if len(self.ranges) != len(events) - 1:  # (never seen: then the link is written from its parts)
-            self.ranges = None
+            self.ranges.clear()
             return
         starts = []
         for index, event in enumerate(events):
@@ -326,11 +326,11 @@ class _Sources:
                 elif "End" in event and starts:
                     self.ends[starts.pop()] = index
 
-    def around(self, start: int) -> tuple[str | None, str | None]:
-        """The text before and after the content of the link whose Start is events[start]."""
+    def around(self, start: int) -> tuple[str, str] | None:
+        """The text before and after the content of the link whose Start is events[start] (None: not known)."""
         end = self.ends.get(start)
-        if self.ranges is None or end is None:
-            return None, None
+        if not self.ranges or end is None:
+            return None
         whole = self.ranges[start]
         if end == start + 1:  # no content
             return self._text(whole["start"], whole["end"]), ""
@@ -344,6 +344,19 @@ class _Sources:
         if "\n" in text:  # a later line's container markers are not part of it
             text = _LINE_START.sub("\n", text)
         return unescapeAll(text)  # entities and escapes read, as in text
+
+
+def _refused(sources: _Sources, start: int, tag: str, data: dict, dest: str, back: dict[str, str]) -> tuple[str, str]:
+    """A refused link's or image's source text before and after its content (whose Start is events[start]):
+    as the source has it, else made again from the event (:func:`_tail`)."""
+    around = sources.around(start)
+    if around is None:
+        title = _restore(data["title"], back) if back else data["title"]
+        link_type = data["link_type"]
+        head = ("!" if tag == "Image" else "") + ("<" if link_type in ("Autolink", "Email") else "[")
+        around = head, _tail(link_type, dest, title, data["id"])
+    head, tail = around
+    return (_restore(head, back), _restore(tail, back)) if back else (head, tail)
 
 
 def _tail(link_type: str, dest: str, title: str, label: str) -> str:
@@ -501,6 +514,41 @@ def _html_section(html: str, section: str) -> tuple[str, int]:
     return section, _HIDE if section == CHECKS_SECTION else _SHOW
 
 
+def _code_block(events: list, index: int, data: object, back: dict[str, str]) -> tuple[str, str, int]:
+    """A code block whose text starts at ``events[index]``: its code and language (as markdown-it-py reads the
+    info string: "" for none), both restored, and the index after its End."""
+    code, end = _raw(events, index, "Text", "CodeBlock")
+    if data == "Indented" and code and not code.endswith("\n"):  # at the very end
+        code += "\n"
+    lang = ""
+    if isinstance(data, dict):
+        info = mdTrim(_restore(data["Fenced"], back) if back else data["Fenced"])
+        if info:
+            lang = MD_TRIM_RE.split(info, maxsplit=1)[0]
+    return (_restore(code, back) if back else code), lang, end + 1
+
+
+def _header_cells(alignments: list[str]) -> list[str]:
+    """A table's header cell tags, by column (a column's alignment as a style)."""
+    return ["<th>" if a == "None" else f'<th style="text-align:{a.lower()}">' for a in alignments]
+
+
+def _cell_tags(cells: list[str], kind: str) -> tuple[list[str], list[str], list[str]]:
+    """A table part's cell tags by column, as ``kind`` ("th" or "td"; ``cells``: the header's): each opening tag,
+    that cell around one text (a NUL where it goes), and that cell empty."""
+    opening = cells if kind == "th" else [c.replace("<th", "<td", 1) for c in cells]
+    return opening, [c + f"\0</{kind}>\n" for c in opening], [c + f"</{kind}>\n" for c in opening]
+
+
+def _heading_level(levels: list[int], level: int, top: int) -> int:
+    """The HTML level of a visible heading of source ``level`` (``levels``: the source levels of the visible
+    headings enclosing it, updated): ``top`` for the outermost, one more per enclosing heading, at most 6."""
+    while levels and levels[-1] >= level:
+        levels.pop()
+    levels.append(level)
+    return min(top + len(levels) - 1, 6)
+
+
 def _write(source: str, back: dict[str, str], events: list, top: int) -> tuple[list, list, list, dict]:
     """The writer: the HTML of ``events`` with a NUL where each text (to redact and escape) goes, those texts
     in order, the (text, block) pairs of the texts a block may have several of, and the runs of lines between
@@ -528,6 +576,7 @@ def _write(source: str, back: dict[str, str], events: list, top: int) -> tuple[l
     lf_if_block = False  # a <li> or <blockquote> was just written: "\n" if a block comes next
     after_inline = False  # the last thing written was inline content
     sources = None  # where each event is in the source, found when a link is refused
+    target = ""  # the href of the link or image being opened
     emit = out.append
     keep = texts.append
 
@@ -595,9 +644,7 @@ def _write(source: str, back: dict[str, str], events: list, top: int) -> tuple[l
                     if not body_open:
                         emit("<tbody>\n")
                         body_open = True
-                        cells = [c.replace("<th", "<td", 1) for c in cells]
-                        text_cells = [c + "\0</td>\n" for c in cells]
-                        empty_cells = [c + "</td>\n" for c in cells]
+                        cells, text_cells, empty_cells = _cell_tags(cells, "td")
                     emit("<tr>\n")
                     stack.append("</tr>\n")
                     row_end = _END_ROW
@@ -659,16 +706,13 @@ def _write(source: str, back: dict[str, str], events: list, top: int) -> tuple[l
                 if href is None:  # written as the text it was, its content rendered as usual
                     if sources is None:
                         sources = _Sources(source, events)
-                    head, tail = sources.around(index - 1)
-                    if head is None:
-                        title = _restore(data["title"], back) if back else data["title"]
-                        head = ("!" if tag == "Image" else "") + ("<" if link_type in ("Autolink", "Email") else "[")
-                        tail = _tail(link_type, dest, title, data["id"])
-                    run.append(_restore(head, back) if back else head)
-                    stack.append(_Tail(_restore(tail, back) if back else tail))
+                    head, tail = _refused(sources, index - 1, tag, data, dest, back)
+                    run.append(head)
+                    stack.append(_Tail(tail))
                     lf_if_block = False
                     after_inline = True
                     continue
+                target = href
             if run:
                 flush()
             if tag not in _INLINE or tag == "Image":  # (an image's alt text is a block of its own)
@@ -684,7 +728,7 @@ def _write(source: str, back: dict[str, str], events: list, top: int) -> tuple[l
                     stack.append("")
                 elif tag == "Link":
                     emit('<a href="')
-                    slot(href)
+                    slot(target)
                     if data["title"]:
                         emit('" title="')
                         slot(_restore(data["title"], back) if back else data["title"])
@@ -692,7 +736,7 @@ def _write(source: str, back: dict[str, str], events: list, top: int) -> tuple[l
                     stack.append("</a>")
                 elif tag == "Image":
                     emit('<a href="')
-                    slot(href)
+                    slot(target)
                     emit(f'" rel="{REL}">[image: ')
                     alt = True
                     alt_slots = len(texts)
@@ -720,22 +764,14 @@ def _write(source: str, back: dict[str, str], events: list, top: int) -> tuple[l
                 emit("\n")
             lf_if_block = after_inline = False
             if tag == "CodeBlock":
-                code, end = _raw(events, index, "Text", "CodeBlock")
-                index = end + 1
-                if data == "Indented" and code and not code.endswith("\n"):  # at the very end
-                    code += "\n"
-                lang = ""
-                if data.__class__ is dict:
-                    info = mdTrim(_restore(data["Fenced"], back) if back else data["Fenced"])
-                    if info:
-                        lang = MD_TRIM_RE.split(info, maxsplit=1)[0]
+                code, lang, index = _code_block(events, index, data, back)
                 if lang:
                     emit('<pre><code class="language-')
                     slot(lang)
                     emit('">')
                 else:
                     emit("<pre><code>")
-                slot(_restore(code, back) if back else code)
+                slot(code)
                 emit("</code></pre>\n")
                 continue
             if tag == "HtmlBlock":  # escaped, as the paragraph markdown-it-py would see
@@ -762,11 +798,7 @@ def _write(source: str, back: dict[str, str], events: list, top: int) -> tuple[l
                 stack.append(_LI_CLOSE)
                 lf_if_block = True
             elif tag == "Heading":
-                level = int(data["level"][1])
-                while levels and levels[-1] >= level:
-                    levels.pop()
-                levels.append(level)
-                h = min(top + len(levels) - 1, 6)
+                h = _heading_level(levels, int(data["level"][1]), top)
                 following = events[index]
                 if (
                     following.__class__ is dict
@@ -795,9 +827,7 @@ def _write(source: str, back: dict[str, str], events: list, top: int) -> tuple[l
                 stack.append("")
             elif tag == "Table":
                 body_open = False
-                cells = ["<th>" if a == "None" else f'<th style="text-align:{a.lower()}">' for a in data]
-                text_cells = [c + "\0</th>\n" for c in cells]
-                empty_cells = [c + "</th>\n" for c in cells]
+                cells, text_cells, empty_cells = _cell_tags(_header_cells(data), "th")
                 hidden_columns = _hidden_columns(events, index - 1) if section == CHECKS_SECTION else set()
                 emit("<table>\n")
                 stack.append(None)

@@ -22,7 +22,7 @@ from podium.model import Leaderboard, Run, RunRecord
 from podium.plan.contexts import RunValues, names
 from podium.plan.entries import CrawlerFile, DataFile, Document, Entry, LazyPage, MarkdownPage, Page, RunPage
 from podium.render import compare_data, data, progress_data, summary_parts
-from podium.render.cached import NO_REPORT_STORE, RENDER_ALL, Reuse
+from podium.render.cached import NO_REPORT_STORE, NO_REUSE, Reuse
 from podium.render.crawlers import crawler_bytes
 from podium.render.markdown import rendered
 from podium.render.output import Kept, SiteFile
@@ -33,7 +33,7 @@ from podium.safety.safe import run_view
 from podium.safety.visible import reader_texts
 from podium.workers import NO_WORKERS, Workers
 
-DATA_FILES = {  # a DataFile's kind -> its bytes from the public board (and the ledger part or pairs it names)
+DATA_FILE_BYTES = {  # a DataFile's kind -> its bytes from the public board (and the ledger part or pairs it names)
     "summary": lambda board, generated_at, entry: data.dump_json(summary_parts.summary_index(board, generated_at)),
     "summary_agent": lambda board, generated_at, entry: data.dump_json(
         summary_parts.agent_part(board, entry.part, entry.older)
@@ -95,7 +95,7 @@ class SiteRenderer:
         if isinstance(entry, Page):
             return render_page(entry, self.env)
         if isinstance(entry, DataFile):
-            return DATA_FILES[entry.kind](self.board, self.generated_at, entry)
+            return DATA_FILE_BYTES[entry.kind](self.board, self.generated_at, entry)
         if isinstance(entry, Document):
             return data.dump_json(entry.value)
         if isinstance(entry, CrawlerFile):
@@ -108,7 +108,7 @@ class SiteRenderer:
         return run_values(run, self.reports.redaction, self.reports(record, run))
 
 
-def render_site(manifest: list[Entry], renderer: SiteRenderer, reuse: Reuse = RENDER_ALL) -> Iterator[SiteFile]:
+def render_site(manifest: list[Entry], renderer: SiteRenderer, reuse: Reuse = NO_REUSE) -> Iterator[SiteFile]:
     """(path, bytes) for every entry in manifest order, or (path, Kept) for a file left as it is, as ``reuse``
     (cache/outdated.py) decided before anything is rendered; a file whose inputs are unchanged but which the
     output no longer holds is written from the cache's copy. Run pages maybe rendered by the build's workers,

@@ -61,7 +61,7 @@ GLOBALS = {  # a name every template can use -> its value
     "rank_move": figures_text.rank_move,  #: "▲2", "▼1", "new", or "" when the rank did not move
     "verdicts": diff_text.ROW_VERDICT_WORDS,
     #: a change report row's verdict -> its words ("inside_both_cis" -> "inside both CIs: …")
-    "change_headline": diff_text.headline,  #: a change report in one line, names, counts and numbers only
+    "change_headline": diff_text.change_headline,  #: a change report in one line, names, counts and numbers only
     "moving_now": diff_text.moving_now,
     #: a change report row's headline progress verdict at that publish: "▼ regressed since a new model"
     "about": routes.about,

@@ -866,7 +866,7 @@ class Redaction:
         key = tuple(v for v in own if v not in mission.values)
         return RunRedactor(OwnValues(key) if key else _NO_OWN_VALUES, mission)
 
-    def fingerprint(self, record) -> str:
+    def run_fingerprint(self, record) -> str:
         """Everything that decides how this run's texts are redacted (a cache key part): its mission's
         answers, the configured values, and the run itself (its record's digest covers its own values)."""
         mission = self._digests.get(record.mission, self._base_digest)

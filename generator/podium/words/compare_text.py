@@ -1,6 +1,6 @@
 """How comparisons read, in words: verdicts and trap sentences.
 
-One wording for pages (planned by plan/compare.py) and the CLI (render/compare_text.py).
+One wording for pages (planned by plan/compare.py) and the CLI (render/compare_terminal.py).
 A sentence is a tuple of numbers.Part; a part that holds agent-controlled text (an
 agent name, a model key, a mission) is marked ``name`` so a page wraps it in ``<bdi>``
 (the template escapes every part). Nothing here computes a figure: the numbers come from the Pair.

@@ -4,8 +4,6 @@ and the gate lines. Reads the report count/diff.py made; computes nothing.
 
 from __future__ import annotations
 
-import re
-
 from podium.count.diff import progress_changed
 from podium.words.figures_text import (
     DASH,
@@ -20,9 +18,8 @@ from podium.words.figures_text import (
     rank_move,
     seconds,
 )
+from podium.words.markdown_escape import md
 from podium.words.progress_text import ONE_CONFIGURATION, verdict_label
-
-_MD_SPECIAL = set("\\`*_[]<>#!|~@&$:")
 
 ROW_VERDICT_WORDS = {  # a row's verdict (count/diff.py _verdict) -> how the Markdown reads it
     "new": "new",
@@ -32,26 +29,6 @@ ROW_VERDICT_WORDS = {  # a row's verdict (count/diff.py _verdict) -> how the Mar
     "inside_both_cis": "inside both CIs: not evidence of a change",
     "outside_a_ci": "outside a CI",
 }
-
-
-def md(text: object) -> str:
-    """Text for Markdown: punctuation backslash-escaped, control characters shown as U+FFFD.
-
-    No name can open a link, an image, HTML, a table cell or an @-mention.
-    """
-    out = []
-    text = re.sub(r"(?i)(?<=www)\.", "\x00", str(text))  # no www. autolink
-    for ch in text:
-        if ch == "\x00":
-            out.append("\\.")
-            continue
-        if ch in _MD_SPECIAL:
-            out.append("\\" + ch)
-        elif ord(ch) < 0x20 or 0x7F <= ord(ch) < 0xA0 or ch in "\u2028\u2029":
-            out.append("\ufffd")
-        else:
-            out.append(ch)
-    return "".join(out)
 
 
 def to_markdown(report: dict, gates: list[dict] | None = None, title: str = "podium: what changed") -> str:
@@ -178,7 +155,7 @@ def _agent_brief(a: dict, rank: str) -> str:
     return f"{md(a['name'])}: {rank} {a['rank']}{mark}, median {pct(a['median'])}, {n_runs(a['runs'])}"
 
 
-def headline(report: dict) -> str:
+def change_headline(report: dict) -> str:
     """One line for a change report: names, counts and numbers only."""
     t = report["totals"]
     parts = [f"{count_delta(t['runs'])} runs"]

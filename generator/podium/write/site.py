@@ -39,7 +39,7 @@ from podium.render.output import Kept, SiteFile
 
 MARKER = ".podium-site"
 MARKER_TEXT = b"This directory is written by podium; `podium build` replaces it whole.\n"
-_SAFE_PART = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
+SAFE_PART = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")  # one part of every path the site has (check_relative)
 
 
 @dataclass(frozen=True)
@@ -141,7 +141,7 @@ def _is_marker(path: Path) -> bool:
 
 def check_relative(path: str) -> str:
     """``path`` if it is a safe relative site path (no ``..``, no absolute, plain names)."""
-    if not all(_SAFE_PART.match(part) for part in path.split("/")):
+    if not all(SAFE_PART.match(part) for part in path.split("/")):
         raise BuildError(f"refusing to write unsafe output path {path!r}")
     return path
 

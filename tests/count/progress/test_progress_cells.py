@@ -16,7 +16,7 @@ from progresskit import (
     A,
     B,
     C,
-    headline,
+    headline_json,
     mixed_fixture,
     only_cell,
     progress_document,
@@ -98,7 +98,7 @@ def test_a_cell_with_only_undated_or_left_out_runs_exists():
         ("m3", 0, {}, 1),
     ]
     assert p.segments == () and p.steps == () and p.newest_segment is None
-    assert headline(p)["reason"] == "no_counted_runs"
+    assert headline_json(p)["reason"] == "no_counted_runs"
 
 
 def test_rollback_adds_to_the_earlier_segment():
@@ -129,7 +129,7 @@ def test_older_versions_are_cells_of_their_own_and_no_part_of_agent_segments():
     p = progress_of(runs)
     assert [(c.version, c.current, len(c.steps)) for c in p.cells] == [("1.0.0", False, 1), ("1.2.0", True, 0)]
     assert [s.configuration for s in p.segments] == [C]  # only current versions
-    assert headline(p)["reason"] == "one_configuration" and headline(p)["verdict"] is None
+    assert headline_json(p)["reason"] == "one_configuration" and headline_json(p)["verdict"] is None
 
 
 def test_cells_sorted_by_mission_then_version_oldest_first():

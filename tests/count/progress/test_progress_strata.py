@@ -15,7 +15,7 @@ from progresskit import (
     A,
     B,
     agent_fixture,
-    headline,
+    headline_json,
     one_configuration_a_run,
     progress_document,
     progress_of,
@@ -43,7 +43,7 @@ def test_agent_step_improved_with_its_tally():
     for stratum in step.overall.strata:
         assert stratum.step == p.cell(stratum.mission, "1.0.0").newest_step.overall
     assert dict(step.judge.tally) == {"improved": 2, "steady": 1}
-    h = headline(p)
+    h = headline_json(p)
     assert (h["verdict"], h["changed"], h["tally"], h["strata"], h["segments"]) == (
         "improved",
         ["agent_version"],

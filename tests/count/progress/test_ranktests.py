@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from progresskit import brute, brute_interval, brute_shift, brute_van_elteren
 
-from podium.count.progress import ranktests as rt
+from podium.count.progress import ranktests
 from podium.count.progress.ranktests import Differences, Sample, moses_k, null_counts, p_at_most
 
 
@@ -108,9 +108,9 @@ def test_moses_k_above_50_runs_is_the_normal_formula_with_the_spec_constants():
 
 
 def test_the_two_levels_use_the_spec_quantiles():
-    assert rt.z_quantile(Fraction(1, 100)) == 2.5758293035489004
-    assert rt.z_quantile(Fraction(1, 10)) == 1.6448536269514722
-    assert rt.z_quantile(Fraction(1, 20)) == NormalDist().inv_cdf(0.975)
+    assert ranktests.z_quantile(Fraction(1, 100)) == 2.5758293035489004
+    assert ranktests.z_quantile(Fraction(1, 10)) == 1.6448536269514722
+    assert ranktests.z_quantile(Fraction(1, 20)) == NormalDist().inv_cdf(0.975)
 
 
 def test_moses_k_refuses_an_alpha_outside_0_1():
@@ -136,9 +136,9 @@ values = st.one_of(
 @pytest.fixture
 def select_by_passes(monkeypatch):
     """Force the pass-and-band selection (not the whole listing) even on small samples."""
-    monkeypatch.setattr(rt, "LIST_ALL", 0)
-    monkeypatch.setattr(rt, "LIST_BAND", 2)
-    monkeypatch.setattr(rt, "BAND_FACTOR", 0)
+    monkeypatch.setattr(ranktests, "LIST_ALL", 0)
+    monkeypatch.setattr(ranktests, "LIST_BAND", 2)
+    monkeypatch.setattr(ranktests, "BAND_FACTOR", 0)
 
 
 @settings(max_examples=300, deadline=None)
@@ -166,8 +166,8 @@ def test_every_order_statistic_by_passes_is_the_brute_forces(select_by_passes, x
 @given(values, values, st.sampled_from([Fraction(1, 100), Fraction(1, 10), Fraction(1, 2100)]))
 def test_shift_and_interval_are_the_brute_forces(x, y, alpha):
     d = brute(x, y)
-    assert same(rt.hodges_lehmann(x, y), brute_shift(d))
-    assert rt.moses_interval(x, y, alpha) == brute_interval(d, len(x), len(y), alpha)
+    assert same(ranktests.hodges_lehmann(x, y), brute_shift(d))
+    assert ranktests.moses_interval(x, y, alpha) == brute_interval(d, len(x), len(y), alpha)
 
 
 @pytest.mark.parametrize("shape", ["continuous", "tied", "clustered"])
@@ -208,7 +208,7 @@ def test_selection_does_not_list_the_differences_at_ten_thousand_a_side():
     diffs.shift()
     diffs.interval(Fraction(1, 100))
     diffs.interval(Fraction(1, 10))
-    assert sum(len(b.values) for b in diffs._bands) <= 6 * rt.LIST_BAND + 6 * 20_000
+    assert sum(len(b.values) for b in diffs._bands) <= 6 * ranktests.LIST_BAND + 6 * 20_000
     assert diffs.passes <= 60
 
 
@@ -220,7 +220,7 @@ def test_order_statistic_refuses_a_rank_outside():
 
 
 def test_an_empty_side_has_no_shift_and_no_interval():
-    assert rt.hodges_lehmann([], [0.5]) is None
+    assert ranktests.hodges_lehmann([], [0.5]) is None
     assert Differences.of([0.5], []).interval(Fraction(1, 10)) is None
 
 
@@ -306,7 +306,7 @@ stratum = st.tuples(
 @settings(max_examples=300, deadline=None)
 @given(st.lists(stratum, min_size=1, max_size=5))
 def test_van_elteren_is_the_formula(strata):
-    got = rt.van_elteren(strata)
+    got = ranktests.van_elteren(strata)
     z, p = brute_van_elteren(strata)
     if z is None:
         assert got.z is None and got.p is None
@@ -319,16 +319,16 @@ def test_van_elteren_one_untied_stratum_is_the_mann_whitney_z():
     x, y = [0.1, 0.2, 0.3, 0.45], [0.25, 0.4, 0.5, 0.6, 0.7]
     u = sum(b > a for a in x for b in y)  # 17
     z = (u - 10) / math.sqrt(4 * 5 * 10 / 12)
-    got = rt.van_elteren([(x, y)])
+    got = ranktests.van_elteren([(x, y)])
     assert got.z == pytest.approx(z, rel=1e-12)
     assert got.p == pytest.approx(math.erfc(abs(z) / math.sqrt(2)), rel=1e-12)
 
 
 def test_van_elteren_with_no_variance_has_no_z():
-    assert rt.van_elteren([([0.5, 0.5], [0.5, 0.5, 0.5])]) == rt.Stratified(None, None)
-    assert rt.van_elteren([([], [0.5])]) == rt.Stratified(None, None)
+    assert ranktests.van_elteren([([0.5, 0.5], [0.5, 0.5, 0.5])]) == ranktests.Stratified(None, None)
+    assert ranktests.van_elteren([([], [0.5])]) == ranktests.Stratified(None, None)
 
 
 @given(st.lists(grid, max_size=20), st.lists(grid, max_size=20))
 def test_twice_u_counts_pairs(x, y):
-    assert rt.mann_whitney_twice_u(x, y) == sum(2 if b > a else 1 if b == a else 0 for a in x for b in y)
+    assert ranktests.mann_whitney_twice_u(x, y) == sum(2 if b > a else 1 if b == a else 0 for a in x for b in y)

@@ -30,17 +30,17 @@ from podium.load.export.ahead import AHEAD_MIN, ReadAhead
 from podium.load.export.reader import RUN_FILES, Dir, Limits, Reader, run_dir_names, run_key, sidecar
 from podium.load.export.runs import Runs, WholeRuns, identify, own_id, whole_run, witnessed_answers
 from podium.load.export.scan import Scanned, scan, stamps_digest
-from podium.load.export.stored import NO_STORE, Keeper, NoStore, ParsedStore, read_dir_cached
+from podium.load.export.stored import NO_PARSED_STORE, Keeper, NoParsedStore, ParsedStore, read_dir_cached
 from podium.load.sidecars import read_agent_list, read_agent_rows, read_run_list, read_run_rows
 from podium.model import Export
 from podium.workers import NO_WORKERS, Workers
 
 __all__ = [
-    "NO_STORE",
+    "NO_PARSED_STORE",
     "RUN_FILES",
     "Keeper",
     "Limits",
-    "NoStore",
+    "NoParsedStore",
     "ParsedStore",
     "Scanned",
     "WholeRuns",
@@ -57,7 +57,7 @@ __all__ = [
 def load_exports(
     roots: Sequence[Path],
     limits: Limits = Limits(),
-    cache: ParsedStore = NO_STORE,
+    cache: ParsedStore = NO_PARSED_STORE,
     keep=None,
     workers: Workers = NO_WORKERS,
     scanned: Scanned | None = None,
@@ -122,7 +122,7 @@ def load_export(
     *,
     source: int = 0,
     label: str = "",
-    cache: ParsedStore = NO_STORE,
+    cache: ParsedStore = NO_PARSED_STORE,
     keep=None,
     workers: Workers = NO_WORKERS,
     seen: array | None = None,

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from podium.errors import BuildError
 from podium.load.export.reader import Dir, Limits, Reader
-from podium.load.export.stored import NO_STORE, ParsedStore, Replayed
+from podium.load.export.stored import NO_PARSED_STORE, ParsedStore, Replayed
 from podium.load.fields import MAX_PROBLEMS, Fields
 from podium.load.files import read_file
 from podium.load.jsonfile import parse_json
@@ -40,10 +40,10 @@ class Runs:
         agent_names: dict[str, str],
         source: int,
         keep,
-        store: ParsedStore = NO_STORE,
+        store: ParsedStore = NO_PARSED_STORE,
     ):
         self.reader, self.rows, self.agent_names, self.source, self.keep = reader, rows, agent_names, source, keep
-        self.store = store if all(hasattr(keep, name) for name in ("dumps", "loads")) else NO_STORE
+        self.store = store if all(hasattr(keep, name) for name in ("dumps", "loads")) else NO_PARSED_STORE
         self.salt = str(reader.limits)
         self.all_agents = hashlib.sha256(repr(sorted(agent_names.items())).encode()).hexdigest()
         self.kept: dict[str, tuple[tuple, object | None]] = {}  # run id -> (its directory's rank, what keep made)
@@ -62,7 +62,7 @@ class Runs:
             self.losers.append((run_id, item.name, held[0][2]))
             del self.kept[run_id]
         row = self.rows.get(run_id)
-        inputs = self._inputs(item, row) if item.stored is not None and self.store is not NO_STORE else None
+        inputs = self._inputs(item, row) if item.stored is not None and self.store is not NO_PARSED_STORE else None
         kept = self._replay(item, inputs) if inputs is not None else None
         if kept is None:
             before = len(self.reader.problems)

@@ -55,7 +55,7 @@ class ParsedStore(Protocol):
         ...
 
 
-class NoStore:
+class NoParsedStore:
     """A :class:`ParsedStore` that keeps nothing: every directory is read afresh (cache/store.py's ``NoCache`` is
     one)."""
 
@@ -91,7 +91,7 @@ class NoStore:
         pass
 
 
-NO_STORE = NoStore()  # nothing kept: every directory read afresh
+NO_PARSED_STORE = NoParsedStore()  # nothing kept: every directory read afresh
 
 
 class Keeper(Protocol):
