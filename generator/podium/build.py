@@ -76,6 +76,7 @@ def _read(
         config.missions,
         config.source or CONFIG_NAME,
         config.run_pages,
+        config.prices,
     )
     cache.keep_redacted(*keep.redacted(config.redact), {*known, *map(cache.digest, config.redact)})
     return board, keep.answers

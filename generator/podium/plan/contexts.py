@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     )
     from podium.plan.charts import Plot, Strip
     from podium.plan.compare_charts import Intervals
+    from podium.plan.cost_charts import CostChart
     from podium.plan.progress import BandMark, ProgressPanel, VersionStep
     from podium.words.figures_text import Sentence
 
@@ -129,6 +130,8 @@ class HomeCard:
     tone: int  #: its colour index
     strip: Strip  #: its newest runs on current versions
     progress: ProgressLine  #: the agent's progress line: ``text`` and ``verdict``, a class name or None
+    cost: str = ""
+    #: its cost line: "cost 106k tokens · 14 min a run (median) · 78% of budget" (docs/rules/cost.md §6), "" without
 
 
 @dataclass(frozen=True)
@@ -138,6 +141,9 @@ class AgentTable:
     runs: tuple[RunRecord, ...]  #: its newest ``newest`` runs
     more: int  #: how many older runs are not listed
     ledger: str  #: the ledger filtered to the agent on that version: ``runs/index.html#agent=…&mission=…``
+    cost: tuple[tuple[str, str, str], ...] = ()
+    #: what its runs cost (docs/rules/cost.md §2), rows of (what, "median (q1–q3)", "12 of 20" runs reporting it)
+    spend: str = ""  #: where its tokens went, by kind: "… 31% went to timed-out runs"
 
 
 @dataclass(frozen=True)
@@ -182,7 +188,7 @@ class Pager:
 @dataclass(frozen=True)
 class LedgerRow:
     record: RunRecord  #: the run
-    text: dict[str, str]  #: its overall, deterministic and judge cells as the ledger shows them
+    text: dict[str, str]  #: its overall, deterministic, judge, tokens and duration cells as the ledger shows them
 
 
 @dataclass(frozen=True)
@@ -265,6 +271,10 @@ class HomeContext(PageContext):
     problems_total: int  #: how many problems in all
     problems_more: int  #: how many are not listed
     missions: tuple[MissionVersionSummary, ...]  #: every mission version
+    cost_chart: CostChart | None = None
+    #: "What each score costs": ``points`` (each ``name``, ``url``, ``x``, ``y``, ``hollow``, ``frontier``,
+    #: ``title``, and the table's ``score``, ``tokens``, ``duration``), ``staircase`` (the frontier's path),
+    #: ``x_ticks``, ``y_ticks``, ``desc``; None without an agent
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -288,6 +298,9 @@ class AgentContext(PageContext):
     older_strip: Strip | None  #: the newest ``charts.CARD_SLOTS`` on older versions, or None
     models_differ: bool  #: whether the models its runs name differ between current and older versions
     compare: tuple[AgentPair, ...]  #: each: ``other`` agent, ``url`` of the pair page, ``pair``
+    cost: tuple[tuple[str, str, str], ...] = ()
+    #: what its runs on current versions cost (docs/rules/cost.md §2): (what, "median (q1–q3)", runs reporting)
+    spend: str = ""  #: where its tokens went, by kind: "1.2M tokens spent over 40 runs: 31% went to timed-out runs"
     badge: BadgeSnippet | None = None
     #: added after planning (render/changes.py): ``path``, the badge's site path; ``markdown``, the snippet
     #: to paste; ``absolute``, whether its links are absolute
@@ -328,6 +341,9 @@ class MissionContext(PageContext):
     #: an agent's newest step on this version each, its sentences made; at most
     #: ``plan_progress.VERSION_AGENTS``, those with a step first
     progress_more: int  #: how many agents with a run on it are not listed
+    cost_chart: CostChart | None = None  #: "What each score costs" for the agents on it (``HomeContext.cost_chart``)
+    cost: tuple[tuple[str, str, str], ...] = ()  #: what its runs cost: (what, "median (q1–q3)", runs reporting)
+    spend: str = ""  #: where its tokens went, by kind
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -370,6 +386,10 @@ class RunContext(PageContext):
 
     record: RunRecord  #: its public ``RunRecord``
     placement: str  #: how the run is counted, as a sentence: words/figures_text.py run_placement
+    spent: tuple[tuple[str, str], ...] = ()
+    #: what it spent (docs/rules/cost.md §1): (row, value), the value "80,070" or "not reported (by <harness>)"
+    budget: str = ""  #: its duration against its budget: "14 min of a 60 min budget (23%)"
+    dollars: str = ""  #: with a price table: "$0.042 at prices of 2026-11-01" (or why none), else ""
 
 
 @dataclass(frozen=True, kw_only=True)

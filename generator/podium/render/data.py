@@ -13,18 +13,23 @@ from importlib import resources
 
 from podium import __version__, routes
 from podium.count import verdicts
+from podium.count.cost import run_dollars
 from podium.load.published import RUNS_SCHEMA, SUMMARY_SCHEMA
 from podium.model import (
     AgentSummary,
+    Cost,
     Figures,
+    Frontier,
     Leaderboard,
     MissionVersionSummary,
     ModelSummary,
+    Prices,
     RunRecord,
     iso_utc,
 )
+from podium.model.cost import MEASURES, SPENT_FIELDS, Measure
 from podium.render.gzipped import gzip_bytes
-from podium.words.figures_text import ledger_texts
+from podium.words.cost_text import ledger_cells as ledger_texts
 
 LEDGER_COLUMNS = (
     "run_id",
@@ -47,8 +52,30 @@ LEDGER_COLUMNS = (
     "models_reported",
     "started_at",
     "completed_at",
+    # what the run spent (docs/rules/cost.md §1, §6): null / empty when not reported
+    "harness",
+    "total_tokens",
+    "input_tokens",
+    "output_tokens",
+    "cache_read_tokens",
+    "cache_creation_tokens",
+    "reasoning_tokens",
+    "model_calls",
+    "tool_calls",
+    "duration_seconds",
+    "budget_seconds",
+    "budget_share",
     "url",
 )
+SPENT_COLUMNS = LEDGER_COLUMNS[LEDGER_COLUMNS.index("total_tokens") : LEDGER_COLUMNS.index("duration_seconds")]
+DOLLAR_COLUMNS = ("cost_usd", "cache_unpriced")  # with a price table only (docs/rules/cost.md §5)
+
+
+def ledger_columns(prices: Prices | None) -> tuple[str, ...]:
+    """The ledger's columns: LEDGER_COLUMNS, and the dollar columns when a price table is configured."""
+    return LEDGER_COLUMNS + DOLLAR_COLUMNS if prices is not None else LEDGER_COLUMNS
+
+
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 # A spreadsheet that splits on ";" (the list separator of most of continental Europe) starts a cell after
 # each ";" of a text: one whose next character, past spaces and quotes, would start a formula gets the
@@ -90,6 +117,34 @@ def figures_dict(fig: Figures) -> dict:
     }
 
 
+def measure_dict(measure: Measure) -> dict:
+    return {"reported": measure.reported, "median": measure.median, "q1": measure.q1, "q3": measure.q3}
+
+
+def cost_dict(cost: Cost | None) -> dict | None:
+    """A scope's ``cost`` (docs/rules/cost.md §6): the model/cost.py Cost's fields as its keys; the dollar
+    keys only with a price table."""
+    if cost is None:
+        return None
+    out = {
+        "runs": cost.runs,
+        **{name: measure_dict(getattr(cost, name)) for name in MEASURES},
+        "spent_tokens": cost.spent_tokens,
+        "spent_reported": cost.spent_reported,
+        "spent_runs": cost.spent_runs,
+        "spent_by_kind": dict(cost.spent_by_kind),
+    }
+    if cost.cost_usd is not None:
+        out["cost_usd"] = measure_dict(cost.cost_usd)
+        out["spent_usd"] = cost.spent_usd
+        out["spent_usd_reported"] = cost.spent_usd_reported
+    return out
+
+
+def frontier_dict(frontier: Frontier) -> dict:
+    return {"total_tokens": list(frontier.total_tokens), "duration_seconds": list(frontier.duration_seconds)}
+
+
 def agent_dict(agent: AgentSummary) -> dict:
     out = {
         "agent": agent.agent,
@@ -98,10 +153,18 @@ def agent_dict(agent: AgentSummary) -> dict:
         "url": agent.url,
         "scope": agent.scope,
         "missions": [
-            {"mission": m.mission, "version": m.version, "current": m.current, "url": m.url, **figures_dict(m.figures)}
+            {
+                "mission": m.mission,
+                "version": m.version,
+                "current": m.current,
+                "url": m.url,
+                **figures_dict(m.figures),
+                "cost": cost_dict(m.cost),
+            }
             for m in agent.missions
         ],
         **figures_dict(agent.figures),
+        "cost": cost_dict(agent.cost),
     }
     if agent.rank is not None:
         out["rank"] = agent.rank
@@ -141,7 +204,7 @@ def progress_schema() -> bytes:
 
 
 def mission_dict(mission: MissionVersionSummary) -> dict:
-    return {
+    out = {
         "mission": mission.mission,
         "version": mission.version,
         "current": mission.current,
@@ -159,7 +222,11 @@ def mission_dict(mission: MissionVersionSummary) -> dict:
             for a in mission.agents
         ],
         **figures_dict(mission.figures),
+        "cost": cost_dict(mission.cost),
     }
+    if mission.frontier is not None:
+        out["frontier"] = frontier_dict(mission.frontier)
+    return out
 
 
 def model_dict(model: ModelSummary) -> dict:
@@ -183,6 +250,7 @@ def model_dict(model: ModelSummary) -> dict:
             for a in model.members
         ],
         **figures_dict(model.figures),
+        "cost": cost_dict(model.cost),
     }
 
 
@@ -196,16 +264,21 @@ def summary_dict(board: Leaderboard, generated_at: int | None = None) -> dict:
         "agents_older": [agent_dict(a) for a in board.agents_older],
         "missions": [mission_dict(m) for m in board.missions],
         "by_model": [model_dict(m) for m in board.by_model],
+        "frontier": frontier_dict(board.frontier),
         "problems": [{"path": p.path, "field": p.field, "message": p.message} for p in board.problems],
     }
+    if board.prices is not None:  # every dollar figure is at these prices (docs/rules/cost.md §5)
+        out["prices"] = {"as_of": board.prices.as_of, "source": board.prices.source}
     if generated_at is not None:
         out["generated_at"] = iso_utc(datetime.fromtimestamp(generated_at, UTC))
     return out
 
 
-def ledger_row(record: RunRecord) -> dict:
-    """One run as the ledger shows it: None where the page shows "—" (judge: see judge_status)."""
-    return {
+def ledger_row(record: RunRecord, prices: Prices | None = None) -> dict:
+    """One run as the ledger shows it: None where the page shows "—" (judge: see judge_status), and where
+    a value was not reported (docs/rules/cost.md §1); the dollar columns with a price table only."""
+    spent = record.spent.as_dict() if record.spent is not None else dict.fromkeys(SPENT_FIELDS)
+    row = {
         "run_id": record.run_id,
         "date": iso_utc(record.when),
         "agent": record.agent,
@@ -226,8 +299,18 @@ def ledger_row(record: RunRecord) -> dict:
         "models_reported": list(record.models_reported),
         "started_at": iso_utc(record.started),
         "completed_at": iso_utc(record.completed),
+        "harness": record.harness,
+        **{name: spent[name] for name in SPENT_COLUMNS},
+        "duration_seconds": record.duration_seconds,
+        "budget_seconds": record.budget_seconds,
+        "budget_share": record.budget_share,
         "url": record.url,
     }
+    if prices is not None:
+        dollars = run_dollars(record, prices)
+        row["cost_usd"] = dollars.cost_usd
+        row["cache_unpriced"] = dollars.cache_unpriced
+    return row
 
 
 def csv_cell(value: object) -> str:
@@ -268,7 +351,7 @@ def ledger_index(board: Leaderboard, generated_at: int | None = None) -> bytes:
         "schema": RUNS_SCHEMA,
         "generator": {"name": "podium", "version": __version__},
         "runs": board.totals.listed,
-        "columns": list(LEDGER_COLUMNS),
+        "columns": list(ledger_columns(board.prices)),
         "parts": [
             {
                 "agent": p.agent,
@@ -298,10 +381,10 @@ def part_jsonl(board: Leaderboard, index: int) -> bytes:
     """One part as JSON Lines: one JSON object per run (newest first), every column of the ledger in
     ``columns`` order, its part's agent and mission included, so each line is a table row on its own:
     ``pandas.read_json(..., lines=True)``, DuckDB's ``read_json_auto``, ``jq`` and ``json.loads`` per line
-    read one row per run, and parts concatenate (podium.runs/4; /3 wrote one document of array rows,
-    which data tools read as one row per part)."""
+    read one row per run, and parts concatenate (podium.runs/5: /4 and what each run spent, docs/rules/cost.md;
+    /3 wrote one document of array rows, which data tools read as one row per part)."""
     lines = [
-        json.dumps(ledger_row(board.runs[i]), ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        json.dumps(ledger_row(board.runs[i], board.prices), ensure_ascii=False, allow_nan=False, separators=(",", ":"))
         for i in board.ledger.parts[index].runs
     ]
     return ("\n".join(lines) + "\n").translate(_LINE_BREAKS).encode("utf-8")
@@ -317,10 +400,11 @@ def part_jsonl_gz(board: Leaderboard, index: int) -> bytes:
 
 def part_csv(board: Leaderboard, index: int) -> bytes:
     """One part as CSV: every column on every row (parts concatenate), an empty cell for no value."""
-    lines = [csv_line(list(LEDGER_COLUMNS))]
+    columns = ledger_columns(board.prices)
+    lines = [csv_line(list(columns))]
     for i in board.ledger.parts[index].runs:
-        row = ledger_row(board.runs[i])
-        lines.append(csv_line([csv_cell(row[c]) for c in LEDGER_COLUMNS]))
+        row = ledger_row(board.runs[i], board.prices)
+        lines.append(csv_line([csv_cell(row[c]) for c in columns]))
     return "".join(lines).encode("utf-8")
 
 
@@ -370,6 +454,10 @@ LEDGER_CELLS = (
     "deterministic_text",
     "judge",
     "judge_text",
+    "tokens",
+    "tokens_text",
+    "duration",
+    "duration_text",
 )
 
 
@@ -419,4 +507,8 @@ def ledger_cells(record: RunRecord, pages: dict[str, int]) -> list:
         cells["deterministic"],
         record.judge,
         cells["judge"],
+        record.total_tokens,
+        cells["tokens"],
+        round(duration) if (duration := record.duration_seconds) is not None else None,  # whole seconds sort alike
+        cells["duration"],
     ]

@@ -19,7 +19,7 @@ from podium import routes
 from podium.errors import ConfigError
 from podium.load.yamlfile import YamlError, parse_yaml
 from podium.model import KIND_LABELS, PROVISIONAL_BELOW
-from podium.words import diff_text, figures_text
+from podium.words import cost_text, diff_text, figures_text
 
 
 def builtin_themes() -> Path:
@@ -91,7 +91,7 @@ def make_environment(chain: list[Path]) -> jinja2.Environment:
     env.globals.update(
         kind_labels=KIND_LABELS,
         left_out=figures_text.left_out,
-        ledger_text=figures_text.ledger_texts,
+        ledger_text=cost_text.ledger_cells,
         provisional_note=figures_text.provisional_note,
         provisional_sentence=figures_text.provisional_sentence,
         provisional_below=PROVISIONAL_BELOW,
@@ -110,6 +110,7 @@ def make_environment(chain: list[Path]) -> jinja2.Environment:
     env.globals.update(
         rank_move=figures_text.rank_move, verdicts=diff_text.VERDICTS, change_headline=diff_text.headline
     )
+    env.filters.update(tokens=cost_text.tokens, duration=cost_text.duration)  # docs/rules/cost.md §6
     return env
 
 
