@@ -20,6 +20,7 @@ from podium.errors import PodiumError
 from podium.load.files import NotReadable
 from podium.load.published import SUMMARY_SCHEMA, read
 from podium.load.shape import (
+    AMOUNT,
     ANY,
     BOOL,
     CI,
@@ -63,6 +64,8 @@ class AgentView:
     cells: dict[tuple[str, str], int]  # (mission, version) -> runs
     progress: Progress | None = None  # its progress headline; None: a summary from before progress verdicts
     provisional: bool | None = None  # as the summary says (ranked agents); None: older, or a summary without it
+    median_tokens: float | None = None  # its cost's median tokens a run (docs/rules/cost.md §2); None: none, or
+    # a summary from before cost figures
 
 
 @dataclass(frozen=True)
@@ -97,6 +100,8 @@ class Bundle:
     problems: int
     digest: str | None
     newest: str | None  # the newest run time in the bundle (ISO-8601 UTC)
+    frontier: tuple[str, ...] | None = None  # the agents on the cost frontier by tokens; None: a summary from
+    # before the frontier (docs/rules/cost.md §3)
 
 
 def _agent_shape(ranked: bool) -> dict:
@@ -114,6 +119,7 @@ def _agent_shape(ranked: bool) -> dict:
         "missions": Maybe([{"mission": TEXT, "version": TEXT, "runs": COUNT}], []),
         "last_run": Maybe(Opt(TIME_TEXT), None),
         **({"progress": Maybe(Either(PROGRESS_SHAPE, None), None)} if ranked else {}),
+        "cost": Maybe(Either({"total_tokens": {"median": Opt(AMOUNT)}}, None), None),
     }
 
 
@@ -154,6 +160,7 @@ SUMMARY_SHAPE = {  # what podium reads of a summary.json (summary.schema.json de
     "missions": [{"mission": TEXT, "version": TEXT, "current": BOOL, "url": Maybe(Opt(TEXT), None), "runs": COUNT}],
     "problems": Maybe([ANY], []),  # counted only
     "source": Maybe(Either({"inputs_digest": Maybe(Either(DIGEST, None), None)}, None), None),
+    "frontier": Maybe(Either({"total_tokens": [TEXT]}, None), None),
 }
 
 
@@ -206,6 +213,7 @@ def bundle_from(data: object, where: str) -> Bundle:
         problems=len(top["problems"]),
         digest=(top["source"] or {}).get("inputs_digest"),
         newest=_newest(last),
+        frontier=tuple(top["frontier"]["total_tokens"]) if top["frontier"] is not None else None,
     )
 
 
@@ -238,6 +246,7 @@ def _agent_view(a: dict, *, ranked: bool) -> AgentView:
         cells=cells,
         progress=_progress(a.get("progress")),
         provisional=a.get("provisional") if ranked else None,
+        median_tokens=a["cost"]["total_tokens"]["median"] if a["cost"] is not None else None,
     )
 
 
@@ -286,6 +295,7 @@ def bundle_of(board: Leaderboard, where: str = "the new summary") -> Bundle:
             cells=cells,
             progress=_progress_of(board.progress[agent.agent]) if ranked else None,
             provisional=bool(agent.provisional) if ranked else None,  # as render/data.py writes it
+            median_tokens=agent.cost.total_tokens.median if agent.cost is not None else None,
         )
 
     agents = {v.agent: v for v in (view(a, True) for a in board.agents)}
@@ -316,4 +326,5 @@ def bundle_of(board: Leaderboard, where: str = "the new summary") -> Bundle:
         problems=len(board.problems),
         digest=digest if DIGEST.test(digest) else None,
         newest=_newest(last),
+        frontier=tuple(capped(agent) for agent in board.frontier.total_tokens),
     )

@@ -22,6 +22,7 @@ from podium.count.verdicts import VERDICTS as PROGRESS_VERDICTS
 from podium.errors import PodiumError
 from podium.load.published import REPORT_SCHEMA
 from podium.load.shape import (
+    AMOUNT,
     BOOL,
     DIGEST,
     INT,
@@ -145,6 +146,7 @@ def _agent_row(old: Bundle, new: Bundle, a: AgentView) -> dict:
         "is_new": before is None,
     }
     row["progress"] = _progress_row(before, a)
+    row["cost"] = _cost_row(old, new, before, a)
     row["delta"] = (a.median - before.median) if before and a.median is not None and before.median is not None else None
     row["verdict"] = _verdict(before, a)
     return row
@@ -165,6 +167,24 @@ def _progress_row(before: AgentView | None, after: AgentView) -> dict | None:
         "agent_version": now.agent_version,
         "budget_seconds": now.budget_seconds,
     }
+
+
+def _cost_row(old: Bundle, new: Bundle, before: AgentView | None, after: AgentView) -> dict:
+    """What an agent's runs cost now and before (docs/rules/cost.md §6): its median tokens a run, and whether it
+    is on the cost frontier by tokens (``old_frontier`` None: the old bundle had no frontier, or no such agent)."""
+    known = before is not None and old.frontier is not None
+    return {
+        "median_tokens": after.median_tokens,
+        "old_median_tokens": before.median_tokens if before is not None else None,
+        "frontier": new.frontier is not None and after.agent in new.frontier,
+        "old_frontier": (after.agent in old.frontier) if known else None,
+    }
+
+
+def frontier_changed(row: dict) -> bool:
+    """Whether an agent joined or left the cost frontier since the old bundle (one that had a frontier)."""
+    cost = row.get("cost")
+    return bool(cost and cost["old_frontier"] is not None and cost["frontier"] != cost["old_frontier"])
 
 
 def _verdict(before: AgentView | None, after: AgentView) -> str:
@@ -262,7 +282,10 @@ def _changed(report: dict) -> bool:
         or m["runs"]
         or report["new_runs"]
         or any(
-            r["rank"] != r["old_rank"] or r["verdict"] not in ("unchanged", "new") or progress_changed(r)
+            r["rank"] != r["old_rank"]
+            or r["verdict"] not in ("unchanged", "new")
+            or progress_changed(r)
+            or frontier_changed(r)
             for r in report["agents"]
         )
     )
@@ -337,6 +360,17 @@ REPORT_SHAPE = {
                         "changed": [OneOf(CONFIGURATION_FIELDS)],
                         "agent_version": Opt(INT),
                         "budget_seconds": Opt(NUMBER),
+                    }
+                ),
+                None,
+            ),
+            "cost": Maybe(
+                Opt(
+                    {
+                        "median_tokens": Opt(AMOUNT),
+                        "old_median_tokens": Opt(AMOUNT),
+                        "frontier": BOOL,
+                        "old_frontier": Opt(BOOL),
                     }
                 ),
                 None,

@@ -240,6 +240,8 @@ class ChangeEntry:
     report: dict  #: the change report, as ``podium diff --json`` prints it (schema ``podium.diff/1``)
     moving: tuple[tuple[str, str, str], ...]
     #: each agent whose headline progress verdict changed, as (agent id, name, the change in words)
+    cost: tuple[tuple[str, str, str], ...] = ()
+    #: each agent that joined or left the cost frontier (docs/rules/cost.md §6), as (agent id, name, in words)
 
 
 class ChangeLinks(TypedDict):

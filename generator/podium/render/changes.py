@@ -28,7 +28,7 @@ from pathlib import Path
 from podium import routes
 from podium.count import diff
 from podium.count.bundle import Bundle, bundle_of, load_bundle, summary_path
-from podium.count.diff import progress_changed
+from podium.count.diff import frontier_changed, progress_changed
 from podium.errors import BuildError
 from podium.load.files import NotReadable
 from podium.load.published import CHANGES_SCHEMA, REDIRECTS_SCHEMA, read
@@ -48,7 +48,7 @@ from podium.plan.contexts import (
 from podium.plan.entries import Blob, Entry, Page
 from podium.render import data
 from podium.render.badge import LABEL, badge
-from podium.words.diff_text import headline, progress_line
+from podium.words.diff_text import frontier_line, headline, progress_line
 from podium.words.figures_text import ci_range, median_line, pct, provisional_note
 
 KEEP_REPORTS = 10  # change reports kept (pages, changes.json, feed)
@@ -197,6 +197,11 @@ def _change_pages(board: Leaderboard, reports: list[dict]) -> list[Page]:
                 (a["agent"], a["name"], progress_line(a, named=False))
                 for a in r["report"]["agents"]
                 if progress_changed(a)
+            ),
+            cost=tuple(
+                (a["agent"], a["name"], frontier_line(a, named=False))
+                for a in r["report"]["agents"]
+                if frontier_changed(a)
             ),
         )
         for r in reports

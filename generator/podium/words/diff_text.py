@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import re
 
-from podium.count.diff import progress_changed
+from podium.count.diff import frontier_changed, progress_changed
+from podium.words.cost_text import tokens
 from podium.words.figures_text import (
     DASH,
     NO_CI,
@@ -91,6 +92,10 @@ def to_markdown(report: dict, gates: list[dict] | None = None, title: str = "pod
         "Which way agents are moving: headline verdicts that changed",
         [progress_line(r, markdown=True) for r in report["agents"] if progress_changed(r)],
     )
+    lines += _md_list(
+        "What each score costs: agents that joined or left the cost frontier",
+        [frontier_line(r, markdown=True) for r in report["agents"] if frontier_changed(r)],
+    )
     lines += _md_list("Agents added", [_agent_brief(a, "rank") for a in report["agents_added"]])
     lines += _md_list("Agents gone", [_agent_brief(a, "was rank") for a in report["agents_gone"]])
     lines += _md_list(
@@ -154,6 +159,15 @@ def progress_line(row: dict, *, markdown: bool = False, named: bool = True) -> s
     return f"{md(row['name']) if markdown else row['name']}: {text}" if named else text
 
 
+def frontier_line(row: dict, *, markdown: bool = False, named: bool = True) -> str:
+    """ "kestrel joined the cost frontier: 32.4k tokens a run (was 40.1k), median 87.5%" (docs/rules/cost.md §3)."""
+    cost = row["cost"]
+    moved = "joined" if cost["frontier"] else "left"
+    was = f" (was {tokens(cost['old_median_tokens'])})" if cost["old_median_tokens"] != cost["median_tokens"] else ""
+    text = f"{moved} the cost frontier: {tokens(cost['median_tokens'])} tokens a run{was}, median {pct(row['median'])}"
+    return f"{md(row['name']) if markdown else row['name']} {text}" if named else text
+
+
 def _agent_brief(a: dict, rank: str) -> str:
     """An agent added or gone: "osprey: rank 2 (provisional), median 81.0%, 4 runs"."""
     mark = " (provisional)" if a.get("provisional") else ""
@@ -174,6 +188,9 @@ def headline(report: dict) -> str:
     verdicts = sum(1 for r in report["agents"] if progress_changed(r))
     if verdicts:
         parts.append(f"{counted(verdicts, 'progress verdict')} changed")
+    frontier = sum(1 for r in report["agents"] if frontier_changed(r))
+    if frontier:
+        parts.append(f"{counted(frontier, 'agent')} joined or left the cost frontier")
     if report["missions"]["added"]:
         parts.append(f"{len(report['missions']['added'])} new mission version(s)")
     if t["left_out"]:
