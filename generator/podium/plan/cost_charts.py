@@ -41,6 +41,7 @@ class CostPoint:
     duration: str  #: its median duration a run
     label_x: float  #: where a frontier point's name goes
     label_y: float
+    label_end: bool  #: the name ends at label_x (a point near the right edge), else starts there
 
 
 @dataclass(frozen=True)
@@ -118,8 +119,9 @@ def cost_chart(entries: Iterable[Entry], frontier: Iterable[str]) -> CostChart:
                 score=pct(e.median),
                 tokens=cost_text.quartiles(c.total_tokens),
                 duration=cost_text.quartiles(c.duration_seconds, cost_text.duration),
-                label_x=x + DOT + 2,
-                label_y=y - DOT - 1,
+                label_x=x - DOT - 2 if x > WIDTH - RIGHT - 70 else x + DOT + 2,
+                label_y=y - DOT - 1 if y > TOP + 10 else y + DOT + 9,
+                label_end=x > WIDTH - RIGHT - 70,
             )
         )
     steps = sorted((p for p in points if p.frontier), key=lambda p: (p.x, -p.y))

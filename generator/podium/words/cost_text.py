@@ -109,9 +109,10 @@ def quartiles(measure, write=tokens) -> str:
     return f"{write(measure.median)} ({write(measure.q1)}–{write(measure.q3)})"
 
 
-def spend_line(cost: Cost | None) -> str:
-    """Where a scope's tokens went: "1.2M tokens over 40 runs (38 reported): 31% went to timed-out runs, 4% to
-    stopped runs." (the kinds other than graded, largest first); "" without tokens."""
+def spend_line(cost: Cost | None, most: int = 3) -> str:
+    """Where a scope's tokens went: "1.2M tokens spent over 40 runs (38 reported): 31% went to timed-out runs,
+    4% to stopped runs." (the ``most`` largest kinds other than graded, then the rest together); "" without
+    tokens."""
     if cost is None or not cost.spent_tokens:
         return ""
     reported = f" ({cost.spent_reported} reported)" if cost.spent_reported < cost.spent_runs else ""
@@ -122,10 +123,10 @@ def spend_line(cost: Cost | None) -> str:
     )
     if not shares:
         return head + ", all by graded runs."
-    said = [
-        f"{share_of(s)} went to {KIND_SPEND[kind]}" if i == 0 else f"{share_of(s)} to {KIND_SPEND[kind]}"
-        for i, (s, kind) in enumerate(shares)
-    ]
+    said = [f"{share_of(s)} to {KIND_SPEND[kind]}" for s, kind in shares[:most]]
+    if len(shares) > most:
+        said.append(f"{share_of(sum(s for s, _ in shares[most:]))} to other runs left out of the median")
+    said[0] = said[0].replace(" to ", " went to ", 1)
     return head + ": " + ", ".join(said) + "."
 
 
