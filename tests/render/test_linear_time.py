@@ -119,6 +119,8 @@ FUNCTIONS = [
         _repeat("<h2>Activity</h2><p>x</p><h2>Overview</h2><table></table>"),
     ),
     ("telemetry_table: headings", report.telemetry_table, _repeat("## Telemetry\n")),
+    ("telemetry_table: headings in one line", report.telemetry_table, _repeat("x## Telemetry")),
+    ("telemetry_table: headings not alone", report.telemetry_table, _repeat("## Telemetry x\n")),
     ("telemetry_table: pipes", report.telemetry_table, lambda n: "## Telemetry\n\n" + "|" * n + "\n"),
     ("telemetry_table: rows", report.telemetry_table, lambda n: "## Telemetry\n" + "|a|1|\n" * (n // 6)),
     ("overview_table: pipes", report.overview_table, lambda n: "## Overview\n\n" + "|" * n + "\n"),

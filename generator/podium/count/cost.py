@@ -17,6 +17,7 @@ from podium.model import COUNTED_KINDS, MEDIAN_KINDS, RunRecord
 from podium.model.cost import (
     MEASURES,
     SOMETIMES_UNREPORTED,
+    SPENT_FIELDS,
     TOKEN_FIELDS,
     Cost,
     Frontier,
@@ -140,11 +141,17 @@ def measure(values: list) -> Measure:
 
 
 EMPTY = Measure(0, None, None, None)
+NOTHING = (None,) * len(SPENT_FIELDS)
+TOTAL, MODEL_CALLS, TOOL_CALLS = (SPENT_FIELDS.index(name) for name in ("total_tokens", "model_calls", "tool_calls"))
 
 
 def cost(records: Iterable[RunRecord], prices: Prices | None = None) -> Cost:
     """The cost figures of one scope's counted runs (docs/rules/cost.md §2; a not-a-run is left out)."""
-    values: dict[str, list] = {name: [] for name in MEASURES}
+    totals: list[int] = []
+    model_calls: list[int] = []
+    tool_calls: list[int] = []
+    durations: list[float] = []
+    shares: list[float] = []
     usd: list[float] = []
     spent_by_kind: dict[str, int] = defaultdict(int)
     spent_reported = spent_runs = runs = 0
@@ -157,27 +164,35 @@ def cost(records: Iterable[RunRecord], prices: Prices | None = None) -> Cost:
         in_median = kind in MEDIAN_KINDS
         runs += in_median
         spent = record.spent
-        total = spent.get("total_tokens") if spent is not None else None
+        reported = spent.values() if spent is not None else NOTHING  # one unpack, SPENT_FIELDS order
+        total = reported[TOTAL]
         if total is not None:
             spent_reported += 1
             spent_by_kind[kind] += total
         if in_median:
             if total is not None:
-                values["total_tokens"].append(total)
-            if spent is not None:
-                for name in ("model_calls", "tool_calls"):
-                    if (value := spent.get(name)) is not None:
-                        values[name].append(value)
+                totals.append(total)
+            if (calls := reported[MODEL_CALLS]) is not None:
+                model_calls.append(calls)
+            if (calls := reported[TOOL_CALLS]) is not None:
+                tool_calls.append(calls)
             if (duration := record.duration_seconds) is not None:
-                values["duration_seconds"].append(duration)
-                if (share := record.budget_share) is not None:
-                    values["budget_share"].append(share)
+                durations.append(duration)
+                if (budget := record.budget_seconds) is not None:
+                    shares.append(duration / budget)
         if prices is not None:
             dollars = run_dollars(record, prices).cost_usd
             if dollars is not None:
                 spent_usd.append(dollars)
                 if in_median:
                     usd.append(dollars)
+    values = {
+        "total_tokens": totals,
+        "model_calls": model_calls,
+        "tool_calls": tool_calls,
+        "duration_seconds": durations,
+        "budget_share": shares,
+    }
     return Cost(
         runs=runs,
         **{name: measure(values[name]) for name in MEASURES},

@@ -64,36 +64,53 @@ def overview_table(text: str) -> dict[str, str]:
     return table
 
 
-_TELEMETRY_HEADING = re.compile(r"^##[ \t]+Telemetry[ \t]*\r?$", re.M | re.I)
+TELEMETRY_HEADING = "## Telemetry"
+
+
+def _last_heading(text: str, heading: str) -> int:
+    """Where the line after the last line that is exactly ``heading`` (trailing white space allowed) starts;
+    -1 when there is none. Found from the end with ``rfind`` (a report is read whole once: a pattern
+    tried at every position of every report was a tenth of a cold build's count step)."""
+    end = len(text)
+    while (at := text.rfind(heading, 0, end)) >= 0:
+        end = at
+        if at and text[at - 1] != "\n":
+            continue  # not at a line's start (checked first: each line is then scanned to its end once)
+        line_end = text.find("\n", at)
+        line_end = len(text) if line_end < 0 else line_end
+        if not text[at + len(heading) : line_end].strip():
+            return line_end + 1
+    return -1
 
 
 def telemetry_table(text: str) -> dict[str, str]:
     """Row -> cell of the last ``## Telemetry`` section's first table, the rows podium reads only (empty
     when there is none: no such section, or XORCISE's "No telemetry snapshot was recorded" in its place)."""
-    last = None
-    for found in _TELEMETRY_HEADING.finditer(text):
-        last = found
-    if last is None:
+    pos = _last_heading(text, TELEMETRY_HEADING)
+    if pos < 0:
         return {}
+    section_end = text.find("\n#", pos)  # the next heading: the table is in between
+    section_end = len(text) if section_end < 0 else section_end
+    start = _TABLE_LINE.search(text, pos, section_end)
+    if start is None:
+        return {}
+    end = _NOT_TABLE_LINE.search(text, start.start(), section_end)  # the first table only: a second one
+    block = text[start.start() : end.start() if end is not None else section_end]  # (padding) is not read
+    delimiter = _DELIMITER_ROW.search(block)
+    if delimiter is not None:
+        block = block[delimiter.end() :]  # what came before it was the header row
     table: dict[str, str] = {}
-    started = False
-    pos = last.end() + 1
-    while pos < len(text):
-        end = text.find("\n", pos)
-        end = len(text) if end < 0 else end
-        stripped = text[pos:end].strip()
-        pos = end + 1
-        if not stripped.startswith("|"):
-            if started or stripped.startswith("#"):
-                break  # the table ended (a second table, padding, is not read), or the next section began
-            continue
-        started = True
-        cells = [c.strip().replace("\\|", "|") for c in _CELL_SPLIT.split(stripped.strip("|"))]
-        if set("".join(cells)) <= set("-: "):
-            table.clear()  # the delimiter row: what came before it was the header row
-        elif len(cells) >= 2 and cells[0] not in table:
-            table[cells[0]] = cells[1]
-    return {row: cell for row, cell in table.items() if row in TELEMETRY_ROWS}
+    for name, cell in _TELEMETRY_ROW.findall(block):  # only the rows podium reads are matched
+        table.setdefault(name, cell.strip())
+    return table
+
+
+_TABLE_LINE = re.compile(r"^[ \t]*\|", re.M)
+_NOT_TABLE_LINE = re.compile(r"\n(?![ \t]*\|)")
+_DELIMITER_ROW = re.compile(r"^[ \t]*\|(?=[^\n]*-)[ \t|:-]*$", re.M)
+_TELEMETRY_ROW = re.compile(
+    r"^[ \t]*\|[ \t]*(" + "|".join(map(re.escape, TELEMETRY_ROWS)) + r")[ \t]*\|([^|\n]*)", re.M
+)
 
 
 _H2_OPEN = re.compile(r"<h2", re.I)
@@ -212,6 +229,7 @@ def report_tables(text: str, *, is_html: bool) -> tuple[dict[str, str], dict[str
 
 _WHOLE = re.compile(r"[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+")
 NOT_REPORTED = "\u2014"  # "—": XORCISE's cell for a value it does not have
+_ROW_INDEX = {row: SPENT_FIELDS.index(name) for row, name in TELEMETRY_ROWS.items()}
 
 
 def read_telemetry(table: dict[str, str], fields: Fields, section: str = "Telemetry") -> Spent | None:
@@ -220,16 +238,18 @@ def read_telemetry(table: dict[str, str], fields: Fields, section: str = "Teleme
     and a problem naming the file and the row (``section``: ``Activity`` in a report.html)."""
     values: list[int | None] = [None] * len(SPENT_FIELDS)
     for row, cell in table.items():
-        name = TELEMETRY_ROWS.get(row)
-        if name is None or cell == NOT_REPORTED:
+        index = _ROW_INDEX.get(row)
+        if index is None or cell == NOT_REPORTED:
             continue
-        digits = cell.replace(",", "") if _WHOLE.fullmatch(cell) else None
+        digits = (
+            cell if cell.isascii() and cell.isdigit() else cell.replace(",", "") if _WHOLE.fullmatch(cell) else None
+        )
         if digits is None:
             fields.report(f"{section}.{row}", f"expected a whole number, got {describe(cell)}")
         elif len(digits.lstrip("0")) > len(str(MAX_VALUE)):
             fields.report(f"{section}.{row}", f"a whole number of more than 18 digits, got {describe(cell)}")
         else:
-            values[SPENT_FIELDS.index(name)] = int(digits)
+            values[index] = int(digits)
     return Spent.of(values)
 
 

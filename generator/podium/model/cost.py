@@ -63,18 +63,25 @@ class Spent(bytes):
         object at all)."""
         if len(values) != len(SPENT_FIELDS):
             raise ValueError("a Spent holds eight values")
-        if all(v is None for v in values):
+        narrow, anything = True, False
+        for v in values:
+            if v is None:
+                continue
+            anything = True
+            if not 0 <= v <= MAX_VALUE:
+                raise ValueError("a Spent value is a whole number of at most 18 digits")
+            if v >= _NARROW_NULL:
+                narrow = False
+        if not anything:
             return None
-        if any(v is not None and not 0 <= v <= MAX_VALUE for v in values):
-            raise ValueError("a Spent value is a whole number of at most 18 digits")
-        if all(v is None or v < _NARROW_NULL for v in values):
-            return cls(_NARROW.pack(*(_NARROW_NULL if v is None else v for v in values)))
-        return cls(_WIDE.pack(*(_WIDE_NULL if v is None else v for v in values)))
+        if narrow:
+            return cls(_NARROW.pack(*[_NARROW_NULL if v is None else v for v in values]))
+        return cls(_WIDE.pack(*[_WIDE_NULL if v is None else v for v in values]))
 
     def values(self) -> tuple[int | None, ...]:
         if len(self) == _NARROW.size:
-            return tuple(None if v == _NARROW_NULL else v for v in _NARROW.unpack(self))
-        return tuple(None if v == _WIDE_NULL else v for v in _WIDE.unpack(self))
+            return tuple([None if v == _NARROW_NULL else v for v in _NARROW.unpack(self)])
+        return tuple([None if v == _WIDE_NULL else v for v in _WIDE.unpack(self)])
 
     def get(self, name: str) -> int | None:
         """One value by its field name."""
@@ -87,7 +94,10 @@ class Spent(bytes):
 
     def without(self, names: tuple[str, ...] | frozenset[str]) -> Spent | None:
         """The same values with ``names`` made "not reported"."""
-        return Spent.of(tuple(None if name in names else v for name, v in zip(SPENT_FIELDS, self.values())))
+        values = list(self.values())
+        for name in names:
+            values[_INDEX[name]] = None
+        return Spent.of(values)
 
     def as_dict(self) -> dict[str, int | None]:
         return dict(zip(SPENT_FIELDS, self.values()))
