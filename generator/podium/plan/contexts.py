@@ -389,7 +389,8 @@ class RunContext(PageContext):
     record: RunRecord  #: its public ``RunRecord``
     placement: str  #: how the run is counted, as a sentence: words/figures_text.py run_placement
     spent: tuple[tuple[str, str], ...] = ()
-    #: what it spent (docs/rules/cost.md §1): (row, value), the value "80,070" or "not reported (by <harness>)"
+    #: what it spent (docs/rules/cost.md §1): ("tokens", "44,643 in all: 43,630 input · …") and ("calls", …), each
+    #: value as the report gives it or "not reported (by <harness>)"
     budget: str = ""  #: its duration against its budget: "14 min of a 60 min budget (23%)"
     dollars: str = ""  #: with a price table: "$0.042 at prices of 2026-11-01" (or why none), else ""
 

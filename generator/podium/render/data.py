@@ -67,7 +67,11 @@ LEDGER_COLUMNS = (
     "budget_share",
     "url",
 )
-SPENT_COLUMNS = LEDGER_COLUMNS[LEDGER_COLUMNS.index("total_tokens") : LEDGER_COLUMNS.index("duration_seconds")]
+SPENT_COLUMNS = tuple(  # (column, its place in a Spent's values), in the ledger's order
+    (name, SPENT_FIELDS.index(name))
+    for name in LEDGER_COLUMNS[LEDGER_COLUMNS.index("total_tokens") : LEDGER_COLUMNS.index("duration_seconds")]
+)
+NOT_SPENT = (None,) * len(SPENT_FIELDS)
 DOLLAR_COLUMNS = ("cost_usd", "cache_unpriced")  # with a price table only (docs/rules/cost.md §5)
 
 
@@ -277,7 +281,8 @@ def summary_dict(board: Leaderboard, generated_at: int | None = None) -> dict:
 def ledger_row(record: RunRecord, prices: Prices | None = None) -> dict:
     """One run as the ledger shows it: None where the page shows "—" (judge: see judge_status), and where
     a value was not reported (docs/rules/cost.md §1); the dollar columns with a price table only."""
-    spent = record.spent.as_dict() if record.spent is not None else dict.fromkeys(SPENT_FIELDS)
+    spent = record.spent.values() if record.spent is not None else NOT_SPENT
+    seconds, budget = record.duration_seconds, record.budget_seconds
     row = {
         "run_id": record.run_id,
         "date": iso_utc(record.when),
@@ -300,10 +305,10 @@ def ledger_row(record: RunRecord, prices: Prices | None = None) -> dict:
         "started_at": iso_utc(record.started),
         "completed_at": iso_utc(record.completed),
         "harness": record.harness,
-        **{name: spent[name] for name in SPENT_COLUMNS},
-        "duration_seconds": record.duration_seconds,
-        "budget_seconds": record.budget_seconds,
-        "budget_share": record.budget_share,
+        **{name: spent[index] for name, index in SPENT_COLUMNS},
+        "duration_seconds": seconds,
+        "budget_seconds": budget,
+        "budget_share": seconds / budget if seconds is not None and budget is not None else None,
         "url": record.url,
     }
     if prices is not None:

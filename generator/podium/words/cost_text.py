@@ -6,19 +6,10 @@ functions only write it.
 from __future__ import annotations
 
 from podium.model import RunRecord
-from podium.model.cost import Cost, Prices
+from podium.model.cost import SPENT_FIELDS, TOKEN_FIELDS, Cost, Prices
 from podium.words.figures_text import DASH, ledger_texts
 
-SPENT_LABELS = {  # a run's Telemetry values as the run page names them
-    "total_tokens": "Total tokens",
-    "input_tokens": "Input tokens",
-    "output_tokens": "Output tokens",
-    "cache_read_tokens": "Cache read tokens",
-    "cache_creation_tokens": "Cache creation tokens",
-    "reasoning_tokens": "Reasoning tokens",
-    "model_calls": "Model calls",
-    "tool_calls": "Tool calls",
-}
+NOTHING = (None,) * len(SPENT_FIELDS)
 KIND_SPEND = {  # "31% of tokens went to timed-out runs"
     "graded": "graded runs",
     "partial_judge": "runs with a partial judge",
@@ -140,13 +131,35 @@ def not_reported(record: RunRecord) -> str:
     return f"not reported (by {record.harness})" if record.harness else "not reported"
 
 
+TOKEN_PARTS = (  # a run page's tokens line, after the total (SPENT_FIELDS order)
+    ("input_tokens", "input"),
+    ("output_tokens", "output"),
+    ("cache_read_tokens", "cache read"),
+    ("cache_creation_tokens", "cache creation"),
+    ("reasoning_tokens", "reasoning"),
+)
+_ORDER = {name: i for i, name in enumerate(SPENT_FIELDS)}
+
+
 def spent_rows(record: RunRecord) -> tuple[tuple[str, str], ...]:
-    """The run page's "What it spent": each Telemetry value, or "not reported (by <harness>)"."""
+    """The run page's "What it spent": its tokens (the total, then each field as the report gives it) and its
+    calls, each value or "not reported (by <harness>)" (docs/rules/cost.md §1, §6)."""
     missing = not_reported(record)
-    return tuple(
-        (label, missing if (value := record.spent_value(name)) is None else whole(value))
-        for name, label in SPENT_LABELS.items()
-    )
+    values = record.spent.values() if record.spent is not None else NOTHING
+    if all(values[_ORDER[name]] is None for name in TOKEN_FIELDS):
+        tokens_line = missing
+    else:
+        total = values[_ORDER["total_tokens"]]
+        parts = [
+            f"{label} {missing}" if (v := values[_ORDER[name]]) is None else f"{v:,} {label}"
+            for name, label in TOKEN_PARTS
+        ]
+        tokens_line = (f"{total:,} in all" if total is not None else f"total {missing}") + ": " + " · ".join(parts)
+    calls = []
+    for name, label in (("model_calls", "model call"), ("tool_calls", "tool call")):
+        value = values[_ORDER[name]]
+        calls.append(f"{label}s {missing}" if value is None else f"{value:,} {label}{'' if value == 1 else 's'}")
+    return (("tokens", tokens_line), ("calls", " · ".join(calls)))
 
 
 def against_budget(record: RunRecord) -> str:
@@ -156,8 +169,10 @@ def against_budget(record: RunRecord) -> str:
         return "not known"
     if budget is None:
         return f"{duration(seconds)} (no budget known)"
-    text = f"{duration(seconds)} of a {duration(budget)} budget ({share(record.budget_share)}"
-    return text + (": it ran out)" if record.budget_share is not None and record.budget_share >= 1 else ")")
+    ratio = seconds / budget  # its budget_share
+    return f"{duration(seconds)} of a {duration(budget)} budget ({share(ratio)}" + (
+        ": it ran out)" if ratio >= 1 else ")"
+    )
 
 
 def ledger_cells(record: RunRecord) -> dict[str, str]:

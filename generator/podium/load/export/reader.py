@@ -187,9 +187,10 @@ def read_dir(reader: Reader, name: str) -> Dir:
         data = reader.read(rel, reader.limits.report_bytes, digest=False)
         if data is not None:
             overview, telemetry = report_tables(data.decode("utf-8", errors="replace"), is_html=is_html)
-            reader.add_digest(f"{name}/report#Overview", json.dumps(overview, sort_keys=True).encode())
-            if telemetry:  # what the cost figures come from (docs/rules/cost.md §1), the same in either format
-                reader.add_digest(f"{name}/report#Telemetry", json.dumps(telemetry, sort_keys=True).encode())
+            # what the numbers come from: the Overview and, when there are any, the Telemetry rows (cost.md §1);
+            # the same in either format
+            tables = [overview, telemetry] if telemetry else overview
+            reader.add_digest(f"{name}/report#Overview", json.dumps(tables, sort_keys=True).encode())
             digest = None if is_html else reader.file_hashes[rel]  # hashed once, as it was read
             return Dir(
                 name, result, overview, rel, None if is_html else rel, digest, result_digest, telemetry=telemetry
