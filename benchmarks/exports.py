@@ -36,6 +36,7 @@ class ExportSpec:
     sidecar_kb: float | None  # None (or 0) keeps the natural (~2-3 KB) sidecars
     agents: int | None = None  # None: make_export's default for the size
     missions: int | None = None
+    per_run_answers: bool = False  # make_export --per-run-answers: one distinct answer (flag) per run
 
     @property
     def key(self) -> str:
@@ -44,7 +45,7 @@ class ExportSpec:
         )
         return (
             f"runs{self.runs}-seed{self.seed}-report{self.report_kb or 'natural'}"
-            f"-sidecar{self.sidecar_kb or 'natural'}{shape}"
+            f"-sidecar{self.sidecar_kb or 'natural'}{shape}{'-answersperrun' if self.per_run_answers else ''}"
         )
 
     def args(self) -> list[str]:
@@ -57,6 +58,8 @@ class ExportSpec:
             args += ["--agents", str(self.agents)]
         if self.missions:
             args += ["--missions", str(self.missions)]
+        if self.per_run_answers:
+            args.append("--per-run-answers")
         return args
 
 

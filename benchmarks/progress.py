@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
-"""How long the progress computation takes (podium.count.verdicts.agent_progress) on one agent.
+"""How long the progress computation takes (podium.count.progress.agent_progress) on one agent.
 
     python benchmarks/progress.py [--runs 1000000] [--missions 40] [--configurations 6]
-                                  [--scores grid|continuous] [--seed 1] [--reps 1] [--profile]
+                                  [--scores grid|continuous] [--no-tokens] [--seed 1] [--reps 1] [--profile]
 
 Synthetic runs of one agent, in memory (no export is read): every mission gets runs from
 every configuration, the configurations follow one another in time (the last one also
@@ -12,15 +12,18 @@ configuration moves some missions up or down. ``--scores grid`` draws scores as 
 forms them (checks: passed weight of 10 checks; judge: four criteria on a 0.1 grid, weights
 1-2-1-1; overall their mean), so a segment has a few hundred distinct values;
 ``--scores continuous`` draws every score from a continuous distribution (all distinct,
-the worst case for the selection). Prints the time to build the runs and the time of
-``agent_progress`` + ``progress_document`` (wall and CPU; the best CPU time of --reps,
-which a machine shared with other work inflates less than the wall time).
+the worst case for the selection). Every run reports the tokens it spent (a log-normal count, each
+configuration spending its own amount; 10% report none), for the tokens series (cost.md §4), unless
+``--no-tokens`` (no harness reports tokens: the tokens series has no runs). Prints the time to build
+the runs and the time of ``agent_progress`` + ``progress_bytes`` (wall and CPU; the best CPU time of
+--reps, which a machine shared with other work inflates less than the wall time).
 """
 
 from __future__ import annotations
 
 import argparse
 import cProfile
+import math
 import os
 import pstats
 import random
@@ -31,7 +34,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "generator"))
 
-from podium.count.verdicts import Configuration, ProgressRun, agent_progress, progress_document  # noqa: E402
+from podium.count.progress import agent_progress  # noqa: E402
+from podium.model import Configuration  # noqa: E402
+from podium.model.progress import ProgressRun  # noqa: E402
+from podium.render.progress_data import progress_bytes  # noqa: E402
 
 KINDS = [
     ("partial_judge", 0.08),
@@ -50,7 +56,9 @@ def clamp(v: float) -> float:
     return min(1.0, max(0.0, v))
 
 
-def make_runs(runs: int, missions: int, configurations: int, scores: str, seed: int) -> list[ProgressRun]:
+def make_runs(
+    runs: int, missions: int, configurations: int, scores: str, seed: int, tokens: bool = True
+) -> list[ProgressRun]:
     rng = random.Random(seed)
     confs = [
         Configuration(f"v{i + 1}", "model-a" if i < configurations // 2 else "model-b", "judge-1", 1800.0)
@@ -59,6 +67,7 @@ def make_runs(runs: int, missions: int, configurations: int, scores: str, seed: 
     # each configuration moves each mission by one of -0.15, 0, +0.1, +0.2 (most: no move)
     effect = [[rng.choice((0, 0, 0, 0.1, -0.15, 0.2)) for _ in range(missions)] for _ in confs]
     level = [rng.uniform(0.2, 0.7) for _ in range(missions)]
+    spend = [rng.uniform(10.5, 12.5) for _ in confs]  # ln of a configuration's typical tokens a run
     out = []
     span = 84 * 86400
     for i in range(runs):
@@ -101,6 +110,9 @@ def make_runs(runs: int, missions: int, configurations: int, scores: str, seed: 
                 judge_upper=judge_upper,
                 judge_status=judge_status if scored else None,
                 configuration=confs[c],
+                total_tokens=(
+                    max(1, round(math.exp(rng.gauss(spend[c], 0.6)))) if tokens and rng.random() > 0.1 else None
+                ),
             )
         )
     rng.shuffle(out)
@@ -113,12 +125,13 @@ def main() -> None:
     ap.add_argument("--missions", type=int, default=40)
     ap.add_argument("--configurations", type=int, default=6)
     ap.add_argument("--scores", choices=("grid", "continuous"), default="grid")
+    ap.add_argument("--no-tokens", action="store_true", help="no run reports its tokens")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--reps", type=int, default=1)
     ap.add_argument("--profile", action="store_true")
     args = ap.parse_args()
     t0 = time.perf_counter()
-    runs = make_runs(args.runs, args.missions, args.configurations, args.scores, args.seed)
+    runs = make_runs(args.runs, args.missions, args.configurations, args.scores, args.seed, not args.no_tokens)
     print(f"made {len(runs):,} runs in {time.perf_counter() - t0:.2f} s")
     best = None
     for _ in range(args.reps):
@@ -130,10 +143,10 @@ def main() -> None:
         else:
             progress = agent_progress("a1", "bench", "bench", runs)
         t1, c1 = time.perf_counter(), time.process_time()
-        progress_document(progress)
+        progress_bytes(progress)
         t2, c2 = time.perf_counter(), time.process_time()
         print(
-            f"agent_progress {t1 - t0:.2f} s ({c1 - c0:.2f} s CPU), progress_document {t2 - t1:.2f} s "
+            f"agent_progress {t1 - t0:.2f} s ({c1 - c0:.2f} s CPU), progress_bytes {t2 - t1:.2f} s "
             f"({c2 - c1:.2f} s CPU); load average {os.getloadavg()[0]:.1f}"
         )
         best = c2 - c0 if best is None else min(best, c2 - c0)
@@ -141,7 +154,8 @@ def main() -> None:
     verdicts = [c.newest_step.overall.verdict for c in progress.cells if c.newest_step]
     print(
         f"best {best:.2f} s CPU; {len(progress.segments)} agent segments, headline "
-        f"{step.overall.verdict if step else None} {dict(step.overall.tally) if step else {}}; "
+        f"{step.overall.verdict if step else None} {dict(step.overall.tally) if step else {}}, tokens "
+        f"{step.tokens.verdict if step else None} {dict(step.tokens.tally) if step else {}}; "
         f"cells' newest verdicts {sorted(set(verdicts))}; "
         f"shifts {sum(len(c.shifts) for c in progress.cells)}"
     )

@@ -606,6 +606,13 @@ def parse_args(argv):
         "--missions", type=int, metavar="N", help="missions in the export (make_export --missions; 'scale': 40)"
     )
     ap.add_argument(
+        "--answers",
+        choices=("mission", "per-run"),
+        default="mission",
+        help="distinct answers in the export: one flag per mission version (default) or one per run "
+        "(make_export --per-run-answers: CTF platforms that deploy a fresh flag for every run)",
+    )
+    ap.add_argument(
         "--run-pages",
         type=int,
         metavar="N",
@@ -685,7 +692,7 @@ def parse_args(argv):
 
 
 # Disk use per run, measured on ext4 (4 KiB blocks) with scale-shaped exports (12 agents,
-# 40 missions) of 2,000 and 20,000 runs, rounded up; see README "Disk and time".
+# 40 missions) of 2,000 and 20,000 runs, rounded up; see benchmarks/README.md "Disk and time".
 EXPORT_DISK_PER_RUN = 25_500  # natural reports and sidecars: 4 files + a directory
 #                                       (23.8 KB), and make_export's temporary rows (1.4 KB)
 LIVE_DISK_PER_RUN = 4_100  # the hard-linked copy: its directories
@@ -727,7 +734,15 @@ def pick_hugo(skip: bool) -> str | None:
 
 
 def bench_size(runs: int, args, flags: set[str], hugo: str | None) -> dict:
-    spec = ExportSpec(runs, args.seed, args.report_kb, args.sidecar_kb or None, args.agents, args.missions)
+    spec = ExportSpec(
+        runs,
+        args.seed,
+        args.report_kb,
+        args.sidecar_kb or None,
+        args.agents,
+        args.missions,
+        args.answers == "per-run",
+    )
     cached = {"--cache-dir", "--no-cache"} <= flags
     made = export_ready(spec, args.work_dir)
     verify = not args.no_verify and args.only >= set(INCREMENTAL)

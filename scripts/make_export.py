@@ -40,6 +40,7 @@ every other byte the export's generator draws is what it was before runs spent a
 """
 import argparse
 import base64
+import hashlib
 import json
 import math
 import os
@@ -372,6 +373,11 @@ def plan_kinds(rng, n):
 
 
 # --- grading --------------------------------------------------------------------------------
+def flag_of(run):
+    """The flag run ``run`` had to find: its mission version's, or with --per-run-answers its own."""
+    return run.get("flag") or run["mv"]["flag"]
+
+
 def grade_checks(rng, run):
     """check_breakdown and the deterministic half; fills run["artifacts"]."""
     mv, tpl, z = run["mv"], run["tpl"], run["z"]
@@ -385,7 +391,7 @@ def grade_checks(rng, run):
             wrong = rng.random() < 0.3
             if ref == "flag":
                 guess = f"FLAG{{guess_{hexid(rng, 32)}}}" if wrong and not passed else None
-                value = mv["flag"] if passed else guess
+                value = flag_of(run) if passed else guess
             elif ref == "report":
                 value = tpl["report"] if passed else "todo: write up" if wrong else None
             else:
@@ -441,10 +447,10 @@ def user_prompt(rid, slug, token):
 
 def transcript(run):
     """(command, output) pairs the agent ran; the last shows the flag when it won."""
-    won, steps = run["artifacts"].get("flag") == run["mv"]["flag"], run["tpl"]["steps"]
+    won, steps = run["artifacts"].get("flag") == flag_of(run), run["tpl"]["steps"]
     if not won:                   # gave up early, or reached the last step and failed it
         steps = steps[:1] + steps[2:] if run["n_steps"] == 2 else steps[:1]
-    return [(cmd, (ok if won or not bad else bad).replace("{flag}", run["mv"]["flag"]))
+    return [(cmd, (ok if won or not bad else bad).replace("{flag}", flag_of(run)))
             for cmd, ok, bad in steps]
 
 
@@ -869,6 +875,7 @@ class Exporter:
         self.stale = next((i for i in range(n * 2 // 5, n) if self.kinds[i] == "graded"), None)
         self.rows, self.offsets = tempfile.TemporaryFile(), array("q", [0])
         self.writer = DirWriter()
+        self.per_run_answers = False  # --per-run-answers: each run its own flag (no draw from rng)
 
     def pick(self, i, kind):
         """(agent, mission, phase, (trigger, judge_status)) of run i; phase None: the plain shape."""
@@ -924,7 +931,14 @@ class Exporter:
                 "trace_id": b64id(rng, 16), "conv": f"01{rid[:6]}-e35a-7e72-88a3-{rid[20:]}",
                 "status": STATUS["grading" if kind == "grading" else trigger], "phase": phase,
                 "artifacts": {}, "steps": [], "tel": None, "terminal_detail": None,
-                "tool_log": ""}
+                "tool_log": "", "flag": self.run_flag(rid)}
+
+    def run_flag(self, rid):
+        """With --per-run-answers, a flag of run ``rid``'s own (as CTF platforms that deploy a fresh flag for
+        every run write them), made from the seed and the run id, so the rest of the export is unchanged."""
+        if not self.per_run_answers:
+            return None
+        return f"FLAG{{run_{hashlib.sha256(f'{self.seed}:{rid}'.encode()).hexdigest()[:40]}}}"
 
     def telemetry(self, run):
         """Token counts and the first/last event time of a run whose agent ran."""
@@ -1249,6 +1263,9 @@ def main(argv=None):
                     "2000 runs up to 500 for big exports)")
     ap.add_argument("--missions", type=int, metavar="N", help="number of missions (default: 4, or one per "
                     "2500 runs up to 40); missions past the fourth alternate one or two versions")
+    ap.add_argument("--per-run-answers", action="store_true", help="give every run a flag of its own "
+                    "(a CTF platform that deploys a fresh flag for each run): one distinct answer per "
+                    "run instead of one per mission version; nothing else changes")
     ap.add_argument("--story", action="store_true", help="the demo's shape: seven agents whose "
                     "configurations change over time, so that their newest steps read improved, "
                     "regressed, steady, mixed, unclear, too few runs and not comparable (the "
@@ -1281,6 +1298,7 @@ def main(argv=None):
     else:
         exporter = Exporter(args.out, args.runs, args.seed, report_kb, args.sidecar_kb, args.agents,
                             args.missions)
+    exporter.per_run_answers = args.per_run_answers
     step, started = (args.runs // 20 if args.runs >= 50_000 else 0), time.monotonic()
     for i in range(args.runs):
         exporter.write_run(i)

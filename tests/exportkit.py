@@ -259,3 +259,28 @@ class ExportDir:
             ]
             (self.root / "agents.json").write_text(json.dumps(rows, indent=2))
         return self
+
+
+def flood_names(n: int, names: int = 200, length: int = 512, shape: str = "m") -> list[str]:
+    """Run ``n``'s reported model names: ``names`` distinct names of ``length`` characters, none shared with
+    another run (``shape`` "sk": API-key-shaped, which redaction rewrites: issue 34 items 1, 3 and 4)."""
+    if shape == "sk":
+        return [f"sk-{hashlib.sha256(f'{n}-{k}'.encode()).hexdigest()}"[:length] for k in range(names)]
+    return [f"{shape}{n:05d}-{k:03d}-".ljust(length, "x") for k in range(names)]
+
+
+def model_flood(
+    export: ExportDir, runs: int = 130, *, names: int = 200, length: int = 512, agent: str = "flood", shape: str = "m"
+) -> ExportDir:
+    """A harness that reports ``names`` distinct long model names on each of ``runs`` runs of one agent on one
+    mission (issue 34 item 1: 130 runs of 200 names of 512 characters, a 14 MB export, made a 68 MB
+    summary.json), beside a plain agent "plain" with 6 runs on the same mission (so the two are a pair)."""
+    for n in range(runs):
+        x = (n % 10) / 10
+        rid = run_id(f"flood-{agent}-{n}")
+        export.run(graded(rid, det=x, judge=x, models_reported=flood_names(n, names, length, shape)), agent=agent)
+    for n in range(6):
+        export.run(
+            graded(run_id(f"plain-{n}"), det=0.5 + n / 20, judge=0.5, models_reported=["gpt-5.5"]), agent="plain"
+        )
+    return export.sidecars()

@@ -373,8 +373,8 @@ RUNS_INDEX = "api/results/runs.json"
 
 def ledger_rows(files: dict[str, bytes]) -> list[dict]:
     """The whole ledger as runs.json used to hold it (one dict per run, newest first), put together from
-    the index and its JSON Lines parts: the layout a script reading the data follows (README, issue 18;
-    one object per run and line since podium.runs/4, issue 29)."""
+    the index and its JSON Lines parts: the layout a script reading the data follows (docs/data.md; one
+    object per run and line since podium.runs/4)."""
     index = strict_json(files[RUNS_INDEX])
     rows = []
     for part in index["parts"]:
@@ -417,3 +417,20 @@ def ledger_rows_at(site: Path) -> list[dict]:
     files = {RUNS_INDEX: (site / RUNS_INDEX).read_bytes()}
     files.update({part["jsonl_gz"]: read_site_file(site / part["jsonl_gz"]) for part in index["parts"]})
     return ledger_rows(files)
+
+
+DATA_DOC = Path(__file__).resolve().parents[1] / "docs" / "data.md"
+
+
+def ledger_readers() -> dict[str, tuple[str, str]]:
+    """The fenced blocks of docs/data.md's "The ledger as data" (pandas, DuckDB, jq, the standard library),
+    by the tool their first comment names: (language, body). tests/site/test_ledger_readers.py runs each."""
+    text = DATA_DOC.read_text(encoding="utf-8")
+    section = re.search(r"^##+ The ledger as data\n(.*?)(?=^##+ |\Z)", text, re.S | re.M)
+    assert section, "docs/data.md lost its section 'The ledger as data'"
+    blocks = {}
+    for language, body in re.findall(r"```(\w+)\n(.*?)```", section.group(1), re.S):
+        tool = re.match(r"(?:#|--) ([\w ]+?):", body)
+        assert tool, f"a {language} block of docs/data.md's 'The ledger as data' names no tool in its first comment"
+        blocks[tool.group(1)] = (language, body)
+    return blocks

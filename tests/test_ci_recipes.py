@@ -17,6 +17,7 @@ import pytest
 import sitekit as kit
 import yaml
 from exportkit import ExportDir, graded, run_id
+from ghrunner import runner_commands
 
 REPO = Path(__file__).resolve().parents[1]
 WORKFLOW = REPO / "docs" / "ci" / "github-pages.yml"
@@ -199,11 +200,6 @@ def test_recipe_without_the_action_has_the_documented_steps():
         "Upload the site",
     ]
     steps = steps_by_name(build)
-    trusted = " ".join(build["env"]["TRUSTED_RUN"].split())
-    assert trusted == (
-        '${{ contains(fromJSON(\'["schedule", "push", "workflow_dispatch"]\'), github.event_name) '
-        "&& github.ref == format('refs/heads/{0}', github.event.repository.default_branch) }}"
-    )
     for name in ("Restore the podium cache", "Save the podium cache"):
         assert steps[name]["if"] == "env.TRUSTED_RUN == 'true'"
         assert steps[name]["with"]["path"].split() == [".podium-cache/", "site/"]
@@ -211,6 +207,233 @@ def test_recipe_without_the_action_has_the_documented_steps():
     report = steps["Post the change report"]["run"]
     assert 'podium diff previous/summary.json site/api/results/summary.json >> "$GITHUB_STEP_SUMMARY"' in report
     assert steps["Upload the site"]["with"]["path"] == "site"
+
+
+# --- GitHub's expressions, as far as the recipes use them ----------------------------------
+
+
+def evaluate(expression: str, github: dict) -> object:
+    """A `${{ … }}` expression's value with the `github` context: literals, property paths, ! && || == !=,
+    parentheses and contains / startsWith / format / fromJSON, with GitHub's semantics (strings compared
+    ignoring case; && and || give an operand; null, false, 0 and '' are falsy)."""
+    inner = re.fullmatch(r"\s*\$\{\{(.*)\}\}\s*", expression, re.S)
+    assert inner, expression
+    tokens = re.findall(r"'(?:[^']|'')*'|&&|\|\||==|!=|[()!,]|[A-Za-z_][\w.-]*|\d+(?:\.\d+)?|\S", inner[1])
+    pos = 0
+
+    def peek() -> str | None:
+        return tokens[pos] if pos < len(tokens) else None
+
+    def take(expected: str | None = None) -> str:
+        nonlocal pos
+        token = tokens[pos]
+        assert expected is None or token == expected, (token, expected)
+        pos += 1
+        return token
+
+    def truthy(value: object) -> bool:
+        return value not in (None, False, 0, "")
+
+    def equal(a: object, b: object) -> bool:
+        if isinstance(a, str) and isinstance(b, str):
+            return a.casefold() == b.casefold()
+        return a == b
+
+    def text(value: object) -> str:
+        return "" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
+
+    functions = {
+        "contains": lambda where, item: (
+            any(equal(x, item) for x in where)
+            if isinstance(where, list)
+            else text(item).casefold() in text(where).casefold()
+        ),
+        "startsWith": lambda value, prefix: text(value).casefold().startswith(text(prefix).casefold()),
+        "format": lambda template, *args: re.sub(r"\{(\d+)\}", lambda m: text(args[int(m[1])]), template),
+        "fromJSON": json.loads,
+    }
+
+    def chain(op: str, operand, pick) -> object:
+        value = operand()
+        while peek() == op:
+            take()
+            value = pick(value, operand())
+        return value
+
+    def either() -> object:
+        return chain("||", both, lambda a, b: a if truthy(a) else b)
+
+    def both() -> object:
+        return chain("&&", comparison, lambda a, b: b if truthy(a) else a)
+
+    def comparison() -> object:
+        value = unary()
+        while peek() in ("==", "!="):
+            op = take()
+            right = unary()
+            value = equal(value, right) == (op == "==")
+        return value
+
+    def unary() -> object:
+        if peek() == "!":
+            take()
+            return not truthy(unary())
+        return primary()
+
+    def primary() -> object:
+        token = take()
+        if token == "(":
+            value = either()
+            take(")")
+            return value
+        if token.startswith("'"):
+            return token[1:-1].replace("''", "'")
+        if token in ("true", "false", "null"):
+            return {"true": True, "false": False, "null": None}[token]
+        if re.fullmatch(r"\d+(?:\.\d+)?", token):
+            return float(token)
+        if peek() == "(":
+            take("(")
+            args = []
+            while peek() != ")":
+                args.append(either())
+                if peek() == ",":
+                    take()
+            take(")")
+            return functions[token](*args)
+        names = token.split(".")
+        assert names[0] == "github", f"only the github context here, not {token}"
+        value: object = github
+        for name in names[1:]:
+            value = value.get(name) if isinstance(value, dict) else None
+        return value
+
+    value = either()
+    assert pos == len(tokens), tokens[pos:]
+    return value
+
+
+def as_env(value: object) -> str:
+    return "" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
+
+
+def github_context(event: str, ref: str, default_branch: str | None) -> dict:
+    """The `github` context of a run: a schedule event's payload holds no repository (GitHub sends only the cron)."""
+    payload: dict = {"schedule": "17 * * * *"} if event == "schedule" else {}
+    if default_branch is not None:
+        payload["repository"] = {"default_branch": default_branch, "fork": False}
+    return {"event_name": event, "ref": ref, "event": payload}
+
+
+@pytest.mark.parametrize(
+    ("event", "ref", "default", "trusted"),
+    [
+        ("schedule", "refs/heads/main", None, True),  # every run of the hourly recipe (issue 34)
+        ("schedule", "refs/heads/trunk", None, True),
+        ("schedule", "refs/tags/v1", None, False),
+        ("push", "refs/heads/main", "main", True),
+        ("push", "refs/heads/feature", "main", False),
+        ("workflow_dispatch", "refs/heads/main", "main", True),
+        ("workflow_dispatch", "refs/heads/feature", "main", False),
+        ("workflow_dispatch", "refs/heads/main", None, False),
+        ("pull_request", "refs/pull/7/merge", "main", False),  # from a fork or not
+        ("pull_request_target", "refs/heads/main", "main", False),  # runs on the default branch, for a fork's PR
+        ("workflow_run", "refs/heads/main", "main", False),
+        ("issue_comment", "refs/heads/main", "main", False),
+    ],
+)
+def test_pip_recipe_trusts_the_cache_on_the_default_branchs_own_runs(event, ref, default, trusted):
+    """TRUSTED_RUN as GitHub evaluates it: scheduled runs use the cache too; no pull request does."""
+    flow = yaml.safe_load(WORKFLOW_PIP.read_text(encoding="utf-8"))
+    expression = flow["jobs"]["build"]["env"]["TRUSTED_RUN"]
+    assert as_env(evaluate(expression, github_context(event, ref, default))) == str(trusted).lower()
+
+
+def test_the_expression_evaluator_bites():
+    context = github_context("push", "refs/heads/Main", "main")
+    assert evaluate("${{ github.ref == format('refs/heads/{0}', github.event.repository.default_branch) }}", context)
+    assert evaluate("${{ github.event.nothing.here }}", context) is None
+    assert evaluate("${{ !startsWith(github.ref, 'refs/tags/') && 'yes' || 'no' }}", context) == "yes"
+    assert not evaluate('${{ contains(fromJSON(\'["a", "b"]\'), github.event_name) }}', context)
+
+
+# --- the pip recipe's fetch of the published summary --------------------------------------
+
+
+FAKE_CURL = """#!{python}
+import json, os, sys
+args = sys.argv[1:]
+with open(os.environ["CURL_LOG"], "a") as log:
+    log.write(json.dumps(args) + "\\n")
+url = args[-1]
+status, code = json.loads(os.environ["CURL_ANSWERS"]).get(url.rsplit("/", 1)[1], [404, 0])
+if "-o" in args and status == 200:
+    open(args[args.index("-o") + 1], "w").write("{{}}")
+if "-w" in args:
+    sys.stdout.write(str(status))
+sys.exit(code)
+"""
+
+
+def fetch_step(tmp_path: Path, answers: dict[str, list[int]]) -> tuple[subprocess.CompletedProcess, list[list[str]]]:
+    """The recipe's fetch step with a curl that answers ``answers[file] = [HTTP status, curl's exit]`` (404 else)."""
+    steps = steps_by_name(yaml.safe_load(WORKFLOW_PIP.read_text(encoding="utf-8"))["jobs"]["build"])
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir(exist_ok=True)
+    (bin_dir / "curl").write_text(FAKE_CURL.format(python=sys.executable))
+    (bin_dir / "curl").chmod(0o755)
+    log = tmp_path / "curl.log"
+    log.write_text("")
+    env = {
+        "PATH": f"{bin_dir}:{os.environ['PATH']}",
+        "HOME": str(tmp_path),
+        "SITE_URL": "https://board.example/",
+        "CURL_LOG": str(log),
+        "CURL_ANSWERS": json.dumps(answers),
+    }
+    done = subprocess.run(
+        ["bash", "-e", "-o", "pipefail", "-c", steps["Fetch the published summary"]["run"]],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    return done, [json.loads(line) for line in log.read_text().splitlines()]
+
+
+CAPPED = ["--proto", "=https", "--connect-timeout", "20", "--max-time", "120", "--max-filesize", "67108864"]
+
+
+def test_pip_recipe_fetches_over_https_only_with_a_deadline_and_a_cap(tmp_path):
+    done, calls = fetch_step(tmp_path, {"summary.json": [200, 0], "changes.json": [200, 0]})
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert [call[-1] for call in calls] == [
+        f"https://board.example/api/results/{f}" for f in ("summary.json", "changes.json", "redirects.json")
+    ]
+    for call in calls:
+        assert call[: len(CAPPED) + 1] == ["-sS", *CAPPED], call  # and no -L: a redirect is not followed
+        assert not {"-L", "--location", "-k", "--insecure"} & set(call)
+    assert sorted(p.name for p in (tmp_path / "previous").iterdir()) == ["changes.json", "summary.json"]
+
+
+@pytest.mark.parametrize(
+    ("answer", "code", "said"),
+    [
+        ([404, 0], 0, "Nothing published at https://board.example/api/results yet: a first publish"),
+        ([410, 0], 0, "a first publish"),
+        ([200, 63], 0, "::warning::https://board.example/api/results/summary.json is larger than 64 MiB"),
+        ([301, 0], 3, "::error::https://board.example/api/results/summary.json redirects (HTTP 301): set SITE_URL"),
+        ([500, 0], 3, "::error::https://board.example/api/results/summary.json: HTTP 500, curl exit 0; not building"),
+        ([0, 28], 3, "HTTP 0, curl exit 28; not building"),  # --max-time ran out
+        ([0, 1], 3, "curl exit 1; not building"),  # --proto: not https
+    ],
+)
+def test_pip_recipe_fetch_outcomes(tmp_path, answer, code, said):
+    done, _ = fetch_step(tmp_path, {"summary.json": answer})
+    assert done.returncode == code, done.stdout + done.stderr
+    assert said in done.stdout
+    assert not (tmp_path / "previous" / "summary.json").exists()
 
 
 def fake_tools(tmp_path: Path, *names: str) -> Path:
@@ -292,6 +515,32 @@ def test_pip_recipe_builds_without_the_cache_on_an_untrusted_run(tmp_path, trust
     done = run_step(tmp_path, steps["Build the site"], {"TRUSTED_RUN": trusted}, "podium")
     assert done.returncode == 0, done.stderr
     assert recorded(tmp_path, "podium") == [["build", "export", "--out", "site", "--host", "github-pages", *flags]]
+    assert [name for name, _ in runner_commands(done.stdout)] == ["stop-commands"]  # podium's output: no command
+
+
+@pytest.mark.parametrize("step", ["Build the site", "Post the change report"])
+def test_pip_recipe_reads_no_workflow_command_from_podium(tmp_path, step):
+    """podium quotes the export and the previous summary; between stop-commands and its resume the runner
+    reads no command from it, and the step still fails when podium does."""
+    steps = steps_by_name(yaml.safe_load(WORKFLOW_PIP.read_text(encoding="utf-8"))["jobs"]["build"])
+    (tmp_path / "previous").mkdir()
+    (tmp_path / "previous" / "summary.json").write_text("{}")
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "podium").write_text("#!/bin/sh\necho '::add-mask::x'\necho '##[set-output name=a]b' >&2\nexit 3\n")
+    (bin_dir / "podium").chmod(0o755)
+    summary = tmp_path / "summary.md"
+    done = subprocess.run(
+        ["bash", "-e", "-o", "pipefail", "-c", steps[step]["run"]],
+        cwd=tmp_path,
+        env={"PATH": f"{bin_dir}:{os.environ['PATH']}", "TRUSTED_RUN": "false", "GITHUB_STEP_SUMMARY": str(summary)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 3, done.stdout
+    assert [name for name, _ in runner_commands(done.stdout)] == ["stop-commands"], done.stdout
 
 
 @pytest.fixture
@@ -358,6 +607,28 @@ def test_publish_sh_without_rsync_copies_and_swaps(project, tmp_path):
         (bin_dir / tool).symlink_to(found)
     out = check_round_trip(project, path=str(bin_dir))
     assert "publish.sh: cp -a site/. " in out and "publish.sh: rsync" not in out
+
+
+def test_publish_sh_fetches_the_previous_summary_over_https_with_a_deadline(project, tmp_path):
+    bin_dir = fake_tools(tmp_path, "curl")
+    path = f"{bin_dir}:{os.environ['PATH']}"
+    done = publish(
+        project, "s3://bucket/board", DRY_RUN="1", PREVIOUS_SUMMARY_URL="https://x.example/s.json", PATH=path
+    )
+    assert done.returncode == 0, done.stderr
+    [call] = recorded(tmp_path, "curl")
+    assert call[:-3] == ["-fsSL", "--proto", "=https", "--proto-redir", "=https", "--max-redirs", "5", *CAPPED[2:]]
+    assert call[-3:] == ["https://x.example/s.json", "-o", call[-1]]
+
+
+def test_publish_sh_on_github_actions_reads_no_command_from_podium(project, tmp_path):
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    (bin_dir / "podium").write_text(f"#!/bin/sh\necho '::add-mask::x'\nexec {sys.executable} -m podium \"$@\"\n")
+    (bin_dir / "podium").chmod(0o755)
+    done = publish(project, "s3://bucket/board", DRY_RUN="1", PODIUM=str(bin_dir / "podium"), GITHUB_ACTIONS="true")
+    assert done.returncode == 0, done.stderr
+    assert [name for name, _ in runner_commands(done.stdout)] == ["stop-commands"], done.stdout
 
 
 def test_publish_sh_dry_run_picks_s3_and_rclone_by_the_target(project):

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import podium
-from podium.count.verdicts import VERDICTS
+from podium.model.progress import SCORE_VERDICTS
 
 REPO = Path(__file__).resolve().parents[1]
 DEMO = REPO / "content" / "demo-export"
@@ -20,11 +20,11 @@ MAKE_EXPORT = REPO / "scripts" / "make_export.py"
 # agent slug -> (verdict, what the headline says changed, the words the agent page shows)
 STORY = {
     "harrier": ("improved", ["agent_version"], "▲ improved +29.3 pp since agent v2"),
-    "kestrel": ("regressed", ["model"], "▼ regressed −38.8 pp since model gpt-5.5-mini"),
+    "kestrel": ("regressed", ["model"], "▼ regressed −38.8 pp since model “gpt-5.5-mini”"),
     "osprey": ("steady", ["agent_version"], "= steady −0.5 pp since agent v4 · steady on 2 of 2 missions"),
     "hobby": ("unclear", ["agent_version"], "? unclear +0.2 pp since agent v2"),
     "gyr-falcon": ("too_few_runs", ["agent_version"], "… too few runs since agent v2 (3 of 5)"),
-    "merlin": ("not_comparable", ["judge_model"], "≠ not comparable since judge model claude-judge-2"),
+    "merlin": ("not_comparable", ["judge_model"], "≠ not comparable since judge model “claude-judge-2”"),
     "goshawk": ("mixed", ["agent_version"], "◆ mixed +17.1 pp since agent v2 · improved on 1, regressed on 1"),
 }
 
@@ -42,7 +42,7 @@ def test_every_verdict_is_some_agents_headline(site):
     assert set(headlines) == set(STORY)
     for slug, (verdict, changed, _) in STORY.items():
         assert (headlines[slug]["verdict"], headlines[slug]["changed"]) == (verdict, changed), slug
-    assert {v for v, _, _ in STORY.values()} == set(VERDICTS)
+    assert {v for v, _, _ in STORY.values()} == set(SCORE_VERDICTS)
 
 
 def test_each_agent_page_words_its_verdict(site):

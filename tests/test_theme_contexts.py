@@ -1,8 +1,11 @@
-"""themes/README.md's context tables are made from the context dataclasses (generator/podium/plan/contexts.py).
+"""themes/README.md's context tables are made from the context dataclasses (generator/podium/plan/contexts.py),
+and its list of filters and globals from the tables the Jinja environment is made with
+(generator/podium/render/templates.py ``FILTERS`` and ``GLOBALS``).
 
-Each table lists a context's fields: name, type (as annotated) and the field's ``#:`` doc comment. This
-test renders them and fails when the README's generated sections differ, so the documentation cannot drift
-from what the plan hands to templates. After changing a context, regenerate with
+Each context table lists a context's fields: name, type (as annotated) and the field's ``#:`` doc comment;
+each filter or global: its name, what it calls (or its value's type) and its ``#:`` comment. This test
+renders them and fails when the README's generated sections differ, so the documentation cannot drift
+from what the plan hands to templates and what templates may call. After changing either, regenerate with
 
     PODIUM_UPDATE_THEME_CONTEXTS=1 python -m pytest tests/test_theme_contexts.py
 
@@ -17,9 +20,13 @@ import inspect
 import os
 import re
 import sys
+import types
 from pathlib import Path
 
+import jinja2.defaults
+
 from podium.plan import contexts
+from podium.render import templates
 
 README = Path(__file__).resolve().parents[1] / "themes" / "README.md"
 UPDATE = "PODIUM_UPDATE_THEME_CONTEXTS"
@@ -40,16 +47,22 @@ def field_docs() -> dict[str, dict[str, tuple[str, str]]]:
             if not (isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name)):
                 continue
             assert item.end_lineno is not None
-            parts = []
-            trailing = re.search(r"#:\s?(.*)$", lines[item.end_lineno - 1])
-            if trailing:
-                parts.append(trailing.group(1).strip())
-            at = item.end_lineno
-            while at < len(lines) and lines[at].strip().startswith("#:"):
-                parts.append(lines[at].strip()[2:].strip())
-                at += 1
-            docs[item.target.id] = (ast.unparse(item.annotation), " ".join(p for p in parts if p))
+            docs[item.target.id] = (ast.unparse(item.annotation), doc_comment(lines, item.end_lineno))
     return out
+
+
+def doc_comment(lines: list[str], end: int) -> str:
+    """The ``#:`` doc comment of the item that ends on line ``end`` (1-based): on that line, and on the ``#:``
+    lines right after it."""
+    parts = []
+    trailing = re.search(r"#:\s?(.*)$", lines[end - 1])
+    if trailing:
+        parts.append(trailing.group(1).strip())
+    at = end
+    while at < len(lines) and lines[at].strip().startswith("#:"):
+        parts.append(lines[at].strip()[2:].strip())
+        at += 1
+    return " ".join(p for p in parts if p)
 
 
 def _cell(text: str) -> str:
@@ -82,6 +95,45 @@ def _summary(cls: type) -> str:
     return _cell(" ".join(doc.split()))
 
 
+def table_docs(name: str) -> dict[str, str]:
+    """Each key of render/templates.py's ``name`` table (FILTERS, GLOBALS) -> its ``#:`` doc comment (on the
+    entry's last line, and the ``#:`` lines right after it)."""
+    source = inspect.getsource(templates)
+    lines = source.splitlines()
+    table = next(
+        node.value
+        for node in ast.parse(source).body
+        if isinstance(node, ast.Assign) and [ast.unparse(t) for t in node.targets] == [name]
+    )
+    assert isinstance(table, ast.Dict)
+    docs = {}
+    for key, value in zip(table.keys, table.values):
+        assert isinstance(key, ast.Constant) and value.end_lineno is not None
+        docs[key.value] = doc_comment(lines, value.end_lineno)
+    return docs
+
+
+def _calls(value: object) -> str:
+    """What a filter or global is: the function it calls, with its parameters and where it is defined; or
+    the type of its value."""
+    if isinstance(value, types.ModuleType):
+        return f"the module `{value.__name__}`"
+    if callable(value):
+        where = value.__module__.removeprefix("podium.").replace(".", "/") + ".py"
+        params = ", ".join(inspect.signature(value).parameters)
+        return f"`{value.__name__}({params})` in `{where}`"
+    if isinstance(value, dict):
+        return f"a `dict` of {len(value)}"
+    return f"`{type(value).__name__}` {value!r}"
+
+
+def _functions(name: str, table: dict[str, object], kind: str) -> list[str]:
+    docs = table_docs(name)
+    out = [f"| {kind} | what it is | what it gives |", "|---|---|---|"]
+    out += [f"| `{key}` | {_cell(_calls(value))} | {_cell(docs[key])} |" for key, value in table.items()]
+    return out
+
+
 def render_sections() -> dict[str, str]:
     """Each generated section of themes/README.md, as it should read."""
     docs = field_docs()
@@ -107,8 +159,11 @@ def render_sections() -> dict[str, str]:
         if cls.__doc__ and not cls.__doc__.startswith(f"{cls.__name__}("):  # a docstring, not dataclass's own
             values += [_summary(cls), ""]
         values += _table(cls, docs) + [""]
+    filters = _functions("FILTERS", templates.FILTERS, "filter")
+    filters += ["", *_functions("GLOBALS", templates.GLOBALS, "global")]
     return {
         "common": "\n".join(common) + "\n",
+        "filters": "\n".join(filters) + "\n",
         "pages": "\n".join(pages),
         "standalone": "\n".join(standalone),
         "values": "\n".join(values),
@@ -146,9 +201,23 @@ def test_every_field_has_a_doc_comment():
             assert all(doc for _name, _kind, doc in _doc(cls, docs)), cls.__name__
 
 
+def test_every_filter_and_global_a_template_can_call_is_in_the_tables_with_a_doc_comment():
+    """The environment's own filters and globals beyond Jinja's are exactly FILTERS and GLOBALS (nothing added
+    around them, undocumented), each with its ``#:`` comment."""
+    env = templates.make_environment(templates.theme_chain("default", [templates.builtin_themes()]))
+    assert {k: v for k, v in env.filters.items() if k not in jinja2.defaults.DEFAULT_FILTERS} == templates.FILTERS
+    extra = {k: v for k, v in env.globals.items() if k not in jinja2.defaults.DEFAULT_NAMESPACE}
+    assert extra == templates.GLOBALS
+    for name, table in (("FILTERS", templates.FILTERS), ("GLOBALS", templates.GLOBALS)):
+        docs = table_docs(name)
+        assert set(docs) == set(table)
+        assert all(docs.values()), [key for key, doc in docs.items() if not doc]
+
+
 def test_the_check_can_fail():
     text = README.read_text(encoding="utf-8")
     assert rewritten(text.replace("| `page_title` |", "| `page_titel` |", 1)) == text
+    assert rewritten(text.replace("| `pct_range` |", "| `pct_rnage` |", 1)) == text
 
 
 def test_contexts_pickle_the_same_way_each_time():
@@ -168,5 +237,5 @@ def test_contexts_pickle_the_same_way_each_time():
 
 if __name__ == "__main__":
     if sys.argv[1:] != ["--update"]:
-        sys.exit(f"usage: python {sys.argv[0]} --update  (rewrites themes/README.md's context tables)")
+        sys.exit(f"usage: python {sys.argv[0]} --update  (rewrites themes/README.md's generated tables)")
     README.write_text(rewritten(README.read_text(encoding="utf-8")), encoding="utf-8")

@@ -20,15 +20,34 @@ PODIUM=${PODIUM:-podium}
 PODIUM_ARGS=${PODIUM_ARGS:-}
 : "${PUBLISH_TO:?set PUBLISH_TO to a directory, user@host:/path, s3://bucket/prefix or rclone:remote:path}"
 
+# On GitHub Actions the runner reads workflow commands (`::add-mask::…`) from a step's output, and
+# podium's output quotes file names and values from the export and the previous summary: between
+# these two, no command is read from it (stop-commands with a random token, then resume).
+stop_commands() {
+    if [ "${GITHUB_ACTIONS:-}" = true ]; then
+        token=$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')
+        echo "::stop-commands::$token"
+    fi
+}
+resume_commands() {
+    if [ -n "${token:-}" ]; then echo "::$token::"; token=; fi
+}
+
+stop_commands
 # shellcheck disable=SC2086  # PODIUM and PODIUM_ARGS are word lists on purpose
 $PODIUM build "$EXPORT" --out "$SITE" $PODIUM_ARGS
+resume_commands
 
 if [ -n "${PREVIOUS_SUMMARY_URL:-}" ]; then
     previous=$(mktemp)
-    if curl -fsSL "$PREVIOUS_SUMMARY_URL" -o "$previous"; then
+    # https only (redirects too), at most 64 MiB (podium reads no more), two minutes at most.
+    if curl -fsSL --proto '=https' --proto-redir '=https' --max-redirs 5 --connect-timeout 20 --max-time 120 \
+        --max-filesize 67108864 "$PREVIOUS_SUMMARY_URL" -o "$previous"; then
+        stop_commands
         # shellcheck disable=SC2086
         report=$($PODIUM diff "$previous" "$SITE/api/results/summary.json" || true)
         printf '%s\n' "$report"
+        resume_commands
         if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then printf '%s\n' "$report" >> "$GITHUB_STEP_SUMMARY"; fi
     else
         echo "publish.sh: no previous summary at $PREVIOUS_SUMMARY_URL (first publish?)"

@@ -69,7 +69,6 @@ def _read(
     load/export/)."""
     roots = _paths(export)
     known = _known_answers(cache, roots, config.limits.result_bytes)
-    cache.screen_for(config.redact, known.values())
     keep = _Keep(cache, roots, known)
     board = summarize(
         load_exports(roots, config.limits, cache, keep, jobs, scanned),
@@ -78,7 +77,7 @@ def _read(
         config.run_pages,
         config.prices,
     )
-    cache.keep_redacted(*keep.redacted(config.redact), {*known, *map(cache.digest, config.redact)})
+    cache.keep_redacted(*keep.redacted(config.redact))
     return board, keep.answers
 
 
@@ -119,7 +118,6 @@ class _Keep:
         self.answers.add(run)
         if run.answers and self.stored:
             self._witness(run.mission, run.answers, run.source, run.directory, run.result_digest)
-            self.cache.learn(run.answers)
         return record_of(run, exposed=exposed_values(run))
 
     def _witness(self, mission: str, answers: Iterable[str], source: int, directory: str, sha: str | None) -> None:
@@ -193,6 +191,7 @@ def count(
     """Read, count once (with ``run_pages`` applied, as the site links runs), and make the public view."""
     board, answers = _read(config, export, cache, jobs, scanned)
     redaction = Redaction(config.redact, answers.by_mission)
+    cache.settle(redaction.holds_any)  # the rows read go into the cache file, checked for every answer
     public, public_pair = public_board_and_pairs(board, redaction)
     return Counted(board, public, redaction, public_pair)
 

@@ -177,14 +177,8 @@ def _prices(value, errors: list[str]) -> Prices | None:
         as_of = as_of.date()
     if isinstance(as_of, dt.date):
         as_of = as_of.isoformat()
-    elif "as_of" in value:
-        valid = isinstance(as_of, str) and _DATE.fullmatch(as_of) is not None
-        try:
-            valid = valid and dt.date.fromisoformat(as_of) is not None
-        except ValueError:
-            valid = False
-        if not valid:
-            errors.append(f"prices.as_of: expected a date (YYYY-MM-DD), got {as_of!r}")
+    elif "as_of" in value and not _is_date(as_of):
+        errors.append(f"prices.as_of: expected a date (YYYY-MM-DD), got {as_of!r}")
     source = value.get("source")
     if "source" in value and (not isinstance(source, str) or not source.strip()):
         errors.append(f"prices.source: expected where the prices were read (a string), got {source!r}")
@@ -200,9 +194,20 @@ def _prices(value, errors: list[str]) -> Prices | None:
         price = _price(key, entry, errors)
         if price is not None:
             models[key] = price
-    if len(errors) > before:
+    if len(errors) > before or not isinstance(as_of, str) or not isinstance(source, str):
         return None
     return Prices(as_of=as_of, source=source, models=models)
+
+
+def _is_date(text: object) -> bool:
+    """A real calendar date written YYYY-MM-DD."""
+    if not isinstance(text, str) or _DATE.fullmatch(text) is None:
+        return False
+    try:
+        dt.date.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _price(key: str, entry, errors: list[str]) -> Price | None:

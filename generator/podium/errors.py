@@ -1,6 +1,6 @@
 """The exceptions podium raises on purpose, and the exit codes they carry.
 
-Exit codes (documented in README):
+Exit codes (documented in README.md and, in full, docs/usage.md "Exit codes"):
   0  success
   1  problems were found: ``check`` found any, or ``build --strict`` did
   2  bad command line, config, input location or output directory (nothing was built)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
+from collections.abc import Collection
 
 from podium.model import RUN_DIR
 
@@ -72,22 +73,27 @@ def version_segment(version: str) -> str:
     return slug(version)
 
 
-def unique_slugs(names: dict[str, str], make=slug) -> dict[str, str]:
+def unique_slugs(names: dict[str, str], make=slug, tagged: Collection[str] = ()) -> dict[str, str]:
     """key -> slug of its name; names that slug alike get a stable suffix from their key.
 
     The one whose name already is the slug keeps it plain, so a newcomer with a
-    similar name never moves an existing permalink.
+    similar name never moves an existing permalink. A ``tagged`` key's slug always ends
+    in a digest of its key (a redacted model key: render/safe.py), so another name that
+    slugs alike never moves it either; it takes part in the same pass as every other.
     """
     by_slug: dict[str, list[str]] = {}
     for key, name in names.items():
-        by_slug.setdefault(make(name), []).append(key)
+        base = make(name)
+        if key in tagged:
+            base = f"{base[: MAX_SLUG - 7].rstrip('-')}-{_digest(key, 6)}"
+        by_slug.setdefault(base, []).append(key)
     out: dict[str, str] = {}
     taken = set(by_slug)
     for base, keys in sorted(by_slug.items()):
         if len(keys) == 1:
             out[keys[0]] = base
             continue
-        plain = [k for k in keys if names[k] == base]
+        plain = [k for k in keys if names[k] == base and k not in tagged]
         for key in sorted(keys):
             if len(plain) == 1 and key == plain[0]:
                 out[key] = base

@@ -10,8 +10,12 @@ run again (one result.json per distinct answer), and is byte-identical to a clea
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import signal
 import sqlite3
+import subprocess
+import sys
 import zlib
 from pathlib import Path
 
@@ -20,8 +24,11 @@ from exportkit import ExportDir, graded, report_md
 
 import podium.load.export.reader
 import podium.load.export.runs
+import podium.render.site
 from podium.build import build_site
 from podium.config import Config
+from podium.errors import BuildError
+from podium.render.redact import literal_forms
 
 ANSWER = "FLAG{cache_answer_71}"  # the solver's passed value: the mission's answer
 FILE_ANSWER = "svc-p\u00e4ss-2026!\n"  # another, read from a file (and not ASCII: JSON rows escape it)
@@ -358,3 +365,87 @@ def test_a_forged_witness_names_no_file(tmp_path, witness):
     (tmp_path / "0a0a0a0a").mkdir()
     (tmp_path / "0a0a0a0a" / "result.json").write_text("{}")
     assert witnessed_answers([tmp_path], witness, "0" * 64, 1 << 20) == ()
+
+
+# --- a build that fails or is killed after reading (issue 34, 8) ------------------------------------------
+EARLY_QUOTER = "0b" * 4 + "f" * 24  # read before the solver, quoting its answer alone
+
+
+def every_spelling_in(data: list[tuple[str, bytes]], secrets=SECRETS) -> list[tuple[str, str, str]]:
+    """Each (file or table, secret, spelling) found: a value in every spelling pages redact it in
+    (render/redact.py literal_forms), and as the rows write it."""
+    forms = {secret: {form.encode("utf-8", "surrogatepass") for form in literal_forms([secret])} for secret in secrets}
+    for secret in secrets:
+        forms[secret].update(spellings(secret))
+    return sorted(
+        {
+            (where, secret, form.decode())
+            for where, blob in data
+            for secret in secrets
+            for form in forms[secret]
+            if form in blob
+        }
+    )
+
+
+def test_a_build_that_fails_after_reading_leaves_no_answer_in_the_cache(tmp_path, monkeypatch):
+    """The quoter's rows are read before the solver makes its quote an answer: before, they were written as
+    read and swept only by a build that succeeded, so a build failing while it wrote pages (exit 3) left them
+    in cache.sqlite in plain text until the next successful one."""
+    project = Project(tmp_path)
+    quoting_run(project.export, EARLY_QUOTER, FILE_ANSWER.strip(), own_named=False)  # (an answer alone: no shape)
+    project.export.sidecars()
+
+    def fail(*args, **kwargs):
+        raise BuildError("a template failed")
+
+    monkeypatch.setattr(podium.render.site, "render_page", fail)
+    with pytest.raises(BuildError):
+        project.build()
+    assert (project.cache / "cache.sqlite").stat().st_size > 0
+    assert every_spelling_in(cache_bytes(project.cache)) == []
+    with sqlite3.connect(project.cache / "cache.sqlite") as db:  # (the rows read did reach the file, checked)
+        assert db.execute("SELECT count(*) FROM runs").fetchone()[0] >= 2
+
+
+_KILLED = """
+import os, signal, sys
+from pathlib import Path
+import podium.build
+import podium.cache.store
+from podium.config import Config
+
+podium.cache.store.SAVE_EVERY = 1  # every row written as soon as it is made
+
+
+def killed(*args, **kwargs):  # every run is read: the build is killed before it makes the redaction
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+podium.build.Redaction = killed
+tmp = Path(sys.argv[1])
+podium.build.build_site(
+    Config(source="", root=tmp, out=tmp / "site", redact=[sys.argv[2]]), tmp / "export", cache_dir=tmp / "cache"
+)
+"""
+
+
+def test_a_build_killed_after_reading_leaves_no_answer_anywhere(tmp_path):
+    """Killed (no commit, no close), with every row written as it is made: cache.sqlite and any journal
+    beside it, and the temporary directory SQLite uses, hold no answer in any spelling."""
+    export = make_export(tmp_path / "export")
+    quoting_run(export, EARLY_QUOTER, FILE_ANSWER.strip(), own_named=False)
+    export.sidecars()
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    killed = subprocess.run(
+        [sys.executable, "-c", _KILLED, str(tmp_path), LITERAL],
+        env={**os.environ, "TMPDIR": str(scratch), "SQLITE_TMPDIR": str(scratch)},
+        capture_output=True,
+        text=True,
+    )
+    assert killed.returncode == -signal.SIGKILL, killed.stderr
+    left = [(p.name, p.read_bytes()) for p in sorted((tmp_path / "cache").rglob("*")) if p.is_file()]
+    left += [(p.name, p.read_bytes()) for p in sorted(scratch.rglob("*")) if p.is_file()]
+    assert any(name == "cache.sqlite" for name, _ in left)
+    assert every_spelling_in(left) == []

@@ -29,6 +29,7 @@ import podium.render.report
 import podium.render.site
 from podium.build import build_site
 from podium.config import Config
+from podium.model.cost import Spent
 
 
 def tree(root: Path) -> dict[str, bytes]:
@@ -658,12 +659,16 @@ def test_a_run_records_digest_changes_with_every_field_and_only_with_them():
         "no_judge_ran": True,
         "older": True,
         "models_reported": ("x",),
+        "models_more": 3,
+        "models_digest": "3fa9c1d2",
         "exposed": (),
         "started": None,
         "completed": when.astimezone(timezone(timedelta(hours=2))),
         "when": when + timedelta(microseconds=1),
         "agent_url": None,
         "end": None,
+        "harness": "claude-code",
+        "spent": Spent.of((1, 2, 3, 4, 5, 80_070, 6, 7)),  # its total_tokens (a property) with it
     }
     digest = podium.cache.keys.record_digest(base)
     fresh = RunRecord(

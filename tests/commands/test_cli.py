@@ -1,9 +1,10 @@
-"""The ``podium`` command (README "Commands"): build, rank, check, history, exit codes, safe output."""
+"""The ``podium`` command (docs/usage.md "Commands"): build, rank, check, history, exit codes, safe output."""
 
 from __future__ import annotations
 
 import hashlib
 import json
+import shlex
 import shutil
 import subprocess
 import sys
@@ -96,7 +97,34 @@ def test_build_reads_export_from_podium_yaml_in_cwd(tmp_path):
     summary = json.loads((tmp_path / "site" / SUMMARY).read_bytes())
     assert summary["totals"]["runs"] == 5
     assert f"to {(tmp_path / 'site').resolve()}" in result.stderr
-    assert result.stderr.splitlines()[-1].startswith("podium: wrote ")
+    *_, wrote, look = result.stderr.splitlines()
+    assert wrote.startswith("podium: wrote ")
+    index = (tmp_path / "site").resolve() / "index.html"
+    assert look == f"podium: open {index} in a browser, or preview the site with `podium serve`"
+
+
+def test_build_ends_with_where_to_look_and_the_serve_command_that_previews_the_same_site(tmp_path):
+    """The last line names the page to open and a `podium serve` command with the build's own exports,
+    config and theme directory, quoted so that it runs as printed; a rebuild with nothing changed says it too."""
+    small_export(tmp_path / "my runs")
+    (tmp_path / "my runs 2").mkdir()
+    (tmp_path / "conf.yaml").write_text("title: Mine\n")
+    (tmp_path / "over rides").mkdir()
+    args = ["build", "my runs", "my runs 2", "--config", "conf.yaml", "--theme-dir", "over rides", "--out", "pub"]
+    for _ in range(2):  # a first build, then one where nothing changed
+        result = podium(*args)
+        assert result.exit_code == 0, result.output
+        look = result.stderr.splitlines()[-1]
+        index = (tmp_path / "pub").resolve() / "index.html"
+        prefix = f"podium: open {index} in a browser, or preview the site with `"
+        assert look.startswith(prefix) and look.endswith("`"), look
+        command = shlex.split(look[len(prefix) : -1])
+        assert command == ["podium", "serve", *args[1:3], *args[3:7]]
+        assert index.is_file()
+        served = main.commands["serve"].make_context("serve", command[2:])  # podium serve takes it as printed
+        assert served.params["export"] == (Path("my runs"), Path("my runs 2"))
+        assert (served.params["config_path"], served.params["theme_dir"]) == (Path("conf.yaml"), Path("over rides"))
+    assert "nothing changed since the last build" in result.stderr
 
 
 def test_build_with_explicit_export_and_out(tmp_path):
@@ -292,7 +320,7 @@ def test_history_json(tmp_path):
     # the agent's progress file, byte for byte as the site publishes it
     assert result.stdout_bytes == (tmp_path / "site" / "api/results/progress/kestrel.json").read_bytes()
     progress = json.loads(result.stdout)
-    assert progress["schema"] == "podium.progress/1" and progress["name"] == "kestrel"
+    assert progress["schema"] == "podium.progress/2" and progress["name"] == "kestrel"
     cells = {(c["mission"], c["version"]): c for c in progress["cells"]}
     assert (
         sum(sum(s["left_out"].values()) for c in cells.values() for s in c["segments"])

@@ -4,7 +4,7 @@ An export plants every kind of secret the site redacts: a configured ``redact:``
 a run's own submitted check value, a mission's answer (a value that passed an artifacts
 check on another run), key-shaped model names, and agent-written report text. The built
 site holds none of them; neither does stdout or stderr of any command and flag. The
-``--json`` outputs equal the published JSON byte for byte where the README says so.
+``--json`` outputs equal the published JSON byte for byte where docs/usage.md says so.
 """
 
 from __future__ import annotations

@@ -154,7 +154,7 @@ def test_unreadable_and_unidentifiable_run_is_listed_under_problems_only(export)
     assert_problem(ex, RESULT, "", "file is empty")
     assert [r.run_id for r in ex.runs] == [run_id(2)]
     summary = render(ex)
-    # runs_read = totals.runs + totals.not_a_run + unidentified (README "Problems")
+    # runs_read = totals.runs + totals.not_a_run + unidentified (docs/development.md "Problems")
     assert summary["source"]["runs_read"] == 2
     assert summary["totals"]["runs"] == 1
     assert {"path": RESULT, "field": "", "message": "file is empty"} in summary["problems"]

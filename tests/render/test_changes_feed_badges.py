@@ -401,6 +401,41 @@ def test_a_bad_previous_is_exit_2(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+def _too_large(summary: Path) -> Path:
+    """``summary`` grown past what podium reads back (a sparse file: the size is checked before a byte is
+    read), as 130 runs of 200 long model names made one before issue 34."""
+    with summary.open("r+b") as f:
+        f.truncate(published.MAX_BYTES + 1)
+    return summary
+
+
+def test_a_previous_summary_too_large_is_ignored_with_a_warning(tmp_path, sites):
+    """Issue 34: a previous summary over 64 MiB made every later build with --previous exit 2, and through the
+    action every later publish fail. Now the build goes on without a change report, keeping the history and
+    the redirects, and says why."""
+    old, new = sites
+    _too_large(new / "api/results/summary.json")
+    nxt, built = build(tmp_path, old_export(tmp_path / "e").root, "next", previous=new)
+    (warning,) = [w for w in built.warnings if "summary.json" in w]
+    assert "67108865 bytes" in warning and "64 MiB" in warning
+    assert "ignored: no change report this time" in warning
+    reports = json.loads((nxt / "api/results/changes.json").read_text())["reports"]
+    assert [r["number"] for r in reports] == [1]  # the history carried, no new report
+    assert (nxt / "agents/merlin/index.html").is_file()  # the redirects carried
+    result = podium("build", new_export(tmp_path / "e2").root, "--out", tmp_path / "cli", "--previous", new)
+    assert result.exit_code == 0 and "no change report this time" in result.stderr
+
+
+def test_podium_diff_of_a_summary_too_large_is_a_clear_exit_2(tmp_path, sites):
+    """podium diff is given its files: one too large is an error naming the file and the limit (a gate must
+    never pass for want of a summary), not "not a podium summary"."""
+    old, new = sites
+    big = _too_large(new / "api/results/summary.json")
+    result = podium("diff", old, big)
+    assert result.exit_code == 2
+    assert str(big) in result.stderr and "64 MiB" in result.stderr and "not a podium summary" not in result.stderr
+
+
 def test_a_renamed_agent_leaves_a_redirect_page(tmp_path, sites):
     old, new = sites
     files = site_files(new)

@@ -391,9 +391,9 @@ BOMBS = {
 def test_pathological_markdown_is_bounded(name):
     text = BOMBS[name]
     for render in (lambda t: reportmd.render(t, Redactor()), lambda t: str(render_report(t, Redactor()))):
-        start = time.perf_counter()
+        start = time.process_time()  # (CPU time: a busy machine's wall clock counts other processes)
         html = render(text)
-        assert time.perf_counter() - start < 3.0, name
+        assert time.process_time() - start < 3.0, name
         assert len(html) < 12 * len(text) + 1000
         if len(text) < 300_000:
             assert_safe(html)

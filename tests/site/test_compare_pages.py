@@ -412,9 +412,14 @@ def test_the_matrix_names_how_many_agents_are_left_out(tmp_path):
     assert len(pair_pages) == 30 * 29 // 2
     data = kit.strict_json(files[COMPARE])
     assert len(data["pairs"]) == 30 * 29 // 2  # the index: the pairs with a page
-    everyone = {(p["a"], p["b"]): p for a in data["agents"] for p in kit.strict_json(files[a["part"]])["pairs"]}
-    assert len(everyone) == 32 * 31 // 2  # every pair is in the data: in its agents' parts
-    assert sum(p["url"] is None and p["detail"] is None for p in everyone.values()) == 32 * 31 // 2 - 30 * 29 // 2
+    parts = {a["name"]: kit.strict_json(files[a["part"]]) for a in data["agents"]}
+    everyone = {(p["a"], p["b"]): p for part in parts.values() for p in part["pairs"]}
+    # every pair with a page is in the data, and those of the nearest rivals (compare.md §3.1): agent-30 lists
+    # agent-20 … agent-29 and agent-31, agent-31 lists agent-21 … agent-30; the others are counted
+    assert len(everyone) == 30 * 29 // 2 + 11 + 9
+    assert sum(p["url"] is None and p["detail"] is None for p in everyone.values()) == 20
+    assert (parts["agent-30"]["pairs_more"], parts["agent-31"]["pairs_more"]) == (20, 21)
+    assert all(len(part["pairs"]) + part["pairs_more"] == 31 for part in parts.values())
 
 
 # ------------------------------------------------------------------ CLI

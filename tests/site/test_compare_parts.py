@@ -87,24 +87,42 @@ def test_a_pair_made_in_full_later_is_the_one_the_summary_makes(built):
         assert len(full.versions) == full.shared and dataclasses.replace(full, versions=()) == pair
 
 
-def test_every_pair_is_in_both_its_agents_parts_and_the_index_lists_the_pages(built):
+def _nearest(board, agent: str) -> set[tuple[str, str]]:
+    """compare.md §3.1, by hand: the pairs an agent's part lists (every pair with a page, and the pairs with
+    the NEAREST rivals ranked just above it and the NEAREST just below, among those it makes a pair with)."""
+    rank = {a.agent: a.rank for a in board.agents}
+    mine = [p for p in board.pairs if agent in (p.a, p.b)]
+    other = {(p.a, p.b): rank[p.b if p.a == agent else p.a] for p in mine}
+    above = sorted((r, k) for k, r in other.items() if r < rank[agent])[-compare.NEAREST :]
+    below = sorted((r, k) for k, r in other.items() if r > rank[agent])[: compare.NEAREST]
+    return {k for _, k in above + below} | {(p.a, p.b) for p in mine if p.url is not None}
+
+
+def test_each_agents_part_lists_its_pages_and_nearest_rivals_and_counts_the_rest(built):
+    """Issue 34 item 6: an agent's part lists its pairs with a page and with its 10 nearest rivals above and
+    below (the rest counted: pairs_more); every pair with a page is in both its agents' parts, alike."""
     files = built["files"]
     index = kit.strict_json(files["api/results/compare.json"])
     board = built["board"]
     assert [a["agent"] for a in index["agents"]] == [a.agent for a in board.agents]  # rank order
     seen: dict[tuple[str, str], list[dict]] = {}
+    cut = 0
     for agent in index["agents"]:
         part = kit.strict_json(files[agent["part"]])
         assert (part["agent"], part["slug"], part["rank"]) == (agent["agent"], agent["slug"], agent["rank"])
-        assert len(part["pairs"]) == agent["pairs"]
-        assert all(agent["agent"] in (p["a"], p["b"]) for p in part["pairs"])
+        assert len(part["pairs"]) + part["pairs_more"] == agent["pairs"]
+        assert {(p["a"], p["b"]) for p in part["pairs"]} == _nearest(board, agent["agent"])
+        order = [(p.a, p.b) for p in board.pairs]
+        assert [(p["a"], p["b"]) for p in part["pairs"]] == [k for k in order if k in _nearest(board, agent["agent"])]
+        cut += part["pairs_more"] > 0
         for p in part["pairs"]:
             seen.setdefault((p["a"], p["b"]), []).append(p)
-    assert sorted(seen) == sorted((p.a, p.b) for p in board.pairs)
-    assert all(len(copies) == 2 and copies[0] == copies[1] for copies in seen.values())
+    assert cut  # some parts leave pairs out here (33 agents: most are in 32 pairs)
+    assert set(seen) <= {(p.a, p.b) for p in board.pairs}
+    assert all(copies[0] == copies[-1] for copies in seen.values())
     shown = [(p["a"], p["b"]) for p in index["pairs"]]
     assert shown == [(p.a, p.b) for p in board.pairs if p.url is not None]
-    assert all(seen[key][0] == p for key, p in zip(shown, index["pairs"]))
+    assert all(len(seen[key]) == 2 and seen[key][0] == p for key, p in zip(shown, index["pairs"]))
     for p in (copies[0] for copies in seen.values()):
         assert (p["detail"] is None) == (p["url"] is None)
         if p["detail"]:
@@ -112,6 +130,25 @@ def test_every_pair_is_in_both_its_agents_parts_and_the_index_lists_the_pages(bu
             assert len(full["versions"]) == full["shared"] == p["shared"]
     pages = {path for path in files if path.startswith("compare/") and path.count("/") == 3}
     assert {p["url"] for p in index["pairs"]} == pages
+
+
+def test_the_parts_grow_with_the_agents_not_their_square(tmp_path):
+    """300 one-run agents on one mission made 45 MB of parts (each listed its 299 rivals), 1,400 of them 989 MB.
+    Now a part lists at most 29 + 20 pairs: twice the agents, about twice the bytes."""
+    from podium.plan import compare as plan
+
+    totals = {}
+    for agents in (80, 160):
+        export = ExportDir(tmp_path / f"e{agents}")
+        for k in range(agents):
+            add(export, f"solo-{k:03d}", "m1", [round(1 - k / (2 * agents), 4)])
+        board = summarize(load_export(export.sidecars().root))
+        files = [f for f in plan.data_files(board) if f.kind == "compare_agent"]
+        parts = [compare_data.compare_agent_part(board, board.agents[f.part], list(f.pairs), f.more) for f in files]
+        assert len(parts) == agents and max(len(f.pairs) for f in files) <= compare.MATRIX_AGENTS - 1 + 20
+        assert all(len(f.pairs) + f.more == agents - 1 for f in files)
+        totals[agents] = sum(map(len, parts))
+    assert totals[160] < 2.3 * totals[80], totals
 
 
 def test_the_cli_prints_a_pair_without_a_page_in_full(built):

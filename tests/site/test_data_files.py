@@ -210,7 +210,9 @@ def test_the_schema_defines_the_figures_once():
     """summary.schema.json: every figure in $defs.Figures, which each object holding figures references."""
     schema = json.loads((MAIN / "generator" / "podium" / "summary.schema.json").read_bytes())
     figures = schema["$defs"]["Figures"]
-    assert set(figures["properties"]) == set(figures["required"]) == {f.name for f in dataclasses.fields(Figures)}
+    assert set(figures["properties"]) == {f.name for f in dataclasses.fields(Figures)}
+    optional = {"judge_models_more", "models_reported_more", "models_declared_more"}  # only when a list is cut
+    assert set(figures["required"]) == set(figures["properties"]) - optional
     for name in ("AgentSummary", "AgentMission", "MissionVersionSummary", "ModelSummary"):
         holder = schema["$defs"][name]
         assert holder["$ref"] == "#/$defs/Figures" and not set(holder["properties"]) & set(figures["properties"])

@@ -1,7 +1,8 @@
-"""The README's one-liners over the ledger's JSON Lines parts, run as written (issue 29 item 14).
+"""The one-liners over the ledger's JSON Lines parts that docs/data.md shows, run as written.
 
-README.md "The ledger as data" shows how pandas, DuckDB, jq and the standard library read the parts;
-each block is taken from the README and run in the root of a built site, and what it reads must be
+docs/data.md "The ledger as data" shows how pandas, DuckDB, jq and the standard library read the parts
+(the README shows one of them: tests/test_docs.py checks it is one of these); each block is taken from
+docs/data.md and run in the root of a built site, and what it reads must be
 the ledger: one row per run, every column, the same values as runs.json's parts hold (sitekit.ledger_rows).
 Two sites: the demo, and one whose first 40 parts (in file-name order) have no score, judge model or
 reported model at all, where a reader that guesses a column's type from the first files would read
@@ -31,19 +32,8 @@ MAIN = Path(__file__).resolve().parents[2]
 SCORES = ("overall", "overall_upper", "deterministic", "judge", "judge_upper")
 
 
-def readme_blocks() -> dict[str, tuple[str, str]]:
-    """The fenced blocks of README's "The ledger as data", by the tool their first comment names."""
-    text = (MAIN / "README.md").read_text(encoding="utf-8")
-    section = re.split(r"\n##+ ", text.split("\n### The ledger as data\n", 1)[1], maxsplit=1)[0]
-    blocks = {}
-    for language, body in re.findall(r"```(\w+)\n(.*?)```", section, re.S):
-        tool = re.match(r"(?:#|--) ([\w ]+?):", body).group(1)
-        blocks[tool] = (language, body)
-    assert set(blocks) == {"pandas", "DuckDB", "jq", "standard library"}, sorted(blocks)
-    return blocks
-
-
-BLOCKS = readme_blocks()
+BLOCKS = kit.ledger_readers()
+assert set(BLOCKS) == {"pandas", "DuckDB", "jq", "standard library"}, sorted(BLOCKS)
 
 
 def demo(out: Path) -> Path:
@@ -99,7 +89,7 @@ def site(request, tmp_path_factory) -> dict:
 def run_python(block: str, root: Path, monkeypatch) -> dict:
     monkeypatch.chdir(root)
     namespace: dict = {}
-    exec(compile(block, "README.md", "exec"), namespace)
+    exec(compile(block, "docs/data.md", "exec"), namespace)
     return namespace
 
 

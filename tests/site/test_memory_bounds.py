@@ -28,8 +28,7 @@ from conftest import SAMPLES, SAMPLES_HTML, needs_samples
 from exportkit import ExportDir, graded, report_md, run_id
 
 from podium import workers
-from podium.load.export import ahead
-from podium.load.export import Limits, load_export
+from podium.load.export import Limits, ahead, load_export
 from podium.load.fields import MAX_PROBLEMS
 from podium.load.jsonfile import (
     DENSE_FLOOR,

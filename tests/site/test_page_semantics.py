@@ -316,7 +316,7 @@ def test_an_agent_with_only_older_runs_has_an_empty_headline_and_its_older_line(
     assert text(one(card, "older-line", "p")).startswith("older version 1 run on older mission versions · median 50.0%")
 
 
-# ================================================================ README "Decisions": pages the golden tree alone covered
+# ================================================================ docs/development.md "Decisions": pages the golden tree alone covered
 
 
 def test_an_agent_with_only_cancelled_runs_has_no_card_and_its_runs_are_greyed_in_the_ledger(export, tmp_path):
@@ -354,7 +354,7 @@ def test_ledger_cells_dash_for_no_score_and_no_judge_for_a_judge_that_never_ran(
         links = list(tr.iter("a"))
         if links and "k-row-" in (tr.get("class") or ""):
             tds = list(tr.iter("td"))
-            cells[text(links[0])] = [text(td) for td in tds[-3:]]
+            cells[text(links[0])] = [text(td) for td in tds[-5:-2]]  # Overall, Checks, Judge (then Tokens, Time)
     assert (
         cells
         == {
@@ -369,7 +369,7 @@ def test_ledger_cells_dash_for_no_score_and_no_judge_for_a_judge_that_never_ran(
 
 
 def test_caps_are_said_on_the_page(export, tmp_path, monkeypatch):
-    """README: each cap is said on the page (the card plot draws the newest 200; an agent page lists the
+    """docs/development.md ("Bounded pages"): each cap is said on the page (the card plot draws the newest 200; an agent page lists the
     newest runs of each version, a mission page its newest 20)."""
     from podium.plan import site as plan
 

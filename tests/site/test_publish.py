@@ -172,6 +172,33 @@ def test_over_budget_fails_names_the_limit_and_leaves_the_previous_site(export_r
     build(export_root, out, host="tiny", run_pages=n)
 
 
+def _over(host: Host, files: list[tuple[str, int]], groups=(5, 5)) -> str:
+    meter = Meter(host, groups=list(groups))
+    with pytest.raises(OverBudget) as err:
+        list(meter.watch((path, b"x" * size) for path, size in files))
+    return err.value.message
+
+
+def test_the_host_message_names_what_is_over_and_never_advises_what_cannot_help():
+    """Issue 34 item 6: 1,400 one-run agents made a 1.02 GB site, 989 MB of it comparison parts, and the message
+    advised `run_pages`, which cannot make that fit. It names the largest parts of the site (under api/results/
+    by their own folder), and says when fewer run pages cannot help."""
+    runs = [(f"runs/{n:032x}/index.html", 1_000) for n in range(10)]
+    parts = [(f"api/results/compare/agent-{n}.json", 100_000) for n in range(12)]
+    message = _over(Host("gh", "GitHub Pages", max_bytes=10**6), [*runs, *parts, ("index.html", 5_000)])
+    assert "Its largest parts: api/results/compare/ 1.2 MB in 12 files; runs/ 10.0 kB in 10 files; files at " in message
+    assert "`run_pages` cannot make it fit" in message and "about N = " not in message
+    # where run pages are what is over, the advice stands, with an N that fits
+    message = _over(
+        Host("gh", "GitHub Pages", max_bytes=10**6), [(p, 100_000) for p, _ in runs] + [("index.html", 5_000)]
+    )
+    assert "Its largest parts: runs/ 1.0 MB in 10 files" in message and "about N = 4 would fit" in message
+    # a file over the per-file limit: named, and no advice about run pages
+    message = _over(Host("cf", "Cloudflare", max_file_bytes=50_000), [*runs, ("api/results/summary.json", 60_000)])
+    assert "api/results/summary.json is 60.0 kB, over the 50.0 kB per-file limit" in message
+    assert "run_pages" not in message
+
+
 def test_file_count_and_per_file_limits(export_root, tmp_path, monkeypatch):
     monkeypatch.setitem(HOSTS, "few", Host("few", "Few files", max_files=10))
     monkeypatch.setitem(HOSTS, "small", Host("small", "Small files", max_file_bytes=20_000))
@@ -196,7 +223,7 @@ def test_build_prints_a_readable_size_and_the_budget(export_root, tmp_path):
     config.write_text(f"export: {export_root}\nhost: gitlab-pages\n", encoding="utf-8")
     result = CliRunner().invoke(main, ["build", "--config", str(config), "--out", str(tmp_path / "s")])
     assert result.exit_code == 0, result.output
-    last = result.stderr.splitlines()[-1]
+    last = result.stderr.splitlines()[-2]  # the last line says where to look (tests/commands/test_cli.py)
     assert last.startswith("podium: wrote ") and (" MB in " in last or " kB in " in last)
     assert "(GitLab Pages: " in last and "% of its 1.0 GB, " in last and "% of its 200,000 files)" in last
     assert "note: sitemap.xml left out" in result.stderr

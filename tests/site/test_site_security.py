@@ -27,6 +27,7 @@ import sitekit as kit
 from exportkit import ExportDir, env_failure, graded, report_md, run_id
 
 from podium.errors import BuildError
+from podium.load.fields import drop_format
 from podium.plan import charts
 from podium.render.data import csv_cell
 from podium.render.markdown import render_report
@@ -264,8 +265,8 @@ def test_hostile_name_is_shown_as_text(hostile, docs, name):
     bdis = [b.text() for b in run.all("bdi")]
     assert bdis.count(shown) >= 5  # agent link, check id, criterion id, declared/reported model, judge model
     text = run.text()
-    for prefix in ("detail ", "reason ", "text ", "error "):  # free text keeps its characters
-        assert prefix + name in text, prefix
+    for prefix in ("detail ", "reason ", "text ", "error "):  # free text keeps its characters but format ones
+        assert prefix + drop_format(name) in text, prefix  # (a reader sees none: docs/rules/export.md §1)
 
 
 @pytest.mark.parametrize("mission", sorted(set(kit.MISSIONS)), ids=repr)
@@ -863,17 +864,17 @@ PATHOLOGICAL = {
 @pytest.mark.parametrize("kind", sorted(PATHOLOGICAL))
 def test_pathological_report_renders_in_bounded_time(tmp_path, export, kind):
     body = PATHOLOGICAL[kind]
-    start = time.perf_counter()
+    start = time.process_time()  # (CPU time: a busy machine's wall clock counts other processes)
     html = render_report(body, Redactor())
-    elapsed = time.perf_counter() - start
+    elapsed = time.process_time() - start
     assert elapsed < 5.0, f"{kind}: {elapsed:.1f}s"
     assert len(html) < 1_000_000
     rid = run_id(kind)
     export.run(graded(rid), rid=rid, report=body)
     export.sidecars()
-    start = time.perf_counter()
+    start = time.process_time()
     files = kit.site_files(kit.build(export.root, tmp_path / "site", root=tmp_path))
-    assert time.perf_counter() - start < 15.0
+    assert time.process_time() - start < 15.0
     doc = run_page(files, rid)
     div = report_div(doc)
     assert [t.tag for t in doc.tags if t.tag in ("script", "iframe")] == ["script"]

@@ -34,12 +34,16 @@ wrote it (docs/publishing.md). Parsed runs are kept without their submitted valu
 kept records with their answers as salted digests: a rebuild gets the plain answers back by
 reading each witness's ``result.json`` again (a few files: one per distinct answer), and a run
 counted afresh reads its own file again. A row (a parsed run, a kept record) whose text holds
-anything a page would redact (the run's own values, an answer known, a configured literal, a
-secret shape: :class:`podium.render.redact.Screen`), such as an agent's model name quoting a
-flag, is not written, and the run is read afresh by the next build; an answer first met later
-in a build has the rows written before it swept at :meth:`BuildCache.commit`. Deleted rows are
-overwritten (``secure_delete``), and a cache of an older format is emptied and vacuumed before
-use, so nothing plain outlives its row.
+anything a page would redact (the run's own values or a secret shape, :class:`podium.render.redact.Screen`,
+as the run is read; a configured literal or any mission's answer, once every answer is known), such as an
+agent's model name quoting a flag, is not written, and the run is read afresh by the next build. So
+that no answer is ever in the file in plain, not even one met after the rows quoting it were made, nor
+after a build that fails or is killed (issue 34, 8): the rows a build reads are held in temporary tables
+(SQLite's temporary file, unlinked as it is made: a killed process leaves nothing) until every answer is
+known, then checked for all of them and moved into the file (:meth:`BuildCache.settle`), where the
+rows of earlier builds are checked for the values new to this one. Deleted rows are overwritten
+(``secure_delete``), and a cache of an older format is emptied and vacuumed before use, so nothing
+plain outlives its row.
 
 "Unchanged" is one check for every file (load/files.py ``unchanged``): the same stamp (size,
 mtime, ctime and inode; ctime cannot be set back by hand), or else the same bytes.
@@ -85,7 +89,7 @@ from podium.cache.trust import APPLICATION_ID, Untrusted, check_file, inflate, j
 from podium.load.export import NoStore
 from podium.load.files import ABSENT, stamp, unchanged
 from podium.model import Outline, codec
-from podium.render.redact import Screen, is_answer, literal_forms, literal_pattern
+from podium.render.redact import Screen, is_answer
 from podium.write import hosts
 from podium.write.site import MARKER, list_site
 
@@ -121,27 +125,21 @@ class NoCache(NoStore):
         """A secret value's salted digest (what the cache keeps instead of it)."""
         return ""
 
-    def screen_for(self, configured: Iterable[str], answers: Iterable[str]) -> None:
-        """What no row may hold from now on (:meth:`BuildCache.may_keep`): the configured literals, the answers
-        known at the build's start; :meth:`learn` adds the answers met as runs are read."""
-
-    def learn(self, answers: Iterable[str]) -> None:
-        pass
+    def settle(self, holds: Callable[[str], bool]) -> None:
+        """Every answer is known (the runs are read): write the rows read so far into the file, but those for
+        which ``holds(text)`` (render/redact.py ``Redaction.holds_any``: a configured literal or any answer,
+        as a reader sees it), and drop the earlier builds' rows that hold a value new to this build."""
 
     def redacted_values(self) -> list[tuple[str, str | None, str | None, str | None]]:
         """The last build's redacted values: (digest, mission, witness directory, its result.json's SHA-256)."""
         return []
 
     def keep_redacted(
-        self,
-        rows: Iterable[tuple[str, str | None, str | None, str | None]],
-        plain: dict[str, str],
-        screened: Iterable[str] = (),
+        self, rows: Iterable[tuple[str, str | None, str | None, str | None]], plain: dict[str, str]
     ) -> None:
         """This build's redacted values (rows as :meth:`redacted_values` gives them: an answer has a witness, a
-        configured literal none), stored at :meth:`commit`; ``plain``: digest -> value for each; ``screened``: the
-        digests of those this build's rows were screened for from its start (``screen``). The rows are swept
-        for every other one, and for every one the last build's rows were not screened for."""
+        configured literal none), stored at :meth:`commit`; ``plain``: digest -> value for each. The rows of
+        earlier builds are checked at :meth:`settle` when this build redacts a value the last one did not."""
 
     def report(self, key: str) -> str | None:
         return None
@@ -273,8 +271,9 @@ class BuildCache(NoCache):
         self.pages_window = _Window("pages", "path", "key, sha, stat, parts")
         self.salt = self._salt()
         self.known_digests = {row[0] for row in self.redacted_values()}  # what the rows were screened for
-        self.screen: Screen | None = None
-        self.redacted: tuple[list[tuple], dict[str, str], set[str]] | None = None  # this build's (keep_redacted)
+        self.screen = Screen()  # a run's own values and the secret shapes, as each row is made (may_keep)
+        self.settled = False  # the rows read are in the file (settle); until then in temporary tables
+        self.redacted: tuple[list[tuple], dict[str, str]] | None = None  # this build's (keep_redacted)
 
     def _open(self) -> sqlite3.Connection:
         existed = check_file(self.path)
@@ -296,13 +295,18 @@ class BuildCache(NoCache):
                 db.commit()
                 db.execute("VACUUM")
             db.execute("PRAGMA quick_check").fetchall()
+            db.execute("PRAGMA temp_store = FILE")  # (before the temporary tables: setting it drops them)
             # what this build used, noted as it goes (never held in memory): the rest is dropped at commit
             db.executescript(
                 "CREATE TEMP TABLE used_runs (key TEXT PRIMARY KEY);"
                 "CREATE TEMP TABLE used_reports (key TEXT PRIMARY KEY);"
                 "CREATE TEMP TABLE fresh_pages (path TEXT PRIMARY KEY, key TEXT, sha TEXT, stat TEXT,"
-                " parts TEXT);"
-            )  # this build's pages, each with its stamp once in place
+                " parts TEXT);"  # this build's pages, each with its stamp once in place
+                # the rows read, until every answer is known (settle): SQLite's temporary file is unlinked as
+                # soon as it is made, so a build that fails or is killed leaves none of them anywhere
+                "CREATE TEMP TABLE pending_runs (key TEXT PRIMARY KEY, stamps TEXT, hashes TEXT, value TEXT);"
+                "CREATE TEMP TABLE pending_kept (key TEXT PRIMARY KEY, value TEXT);"
+            )
             return db
         except sqlite3.DatabaseError:
             db.close()
@@ -343,50 +347,55 @@ class BuildCache(NoCache):
         ]
 
     def keep_redacted(
-        self,
-        rows: Iterable[tuple[str, str | None, str | None, str | None]],
-        plain: dict[str, str],
-        screened: Iterable[str] = (),
+        self, rows: Iterable[tuple[str, str | None, str | None, str | None]], plain: dict[str, str]
     ) -> None:
-        self.redacted = (list(rows), plain, set(screened))
-
-    def screen_for(self, configured: Iterable[str], answers: Iterable[str]) -> None:
-        self.screen = Screen(configured, answers)
-
-    def learn(self, answers: Iterable[str]) -> None:
-        if self.screen is not None:
-            self.screen.learn(answers)
+        self.redacted = (list(rows), plain)
 
     def may_keep(self, text: str, own: Sequence[str] = ()) -> bool:
-        """Whether a row's ``text`` may be written: it holds nothing a page would redact (the run's ``own``
-        values, an answer known so far, a configured literal, a secret shape). Else the row is not kept."""
-        return self.screen is None or self.screen.clean(text, own)
+        """Whether a row's ``text`` may be written as its run is read: it holds nothing a page would redact
+        that is known then (the run's ``own`` values, a secret shape). Else the row is not kept; a configured
+        literal or an answer in it is looked for at :meth:`settle`, before the row reaches the file."""
+        return self.screen.clean(text, own)
 
-    def _sweep(self) -> None:
-        """Drop every parsed run and kept record holding a value this build redacts that the rows written
-        before were not screened for (an answer met later in the build, a literal added to ``redact:``)."""
+    def settle(self, holds: Callable[[str], bool]) -> None:
+        self._save()  # (into the temporary tables)
+        if self.broken or self.settled:
+            return
+        self.settled = True
+        try:
+            with self.db:
+                for table in ("runs", "kept"):
+                    tainted = [
+                        (key,)
+                        for key, value in self.db.execute(f"SELECT key, value FROM temp.pending_{table}")
+                        if not isinstance(value, str) or holds(value)
+                    ]
+                    self.db.executemany(f"DELETE FROM temp.pending_{table} WHERE key = ?", tainted)
+                if self._values_new():  # the earlier builds' rows were not checked for every value: now
+                    for table in ("runs", "kept"):
+                        tainted = [
+                            (key,)
+                            for key, value in self.db.execute(f"SELECT key, value FROM {table}")
+                            if not isinstance(value, str) or holds(value)
+                        ]
+                        self.db.executemany("DELETE FROM runs WHERE key = ?", tainted)
+                        self.db.executemany("DELETE FROM kept WHERE key = ?", tainted)
+                for table in ("runs", "kept"):
+                    self.db.execute(f"INSERT OR REPLACE INTO {table} SELECT * FROM temp.pending_{table}")
+                    self.db.execute(f"DELETE FROM temp.pending_{table}")
+        except sqlite3.DatabaseError as err:
+            self._failed(err)
+
+    def _values_new(self) -> bool:
+        """Whether this build redacts a value the rows of earlier builds were not checked for (an answer first
+        met now, a literal added to ``redact:``): the last build's values are ``known_digests``."""
         if self.redacted is None:
-            return
-        rows, plain, screened = self.redacted
-        new = [
-            plain[digest]
+            return True
+        rows, plain = self.redacted
+        return any(
+            digest not in self.known_digests and (witness is None or is_answer(plain.get(digest, "")))
             for digest, _, witness, _ in rows
-            if (digest not in self.known_digests or digest not in screened)
-            and digest in plain
-            and (witness is None or is_answer(plain[digest]))
-        ]  # (answers as the screen takes them)
-        pattern = literal_pattern(literal_forms(new)) if new else None
-        if pattern is None:
-            return
-        for table in ("runs", "kept"):
-            tainted = [
-                key
-                for key, value in self.db.execute(f"SELECT key, value FROM {table}")
-                if not isinstance(value, str) or pattern.search(value)
-            ]
-            for key in tainted:
-                self.db.execute("DELETE FROM runs WHERE key = ?", (key,))
-                self.db.execute("DELETE FROM kept WHERE key = ?", (key,))
+        )  # (answers as pages take them)
 
     def _failed(self, err: Exception) -> None:
         """The database failed mid-build: go on without it (this build), and start it anew next time."""
@@ -451,7 +460,7 @@ class BuildCache(NoCache):
         value = read(stamps)
         payload, hashes = stored(value)
         if payload is not None:  # (None: it may not be kept, may_keep; the next build reads it again)
-            self._use("used_runs", key, ("runs", (key, _json(stamps), _json(hashes), payload)))
+            self._use("used_runs", key, (self._rows("runs"), (key, _json(stamps), _json(hashes), payload)))
         return value
 
     def kept(self, key: str, salt: str) -> str | None:
@@ -461,7 +470,11 @@ class BuildCache(NoCache):
 
     def keep_kept(self, key: str, salt: str, text: str) -> None:
         """Store that (kept while the directory's parsed row is: :meth:`commit`)."""
-        self._write("INSERT OR REPLACE INTO kept VALUES (?, ?)", (f"{key}\0{salt}", text))
+        self._write(f"INSERT OR REPLACE INTO {self._rows('kept')} VALUES (?, ?)", (f"{key}\0{salt}", text))
+
+    def _rows(self, table: str) -> str:
+        """Where a row of ``table`` read by this build goes: a temporary table until :meth:`settle`."""
+        return table if self.settled else f"temp.pending_{table}"
 
     def cold(self) -> bool:
         if self.broken:
@@ -706,7 +719,6 @@ class BuildCache(NoCache):
         shared = self.current.shared.items() if self.current else ()
         try:
             with self.db:
-                self._sweep()
                 if self.redacted is not None:
                     self.db.execute("DELETE FROM redacted")
                     self.db.executemany("INSERT OR REPLACE INTO redacted VALUES (?, ?, ?, ?)", self.redacted[0])

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import sys
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -15,7 +16,7 @@ from pathlib import Path
 
 import click
 
-from podium import __version__
+from podium import __version__, routes
 from podium.build import Built, build_site, public_comparisons, public_view
 from podium.cache.store import DEFAULT_DIR as DEFAULT_CACHE
 from podium.commands.progress_bar import Progress
@@ -25,8 +26,9 @@ from podium.errors import EXIT_PROBLEMS, PodiumError
 from podium.model import Leaderboard, Outline
 from podium.render.compare_data import pair_dict
 from podium.render.compare_text import model_table, pair_text
-from podium.render.data import agent_dict, dump_json, model_dict, progress_file, ranked_agents
-from podium.render.text import cost_table, history_table, progress_text, rank_table
+from podium.render.data import agent_dict, dump_json, model_dict, ranked_agents
+from podium.render.progress_data import progress_bytes
+from podium.render.text import cost_table, history_steps, history_table, rank_table
 from podium.words.diff_text import gate_line, to_markdown
 from podium.words.figures_text import rank_text
 from podium.write.hosts import HOSTS
@@ -134,6 +136,7 @@ def build(
     if quiet and (verbose or explain):
         raise click.UsageError(f"--quiet and --{'verbose' if verbose else 'explain'} exclude each other")
     config = load_config(config_path, {"out": out, "theme_dir": theme_dir, "host": host})
+    given = export
     export = _export_path(export, config)
     bar = None if quiet else Progress()
     try:
@@ -179,8 +182,19 @@ def build(
             f"podium: nothing changed since the last build; {built.target} stays as it was "
             f"({built.outline.summary or f'{built.files} files'})"
         )
-        return
-    say(f"podium: wrote {meter.summary() if meter else built.files} to {built.target}")
+    else:
+        say(f"podium: wrote {meter.summary() if meter else built.files} to {built.target}")
+    say(where_to_look(built.target, given, config_path, theme_dir))
+
+
+def where_to_look(target: Path, export: Sequence[Path], config_path: Path | None, theme_dir: Path | None) -> str:
+    """The build's last line: the page to open, or the ``podium serve`` command that previews the same site."""
+    serve = ["podium", "serve", *map(str, export)]
+    if config_path is not None:
+        serve += ["--config", str(config_path)]
+    if theme_dir is not None:
+        serve += ["--theme-dir", str(theme_dir)]
+    return f"podium: open {target / routes.HOME} in a browser, or preview the site with `{shlex.join(serve)}`"
 
 
 def _explain(built: Built) -> None:
@@ -305,11 +319,10 @@ def history(agent: str, export: tuple[Path, ...], config_path: Path | None, as_j
     board = public_view(config, _export_path(export, config))
     key = _find_agent(board, agent)
     if as_json:
-        index = next(i for i, a in enumerate(board.agents) if a.agent == key)
-        click.echo(progress_file(board, index).decode("utf-8"), nl=False)
+        click.echo(progress_bytes(board.progress[key]).decode("utf-8"), nl=False)
         return
     records = [r for r in reversed(board.runs) if r.agent == key and r.kind != "not_a_run"]
-    click.echo(history_table(records) + "\n" + progress_text(board.progress[key]))
+    click.echo(history_table(records) + "\n" + history_steps(board.progress[key]))
 
 
 @main.command()

@@ -15,10 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from podium import routes
-from podium.count.verdicts import VERDICTS
 from podium.errors import PodiumError
-from podium.load.files import NotReadable
-from podium.load.published import SUMMARY_SCHEMA, read
+from podium.load.files import NotReadable, TooLarge
+from podium.load.published import MAX_BYTES, SUMMARY_SCHEMA, read
 from podium.load.shape import (
     AMOUNT,
     ANY,
@@ -40,13 +39,19 @@ from podium.load.shape import (
     capped,
     pick,
 )
-from podium.model import CONFIGURATION_FIELDS, Leaderboard
+from podium.model import CONFIGURATION_FIELDS, Leaderboard, published_version
+from podium.model.progress import COST_VERDICTS, SCORE_VERDICTS, AgentProgress
 
 SUMMARY_IN_SITE = Path(routes.SUMMARY_JSON)
 
 
 class BundleError(PodiumError):
     """An input is not a readable podium summary; the message names the file and the field (exit 2)."""
+
+
+class BundleTooLarge(BundleError):
+    """A summary over the size podium reads back (load/published.py MAX_BYTES): a build with ``--previous``
+    goes on without a change report (render/changes.py); ``podium diff``, given the file, stops (exit 2)."""
 
 
 @dataclass(frozen=True)
@@ -77,6 +82,8 @@ class Progress:
     changed: tuple[str, ...]
     agent_version: int | None
     budget_seconds: float | None
+    tokens: str | None = None  # the tokens verdict of the same step (docs/rules/cost.md §4)
+    tokens_known: bool = False  # the summary says it (a summary from before cost figures does not)
 
 
 @dataclass(frozen=True)
@@ -124,7 +131,7 @@ def _agent_shape(ranked: bool) -> dict:
 
 
 PROGRESS_SHAPE = {  # an agent's progress headline (read by change reports; absent from older summaries)
-    "verdict": Opt(OneOf(VERDICTS, "a progress verdict")),
+    "verdict": Opt(OneOf(SCORE_VERDICTS, "a progress verdict")),
     "changed": [OneOf(CONFIGURATION_FIELDS, "a configuration field")],
     "to": Maybe(
         Either(
@@ -136,6 +143,7 @@ PROGRESS_SHAPE = {  # an agent's progress headline (read by change reports; abse
         ),
         {},
     ),
+    "tokens": Maybe(Either({"verdict": Opt(OneOf(COST_VERDICTS, "a cost verdict"))}, None), None),
 }
 
 
@@ -144,11 +152,14 @@ def _progress(headline: dict | None) -> Progress | None:
         return None
     to = headline["to"] or {}
     budget = to.get("budget_seconds")
+    tokens = headline["tokens"]
     return Progress(
         headline["verdict"],
         tuple(headline["changed"]),
         to.get("agent_version"),
         float(budget) if budget is not None else None,
+        tokens["verdict"] if tokens is not None else None,
+        tokens is not None,
     )
 
 
@@ -178,6 +189,10 @@ def load_bundle(path: Path) -> Bundle:
     except FileNotFoundError:
         hint = " (not a built podium site?)" if path.is_dir() else ""
         raise BundleError(f"{where}: file not found{hint}") from None
+    except TooLarge as err:
+        raise BundleTooLarge(
+            f"{where}: {err}: podium reads back a summary of at most {MAX_BYTES // (1024 * 1024)} MiB"
+        ) from None
     except NotReadable as err:
         raise BundleError(f"{where}: {err}; not a podium summary") from None
     return bundle_from(data, where)
@@ -259,18 +274,21 @@ def _unique(agents: list[AgentView], name: str, where: str) -> dict[str, AgentVi
     return out
 
 
-def _progress_of(progress) -> Progress:
-    """What reading the agent's progress headline back from summary.json gives (render/data.py writes it)."""
+def _progress_of(progress: AgentProgress) -> Progress:
+    """What reading the agent's progress headline back from summary.json gives (render/progress_data.py writes
+    it)."""
     step = progress.newest_step
     if step is None:
-        return Progress(None, (), None, None)
-    to = {name: value for name, value in step.to.as_json().items() if name in step.changed}
-    version, budget = to.get("agent_version"), to.get("budget_seconds")
+        return Progress(None, (), None, None, None, True)
+    version = published_version(step.to.agent_version) if "agent_version" in step.changed else None
+    budget = step.to.budget_seconds if "budget_seconds" in step.changed else None
     return Progress(
         step.overall.verdict,
         tuple(step.changed),
         version if isinstance(version, int) else None,
         float(budget) if budget is not None else None,
+        step.tokens.verdict,
+        True,
     )
 
 

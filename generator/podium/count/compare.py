@@ -10,7 +10,7 @@ flags, model keys).
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
@@ -18,6 +18,7 @@ from fractions import Fraction
 from podium import routes
 from podium.count import stats
 from podium.count.figures import figures, rank_key
+from podium.count.model_names import listed, model_key, run_model
 from podium.count.versions import version_key
 from podium.model import (
     MEDIAN_KINDS,
@@ -33,30 +34,10 @@ from podium.model import (
     provisional,
 )
 
-UNKNOWN_MODEL = "(unknown model)"
-DECLARED = " (declared)"
 GAP = Fraction(1, 5)  # no_judge_gap / timeout_gap threshold, compared exactly
 MATRIX_AGENTS = 30  # the compare page's matrix (and the pair pages) cover the top 30 ranked agents
-VERDICTS = ("a_ahead", "b_ahead", "overlap", "too_few")
-
-
-def model_key(record: RunRecord) -> str:
-    """compare.md §2: reported models joined with `` + ``; else the declared model `` (declared)``."""
-    reported = [m for m in record.models_reported if m]
-    if reported:
-        return " + ".join(reported)
-    return record.model_declared + DECLARED if record.model_declared else UNKNOWN_MODEL
-
-
-def run_model(record: RunRecord) -> str | None:
-    """compare.md §1 ``model_changed``: the run's model is its reported models joined with `` + ``,
-    else its declared model without the `` (declared)`` suffix; None (not counted) with neither.
-
-    So a harness that reports the model on some runs only, with the same model declared, is no change."""
-    reported = [m for m in record.models_reported if m]
-    if reported:
-        return " + ".join(reported)
-    return record.model_declared or None
+NEAREST = 10  # an agent's part of the data lists its pairs with the 10 rivals ranked just above it and below it
+PAIR_VERDICTS = ("a_ahead", "b_ahead", "overlap", "too_few")
 
 
 def superiority(xs: Sequence[float], ys: Sequence[float]) -> float:
@@ -94,8 +75,8 @@ class _Side:
     figures: Figures
     deterministic: float | None
     judge: float | None
-    judge_models: frozenset[str]
-    models: frozenset[str]  # run_model over the population, runs with no model left out
+    judge_models: Counter[str]  # over the population's runs whose judge ran
+    models: Counter[str]  # run_model over the population (its runs each), runs with no model left out
     in_median: int
     no_judge: int
     timed_out: int
@@ -110,8 +91,8 @@ def _side(records: Sequence[RunRecord], fig: Figures) -> _Side | None:
         figures=fig,
         deterministic=stats.median([r.deterministic for r in population if r.deterministic is not None]),
         judge=stats.median([r.judge for r in population if r.judge is not None]),
-        judge_models=frozenset(r.judge_model for r in population if r.judge_model and r.judge_ran),
-        models=frozenset(m for m in (run_model(r) for r in population) if m is not None),
+        judge_models=Counter(r.judge_model for r in population if r.judge_model and r.judge_ran),
+        models=Counter(m for m in (run_model(r) for r in population) if m is not None),
         in_median=len(population),
         no_judge=fig.counts["no_judge"],
         timed_out=fig.counts["timed_out"],
@@ -181,6 +162,21 @@ def pairs_by_agent(pairs: Sequence[Pair]) -> dict[str, list[int]]:
     return out
 
 
+def listed_pairs(pairs: Sequence[Pair], agent: str, indices: Sequence[int], ranks: Mapping[str, int]) -> list[int]:
+    """The pairs of ``agent`` (``indices`` into ``pairs``, in their order) its part of the data lists
+    (compare.md §3.1): every pair with a page, and its pairs with the NEAREST rivals ranked just above it
+    and the NEAREST just below it, among the agents it makes a pair with. The rest are counted, not listed:
+    every agent's part listed every rival, so the parts grew with agents² (1,400 one-run agents: 989 MB)."""
+    if len(indices) <= 2 * NEAREST:
+        return list(indices)
+    mine = ranks[agent]
+    rival = [(ranks[p.b if p.a == agent else p.a], i) for i in indices for p in (pairs[i],)]
+    above = sorted((r, i) for r, i in rival if r < mine)[-NEAREST:]
+    below = sorted((r, i) for r, i in rival if r > mine)[:NEAREST]
+    keep = {i for _, i in above + below} | {i for i in indices if pairs[i].url is not None}
+    return [i for i in indices if i in keep]
+
+
 def full_pair(board: Leaderboard, pair: Pair) -> Pair:
     """``pair`` (one of ``board.pairs``) with its versions, made again from the board's runs for its two agents
     exactly as :func:`pairs` made it (the same groups, figures and current versions)."""
@@ -220,8 +216,11 @@ def _pair(
     keep_versions: bool,
 ) -> Pair:
     versions = []
+    judges_differ = []  # on the names as recorded, every one of them (compare.md §1.4)
     for mission, version in shared:
         x, y = mine[(mission, version)], theirs[(mission, version)]
+        if x.judge_models.keys() != y.judge_models.keys():
+            judges_differ.append(f"{mission} {version}")
         versions.append(
             PairVersion(
                 mission=mission,
@@ -238,19 +237,22 @@ def _pair(
                 median_deterministic_b=y.deterministic,
                 median_judge_a=x.judge,
                 median_judge_b=y.judge,
-                judge_models_a=tuple(sorted(x.judge_models)),
-                judge_models_b=tuple(sorted(y.judge_models)),
+                **_models("judge_models_a", x.judge_models),
+                **_models("judge_models_b", y.judge_models),
                 superiority=superiority(x.values, y.values),
                 verdict=verdict(x.figures.median_ci, y.figures.median_ci),
             )
         )
-    verdicts = dict.fromkeys(VERDICTS, 0)
+    verdicts = dict.fromkeys(PAIR_VERDICTS, 0)
     for v in versions:
         verdicts[v.verdict] += 1
     xs = [mine[mv] for mv in shared]
     ys = [theirs[mv] for mv in shared]
-    models_a = frozenset().union(*(s.models for s in xs))
-    models_b = frozenset().union(*(s.models for s in ys))
+    models_a, models_b = Counter[str](), Counter[str]()
+    for side in xs:
+        models_a.update(side.models)
+    for side in ys:
+        models_b.update(side.models)
     no_judge_a, no_judge_b = _no_judge_share(xs), _no_judge_share(ys)
     timeout_a, timeout_b = _timeout_share(xs), _timeout_share(ys)
     return Pair(
@@ -264,23 +266,28 @@ def _pair(
         verdicts=verdicts,
         median_diff=stats.median([v.median_diff for v in versions]),
         flags=PairFlags(
-            judge_models_differ=tuple(
-                sorted(f"{v.mission} {v.version}" for v in versions if v.judge_models_a != v.judge_models_b)
-            ),
+            judge_models_differ=tuple(sorted(judges_differ)),
             model_changed=tuple(
                 sorted(agent for agent, models in ((a.agent, models_a), (b.agent, models_b)) if len(models) > 1)
             ),
             no_judge_gap=abs(no_judge_a - no_judge_b) >= GAP,
             timeout_gap=abs(timeout_a - timeout_b) >= GAP,
         ),
-        models_a=tuple(sorted(models_a)),
-        models_b=tuple(sorted(models_b)),
+        **_models("models_a", models_a),
+        **_models("models_b", models_b),
         no_judge_share_a=float(no_judge_a),
         no_judge_share_b=float(no_judge_b),
         timeout_share_a=float(timeout_a),
         timeout_share_b=float(timeout_b),
         versions=tuple(versions) if keep_versions else (),
     )
+
+
+def _models(field: str, counts: Counter[str]) -> dict:
+    """A side's models (or judge models) as a pair publishes them (compare.md §1.3): at most MODELS_LISTED,
+    the rest counted."""
+    names, more = listed(Counter(counts))
+    return {field: names, f"{field}_more": more}
 
 
 def _no_judge_share(sides: list[_Side]) -> Fraction:

@@ -34,12 +34,11 @@ def reported(spent: Spent | None) -> Spent | None:
     means the harness counts none (all six token fields not reported); 0 model calls, not reported."""
     if spent is None:
         return None
-    nulled: set[str] = set()
-    if spent.get("total_tokens") == 0:
-        nulled.update(TOKEN_FIELDS)
-    if spent.get("model_calls") == 0:
-        nulled.add("model_calls")
-    return spent.without(frozenset(nulled)) if nulled else spent
+    values, _ = spent.raw()
+    no_tokens, no_calls = values[TOTAL] == 0, values[MODEL_CALLS] == 0
+    if not (no_tokens or no_calls):
+        return spent
+    return spent.without((TOKEN_FIELDS if no_tokens else ()) + (("model_calls",) if no_calls else ()))
 
 
 def never_reported(records: Iterable[RunRecord]) -> dict[str | None, frozenset[str]]:
@@ -129,7 +128,7 @@ def quartile(ordered: Sequence[float], p: float) -> float:
     return ordered[low] + fraction * (ordered[low + 1] - ordered[low])
 
 
-def measure(values: list) -> Measure:
+def measure(values: Sequence[float]) -> Measure:
     """``reported``, median and quartiles of the values a scope's runs report (all None without any)."""
     n = len(values)
     if n == 0:
@@ -141,7 +140,7 @@ def measure(values: list) -> Measure:
 
 
 EMPTY = Measure(0, None, None, None)
-NOTHING = (None,) * len(SPENT_FIELDS)
+NOTHING = ((-1,) * len(SPENT_FIELDS), -1)  # what Spent.raw gives for a run that reported nothing
 TOTAL, MODEL_CALLS, TOOL_CALLS = (SPENT_FIELDS.index(name) for name in ("total_tokens", "model_calls", "tool_calls"))
 
 
@@ -164,17 +163,17 @@ def cost(records: Iterable[RunRecord], prices: Prices | None = None) -> Cost:
         in_median = kind in MEDIAN_KINDS
         runs += in_median
         spent = record.spent
-        reported = spent.values() if spent is not None else NOTHING  # one unpack, SPENT_FIELDS order
+        reported, null = spent.raw() if spent is not None else NOTHING  # one unpack, SPENT_FIELDS order
         total = reported[TOTAL]
-        if total is not None:
+        if total != null:
             spent_reported += 1
             spent_by_kind[kind] += total
         if in_median:
-            if total is not None:
+            if total != null:
                 totals.append(total)
-            if (calls := reported[MODEL_CALLS]) is not None:
+            if (calls := reported[MODEL_CALLS]) != null:
                 model_calls.append(calls)
-            if (calls := reported[TOOL_CALLS]) is not None:
+            if (calls := reported[TOOL_CALLS]) != null:
                 tool_calls.append(calls)
             if (duration := record.duration_seconds) is not None:
                 durations.append(duration)
@@ -186,7 +185,7 @@ def cost(records: Iterable[RunRecord], prices: Prices | None = None) -> Cost:
                 spent_usd.append(dollars)
                 if in_median:
                     usd.append(dollars)
-    values = {
+    values: dict[str, Sequence[float]] = {
         "total_tokens": totals,
         "model_calls": model_calls,
         "tool_calls": tool_calls,

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from podium.count.bundle import AgentView, Bundle, load_bundle
-from podium.count.verdicts import VERDICTS as PROGRESS_VERDICTS
 from podium.errors import PodiumError
 from podium.load.published import REPORT_SCHEMA
 from podium.load.shape import (
@@ -37,6 +36,7 @@ from podium.load.shape import (
     Opt,
 )
 from podium.model import CONFIGURATION_FIELDS, LEFT_OUT_KINDS, provisional
+from podium.model.progress import COST_VERDICTS, SCORE_VERDICTS
 
 LEFT_OUT = LEFT_OUT_KINDS  # the kinds a report counts apart: model/__init__.py
 ANY_AGENT = "*"
@@ -170,14 +170,19 @@ def _progress_row(before: AgentView | None, after: AgentView) -> dict | None:
 
 
 def _cost_row(old: Bundle, new: Bundle, before: AgentView | None, after: AgentView) -> dict:
-    """What an agent's runs cost now and before (docs/rules/cost.md §6): its median tokens a run, and whether it
-    is on the cost frontier by tokens (``old_frontier`` None: the old bundle had no frontier, or no such agent)."""
-    known = before is not None and old.frontier is not None
+    """What an agent's runs cost now and before (docs/rules/cost.md §6): its median tokens a run, whether it is on
+    the cost frontier by tokens (``old_frontier`` None: the old bundle had no frontier, or no such agent), and the
+    tokens verdict of its newest step (cost.md §4; ``old_tokens_verdict`` is read only from a summary that has it:
+    ``tokens_known_before``)."""
+    now, then = after.progress, before.progress if before is not None else None
     return {
         "median_tokens": after.median_tokens,
         "old_median_tokens": before.median_tokens if before is not None else None,
         "frontier": new.frontier is not None and after.agent in new.frontier,
-        "old_frontier": (after.agent in old.frontier) if known else None,
+        "old_frontier": (after.agent in old.frontier) if before is not None and old.frontier is not None else None,
+        "tokens_verdict": now.tokens if now is not None else None,
+        "old_tokens_verdict": then.tokens if then is not None else None,
+        "tokens_known_before": bool(then is not None and then.tokens_known and now is not None and now.tokens_known),
     }
 
 
@@ -185,6 +190,20 @@ def frontier_changed(row: dict) -> bool:
     """Whether an agent joined or left the cost frontier since the old bundle (one that had a frontier)."""
     cost = row.get("cost")
     return bool(cost and cost["old_frontier"] is not None and cost["frontier"] != cost["old_frontier"])
+
+
+def tokens_changed(row: dict) -> bool:
+    """Whether the tokens verdict of an agent's newest step changed since the old bundle (one that had it): a cost
+    verdict that changed, like a score verdict (docs/rules/cost.md §6)."""
+    cost = row.get("cost")
+    return bool(
+        cost and cost.get("tokens_known_before") and cost.get("tokens_verdict") != cost.get("old_tokens_verdict")
+    )
+
+
+def cost_changed(row: dict) -> bool:
+    """Whether what an agent's score costs changed in a way a change report names: the frontier or the verdict."""
+    return frontier_changed(row) or tokens_changed(row)
 
 
 def _verdict(before: AgentView | None, after: AgentView) -> str:
@@ -285,7 +304,7 @@ def _changed(report: dict) -> bool:
             r["rank"] != r["old_rank"]
             or r["verdict"] not in ("unchanged", "new")
             or progress_changed(r)
-            or frontier_changed(r)
+            or cost_changed(r)
             for r in report["agents"]
         )
     )
@@ -297,8 +316,8 @@ def progress_changed(row: dict) -> bool:
     return bool(progress and progress["known_before"] and progress["verdict"] != progress["old_verdict"])
 
 
-VERDICTS = ("new", "unchanged", "no_median", "no_ci", "inside_both_cis", "outside_a_ci")  # a row's (_verdict);
-# how each reads is words/diff_text.py's VERDICTS
+ROW_VERDICTS = ("new", "unchanged", "no_median", "no_ci", "inside_both_cis", "outside_a_ci")  # a row's (_verdict);
+# how each reads is words/diff_text.py's ROW_VERDICT_WORDS
 _LEFT_OUT = Map(INT, frozenset(LEFT_OUT))
 _AGENT_BRIEF = {
     "agent": TEXT,
@@ -349,13 +368,13 @@ REPORT_SHAPE = {
             "new_runs": INT,
             "left_out": _LEFT_OUT,
             "is_new": BOOL,
-            "verdict": OneOf(VERDICTS),
+            "verdict": OneOf(ROW_VERDICTS),
             "provisional": Maybe(BOOL),
             "progress": Maybe(
                 Opt(
                     {
-                        "verdict": Opt(OneOf(PROGRESS_VERDICTS)),
-                        "old_verdict": Opt(OneOf(PROGRESS_VERDICTS)),
+                        "verdict": Opt(OneOf(SCORE_VERDICTS)),
+                        "old_verdict": Opt(OneOf(SCORE_VERDICTS)),
                         "known_before": BOOL,
                         "changed": [OneOf(CONFIGURATION_FIELDS)],
                         "agent_version": Opt(INT),
@@ -371,6 +390,9 @@ REPORT_SHAPE = {
                         "old_median_tokens": Opt(AMOUNT),
                         "frontier": BOOL,
                         "old_frontier": Opt(BOOL),
+                        "tokens_verdict": Maybe(Opt(OneOf(COST_VERDICTS)), None),
+                        "old_tokens_verdict": Maybe(Opt(OneOf(COST_VERDICTS)), None),
+                        "tokens_known_before": Maybe(BOOL, False),
                     }
                 ),
                 None,

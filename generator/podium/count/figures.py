@@ -4,10 +4,12 @@ used by the summary step for agents, mission versions and cells, and by count/co
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Iterable, Sequence
 from typing import TypeVar
 
 from podium.count import stats
+from podium.count.model_names import listed
 from podium.model import COUNTED_KINDS, MEDIAN_KINDS, Figures, RunRecord, iso_utc
 
 NOT_ATTEMPTS = frozenset({"infra_failed", "grading", "unknown"})
@@ -40,10 +42,10 @@ def figures(records: list[RunRecord]) -> Figures:
         judge_degraded=counts["no_judge"],
         completion_rate=_rate(sum(r.end == "done" for r in attempts), len(attempts)),
         partial_rate=_rate(sum(r.end in ("timeout", "operator") for r in attempts), len(attempts)),
-        judge_models=_sorted_set(r.judge_model for r in records if r.judge_ran),
-        models_reported=_sorted_set(m for r in records for m in r.models_reported),
-        models_declared=_sorted_set(r.model_declared for r in records),
         last_run=iso_utc(max((r.when for r in records if r.when), default=None)),
+        **_names("judge_models", (r.judge_model for r in records if r.judge_ran and r.judge_model)),
+        **_names("models_reported", (m for r in records for m in r.models_reported)),
+        **_names("models_declared", (r.model_declared for r in records if r.model_declared)),
     )
 
 
@@ -51,8 +53,11 @@ def _rate(part: int, whole: int) -> float | None:
     return part / whole if whole else None
 
 
-def _sorted_set(values) -> tuple[str, ...]:
-    return tuple(sorted({v for v in values if v}))
+def _names(field: str, names: Iterable[str]) -> dict:
+    """A list of distinct names (counting.md §3): sorted, at most MODELS_LISTED of them (those of the most
+    runs), and how many more there are."""
+    shown, more = listed(Counter(names))
+    return {field: shown, f"{field}_more": more}
 
 
 def rank_key(name: str, agent: str, fig: Figures) -> tuple:
@@ -67,7 +72,8 @@ def models_differ(*figs: Figures) -> bool:
     (an agent's current and older scopes)."""
     reported = {m for f in figs for m in f.models_reported}
     declared = {m for f in figs for m in f.models_declared}
-    return len(reported) > 1 or len(declared) > 1 or bool(reported and declared and reported != declared)
+    more = any(f.models_reported_more or f.models_declared_more for f in figs)  # more than 10 names: several
+    return more or len(reported) > 1 or len(declared) > 1 or bool(reported and declared and reported != declared)
 
 
 def first(items: Sequence[T], limit: int) -> tuple[Sequence[T], int]:

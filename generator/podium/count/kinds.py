@@ -8,12 +8,14 @@ from dataclasses import fields
 from operator import attrgetter
 
 from podium.count.cost import reported
+from podium.count.model_names import configuration_model
 from podium.model import (
     GRADING_FAILED,
     JUDGE_STATUSES,
     KIND_LABELS,
     NO_JUDGE_STATUSES,
     PARTIAL_TRIGGERS,
+    SCORED_KINDS,
     Configuration,
     Run,
     RunRecord,
@@ -94,9 +96,6 @@ def status_label(kind: str, end: str | None) -> str:
     return END_LABELS.get(end or "", "Unknown")
 
 
-SCORED_KINDS = frozenset({"graded", "partial_judge", "timed_out", "no_judge", "stopped"})
-
-
 def record_of(run: Run, exposed: tuple[str, ...] = ()) -> RunRecord:
     """The run's compact record: its kind decided once, its scores as the ledger reads them (counting.md §2-3).
 
@@ -131,6 +130,8 @@ def record_of(run: Run, exposed: tuple[str, ...] = ()) -> RunRecord:
         judge_model=_shared(conditions.judge_model) if conditions else None,
         model_declared=_shared((conditions.model if conditions and conditions.model else None) or run.model_declared),
         models_reported=_shared_tuple(run.models_reported),
+        models_more=run.models_more,
+        models_digest=run.models_digest,
         started=run.started,
         completed=run.completed,
         when=run.completed or run.started,
@@ -151,10 +152,10 @@ def configuration_of(run: Run) -> Configuration | None:
     conditions = run.conditions
     if conditions is None:
         return None
-    reported = sorted({m for m in run.models_reported if m})
+    model = configuration_model(run.models_reported, run.models_more, run.models_digest, conditions.model)
     value = Configuration(
         agent_version=_shared(conditions.agent_version),
-        model=_shared(" + ".join(reported) if reported else conditions.model or None),
+        model=_shared(model),
         judge_model=_shared(conditions.judge_model or None),
         budget_seconds=conditions.budget_seconds,
     )

@@ -13,12 +13,14 @@ from collections import defaultdict
 from dataclasses import replace
 
 from podium import routes
-from podium.count import compare, cost, ledger, stats, verdicts
+from podium.count import compare, cost, ledger, stats
 from podium.count.figures import figures, kind_counts, rank_key
-from podium.count.kinds import SCORED_KINDS, record_of
+from podium.count.kinds import record_of
+from podium.count.progress import agent_progress
 from podium.count.versions import current_versions, version_key
 from podium.errors import ConfigError
 from podium.model import (
+    SCORED_KINDS,
     AgentMission,
     AgentSummary,
     Export,
@@ -86,9 +88,7 @@ def summarize(
     agents, agents_older = costs.agents(agents, groups), costs.agents(agents_older, groups)
     missions, by_model = costs.missions(missions, groups), costs.models(by_model)
     progress = {
-        agent: verdicts.agent_progress(
-            agent, urls.agent_names[agent], urls.agent_slugs[agent], [records[i] for i in indices]
-        )
+        agent: agent_progress(agent, urls.agent_names[agent], urls.agent_slugs[agent], [records[i] for i in indices])
         for agent, indices in groups.by_agent.items()
     }
     return Leaderboard(

@@ -39,6 +39,26 @@ _INVISIBLE = frozenset(
 _NOT_IN_NAMES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp", "Zs"})
 
 
+# Unicode's format characters (category Cf) in Python 3.11's database (Unicode 14.0): invisible, and so
+# removed from a text's reader view (tests/render/test_redact_view.py checks the list against unicodedata).
+_CF_RANGES = (
+    (0x00AD, 0x00AD), (0x0600, 0x0605), (0x061C, 0x061C), (0x06DD, 0x06DD), (0x070F, 0x070F), (0x0890, 0x0891),
+    (0x08E2, 0x08E2), (0x180E, 0x180E), (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x2064), (0x2066, 0x206F),
+    (0xFEFF, 0xFEFF), (0xFFF9, 0xFFFB), (0x110BD, 0x110BD), (0x110CD, 0x110CD), (0x13430, 0x13438),
+    (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A), (0xE0001, 0xE0001), (0xE0020, 0xE007F),
+)  # fmt: skip
+FORMAT_CHARACTERS = "".join(chr(a) if a == b else f"{chr(a)}-{chr(b)}" for a, b in _CF_RANGES)  # a class's body
+_FORMAT = re.compile(f"[{FORMAT_CHARACTERS}]")
+_DROP_FORMAT = {code: None for a, b in _CF_RANGES for code in range(a, b + 1)}  # (str.translate: removed)
+
+
+def drop_format(text: str) -> str:
+    """``text`` without its format characters (Cf: zero-width spaces and joiners, soft hyphens, bidi
+    controls), which a reader does not see: a secret they split reads whole, and a bidi override shows
+    text in another order than it holds (docs/rules/export.md, "never published")."""
+    return text.translate(_DROP_FORMAT) if _FORMAT.search(text) else text
+
+
 def _name_character(ch: str) -> bool:
     """May ``ch`` stand in a name, an id or a version?"""
     if " " <= ch <= "~":
@@ -161,6 +181,10 @@ class Fields:
         else:
             bad = _SURROGATE.findall(value) + _CONTROL_TEXT.findall(value)
             cleaned = _CONTROL_TEXT.sub("\ufffd", _SURROGATE.sub("\ufffd", value)) if bad else value
+            unseen = _FORMAT.findall(cleaned)
+            if unseen:  # free text: a reader does not see them (drop_format)
+                cleaned = drop_format(cleaned)
+                self.report(field, f"holds invisible format characters; removed ({code_points(unseen)})")
         if bad:
             self.report(field, f"holds control characters or lone surrogates; shown as \ufffd ({code_points(bad)})")
         if len(cleaned) > limit:

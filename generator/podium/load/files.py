@@ -120,6 +120,10 @@ class NotReadable(Exception):
     """A file outside the export (a previous publish) that podium will not read; ``str()`` says why."""
 
 
+class TooLarge(NotReadable):
+    """A file over the size podium reads (the rest of NotReadable: not a regular file, not JSON, …)."""
+
+
 def read_regular(path: Path | str, limit: int, *, follow: bool = False) -> bytes:
     """The bytes of the regular file ``path``, at most ``limit`` of them: never through a symlink at
     ``path`` itself (unless ``follow``), never a FIFO, device or directory (opened non-blocking, checked
@@ -146,7 +150,7 @@ def read_regular(path: Path | str, limit: int, *, follow: bool = False) -> bytes
         if not stat.S_ISREG(info.st_mode):
             raise NotReadable("is not a regular file; not read")
         if info.st_size > limit:
-            raise NotReadable(f"is {info.st_size} bytes, over the {limit}-byte limit; not read")
+            raise TooLarge(f"is {info.st_size} bytes, over the {limit}-byte limit; not read")
         chunks, size = [], 0
         while size <= limit:
             try:
@@ -158,7 +162,7 @@ def read_regular(path: Path | str, limit: int, *, follow: bool = False) -> bytes
             chunks.append(chunk)
             size += len(chunk)
         if size > limit:
-            raise NotReadable(f"grew over the {limit}-byte limit while being read; not read")
+            raise TooLarge(f"grew over the {limit}-byte limit while being read; not read")
         return b"".join(chunks)
     except OSError as err:
         raise NotReadable(f"cannot be read: {err.strerror or err}") from None

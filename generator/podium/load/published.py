@@ -20,7 +20,7 @@ from podium.load.jsonfile import parse_json
 
 SUMMARY_SCHEMA = "podium.summary/1"  # api/results/summary.json (summary.schema.json)
 COMPARE_SCHEMA = "podium.compare/2"  # api/results/compare.json, the index of the comparisons (compare.schema.json)
-COMPARE_AGENT_SCHEMA = "podium.compare-agent/1"  # api/results/compare/<agent>.json: every pair of one agent
+COMPARE_AGENT_SCHEMA = "podium.compare-agent/2"  # api/results/compare/<agent>.json: one agent's nearest pairs
 COMPARE_PAIR_SCHEMA = "podium.compare-pair/1"  # api/results/compare/<agent>/<agent>.json: a pair in full
 RUNS_SCHEMA = "podium.runs/5"  # api/results/runs.json, the ledger's index, and its parts' rows (runs.schema.json)
 REPORT_SCHEMA = "podium.diff/1"  # a change report (podium diff --json, changes.json's reports)

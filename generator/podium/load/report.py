@@ -241,16 +241,20 @@ def read_telemetry(table: dict[str, str], fields: Fields, section: str = "Teleme
         index = _ROW_INDEX.get(row)
         if index is None or cell == NOT_REPORTED:
             continue
-        digits = (
-            cell if cell.isascii() and cell.isdigit() else cell.replace(",", "") if _WHOLE.fullmatch(cell) else None
-        )
+        if cell.isdigit() and cell.isascii() and len(cell) <= _MOST_DIGITS:
+            values[index] = int(cell)  # the usual cell: digits only (XORCISE writes 4 and more with commas)
+            continue
+        digits = cell.replace(",", "") if _WHOLE.fullmatch(cell) else None
         if digits is None:
             fields.report(f"{section}.{row}", f"expected a whole number, got {describe(cell)}")
-        elif len(digits.lstrip("0")) > len(str(MAX_VALUE)):
+        elif len(digits.lstrip("0")) > _MOST_DIGITS:
             fields.report(f"{section}.{row}", f"a whole number of more than 18 digits, got {describe(cell)}")
         else:
             values[index] = int(digits)
     return Spent.of(values)
+
+
+_MOST_DIGITS = len(str(MAX_VALUE))
 
 
 def read_overview(table: dict[str, str], fields: Fields) -> Overview:

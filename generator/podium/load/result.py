@@ -7,6 +7,8 @@ tail of an environment failure.
 
 from __future__ import annotations
 
+import hashlib
+import json
 from dataclasses import dataclass
 
 from podium.load.fields import Fields, describe
@@ -25,6 +27,11 @@ MISTYPED = "(not a string)"  # a status or trigger of the wrong JSON type: never
 # Criteria and checks read of one result (a rubric or a mission has a handful): the run page shows each,
 # so a result.json of a million small ones would make a page, and its memory, of a million rows.
 MAX_ENTRIES = 500
+# Reported model names kept of one run (docs/rules/export.md §3.2): each is repeated on every output that
+# lists models, so 200 names of 512 characters on each run made a 68 MB summary.json at 130 runs (issue
+# 34). The rest are counted (``models_more``), and a digest of the whole list keeps two lists apart.
+MODELS_PER_RUN = 8
+MODEL_NAME_LIMIT = 200  # characters of a reported model name, as of a declared one (export.md §7)
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,6 +45,8 @@ class Result:
     partial: bool | None = None
     partial_trigger: str | None = None
     models_reported: tuple[str, ...] = ()
+    models_more: int = 0  # reported names past the first MODELS_PER_RUN
+    models_digest: str | None = None  # with models_more: what tells the whole list apart from another
     secrets: tuple[str, ...] = ()
     answers: tuple[str, ...] = ()
 
@@ -73,6 +82,7 @@ def read_result(value: object, fields: Fields) -> Result | None:
         partial_trigger = MISTYPED  # reported already; makes the run unknown (counting.md §2 rule 5)
     elif partial_trigger not in PARTIAL_TRIGGERS:
         fields.report("partial_trigger", f"{partial_trigger!r} is not a trigger podium knows; counted as unknown")
+    secrets, answers = _submitted_values(grade)
     return Result(
         "graded",
         run_id=_run_id(fields, grade, "grade.run_id"),
@@ -80,12 +90,48 @@ def read_result(value: object, fields: Fields) -> Result | None:
         conditions=read_conditions(fields.mapping(value, "conditions", "conditions") or {}, fields),
         partial=fields.boolean(value, "partial", "partial"),
         partial_trigger=partial_trigger,
-        models_reported=fields.strings(value, "models_reported", "models_reported"),
-        **_submitted_values(grade),
+        **read_models(value, fields),
+        secrets=secrets,
+        answers=answers,
     )
 
 
-def _submitted_values(grade: dict) -> dict[str, tuple[str, ...]]:
+def read_models(value: dict, fields: Fields) -> dict:
+    """``models_reported`` (docs/rules/export.md §3.2): the first MODELS_PER_RUN non-empty names in the
+    harness's order, each cut at MODEL_NAME_LIMIT characters; how many more there are (``models_more``); and
+    with more, ``models_digest``: the first 8 hex digits of the SHA-256 of the whole list (JSON, each name as
+    kept), which the model key and the configuration carry so that two lists differing past the kept names
+    stay apart. Names past the kept ones are cleaned as the kept ones (a problem per kind, not per name)."""
+    items = fields.array(value, "models_reported", "models_reported") or []
+    names: list[str] = []
+    for index, item in enumerate(items):
+        where = f"models_reported[{index}]"
+        if not isinstance(item, str):
+            fields.report(where, f"expected a string, got {describe(item)}")
+        elif item:
+            kept = len(names) < MODELS_PER_RUN
+            names.append(fields.clean(item, where, limit=MODEL_NAME_LIMIT) if kept else _quiet(item))
+    if len(names) <= MODELS_PER_RUN:
+        return {"models_reported": tuple(names)}
+    more = len(names) - MODELS_PER_RUN
+    fields.report(
+        "models_reported",
+        f"holds {len(names):,} model names; the first {MODELS_PER_RUN} are kept and the other {more:,} counted",
+    )
+    whole = json.dumps(names, ensure_ascii=False).encode("utf-8", "surrogatepass")
+    return {
+        "models_reported": tuple(names[:MODELS_PER_RUN]),
+        "models_more": more,
+        "models_digest": hashlib.sha256(whole).hexdigest()[:8],
+    }
+
+
+def _quiet(name: str) -> str:
+    """A name past the kept ones as a kept one would read (cleaned, cut), with no problem of its own."""
+    return Fields("", []).clean(name, "", limit=MODEL_NAME_LIMIT)
+
+
+def _submitted_values(grade: dict) -> tuple[tuple[str, ...], tuple[str, ...]]:
     """Kept only so pages can redact them: every check's submitted value (``secrets``), and
     the values that passed an ``artifacts`` check (``answers``: the mission's known answers)."""
     values, answers = set(), set()
@@ -96,7 +142,7 @@ def _submitted_values(grade: dict) -> dict[str, tuple[str, ...]]:
             values.add(value)
             if item.get("source") == "artifacts" and item.get("passed") is True:
                 answers.add(value)
-    return {"secrets": tuple(sorted(values)), "answers": tuple(sorted(answers))}
+    return tuple(sorted(values)), tuple(sorted(answers))
 
 
 def _mistyped(obj: dict, key: str) -> bool:

@@ -34,7 +34,7 @@ class ListRow:
 
 
 def parse_time(fields: Fields, obj: dict, key: str, field: str) -> datetime | None:
-    """An ISO-8601 time; one without an offset is taken as UTC (documented in README)."""
+    """An ISO-8601 time; one without an offset is taken as UTC (docs/development.md "Decisions")."""
     text = fields.string(obj, key, field, limit=64)
     if text is None:
         return None

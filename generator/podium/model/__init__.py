@@ -12,6 +12,10 @@ import operator
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # model/progress.py builds on this module's Configuration
+    from podium.model.progress import AgentProgress
 
 from podium.model.cost import Cost, Frontier, Prices, Spent
 
@@ -48,6 +52,11 @@ COUNTED_KINDS = (
 )
 MEDIAN_KINDS = frozenset({"graded", "partial_judge", "timed_out"})
 LEFT_OUT_KINDS = tuple(kind for kind in COUNTED_KINDS if kind not in MEDIAN_KINDS)  # counted, not in the median
+SCORED_KINDS = MEDIAN_KINDS | {"no_judge", "stopped"}  # a run of these kinds has its scores read (counting.md §2)
+# Progress (docs/rules/progress.md §1.2): the runs whose checks ran are its counted runs (the checks series),
+# every other counted kind is left out of it and counted beside, by kind.
+CHECKS_KINDS = MEDIAN_KINDS | {"no_judge"}
+PROGRESS_LEFT_OUT_KINDS = tuple(kind for kind in COUNTED_KINDS if kind not in CHECKS_KINDS)
 # site.md "Ranks on few runs": a rank on fewer runs in the median than this has no interval
 # (counting.md §3) and is provisional.
 PROVISIONAL_BELOW = 6
@@ -150,14 +159,23 @@ class Conditions:
     intel_disclosed: bool | None = None
 
 
+def published_version(version: str | None) -> int | str | None:
+    """An agent version as the data files publish it (docs/rules/progress.md §7.13): a whole number as a number,
+    as XORCISE's conditions hold it (ASCII digits, at most 15 of them: a number every JSON reader holds exactly),
+    anything else as the text read."""
+    if version is not None and version.isascii() and version.isdigit() and len(version) <= 15:
+        return int(version)
+    return version
+
+
 @dataclass(frozen=True, slots=True)
 class Configuration:
     """What the agent was when it ran (docs/rules/progress.md §1): runs that share all four are one segment.
 
     ``model`` is the run's reported models (distinct, sorted, joined with `` + ``), else the model its
-    conditions declare, else None."""
+    conditions declare, else None. Published with an agent version that is a whole number as a number."""
 
-    agent_version: str | None
+    agent_version: str | None = field(metadata={"json_value": published_version})
     model: str | None
     judge_model: str | None
     budget_seconds: float | None
@@ -165,17 +183,6 @@ class Configuration:
     def changed(self, other: Configuration) -> tuple[str, ...]:
         """The fields that differ from ``other``, in CONFIGURATION_FIELDS order."""
         return tuple(name for name in CONFIGURATION_FIELDS if getattr(self, name) != getattr(other, name))
-
-    def as_json(self) -> dict:
-        """The four fields as the progress file writes them: an agent version that is a whole number as a number
-        (as XORCISE's conditions hold it), anything else as it was read."""
-        version = self.agent_version
-        return {
-            "agent_version": int(version) if version is not None and version.isdigit() else version,
-            "model": self.model,
-            "judge_model": self.judge_model,
-            "budget_seconds": self.budget_seconds,
-        }
 
 
 CONFIGURATION_FIELDS = ("agent_version", "model", "judge_model", "budget_seconds")
@@ -197,7 +204,9 @@ class Run:
     conditions: Conditions | None = None
     partial: bool | None = None
     partial_trigger: str | None = None
-    models_reported: tuple[str, ...] = ()
+    models_reported: tuple[str, ...] = ()  # at most 8 (docs/rules/export.md §3.2)
+    models_more: int = 0  # how many more the harness reported
+    models_digest: str | None = None  # with models_more: tells the whole list apart (export.md §3.2)
     list_outcome: str | None = None
     list_trigger: str | None = None
     agent: str = UNATTRIBUTED
@@ -251,6 +260,10 @@ class Figures:
     models_reported: tuple[str, ...]
     models_declared: tuple[str, ...]
     last_run: str | None
+    # Each list of names above holds at most 10 (count/model_names.py); how many more there are:
+    judge_models_more: int = 0
+    models_reported_more: int = 0
+    models_declared_more: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -290,6 +303,8 @@ class RunRecord:
     digest: str  # SHA-256 of its result.json: what its page reads again (grade details, own values)
     # Never published, only used to redact (render/redact.py), and dropped from the public board:
     exposed: tuple[str, ...] = ()  # the run's own submitted values that occur in a name it would publish
+    models_more: int = 0  # reported model names past models_reported (docs/rules/export.md §3.2)
+    models_digest: str | None = None  # with models_more: what tells the whole list apart
     configuration: Configuration | None = None  # None: no readable conditions (progress.md §1)
     harness: str | None = None  # docs/rules/cost.md §1
     # What it spent (docs/rules/cost.md §1; None: nothing reported), its rules 1 and 2 applied by record_of,
@@ -454,8 +469,8 @@ class Leaderboard:
     pairs: tuple[Pair, ...] = field(default=())  # compare.md §1, by a's rank then b's
     by_model: tuple[ModelSummary, ...] = field(default=())  # compare.md §2, ranked
     ledger: Ledger | None = None  # which ledger page lists each run, which data part holds it (count/ledger.py)
-    # agent id -> its verdicts.AgentProgress: which way it is moving (docs/rules/progress.md), every agent
-    progress: dict = field(default_factory=dict)
+    # agent id -> which way it is moving (docs/rules/progress.md), every agent
+    progress: dict[str, AgentProgress] = field(default_factory=dict)
     frontier: Frontier = field(default_factory=Frontier)  # the agents overall (docs/rules/cost.md §3)
     prices: Prices | None = None  # podium.yaml's price table: dollars only with one (docs/rules/cost.md §5)
 
@@ -485,6 +500,8 @@ class PairVersion:
     judge_models_b: tuple[str, ...]
     superiority: float  # P(a run of A beats a run of B), ties half
     verdict: str  # a_ahead / b_ahead / overlap / too_few
+    judge_models_a_more: int = 0  # judge models past the MODELS_LISTED judge_models_a lists
+    judge_models_b_more: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -520,6 +537,8 @@ class Pair:
     # Every shared version's figures for a pair with a page (url), else () and compare.full_pair makes them:
     # a board holds agents² pairs, and only the pages and their data files show versions (issue 29).
     versions: tuple[PairVersion, ...]
+    models_a_more: int = 0  # distinct models past the MODELS_LISTED models_a lists (count/model_names.py)
+    models_b_more: int = 0
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections import defaultdict
 
 from podium import routes
-from podium.count.compare import MATRIX_AGENTS, pairs_by_agent
+from podium.count.compare import MATRIX_AGENTS, listed_pairs, pairs_by_agent
 from podium.count.figures import first
 from podium.model import AgentSummary, Leaderboard, ModelSummary, Pair, RunRecord
 from podium.plan import charts
@@ -42,6 +42,7 @@ from podium.words.compare_text import (
     verdict_words,
 )
 from podium.words.figures_text import models_lead
+from podium.words.names_text import short_name
 
 MODEL_RUNS = 20  # newest runs listed on a model page (site.md "Bounded")
 MODEL_CARDS = 10  # model cards on models/index.html; the keys ranked below them are table rows…
@@ -94,8 +95,15 @@ class Links:
 def data_files(board: Leaderboard) -> list[DataFile]:
     """compare.json's parts (render/compare_data.py): one per agent with a pair, one per pair with a page."""
     pairs_of = pairs_by_agent(board.pairs)
+    ranks = {a.agent: a.rank or 0 for a in board.agents}  # (every agent of board.agents is ranked)
     out = [
-        DataFile(routes.compare_agent_data_path(a.slug), "compare_agent", i, tuple(pairs_of[a.agent]))
+        DataFile(
+            routes.compare_agent_data_path(a.slug),
+            "compare_agent",
+            i,
+            tuple(listed := listed_pairs(board.pairs, a.agent, pairs_of[a.agent], ranks)),
+            len(pairs_of[a.agent]) - len(listed),
+        )
         for i, a in enumerate(board.agents)
         if a.agent in pairs_of
     ]
@@ -112,9 +120,10 @@ def pages(board: Leaderboard) -> list[Planned]:
     out = [_compare_index(board)]
     agents = {a.agent: a for a in board.agents}
     out += [_pair_page(p, p.url, agents) for p in board.pairs if p.url is not None]
-    by_key = {m.model: [board.runs[i] for i in m.runs] for m in board.by_model}  # grouped once, in summarize
+    # grouped once, in summarize; by slug, unique where two keys may publish alike (redacted: render/safe.py)
+    by_key = {m.slug: [board.runs[i] for i in m.runs] for m in board.by_model}
     out.append(_models_index(board, by_key))
-    out += [_model_page(m, by_key[m.model]) for m in board.by_model]
+    out += [_model_page(m, by_key[m.slug]) for m in board.by_model]
     return out
 
 
@@ -191,7 +200,7 @@ def _pair_page(pair: Pair, url: str, agents: dict[str, AgentSummary]) -> Planned
 
 def _models_index(board: Leaderboard, by_key: dict[str, list[RunRecord]]) -> Planned:
     cards = tuple(
-        ModelCard(model=m, strip=charts.strip(by_key[m.model], m.figures.median)) for m in board.by_model[:MODEL_CARDS]
+        ModelCard(model=m, strip=charts.strip(by_key[m.slug], m.figures.median)) for m in board.by_model[:MODEL_CARDS]
     )
     ranked, unlisted = first(board.by_model[MODEL_CARDS:], MODEL_ROWS)
     return (
@@ -217,7 +226,7 @@ def _model_page(model: ModelSummary, runs: list[RunRecord]) -> Planned:
         "model.html",
         names(
             ModelContext(
-                page_title=model.model,
+                page_title=short_name(model.model),  # the page's heading has it whole
                 model=model,
                 strip=charts.strip(runs, model.figures.median, charts.PAGE_SLOTS),
                 runs=tuple(newest),

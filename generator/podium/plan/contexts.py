@@ -241,7 +241,8 @@ class ChangeEntry:
     moving: tuple[tuple[str, str, str], ...]
     #: each agent whose headline progress verdict changed, as (agent id, name, the change in words)
     cost: tuple[tuple[str, str, str], ...] = ()
-    #: each agent that joined or left the cost frontier (docs/rules/cost.md §6), as (agent id, name, in words)
+    #: each agent whose cost verdict changed or that joined or left the cost frontier (docs/rules/cost.md §6), as
+    #: (agent id, name, the change in words)
 
 
 class ChangeLinks(TypedDict):

@@ -80,13 +80,15 @@ def cost_chart(entries: Iterable[Entry], frontier: Iterable[str]) -> CostChart:
     """The chart of ``entries`` (in rank order); ``frontier``: the agent ids on it by tokens."""
     on = set(frontier)
     listed = list(entries)
-    placed = [
-        e for e in listed if e.median is not None and e.cost is not None and e.cost.total_tokens.median is not None
+    placed = [  # (entry, its cost, its median tokens, its median score): those the chart can place
+        (e, e.cost, e.cost.total_tokens.median, e.median)
+        for e in listed
+        if e.median is not None and e.cost is not None and e.cost.total_tokens.median is not None
     ]
-    ordered = [e for e in placed if e.agent in on] + [e for e in placed if e.agent not in on]
+    ordered = [p for p in placed if p[0].agent in on] + [p for p in placed if p[0].agent not in on]
     drawn = ordered[:POINTS]
     plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
-    values = [e.cost.total_tokens.median for e in drawn]
+    values = [tokens for _, _, tokens, _ in drawn]
     low = 10 ** math.floor(math.log10(min(values))) if values else 1000.0
     high = 10 ** math.ceil(math.log10(max(values))) if values else 1_000_000.0
     if high <= low:
@@ -99,9 +101,8 @@ def cost_chart(entries: Iterable[Entry], frontier: Iterable[str]) -> CostChart:
         return TOP + (1 - score) * plot_h
 
     points = []
-    for e in drawn:
-        c = e.cost
-        x, y = x_of(c.total_tokens.median), y_of(e.median)
+    for e, c, tokens, score in drawn:
+        x, y = x_of(tokens), y_of(score)
         frontier_words = " · on the frontier" if e.agent in on else ""
         points.append(
             CostPoint(
@@ -113,10 +114,10 @@ def cost_chart(entries: Iterable[Entry], frontier: Iterable[str]) -> CostChart:
                 y=y,
                 hollow=e.provisional,
                 frontier=e.agent in on,
-                title=f"{e.name} · median {pct(e.median)} · {cost_text.tokens(c.total_tokens.median)} tokens a run"
+                title=f"{e.name} · median {pct(score)} · {cost_text.tokens(tokens)} tokens a run"
                 + (" · provisional rank" if e.provisional else "")
                 + frontier_words,
-                score=pct(e.median),
+                score=pct(score),
                 tokens=cost_text.quartiles(c.total_tokens),
                 duration=cost_text.quartiles(c.duration_seconds, cost_text.duration),
                 label_x=x - DOT - 2 if x > WIDTH - RIGHT - 70 else x + DOT + 2,

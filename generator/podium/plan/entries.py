@@ -60,12 +60,14 @@ class LedgerPage(LazyPage):
 @dataclass(frozen=True)
 class DataFile:
     """A data file of site.md (``kind`` is one of render/site.py's DATA_FILES; ``part``: which ledger part,
-    or which agent or pair of the board a part of the comparisons is; ``pairs``: an agent's, by index)."""
+    or which agent or pair of the board a part of the comparisons is; ``pairs``: the pairs an agent's part
+    lists, by index, and ``more``: how many more it is in, not listed: compare.listed_pairs)."""
 
     path: str
     kind: str
     part: int | None = None
     pairs: tuple[int, ...] = ()
+    more: int = 0
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """What the pages show of an agent's progress (docs/rules/progress.md §5), as typed, finished values.
 
-Pure: the agent's progress result (count/verdicts.py) in, panels of text out; templates only place them.
+Pure: the agent's progress result (model/progress.py) in, panels of text out; templates only place them.
 """
 
 from __future__ import annotations
@@ -8,11 +8,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from podium import routes
-from podium.count.verdicts import AgentProgress, Cell, CellStep
+from podium.count.progress.series import FILE_KEPT
 from podium.model import RunRecord
+from podium.model.progress import AgentProgress, AgentStep, CellStep
 from podium.plan import charts
 from podium.plan.charts import Strip
-from podium.words import progress_text as words
+from podium.words import progress_text
 from podium.words.figures_text import pp_delta
 
 AGENT_STEPS = 3  # the newest agent steps an agent page shows (every step is in its progress file)
@@ -36,6 +37,7 @@ class StepView:
     tally: str  # "improved on 2, steady on 3"
     missions: int
     note: str | None  # "judge model changed: on the checks, ▲ improved"
+    tokens: str | None = None  # "cheaper ×0.62 tokens a run (−38%, p 0.0012)"; None: no side reports tokens
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +81,8 @@ class ProgressPanel:
     note: str | None  # the newest run is on an earlier configuration (a rollback)
     file: str  # the agent's progress file
     configurations: int
+    file_complete: bool  # the file holds every configuration in full (else the newest file_kept, §7.19)
+    file_kept: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,23 +99,23 @@ class VersionStep:
     attribution: str | None
     verdict: str | None
     runs: int  # the agent's counted runs on the version
+    tokens: str | None = None  # "cheaper ×0.62 tokens a run (−38%)"; None: no run of the step reports tokens
 
 
 def configuration_text(configuration) -> str:
-    return ", ".join(words.field_text(configuration, name) for name in words.FIELD_NAMES)
+    return ", ".join(progress_text.field_text(configuration, name) for name in progress_text.FIELD_NAMES)
 
 
 def panel(progress: AgentProgress, slug: str) -> ProgressPanel:
     steps = progress.steps[::-1][:AGENT_STEPS]
     views = tuple(_step_view(step) for step in steps)
     current = [cell for cell in progress.cells if cell.current]
+    strata = [{(s.mission, s.version): s for s in step.overall.strata} for step in steps]
     rows = []
     for cell in current:
         found = []
-        for step in steps:
-            stratum = next(
-                (s for s in step.overall.strata if (s.mission, s.version) == (cell.mission, cell.version)), None
-            )
+        for by_version in strata:
+            stratum = by_version.get((cell.mission, cell.version))
             if stratum is None:
                 found.append(CellView("—", f"{cell.mission} {cell.version}: not run in both configurations", None))
                 continue
@@ -119,8 +123,8 @@ def panel(progress: AgentProgress, slug: str) -> ProgressPanel:
             shift = "" if series.shift is None or series.verdict == "too_few_runs" else f" {pp_delta(series.shift)}"
             found.append(
                 CellView(
-                    f"{words.glyph(series.verdict)}{shift}",
-                    f"{cell.mission} {cell.version}: {words.step_series_text(series)}",
+                    f"{progress_text.glyph(series.verdict)}{shift}",
+                    f"{cell.mission} {cell.version}: {progress_text.step_series_text(series)}",
                     series.verdict,
                 )
             )
@@ -137,37 +141,40 @@ def panel(progress: AgentProgress, slug: str) -> ProgressPanel:
         )
     newest_step = progress.newest_step
     return ProgressPanel(
-        words.headline(progress),
+        progress_text.headline_text(progress),
         newest_step.overall.verdict if newest_step else None,
         views,
-        tuple(words.since(s) for s in steps),
+        tuple(progress_text.since(s) for s in steps),
         tuple(shown),
         more,
         note,
         routes.progress_path(slug),
         len(progress.segments),
+        len(progress.segments) <= FILE_KEPT and all(len(cell.segments) <= FILE_KEPT for cell in progress.cells),
+        FILE_KEPT,
     )
 
 
-def _step_view(step) -> StepView:
+def _step_view(step: AgentStep) -> StepView:
     checks = step.checks
     note = None
     if step.overall.verdict == "not_comparable":
-        note = f"judge model changed: on the checks, {words.verdict_label(checks.verdict)}"
-    judge = words.tally_text(dict(step.judge.tally))
-    since = words.since(step)
+        note = progress_text.on_the_checks(checks)
+    judge = progress_text.tally_text(dict(step.judge.tally))
+    since = progress_text.since(step)
     return StepView(
         since,
         since[:1].upper() + since[1:],
         configuration_text(step.from_),
         configuration_text(step.to),
         step.overall.verdict,
-        words.agent_series_text(step.overall, step),
-        words.agent_series_text(checks, step),
+        progress_text.agent_series_text(step.overall),
+        progress_text.agent_series_text(checks),
         judge,
-        words.tally_text(dict(step.overall.tally)),
+        progress_text.tally_text(dict(step.overall.tally)),
         len(step.overall.strata),
         note,
+        progress_text.tokens_text(step.tokens) if progress_text.has_tokens(step.tokens) else None,
     )
 
 
@@ -181,28 +188,29 @@ ATTRIBUTION = {
 
 def version_step(progress: AgentProgress, mission: str, version: str, url: str | None) -> VersionStep | None:
     """The agent's newest step on one mission version (None: the agent has no run on it)."""
-    cell: Cell | None = next((c for c in progress.cells if (c.mission, c.version) == (mission, version)), None)
+    cell = progress.cell(mission, version)
     if cell is None:
         return None
     runs = sum(s.runs["checks"] for s in cell.segments)
     if not cell.steps:
-        text = words.ONE_CONFIGURATION if cell.segments else "no counted runs"
+        text = progress_text.ONE_CONFIGURATION if cell.segments else "no counted runs"
         return VersionStep(progress.agent, progress.name, url, None, text, "", "", None, None, runs)
     step: CellStep = cell.steps[-1]
     attribution = ATTRIBUTION.get(step.attribution) if step.attribution else None
     if step.overall.verdict == "not_comparable":
-        attribution = f"judge model changed: on the checks, {words.verdict_label(step.checks.verdict)}"
+        attribution = progress_text.on_the_checks(step.checks)
     return VersionStep(
         progress.agent,
         progress.name,
         url,
-        words.since(step),
-        words.step_series_text(step.overall),
-        words.step_series_text(step.checks),
-        words.step_series_text(step.judge),
+        progress_text.since(step),
+        progress_text.step_series_text(step.overall),
+        progress_text.step_series_text(step.checks),
+        progress_text.step_series_text(step.judge),
         attribution,
         step.overall.verdict,
         runs,
+        progress_text.tokens_text(step.tokens) if progress_text.has_tokens(step.tokens) else None,
     )
 
 
@@ -211,7 +219,7 @@ def band(strip: Strip, shown: list[RunRecord], progress: AgentProgress) -> tuple
     starts = {}
     for i, segment in enumerate(progress.segments[1:], start=1):
         step = progress.steps[i - 1]
-        starts[segment.first_run_id] = (words.short_change(step.changed, step.to), words.since(step))
+        starts[segment.first_run_id] = (progress_text.short_change(step.changed, step.to), progress_text.since(step))
     marks = []
     last = None
     for column, record in zip(strip.columns, shown):

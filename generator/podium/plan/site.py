@@ -50,8 +50,7 @@ from podium.plan.contexts import (
     names,
 )
 from podium.plan.entries import Asset, DataFile, Entry, LedgerPage, Page, RunPage
-from podium.words import cost_text, figures_text
-from podium.words import progress_text as progress_words
+from podium.words import cost_text, figures_text, progress_text
 from podium.words.cost_text import ledger_cells
 
 TONES = 8  # agent colours
@@ -229,7 +228,7 @@ def _progress_line(index: _Index, agent: str) -> ProgressLine:
     """The one progress line of an agent's card: its headline and its verdict (a class name)."""
     progress = index.progress[agent]
     step = progress.newest_step
-    return ProgressLine(text=progress_words.headline(progress), verdict=step.overall.verdict if step else None)
+    return ProgressLine(text=progress_text.headline_text(progress), verdict=step.overall.verdict if step else None)
 
 
 def ledger_fragment(agent_slug: str | None = None, version: tuple[str, str] | None = None) -> str:

@@ -27,8 +27,8 @@ from pathlib import Path
 
 from podium import routes
 from podium.count import diff
-from podium.count.bundle import Bundle, bundle_of, load_bundle, summary_path
-from podium.count.diff import frontier_changed, progress_changed
+from podium.count.bundle import Bundle, BundleTooLarge, bundle_of, load_bundle, summary_path
+from podium.count.diff import cost_changed, progress_changed
 from podium.errors import BuildError
 from podium.load.files import NotReadable
 from podium.load.published import CHANGES_SCHEMA, REDIRECTS_SCHEMA, read
@@ -48,7 +48,7 @@ from podium.plan.contexts import (
 from podium.plan.entries import Blob, Entry, Page
 from podium.render import data
 from podium.render.badge import LABEL, badge
-from podium.words.diff_text import frontier_line, headline, progress_line
+from podium.words.diff_text import cost_line, headline, progress_line
 from podium.words.figures_text import ci_range, median_line, pct, provisional_note
 
 KEEP_REPORTS = 10  # change reports kept (pages, changes.json, feed)
@@ -93,12 +93,10 @@ def prepare(
     pub.files.update(_badges(board, title, base, pub))
     reports: list[dict] = []
     if previous is not None:
-        old = load_bundle(previous)  # a BundleError (exit 2) names the file and the field
-        new = bundle_of(board)
+        old = _previous(previous, pub.warnings)
         folder = summary_path(previous).parent
         reports = _history(folder / "changes.json", pub.warnings)
-        report = diff.compare(old, new)
-        if report["changed"]:
+        if old is not None and (report := diff.compare(old, new := bundle_of(board)))["changed"]:
             number = max((r["number"] for r in reports), default=0) + 1
             when = (
                 iso_utc(datetime.fromtimestamp(generated_at, UTC))
@@ -110,7 +108,7 @@ def prepare(
         pub.files[routes.CHANGES_JSON] = data.dump_json({"schema": CHANGES_SCHEMA, "reports": reports})
         pub.pages = tuple(_change_pages(board, reports))
         pub.nav = (("Changes", routes.CHANGES_INDEX),)
-        redirects = _redirects(board, old, _carried(folder / "redirects.json", pub.warnings))
+        redirects = _redirects(board, old, _carried(folder / "redirects.json", pub.warnings))  # old None: carried only
         pub.files[routes.REDIRECTS_JSON] = data.dump_json(
             {"schema": REDIRECTS_SCHEMA, "redirects": [r["entry"] for r in redirects]}
         )
@@ -199,9 +197,7 @@ def _change_pages(board: Leaderboard, reports: list[dict]) -> list[Page]:
                 if progress_changed(a)
             ),
             cost=tuple(
-                (a["agent"], a["name"], frontier_line(a, named=False))
-                for a in r["report"]["agents"]
-                if frontier_changed(a)
+                (a["agent"], a["name"], cost_line(a, named=False)) for a in r["report"]["agents"] if cost_changed(a)
             ),
         )
         for r in reports
@@ -310,14 +306,26 @@ def _carried(path: Path, warnings: list[str]) -> list[dict]:
         return []
 
 
-def _redirects(board: Leaderboard, old: Bundle, carried: list[dict]) -> list[dict]:
-    """Old paths of agents and mission versions that are still here under another path."""
+def _previous(previous: Path, warnings: list[str]) -> Bundle | None:
+    """The previous publish's summary; None, with a warning, when it is larger than podium reads back (a
+    summary that grew past it would otherwise make every later build with ``--previous`` fail, and through
+    the action every later publish: issue 34). Any other BundleError (exit 2) names the file and the field."""
+    try:
+        return load_bundle(previous)
+    except BundleTooLarge as err:
+        warnings.append(f"--previous {err}; ignored: no change report this time (the change history is kept)")
+        return None
+
+
+def _redirects(board: Leaderboard, old: Bundle | None, carried: list[dict]) -> list[dict]:
+    """Old paths of agents and mission versions that are still here under another path (with no previous
+    summary, the redirects carried from the last publish only)."""
     agents = {a.agent: a for a in board.agents}
     missions = {(m.mission, m.version): m for m in board.missions}
     wanted: dict[str, dict] = {}
     for entry in carried:
         wanted.setdefault(entry["from"], entry)
-    for view in list(old.agents.values()) + list(old.older.values()):
+    for view in [*old.agents.values(), *old.older.values()] if old is not None else []:
         if view.url:
             wanted[view.url] = {
                 "from": view.url,
@@ -326,7 +334,7 @@ def _redirects(board: Leaderboard, old: Bundle, carried: list[dict]) -> list[dic
                 "mission": None,
                 "version": None,
             }
-    for m in old.missions.values():
+    for m in old.missions.values() if old is not None else []:
         if m.url:
             wanted[m.url] = {
                 "from": m.url,

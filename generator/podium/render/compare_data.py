@@ -6,16 +6,17 @@ missions and 717 MB at 300, past what a host serves as one file. The layout (``p
 - ``api/results/compare.json``, the index: every ranked agent (rank order) with its number of pairs and
   its part's path, and the pairs the site shows (each pair with a page: the top 30's), each as a
   *summary*: the pair's entry without ``versions``, with ``detail``, the path of its file in full;
-- ``api/results/compare/<slug>.json``, one per agent with a pair: every pair the agent is in, as
-  summaries (index order: by a's rank, then b's);
+- ``api/results/compare/<slug>.json``, one per agent with a pair: its pairs with a page and those with its
+  nearest rivals (compare.listed_pairs: the 10 ranked just above it and the 10 just below), as summaries
+  (index order: by a's rank, then b's), and ``pairs_more``, how many others it is in (issue 34: listing
+  every rival made the parts grow with agents², 989 MB at 1,400 agents);
 - ``api/results/compare/<slug>/<slug>.json``, one per pair with a page (the slugs sorted, as the page's
   path): the pair's entry in full, with every shared version, what its page shows.
 
 A pair without a page has no versions on the site; ``podium compare A B --json`` computes any pair in
-full (compare.full_pair). Each file grows with one dimension only: the index with the agents (about 150
-bytes each) and its 435 pairs at most, an agent's part with its rivals (about 800 bytes each: 300 rivals
-on 40 shared versions, every flag raised, fit in 0.3 MiB), a pair's file with its shared versions (about
-500 bytes each).
+full (compare.full_pair). Each file is bounded or grows with one dimension only: the index with the agents
+(about 150 bytes each) and its 435 pairs at most, an agent's part at most 49 pairs (about 800 bytes each),
+a pair's file with its shared versions (about 500 bytes each).
 
 Pure: Leaderboard in, dicts and bytes out; the bytes go through ``data.dump_json`` (sorted keys, no
 NaN), so two builds of the same input are byte-identical.
@@ -29,7 +30,7 @@ from podium import routes
 from podium.count.compare import pairs_by_agent
 from podium.load.published import COMPARE_AGENT_SCHEMA, COMPARE_PAIR_SCHEMA, COMPARE_SCHEMA
 from podium.model import AgentSummary, Leaderboard, Pair, PairVersion
-from podium.render.data import dump_json
+from podium.render.data import dump_json, names_more
 
 
 def _ci(ci: tuple[float, float] | None) -> list[float] | None:
@@ -56,6 +57,7 @@ def version_dict(v: PairVersion) -> dict:
         "judge_models_b": list(v.judge_models_b),
         "superiority": v.superiority,
         "verdict": v.verdict,
+        **names_more(v, "judge_models_a", "judge_models_b"),
     }
 
 
@@ -90,6 +92,7 @@ def pair_summary(pair: Pair, *, detail: bool = True) -> dict:
         "no_judge_share_b": pair.no_judge_share_b,
         "timeout_share_a": pair.timeout_share_a,
         "timeout_share_b": pair.timeout_share_b,
+        **names_more(pair, "models_a", "models_b"),
     }
     if detail:
         out["detail"] = pair_data_path(pair)
@@ -140,14 +143,16 @@ def compare_index(board: Leaderboard) -> bytes:
     return _lines(head, "pairs", shown)
 
 
-def compare_agent_part(board: Leaderboard, agent: AgentSummary, pairs: list[int]) -> bytes:
-    """``compare/<slug>.json``: every pair ``agent`` is in (``pairs``: their indices in ``board.pairs``)."""
+def compare_agent_part(board: Leaderboard, agent: AgentSummary, pairs: list[int], more: int = 0) -> bytes:
+    """``compare/<slug>.json``: the pairs ``agent``'s part lists (``pairs``: their indices in ``board.pairs``,
+    compare.listed_pairs: those with a page and those with its nearest rivals) and how many more it is in."""
     head = {
         "schema": COMPARE_AGENT_SCHEMA,
         "agent": agent.agent,
         "name": agent.name,
         "slug": agent.slug,
         "rank": agent.rank,
+        "pairs_more": more,
     }
     return _lines(head, "pairs", [pair_summary(board.pairs[i]) for i in pairs])
 

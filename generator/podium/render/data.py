@@ -12,14 +12,12 @@ from datetime import UTC, datetime
 from importlib import resources
 
 from podium import __version__, routes
-from podium.count import verdicts
 from podium.count.cost import run_dollars
 from podium.load.published import RUNS_SCHEMA, SUMMARY_SCHEMA
 from podium.model import (
     AgentSummary,
     Cost,
     Figures,
-    Frontier,
     Leaderboard,
     MissionVersionSummary,
     ModelSummary,
@@ -27,8 +25,10 @@ from podium.model import (
     RunRecord,
     iso_utc,
 )
-from podium.model.cost import MEASURES, SPENT_FIELDS, Measure
+from podium.model.cost import SPENT_FIELDS
 from podium.render.gzipped import gzip_bytes
+from podium.render.jsonable import dump_json, jsonable
+from podium.render.progress_data import summary_progress
 from podium.words.cost_text import ledger_cells as ledger_texts
 
 LEDGER_COLUMNS = (
@@ -50,6 +50,7 @@ LEDGER_COLUMNS = (
     "judge_model",
     "model_declared",
     "models_reported",
+    "models_more",
     "started_at",
     "completed_at",
     # what the run spent (docs/rules/cost.md §1, §6): null / empty when not reported
@@ -88,19 +89,6 @@ _FORMULA_AFTER_SEMICOLON = re.compile(r";(?=[\s\"]*[=+\-@\t\r])")
 _CSV_QUOTED = re.compile(r'[,";\r\n]')  # RFC 4180's, and ";" so a reader that splits on both keeps the cell
 
 
-def dump_json(value: object, *, indent: int | None = 2) -> bytes:
-    """Canonical JSON bytes: sorted keys, finite numbers only, trailing newline."""
-    text = json.dumps(
-        value,
-        sort_keys=True,
-        allow_nan=False,
-        ensure_ascii=False,
-        indent=indent,
-        separators=(",", ": ") if indent else (",", ":"),
-    )
-    return (text + "\n").encode("utf-8")
-
-
 def figures_dict(fig: Figures) -> dict:
     return {
         "runs": fig.runs,
@@ -118,35 +106,27 @@ def figures_dict(fig: Figures) -> dict:
         "models_reported": list(fig.models_reported),
         "models_declared": list(fig.models_declared),
         "last_run": fig.last_run,
+        **names_more(fig, "judge_models", "models_reported", "models_declared"),
     }
-
-
-def measure_dict(measure: Measure) -> dict:
-    return {"reported": measure.reported, "median": measure.median, "q1": measure.q1, "q3": measure.q3}
 
 
 def cost_dict(cost: Cost | None) -> dict | None:
-    """A scope's ``cost`` (docs/rules/cost.md §6): the model/cost.py Cost's fields as its keys; the dollar
-    keys only with a price table."""
+    """A scope's ``cost`` (docs/rules/cost.md §6): the model/cost.py Cost's fields as its keys (render/jsonable.py);
+    the dollar keys only with a price table."""
     if cost is None:
         return None
-    out = {
-        "runs": cost.runs,
-        **{name: measure_dict(getattr(cost, name)) for name in MEASURES},
-        "spent_tokens": cost.spent_tokens,
-        "spent_reported": cost.spent_reported,
-        "spent_runs": cost.spent_runs,
-        "spent_by_kind": dict(cost.spent_by_kind),
-    }
-    if cost.cost_usd is not None:
-        out["cost_usd"] = measure_dict(cost.cost_usd)
-        out["spent_usd"] = cost.spent_usd
-        out["spent_usd_reported"] = cost.spent_usd_reported
+    out = jsonable(cost)
+    assert isinstance(out, dict)  # a dataclass is published as an object
+    if cost.cost_usd is None:
+        for key in ("cost_usd", "spent_usd", "spent_usd_reported"):
+            del out[key]
     return out
 
 
-def frontier_dict(frontier: Frontier) -> dict:
-    return {"total_tokens": list(frontier.total_tokens), "duration_seconds": list(frontier.duration_seconds)}
+def names_more(value: object, *fields: str) -> dict[str, int]:
+    """``<field>_more`` for each list of names ``value`` cut (count/model_names.py: at most 10 are listed, the
+    rest counted); only those with more, so a site of ordinary names carries no count of nothing."""
+    return {f"{field}_more": more for field in fields if (more := getattr(value, f"{field}_more"))}
 
 
 def agent_dict(agent: AgentSummary) -> dict:
@@ -178,33 +158,9 @@ def agent_dict(agent: AgentSummary) -> dict:
 
 def ranked_agents(board: Leaderboard) -> list[dict]:
     """summary.json's ``agents`` (and ``podium rank --json``): each ranked agent with its progress headline."""
-    return [{**agent_dict(a), "progress": progress_headline(board.progress[a.agent], a.slug)} for a in board.agents]
-
-
-def progress_headline(progress, slug: str) -> dict:
-    """What summary.json carries of an agent's progress (docs/rules/progress.md §5): its headline (verdict,
-    shift, what changed with the new values, the tally over missions) and its progress file's url."""
-    top = verdicts.headline(progress)
-    step = progress.newest_step
-    return {
-        "verdict": top["verdict"],
-        "shift": top["shift"],
-        "changed": top["changed"],
-        "tally": top["tally"],
-        "to": {name: step.to.as_json()[name] for name in step.changed} if step else {},
-        "reason": top["reason"],
-        "url": routes.progress_path(slug),
-    }
-
-
-def progress_file(board: Leaderboard, index: int) -> bytes:
-    """The progress file of the ``index``-th agent (schema podium.progress/1)."""
-    agent = board.agents[index]
-    return dump_json(verdicts.progress_document(board.progress[agent.agent]))
-
-
-def progress_schema() -> bytes:
-    return resources.files("podium").joinpath("progress.schema.json").read_bytes()
+    return [
+        {**agent_dict(a), "progress": jsonable(summary_progress(board.progress[a.agent], a.slug))} for a in board.agents
+    ]
 
 
 def mission_dict(mission: MissionVersionSummary) -> dict:
@@ -229,7 +185,7 @@ def mission_dict(mission: MissionVersionSummary) -> dict:
         "cost": cost_dict(mission.cost),
     }
     if mission.frontier is not None:
-        out["frontier"] = frontier_dict(mission.frontier)
+        out["frontier"] = jsonable(mission.frontier)
     return out
 
 
@@ -268,7 +224,7 @@ def summary_dict(board: Leaderboard, generated_at: int | None = None) -> dict:
         "agents_older": [agent_dict(a) for a in board.agents_older],
         "missions": [mission_dict(m) for m in board.missions],
         "by_model": [model_dict(m) for m in board.by_model],
-        "frontier": frontier_dict(board.frontier),
+        "frontier": jsonable(board.frontier),
         "problems": [{"path": p.path, "field": p.field, "message": p.message} for p in board.problems],
     }
     if board.prices is not None:  # every dollar figure is at these prices (docs/rules/cost.md §5)
@@ -302,6 +258,7 @@ def ledger_row(record: RunRecord, prices: Prices | None = None) -> dict:
         "judge_model": record.judge_model,
         "model_declared": record.model_declared,
         "models_reported": list(record.models_reported),
+        "models_more": record.models_more,  # reported past the 8 models_reported keeps (export.md §3.2)
         "started_at": iso_utc(record.started),
         "completed_at": iso_utc(record.completed),
         "harness": record.harness,

@@ -14,7 +14,7 @@ rest with pulldown-cmark to the HTML markdown-it-py would write, with the same
 rules, and as a second layer drops anything still under an ``Artifacts`` heading
 and the ``Value`` column of a checks table; every text is passed through the
 redactor, a run of text at a time across its line breaks. (Reports are most of a
-cold build's work, and this renderer is several times faster; README "Dependencies".)
+cold build's work, and this renderer is several times faster; docs/development.md "Dependencies, and why".)
 """
 
 from __future__ import annotations

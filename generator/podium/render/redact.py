@@ -19,8 +19,19 @@ in upper or lower case, with ``+`` for a space or not; JSON-escaped):
   values (``fetched``, ``swordfish``) would redact ordinary words on other runs'
   pages; list such answers under ``redact:``.
 
-:class:`Redaction` is built once per build from every run; literals are matched
-with one trie-shaped regular expression, so thousands of answers cost one pass.
+**As a reader sees it** (docs/rules/export.md, "never published"): a browser shows
+``Answ3r`` + a line break + ``One!x7`` (a judge's reason wrapped), a tab, two spaces, a
+no-break space, or ``Answ3r\u200bOne!x7`` (a zero-width space, a soft hyphen, a word
+joiner: Unicode's format characters, category Cf) as the secret itself. So every step also
+runs on the text's reader view (:class:`_View`: each run of white space one space, format
+characters removed), and what it cuts there is cut from the text itself, the whole span the
+view's characters came from; then every step runs on the text as it is (a format character
+can also hide a match from the view: ``x\u200bsk-…`` reads as ``xsk-…``). The values and
+their spellings are taken in their reader view too (:func:`literal_forms`).
+
+Literal values are found by an Aho–Corasick automaton (:class:`Literals`, on the Rust
+``aho-corasick`` crate through ``ahocorasick_rs``): one pass over a text whatever the
+number of values, and a build makes one automaton of every value (:class:`Redaction`).
 """
 
 from __future__ import annotations
@@ -32,8 +43,11 @@ import hashlib
 import json
 import re
 from collections import defaultdict
-from collections.abc import Iterable, Mapping
-from urllib.parse import quote, quote_plus
+from collections.abc import Callable, Iterable, Mapping
+
+import ahocorasick_rs
+
+from podium.load.fields import FORMAT_CHARACTERS, drop_format
 
 MIN_LITERAL = 6  # configured literals and a run's own values: shorter ones would redact ordinary words
 MIN_ANSWER = 8  # another run's answer with a digit, symbol or punctuation mark
@@ -181,93 +195,225 @@ _STEP_CUTS = {
 }
 
 
-def _literal_cuts(pattern: re.Pattern | None):
-    if pattern is None:
-        return lambda text: []
-    return lambda text: [(m.start(), m.end(), "[REDACTED:value]") for m in pattern.finditer(text)]
+# A text unlike its reader view: white space other than a space, a format character, or a space before either.
+_NOT_AS_READ = re.compile(f"[^\\S ]|[{FORMAT_CHARACTERS}]| [\\s{FORMAT_CHARACTERS}]")
+# A run of white space and format characters other than a lone space: one holding white space (a space
+# in the view) or format characters alone (nothing there).
+_CHANGED_RUN = re.compile(
+    f"(?P<spaced> [\\s{FORMAT_CHARACTERS}]+|[^\\S ][\\s{FORMAT_CHARACTERS}]*"
+    f"|[{FORMAT_CHARACTERS}]+\\s[\\s{FORMAT_CHARACTERS}]*)|(?P<unseen>[{FORMAT_CHARACTERS}]+)"
+)
+_SPACE_RUN = re.compile(r"\s+")
+
+
+def as_read(text: str) -> str:
+    """``text`` as a reader sees it: every run of white space one space, format characters (Cf) removed."""
+    return as_read_fast(text) if _NOT_AS_READ.search(text) else text
+
+
+def as_read_fast(text: str) -> str:
+    """The same (what :class:`_View` makes, without where each character came from) in two passes of C,
+    whether or not the text needs them (the build's last guard reads every output file so: render/site.py)."""
+    return _SPACE_RUN.sub(" ", drop_format(text))
+
+
+class _View:
+    """A text as a reader sees it (:func:`as_read`) and where each of its characters came from, to tell a
+    span of the view as the span of the text it stands for (:meth:`source_cuts`)."""
+
+    __slots__ = ("text", "_starts", "_runs")
+
+    def __init__(self, source: str):
+        self.text = as_read_fast(source)
+        runs: list[tuple[int, int, int, int]] = []  # each run changed: (view start, its length there, source span)
+        removed = 0  # source characters before the run that are not in the view
+        for match in _CHANGED_RUN.finditer(source):  # (a lone space, the most common run, is left as it is)
+            start, end = match.span()
+            size = 1 if match.lastgroup == "spaced" else 0
+            runs.append((start - removed, size, start, end))
+            removed += end - start - size
+        self._starts = [run[0] for run in runs]
+        self._runs = runs
+
+    def _start(self, at: int) -> int:
+        """Where the view's character ``at`` starts in the source (a run's space: the run's start)."""
+        k = bisect.bisect_right(self._starts, at) - 1
+        if k < 0:
+            return at
+        start, size, source_start, source_end = self._runs[k]
+        return source_start if at < start + size else source_end + at - start - size
+
+    def _end(self, end: int) -> int:
+        """Where the view's characters up to ``end`` end in the source (a run's space: the run's end)."""
+        k = bisect.bisect_right(self._starts, end - 1) - 1
+        if k < 0:
+            return end
+        start, size, source_start, source_end = self._runs[k]
+        return source_end if end - 1 < start + size else source_end + end - start - size
+
+    def source_cuts(self, cuts: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+        """Cuts in the view as cuts in the source: each the whole span its characters came from."""
+        return [(self._start(start), self._end(end), replacement) for start, end, replacement in cuts]
+
+
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def _sound(text: str) -> str:
+    """``text`` with each lone surrogate (which has no UTF-8) a U+FFFD, every character where it was."""
+    return _SURROGATE.sub("\ufffd", text)
+
+
+class Literals:
+    """Where any of ``forms`` occurs in a text, as one regular expression of them all (longest first)
+    finds it: the leftmost, the longest there, then on after it. One pass of an Aho–Corasick automaton
+    (leftmost-longest), made once in time linear in the forms' length: the cost of a text does not grow
+    with the number of forms (a trie-shaped regular expression did, past ~500 values: issue 34, 5).
+    ``owners``: for each form, the set it belongs to (None: to every set), read by :meth:`matches`."""
+
+    made = 0  # automata made, and the characters of the forms they were made of (tests count work)
+    characters = 0
+
+    def __init__(self, forms: Iterable[str], owners: list | None = None):
+        self.forms = tuple(forms)
+        self.owners = owners
+        self._make()
+
+    def __getstate__(self) -> tuple:  # (a worker process makes the automaton again from the forms)
+        return self.forms, self.owners
+
+    def __setstate__(self, state: tuple) -> None:
+        self.forms, self.owners = state
+        self._make()
+
+    def _make(self) -> None:
+        self._automaton = None
+        if self.forms:
+            Literals.made += 1
+            Literals.characters += sum(map(len, self.forms))
+            self._automaton = ahocorasick_rs.AhoCorasick(
+                [_sound(form) for form in self.forms],
+                matchkind=ahocorasick_rs.MatchKind.LeftmostLongest,
+                implementation=ahocorasick_rs.Implementation.ContiguousNFA,
+                store_patterns=False,
+            )
+
+    def matches(self, text: str) -> list[tuple[int, int, int]]:
+        """Each match in ``text``: (the form's number, start, end), in order, not overlapping."""
+        if self._automaton is None or not text:
+            return []
+        try:
+            return self._automaton.find_matches_as_indexes(text)
+        except UnicodeEncodeError:  # a lone surrogate
+            return self._automaton.find_matches_as_indexes(_sound(text))
+
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        return [(start, end) for _, start, end in self.matches(text)]
+
+    def found(self, text: str) -> bool:
+        """Whether ``text`` holds one of the forms, as a reader sees it (:func:`as_read`)."""
+        return bool(self._automaton is not None and text and self.matches(as_read(text)))
+
+    def sub(self, text: str) -> str:
+        spans = self.spans(text)
+        if not spans:
+            return text
+        return apply_cuts(text, [(start, end, "[REDACTED:value]") for start, end in spans])
+
+    def cuts(self, text: str) -> list[tuple[int, int, str]]:
+        return [(start, end, "[REDACTED:value]") for start, end in self.spans(text)]
+
+
+_NO_LITERALS = Literals(())
 
 
 class _Trace:
-    """A text as successive steps rewrite it, each character with the span of the original text it
-    stands for (itself, or the whole span a replacement took the place of), so that the final text
-    can be told as cuts in the original (:meth:`cuts`)."""
+    """A text as successive steps rewrite it, told as segments: a piece of the original as it was, or
+    a replacement standing for a span of the original (the whole span it took the place of), so that
+    the final text can be told as cuts in the original (:meth:`cuts`). A step costs one pass over the
+    segments and its cuts, whatever their number (issue 34, 15: per character it cost cuts × pieces)."""
 
     def __init__(self, text: str):
         self.original = text
         self.text = text
-        self.lo = list(range(len(text)))
-        self.hi = list(range(1, len(text) + 1))
-        self.new = [False] * len(text)
+        # (start, end) in the text, replaced or not, (low, high) in the original: an unreplaced segment's
+        # characters are the original's from low on; a replaced one stands for the original's [low, high)
+        self.segments: list[tuple[int, int, bool, int, int]] = [(0, len(text), False, 0, len(text))] if text else []
 
-    def _group(self, at: int) -> tuple:
-        return (self.lo[at], self.hi[at]) if self.new[at] else ()
+    def _segment(self, at: int) -> int:
+        """The number of the segment holding the text's character ``at``."""
+        return bisect.bisect_right(self._starts, at) - 1
 
     def apply(self, cuts: list[tuple[int, int, str]]) -> None:
         """Make ``cuts`` (in the current text, in order, not overlapping). A cut reaching into an
         earlier replacement takes all of it, so no two replacements stand for overlapping spans."""
         if not cuts:
             return
-        text, lo, hi, new = self.text, self.lo, self.hi, self.new
+        text, segments = self.text, self.segments
+        self._starts = [segment[0] for segment in segments]
         clusters: list[list] = []  # [start, end, [cuts]] in the current text
         for start, end, replacement in cuts:
             wide_start, wide_end = start, end
-            group = self._group(wide_start) if wide_start < len(text) else ()
-            while group and wide_start > 0 and self._group(wide_start - 1) == group:
-                wide_start -= 1
-            group = self._group(wide_end - 1)
-            while group and wide_end < len(text) and self._group(wide_end) == group:
-                wide_end += 1
+            if start < len(text):
+                first = segments[self._segment(start)]
+                if first[2]:
+                    wide_start = first[0]
+            if end > 0:
+                last = segments[self._segment(end - 1)]
+                if last[2]:
+                    wide_end = last[1]
             if clusters and wide_start < clusters[-1][1]:
                 clusters[-1][1] = max(clusters[-1][1], wide_end)
                 clusters[-1][2].append((start, end, replacement))
             else:
                 clusters.append([wide_start, wide_end, [(start, end, replacement)]])
-        out_text, out_lo, out_hi, out_new = [], [], [], []
-        at = 0
+        out_text: list[str] = []
+        out: list[tuple[int, int, bool, int, int]] = []
+        shift = position = 0
         for start, end, inside in clusters:
-            out_text.append(text[at:start])
-            out_lo += lo[at:start]
-            out_hi += hi[at:start]
-            out_new += new[at:start]
-            pieces, position = [], start
+            self._keep(position, start, shift, out_text, out)
+            pieces, inner = [], start
             for cut_start, cut_end, replacement in inside:
-                pieces += [text[position:cut_start], replacement]
-                position = cut_end
-            pieces.append(text[position:end])
+                pieces += [text[inner:cut_start], replacement]
+                inner = cut_end
+            pieces.append(text[inner:end])
             piece = "".join(pieces)
-            out_text.append(piece)
-            out_lo += [lo[start]] * len(piece)
-            out_hi += [hi[end - 1]] * len(piece)
-            out_new += [True] * len(piece)
-            at = end
-        out_text.append(text[at:])
-        out_lo += lo[at:]
-        out_hi += hi[at:]
-        out_new += new[at:]
-        self.text, self.lo, self.hi, self.new = "".join(out_text), out_lo, out_hi, out_new
+            first, last = segments[self._segment(start)], segments[self._segment(end - 1)]
+            low = first[3] if first[2] else first[3] + start - first[0]
+            high = last[4] if last[2] else last[3] + end - last[0]
+            if piece:
+                out.append((start + shift, start + shift + len(piece), True, low, high))
+                out_text.append(piece)
+            shift += len(piece) - (end - start)
+            position = end
+        self._keep(position, len(text), shift, out_text, out)
+        self.text, self.segments = "".join(out_text), out
+
+    def _keep(self, start: int, end: int, shift: int, out_text: list[str], out: list) -> None:
+        """The text's [start, end) as it is (its segments moved by ``shift``), onto ``out_text`` and ``out``."""
+        if start >= end:
+            return
+        out_text.append(self.text[start:end])
+        number = self._segment(start)
+        while number < len(self.segments) and self.segments[number][0] < end:
+            seg_start, seg_end, replaced, low, high = self.segments[number]
+            a, b = max(start, seg_start), min(end, seg_end)
+            if replaced:  # (whole: a cluster takes all of a replacement it touches)
+                out.append((a + shift, b + shift, True, low, high))
+            else:
+                out.append((a + shift, b + shift, False, low + a - seg_start, low + b - seg_start))
+            number += 1
 
     def cuts(self) -> list[tuple[int, int, str]]:
         """The rewriting so far as cuts in the original text: (start, end, replacement), in order."""
-        text, lo, hi, new = self.text, self.lo, self.hi, self.new
         out = []
         expect = 0  # the next original character an unchanged one would be
-        at = 0
-        while at < len(text):
-            if not new[at]:
-                if lo[at] > expect:
-                    out.append((expect, lo[at], ""))  # removed (a URL's credentials)
-                expect = lo[at] + 1
-                at += 1
-                continue
-            group = (lo[at], hi[at])
-            end = at
-            while end < len(text) and new[end] and (lo[end], hi[end]) == group:
-                end += 1
-            if group[0] > expect:
-                out.append((expect, group[0], ""))
-            out.append((group[0], group[1], text[at:end]))
-            expect = group[1]
-            at = end
+        for start, end, replaced, low, high in self.segments:
+            if low > expect:
+                out.append((expect, low, ""))  # removed (a URL's credentials)
+            if replaced:
+                out.append((low, high, self.text[start:end]))
+            expect = high
         if expect < len(self.original):
             out.append((expect, len(self.original), ""))
         return out
@@ -283,9 +429,33 @@ def apply_cuts(text: str, cuts: list[tuple[int, int, str]]) -> str:
     return "".join(pieces)
 
 
+def _through_view(texts: list[str], rewrite: Callable, trace_of: Callable) -> list[str]:
+    """``texts`` with what ``rewrite`` (texts -> texts) changes in each one's reader view made in the text
+    itself (``trace_of(view)``: the same as a :class:`_Trace`, to tell where)."""
+    odd = [number for number, text in enumerate(texts) if text and _NOT_AS_READ.search(text)]
+    if not odd:
+        return texts
+    views = [as_read_fast(texts[number]) for number in odd]  # (where each character came from: only if needed)
+    after = rewrite(views)
+    texts = list(texts)
+    for number, view, done in zip(odd, views, after):
+        if done != view:
+            mapped = _View(texts[number])
+            texts[number] = apply_cuts(texts[number], mapped.source_cuts(trace_of(mapped.text).cuts()))
+    return texts
+
+
+def _trace_through_view(trace: _Trace, trace_of: Callable) -> None:
+    """:func:`_through_view` on a trace (its text as it is: the original)."""
+    if trace.text and _NOT_AS_READ.search(trace.text):
+        view = _View(trace.text)
+        trace.apply(view.source_cuts(trace_of(view.text).cuts()))
+
+
 def is_answer(value: str) -> bool:
-    """Whether another run's passed value is distinctive enough to redact everywhere (module docstring)."""
-    value = value.strip()
+    """Whether another run's passed value is distinctive enough to redact everywhere (module docstring),
+    as a reader sees it."""
+    value = as_read(value).strip()
     if len(value) < MIN_ANSWER:
         return False
     plain = all(ch.isalpha() or ch.isspace() for ch in value)
@@ -294,8 +464,9 @@ def is_answer(value: str) -> bool:
 
 def literal_forms(values: Iterable[str]) -> list[str]:
     """Every spelling of each value (6 characters or more) to redact, longest first: the value as
-    written and trimmed of the white space around it (a flag read from a file ends in ``\n``, and a
-    judge quotes it without), each in every encoding :func:`_encodings` lists."""
+    written and trimmed of the white space around it (a flag read from a file ends in ``\\n``, and a
+    judge quotes it without), each in every encoding :func:`_encodings` lists, each as a reader sees it
+    (:func:`as_read`: a spelling shorter than 6 characters then is dropped)."""
     forms: set[str] = set()
     for value in values:
         if len(value) < MIN_LITERAL:
@@ -308,25 +479,47 @@ def literal_forms(values: Iterable[str]) -> list[str]:
 
 
 _UPPER_ESCAPE = re.compile(r"%[0-9A-F]{2}")
+# What percent-encoders leave unescaped besides ASCII letters and digits (each spelling with a space as
+# %20 and as +, hex digits in upper and lower case): RFC 3986's unreserved characters (Python's quote,
+# PHP's rawurlencode); PHP's urlencode; the WHATWG form encoding (URLSearchParams, a form post; Java's
+# URLEncoder); JavaScript's encodeURIComponent; encodeURI; and what RFC 3986 lets a path or a query hold
+# unescaped (its sub-delimiters, ":" and "@").
+_URL_SAFE_SETS = ("-._~", "-._", "-._*", "-._~!'()*", "-._~!'()*;,/?:@&=+$#", "-._~!$&'()*+,;=:@")
 
 
-@functools.lru_cache(maxsize=8192)  # the same values come again and again (a mission's flag, on every run)
+def _percent(raw: bytes, safe: str, plus: bool) -> str:
+    keep = frozenset(safe.encode())
+    out = []
+    for byte in raw:
+        if byte < 128 and (chr(byte).isalnum() or byte in keep):
+            out.append(chr(byte))
+        elif byte == 0x20 and plus:
+            out.append("+")
+        else:
+            out.append(f"%{byte:02X}")
+    return "".join(out)
+
+
+@functools.lru_cache(maxsize=1 << 15)  # the same values come again and again (a mission's flag, on every run)
 def _encodings(value: str) -> frozenset[str]:
-    """``value`` as written, JSON-escaped (ASCII-only or not), percent-encoded (every reserved byte
-    escaped, hex digits upper- or lower-case, a space as ``%20`` or as ``+`` in form encoding) and
+    """``value`` as written, JSON-escaped (ASCII-only or not), percent-encoded (each of the encoders of
+    ``_URL_SAFE_SETS``, hex digits upper- or lower-case, a space as ``%20`` or as ``+``) and
     base64-encoded (standard and URL-safe alphabets, padded and unpadded; also of the value with the
     newline ``echo`` adds, and the part of its encoding that is the same wherever it starts in a
-    longer base64 text: :func:`_base64_cores`)."""
+    longer base64 text: :func:`_base64_cores`); each as a reader sees it (:func:`as_read`)."""
     raw = value.encode("utf-8", "surrogatepass")
     forms = {value, json.dumps(value)[1:-1], json.dumps(value, ensure_ascii=False)[1:-1]}
-    for escaped in (quote(value, safe=""), quote_plus(value, safe="")):
-        forms.add(escaped)
-        forms.add(_UPPER_ESCAPE.sub(lambda m: m.group().lower(), escaped))
+    if any(not (byte < 128 and chr(byte).isalnum()) for byte in raw):  # (else every encoder leaves it alone)
+        for safe in _URL_SAFE_SETS:
+            for plus in (False, True):
+                escaped = _percent(raw, safe, plus)
+                forms.add(escaped)
+                forms.add(_UPPER_ESCAPE.sub(lambda m: m.group().lower(), escaped))
     encoded = set(_base64_cores(raw))
     for data in (raw, raw + b"\n") if not raw.endswith(b"\n") else (raw,):
         padded = base64.b64encode(data).decode()
         encoded.update({padded, padded.rstrip("=")})
-    return frozenset(forms | encoded | {form.translate(_URL_SAFE) for form in encoded})
+    return frozenset(as_read(form) for form in forms | encoded | {form.translate(_URL_SAFE) for form in encoded})
 
 
 _URL_SAFE = str.maketrans("+/", "-_")
@@ -348,7 +541,8 @@ def _base64_cores(raw: bytes) -> list[str]:
 
 def exposed_values(run) -> tuple[str, ...]:
     """A run's submitted values that occur, in any form, in a name its compact record carries (models,
-    judge model, judge status): the only own values its public record must be redacted with."""
+    judge model, judge status), as a reader sees them: the only own values its public record must be
+    redacted with."""
     if not run.secrets:
         return ()
     conditions = run.conditions
@@ -359,36 +553,56 @@ def exposed_values(run) -> tuple[str, ...]:
         conditions.judge_model if conditions else None,
         conditions.model if conditions else None,
     ]
-    text = "\n".join(n for n in names if n)
-    # every form of a value is at least as long as the value: a longer one cannot occur in the names
+    text = "\n".join(as_read(n) for n in names if n)
+    # every form of a value is at least as long as the value read: a longer one cannot occur in the names
     return (
-        tuple(v for v in run.secrets if len(v) <= len(text) and any(form in text for form in literal_forms((v,))))
+        tuple(
+            v
+            for v in run.secrets
+            if len(as_read(v).strip()) <= len(text) and any(form in text for form in literal_forms((v,)))
+        )
         if text
         else ()
     )
 
 
 class Redactor:
-    """Rewrites text: the literal values it was given (in every form), then every secret shape."""
+    """Rewrites text: the literal values it was given (in every form), then every secret shape; in the
+    text's reader view and then in the text itself (module docstring). ``found``: the values' forms as
+    :class:`Literals` (made from ``values`` when not given: :class:`Redaction` hands in its shared one)."""
 
-    def __init__(self, values: Iterable[str] = ()):
+    def __init__(self, values: Iterable[str] = (), found=None):
         self.values = tuple(values)
-        self.literals = literal_forms(self.values)
-        self._literal_re = literal_pattern(self.literals)
-        self._literal_bytes = [form.encode("utf-8", "surrogatepass") for form in self.literals]
-        self._steps = (("value",) if self._literal_re is not None else ()) + _STEP_NAMES  # (names: picklable)
+        if found is None:
+            found = Literals(literal_forms(self.values)) if self.values else _NO_LITERALS
+        self._found = found
+        self._steps = (("value",) if self.values else ()) + _STEP_NAMES  # (names: picklable)
+
+    @property
+    def literals(self) -> list[str]:
+        """The values' forms, longest first."""
+        return literal_forms(self.values)
 
     def __call__(self, text: str) -> str:
         if not text:
             return text
-        return self._rewrite([text], text)[0]
+        return self.many([text])[0]
 
     def many(self, texts: list[str]) -> list[str]:
         """``[self(t) for t in texts]``, each gate tested once on all of them together (a
         report's hundreds of texts usually cost one look), each step applied only to the texts
         where its gate holds."""
         texts = list(texts)
-        return self._rewrite(texts, "\0".join(texts)) if texts else texts
+        if not texts:
+            return texts
+        texts = _through_view(texts, self._joined, self._traced)
+        return self._rewrite(texts, "\0".join(texts))
+
+    def _joined(self, texts: list[str]) -> list[str]:
+        return self._rewrite(texts, "\0".join(texts))
+
+    def _traced(self, text: str) -> _Trace:
+        return self._trace(_Trace(text))
 
     def _rewrite(self, texts: list[str], joined: str) -> list[str]:
         """Each step in order, on the texts where its gate (a necessary condition for its pattern
@@ -404,11 +618,7 @@ class Redactor:
         for name in steps:
             where = None  # (the bytes searched, where the gate holds in them); None: every text
             if name == "value":
-                hit = (
-                    any(form in data for form in self._literal_bytes)
-                    if len(self._literal_bytes) <= 32 and len(data) >= _SHORT
-                    else self._literal_re.search(joined) is not None
-                )
+                hit = bool(self._found.spans(joined))
             elif name in _ANCHORS:
                 byte, anchors = _ANCHORS[name]
                 hit = byte in data and anchors.search(data) is not None
@@ -427,7 +637,7 @@ class Redactor:
                     where = folded, _gate_hits(folded, gate)
             if not hit:
                 continue
-            step = self._literal if name == "value" else _STEPS[name]
+            step = self._found.sub if name == "value" else _STEPS[name]
             changed = list(texts)
             for number in (
                 range(len(texts)) if where is None or len(texts) == 1 else _texts_at(where[0], where[1], len(texts))
@@ -441,124 +651,111 @@ class Redactor:
                 folded = None
         return texts
 
-    def _literal(self, text: str) -> str:
-        return self._literal_re.sub("[REDACTED:value]", text)
-
     def cuts(self, text: str) -> list[tuple[int, int, str]]:
         """What ``self(text)`` changes, as cuts in ``text`` (start, end, replacement; in order):
         ``apply_cuts(text, self.cuts(text)) == self(text)``. For mapping a redaction of a block's
         text back onto the pieces it was joined from (render/reportmd.py); every step runs ungated."""
-        return self._trace(_Trace(text)).cuts()
+        trace = _Trace(text)
+        _trace_through_view(trace, self._traced)
+        return self._trace(trace).cuts()
 
     def _trace(self, trace: _Trace) -> _Trace:
         for name in self._steps:
-            step = _literal_cuts(self._literal_re) if name == "value" else _STEP_CUTS[name]
-            trace.apply(step(trace.text))
+            trace.apply(self._found.cuts(trace.text) if name == "value" else _STEP_CUTS[name](trace.text))
         return trace
 
 
 class OwnValues:
-    """A run's own values in every form, as one pattern compiled the first time a text holds one
-    (most runs' texts never do: a build would otherwise compile one pattern per run)."""
+    """A run's own values in every form, as one automaton made the first time a text holds one (most
+    runs' texts never do: a build would otherwise make one per run)."""
 
     def __init__(self, values: tuple[str, ...]):
         self.forms = literal_forms(values)
-        self._pattern: re.Pattern | None = None
+        self._found: Literals | None = None
+
+    def _literals(self) -> Literals:
+        if self._found is None:
+            self._found = Literals(self.forms)
+        return self._found
+
+    def held_by(self, text: str) -> bool:
+        """Whether ``text`` may hold one of the forms (a few substring tests; past 32 forms, the automaton)."""
+        if not self.forms:
+            return False
+        if len(self.forms) <= 32:
+            return any(form in text for form in self.forms)
+        return bool(self._literals().spans(text))
 
     def sub(self, text: str) -> str:
-        if not any(form in text for form in self.forms):
-            return text
-        return self._compiled().sub("[REDACTED:value]", text)
-
-    def _compiled(self) -> re.Pattern:
-        if self._pattern is None:
-            self._pattern = literal_pattern(self.forms)
-        return self._pattern  # type: ignore[return-value]
+        return self._literals().sub(text) if self.held_by(text) else text
 
     def cuts(self, text: str) -> list[tuple[int, int, str]]:
         """Where :meth:`sub` replaces, as cuts (see :meth:`Redactor.cuts`)."""
-        if not any(form in text for form in self.forms):
-            return []
-        return _literal_cuts(self._compiled())(text)
+        return self._literals().cuts(text) if self.held_by(text) else []
 
 
 _NO_OWN_VALUES = OwnValues(())
 
 
 class RunRedactor:
-    """One run's values first (those its mission's redactor does not already cover), then the mission's."""
+    """One run's values first (those its mission's redactor does not already cover), then the mission's;
+    in each text's reader view, then in the text (:class:`Redactor`)."""
 
     def __init__(self, own: OwnValues, mission: Redactor):
         self._own = own
         self._mission = mission
 
     def __call__(self, text: str) -> str:
-        if text:
-            text = self._own.sub(text)
-        return self._mission(text)
+        if not text:
+            return text
+        return self.many([text])[0]
 
     def many(self, texts: list[str]) -> list[str]:
         """``[self(t) for t in texts]`` (see :meth:`Redactor.many`)."""
         texts = list(texts)
         if not texts:
             return texts
+        return self._rewrite(_through_view(texts, self._rewrite, self._traced))
+
+    def _rewrite(self, texts: list[str]) -> list[str]:
         joined = "\0".join(texts)
-        if self._own.forms and any(form in joined for form in self._own.forms):
+        if self._own.held_by(joined):
             texts = [self._own.sub(t) if t else t for t in texts]
             joined = "\0".join(texts)
         return self._mission._rewrite(texts, joined)
 
+    def _traced(self, text: str) -> _Trace:
+        trace = _Trace(text)
+        trace.apply(self._own.cuts(text))
+        return self._mission._trace(trace)
+
     def cuts(self, text: str) -> list[tuple[int, int, str]]:
         """What ``self(text)`` changes, as cuts in ``text`` (see :meth:`Redactor.cuts`)."""
         trace = _Trace(text)
-        trace.apply(self._own.cuts(text))
+        _trace_through_view(trace, self._traced)
+        trace.apply(self._own.cuts(trace.text))
         return self._mission._trace(trace).cuts()
 
 
+_SHAPES_ONLY = Redactor()
+
+
 class Screen:
-    """Whether a text holds nothing a page would redact: the configured literals and the answers known
-    (answer-shaped ones, :func:`is_answer`, as pages redact them), a run's own values, every secret
-    shape, in every spelling. What the build cache may keep is screened so (cache/store.py ``may_keep``):
-    it must hold no more than the site does. Answers are added as a build meets them."""
+    """Whether a text holds nothing a page would redact that is known when it is read: a run's own
+    values and every secret shape, in every spelling, as a reader sees it. What the build cache may keep
+    is screened so (cache/store.py ``may_keep``) as each run is read; the configured literals and every
+    mission's answers are looked for once they are all known (:meth:`Redaction.holds_any`, cache/store.py
+    ``settle``), before anything read is written to the cache file. Together they judge a text as one
+    redactor of every value does (tests/render/test_redact.py)."""
 
-    FRESH = 64  # answers learned since the last full redactor are screened by their own pattern up to this many
-
-    def __init__(self, configured: Iterable[str] = (), answers: Iterable[str] = ()):
-        self._values = set(configured) | {v for v in answers if is_answer(v)}
-        self._redactor: Redactor | None = None
-        # Answers learned since ``_redactor`` was made: only their spellings' pattern (the redactor's first
-        # step), so a build that meets a new answer in every run does not make the full redactor again each
-        # time (at 10k runs, 6 ms a run). A text is clean when the redactor leaves it alone and the pattern
-        # finds nothing: exactly when a redactor of both sets would leave it alone.
-        self._fresh: set[str] = set()
-        self._fresh_pattern: re.Pattern | None = None
-        self._own: tuple[tuple[str, ...], OwnValues] = ((), _NO_OWN_VALUES)  # the last run's (its two rows)
-
-    def learn(self, answers: Iterable[str]) -> None:
-        new = {v for v in answers if v not in self._values and v not in self._fresh and is_answer(v)}
-        if not new:
-            return
-        self._fresh |= new
-        self._fresh_pattern = None
-        if len(self._fresh) > self.FRESH:
-            self._values |= self._fresh
-            self._fresh = set()
-            self._redactor = None  # made again with them when next needed
+    def __init__(self) -> None:
+        self._own: tuple[tuple[str, ...], RunRedactor] = ((), RunRedactor(_NO_OWN_VALUES, _SHAPES_ONLY))
 
     def clean(self, text: str, own: Iterable[str] = ()) -> bool:
-        if self._redactor is None:
-            self._redactor = Redactor(sorted(self._values))
         own = tuple(own)
-        if own:
-            if self._own[0] != own:
-                self._own = (own, OwnValues(own))
-            if self._own[1].sub(text) != text:
-                return False
-        if self._redactor(text) != text:
-            return False
-        if self._fresh and self._fresh_pattern is None:
-            self._fresh_pattern = literal_pattern(literal_forms(sorted(self._fresh)))
-        return self._fresh_pattern is None or self._fresh_pattern.search(text) is None
+        if self._own[0] != own:  # (the last run's: its two rows)
+            self._own = (own, RunRedactor(OwnValues(own) if own else _NO_OWN_VALUES, _SHAPES_ONLY))
+        return self._own[1](text) == text
 
 
 class Answers:
@@ -582,8 +779,39 @@ class Answers:
         return answers
 
 
+class _MissionLiterals:
+    """One mission's literal step on the build's one automaton of every value (:class:`Redaction`): its
+    matches there are the mission's own when each belongs to the mission (or to every mission: a configured
+    value), since the mission's forms are among them: the leftmost-longest match of the whole set is then
+    the mission's. A text holding another mission's answer (rare) is matched by an automaton of the
+    mission's forms alone, made the first time one is needed."""
+
+    def __init__(self, every: Literals, mission: str, values: tuple[str, ...]):
+        self._every = every
+        self._mission = mission
+        self._values = values
+        self._alone: Literals | None = None
+
+    def spans(self, text: str) -> list[tuple[int, int]]:
+        found = self._every.matches(text)
+        owners = self._every.owners or []
+        if all(owners[number] is None or self._mission in owners[number] for number, _, _ in found):
+            return [(start, end) for _, start, end in found]
+        if self._alone is None:
+            self._alone = Literals(literal_forms(self._values))
+        return self._alone.spans(text)
+
+    def sub(self, text: str) -> str:
+        spans = self.spans(text)
+        return apply_cuts(text, [(s, e, "[REDACTED:value]") for s, e in spans]) if spans else text
+
+    def cuts(self, text: str) -> list[tuple[int, int, str]]:
+        return [(start, end, "[REDACTED:value]") for start, end in self.spans(text)]
+
+
 class Redaction:
-    """Everything a build must not publish, computed once from every run's answers."""
+    """Everything a build must not publish, computed once from every run's answers: one automaton of every
+    configured value and answer (:class:`Literals`), each form knowing its missions."""
 
     def __init__(self, configured: Iterable[str], answers: Mapping[str, Iterable[str]] | Iterable = ()) -> None:
         """``answers``: mission -> the values its runs passed an artifacts check with (Answers collects
@@ -592,11 +820,27 @@ class Redaction:
         if not isinstance(answers, Mapping):
             answers = Answers.of(answers).by_mission
         self.base = Redactor(self.configured)
+        kept = {m: tuple(sorted(v for v in a if is_answer(v))) for m, a in sorted(answers.items())}
+        kept = {m: values for m, values in kept.items() if values}
+        owners: dict[str, set[str] | None] = dict.fromkeys(self.base.literals)  # None: every mission's
+        for mission, values in kept.items():
+            for value in values:
+                for form in literal_forms((value,)):
+                    held = owners.setdefault(form, set())
+                    if held is not None:
+                        held.add(mission)
+        forms = sorted(owners, key=lambda f: (-len(f), f))
+        shared: dict[frozenset, frozenset] = {}  # one set object per distinct set of missions
+        self._every = Literals(
+            forms, [None if (o := owners[f]) is None else shared.setdefault(frozenset(o), frozenset(o)) for f in forms]
+        )
         self._missions = {
-            m: Redactor(self.configured + tuple(sorted(v for v in a if is_answer(v))))
-            for m, a in sorted(answers.items())
-            if any(is_answer(v) for v in a)
+            m: Redactor(self.configured + values, _MissionLiterals(self._every, m, self.configured + values))
+            for m, values in kept.items()
         }
+        self._anywhere_redactor = Redactor(
+            self.configured + tuple(v for values in kept.values() for v in values), self._every
+        )
         self._digests = {m: _digest(r.values) for m, r in self._missions.items()}
         self._base_digest = _digest(self.configured)
         self._anywhere: dict[str, str] = {}
@@ -605,6 +849,11 @@ class Redaction:
     def literals(self) -> list[str]:
         """The configured values in every form: no output file may hold one (render/site.py)."""
         return self.base.literals
+
+    def holds_any(self, text: str) -> bool:
+        """Whether ``text`` holds, as a reader sees it, a configured value or any mission's answer in any
+        spelling (what the build cache may not keep: cache/store.py ``settle``)."""
+        return self._every.found(text)
 
     def mission(self, mission: str) -> Redactor:
         return self._missions.get(mission, self.base)
@@ -624,12 +873,10 @@ class Redaction:
         return _digest((mission, record.digest))
 
     def anywhere(self, text: str) -> str:
-        """Text not tied to one mission (a model name on an agent's card): every mission's answers."""
+        """Text not tied to one mission (a model name on an agent's card): every mission's answers, as one
+        set (the leftmost-longest of them all)."""
         if text not in self._anywhere:
-            out = self.base(text)
-            for redactor in self._missions.values():
-                out = redactor(out)
-            self._anywhere[text] = out
+            self._anywhere[text] = self._anywhere_redactor(text)
         return self._anywhere[text]
 
 
@@ -638,35 +885,3 @@ def _digest(values: Iterable[str]) -> str:
     for value in values:
         digest.update(value.encode("utf-8", "surrogatepass") + b"\0")
     return digest.hexdigest()
-
-
-def literal_pattern(literals: list[str]) -> re.Pattern | None:
-    """One regular expression matching any of ``literals``, longest first, shaped as a trie.
-
-    A plain alternation tries every literal at every position; the trie shares
-    prefixes, so matching costs about one step per character whatever the count.
-    """
-    if not literals:
-        return None
-    trie: dict = {}
-    for literal in literals:
-        node = trie
-        for char in literal:
-            node = node.setdefault(char, {})
-        node[""] = {}
-    try:
-        return re.compile(_trie_regex(trie))
-    except (RecursionError, re.error, OverflowError):  # hostile nesting: the slow but flat alternation
-        return re.compile("|".join(re.escape(v) for v in sorted(literals, key=lambda v: (-len(v), v))))
-
-
-def _trie_regex(node: dict) -> str:
-    parts = []
-    while len(node) == 1 and "" not in node:  # a chain of single characters: no group needed
-        ((char, node),) = node.items()
-        parts.append(re.escape(char))
-    branches = [re.escape(char) + _trie_regex(child) for char, child in sorted(node.items()) if char]
-    if branches:
-        body = branches[0] if len(branches) == 1 else "(?:" + "|".join(branches) + ")"
-        parts.append(f"(?:{body})?" if "" in node else body)
-    return "".join(parts)

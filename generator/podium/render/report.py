@@ -13,6 +13,7 @@ from pathlib import Path
 
 from markupsafe import Markup
 
+from podium.load.fields import drop_format
 from podium.load.files import read_file
 from podium.model import Problem, Run, RunRecord
 from podium.render import reportmd
@@ -72,7 +73,8 @@ class ReportRenderer:
         data = read_file(self.roots[record.source] / rel, rel, self.limit)
         if data is None or isinstance(data, Problem):
             return None
-        html = render_report(data.decode("utf-8", errors="replace"), self.redaction.for_run(run))
+        text = drop_format(data.decode("utf-8", errors="replace"))  # (what a reader would not see: load/fields.py)
+        html = render_report(text, self.redaction.for_run(run))
         key = self.key(record)
         if key and hashlib.sha256(data).hexdigest() == record.report_digest:  # unchanged since it was read
             self.cache.keep_report(key, str(html))

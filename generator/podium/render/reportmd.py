@@ -398,27 +398,37 @@ def _redact_blocks(red: list[str], inline: list[tuple[int, int]], redact: Callab
             for n in numbers[1:]:
                 red[n] = ""
             continue
-        start = 0
+        bounds, start = [], 0
         for n in numbers:
-            end = start + len(red[n])
-            red[n] = _cut_piece(before, start, end, cuts)
-            start = end
+            bounds.append((start, start + len(red[n])))
+            start += len(red[n])
+        for n, piece in zip(numbers, _cut_pieces(before, bounds, cuts)):
+            red[n] = piece
 
 
-def _cut_piece(text: str, start: int, end: int, cuts: list[tuple[int, int, str]]) -> str:
-    """text[start:end] with the cuts made in it: a cut's replacement where the cut starts, the part
-    of a cut begun before ``start`` removed."""
-    pieces, at = [], start
-    for cut_start, cut_end, replacement in cuts:
-        if cut_end <= start or cut_start >= end:
-            continue
-        if cut_start > at:
-            pieces.append(text[at:cut_start])
-        if cut_start >= start:
-            pieces.append(replacement)
-        at = max(at, min(cut_end, end))
-    pieces.append(text[at:end])
-    return "".join(pieces)
+def _cut_pieces(text: str, bounds: list[tuple[int, int]], cuts: list[tuple[int, int, str]]) -> list[str]:
+    """Each piece text[start:end] of ``bounds`` (in order, adjoining) with the cuts made in it: a cut's
+    replacement where the cut starts, the part of a cut begun before the piece removed. One pass over the
+    pieces and the cuts together (each cut is met by the pieces it covers only: issue 34, 15)."""
+    out = []
+    first = 0  # the first cut that may still reach into a piece
+    for start, end in bounds:
+        while first < len(cuts) and cuts[first][1] <= start:
+            first += 1
+        pieces, at = [], start
+        number = first
+        while number < len(cuts) and cuts[number][0] < end:
+            cut_start, cut_end, replacement = cuts[number]
+            if cut_end > start:
+                if cut_start > at:
+                    pieces.append(text[at:cut_start])
+                if cut_start >= start:
+                    pieces.append(replacement)
+                at = max(at, min(cut_end, end))
+            number += 1
+        pieces.append(text[at:end])
+        out.append("".join(pieces))
+    return out
 
 
 def render(text: str, redact: Callable[[str], str], top: int = 2) -> str:

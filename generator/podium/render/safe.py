@@ -19,11 +19,11 @@ file and get no callable that could (themes/README.md lists each page's context)
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 from collections.abc import Callable
 from dataclasses import replace
 
 from podium import routes
+from podium.count import model_names
 from podium.model import (
     JUDGE_STATUSES,
     Conditions,
@@ -31,6 +31,7 @@ from podium.model import (
     Figures,
     Grade,
     Leaderboard,
+    ModelSummary,
     Pair,
     Problem,
     Run,
@@ -53,12 +54,14 @@ def public_board_and_pairs(board: Leaderboard, redaction: Redaction) -> tuple[Le
     runs = tuple(_public_record(r, redaction, names, seen) for r in board.runs)
     by_directory = {r.directory: r for r in board.runs}
 
+    def judge_model(name: str) -> str:
+        return redaction.anywhere(names.get(name) or name)
+
     # The model lists are made again here, not in the count step, on purpose: counting reads the names as
     # recorded (two judge models that redact alike are still two), and only the render stage knows how a
     # name is published, so two names that redact alike become one entry only here, once, for the whole
-    # public board; a model key that redaction changes gets its slug and page here for the same reason
-    # (from the raw key's hash, so two keys that redact alike keep two pages). docs/rules/xorcise-export.md
-    # says what is never published.
+    # public board; a model key that redaction changes gets its slug and page here for the same reason.
+    # docs/rules/export.md §1 says what is never published.
     def published(values: tuple[str, ...]) -> tuple[str, ...]:
         return tuple(sorted({redaction.anywhere(names.get(v, v)) for v in values}))
 
@@ -70,19 +73,8 @@ def public_board_and_pairs(board: Leaderboard, redaction: Redaction) -> tuple[Le
             judge_models=published(fig.judge_models),
         )
 
-    def model_key(key: str) -> str:  # compare.md §2: reported names joined with " + ", or "<declared> (declared)"
-        # Longest names first: a name inside a longer one is then still replaced in what the longer
-        # one became, never cut out of it before the longer one could be matched whole.
-        for raw, shown in sorted(names.items(), key=lambda item: (-len(item[0]), item[0])):
-            key = key.replace(raw, shown)
-        return redaction.anywhere(key)
-
-    def model(summary):
-        key = model_key(summary.model)
-        if key == summary.model:
-            return replace(summary, figures=figures(summary.figures))
-        slug = f"{routes.slug(key)}-{hashlib.sha256(summary.model.encode('utf-8', 'surrogatepass')).hexdigest()[:6]}"
-        return replace(summary, model=key, slug=slug, url=routes.model_path(slug), figures=figures(summary.figures))
+    texts = _ModelTexts(board.runs, lambda name: names.get(name, name), redaction.anywhere)
+    model_key, run_model, configuration_model = texts.key, texts.run_model, texts.configuration_model
 
     configurations: dict[Configuration, Configuration] = {}
 
@@ -90,8 +82,8 @@ def public_board_and_pairs(board: Leaderboard, redaction: Redaction) -> tuple[Le
         if conf not in configurations:
             shown = replace(
                 conf,
-                model=model_key(conf.model) if conf.model else conf.model,
-                judge_model=model_key(conf.judge_model) if conf.judge_model else conf.judge_model,
+                model=configuration_model(conf.model) if conf.model else conf.model,
+                judge_model=judge_model(conf.judge_model) if conf.judge_model else conf.judge_model,
             )
             configurations[conf] = conf if shown == conf else shown
         return configurations[conf]
@@ -110,11 +102,8 @@ def public_board_and_pairs(board: Leaderboard, redaction: Redaction) -> tuple[Le
             missions=tuple(replace(m, figures=figures(m.figures)) for m in summary.missions),
         )
 
-    def judge_model(name: str) -> str:
-        return redaction.anywhere(names.get(name) or name)
-
     def public_pair(pair: Pair) -> Pair:
-        return _public_pair(pair, model_key, judge_model)
+        return _public_pair(pair, run_model, judge_model)
 
     return replace(
         board,
@@ -124,10 +113,103 @@ def public_board_and_pairs(board: Leaderboard, redaction: Redaction) -> tuple[Le
         missions=tuple(replace(m, figures=figures(m.figures)) for m in board.missions),
         problems=tuple(_public_problem(p, redaction, by_directory) for p in board.problems),
         notes=tuple(redaction.anywhere(note) for note in board.notes),
-        by_model=tuple(model(m) for m in board.by_model),
+        by_model=_public_models(board, model_key, figures),
         pairs=tuple(public_pair(p) for p in board.pairs),
         progress={agent: _configurations_replaced(value, configuration) for agent, value in board.progress.items()},
     ), public_pair
+
+
+class _ModelTexts:
+    """The published spelling of each text a run's model names make (count/model_names.py: a model key, a
+    run's model for ``model_changed``, a configuration's model), made from the published names of a run that
+    makes it: each distinct text once, in time linear in its names (issue 34: trying every redacted name on
+    every text with str.replace was quadratic). The text made is then redacted whole with every mission's
+    answers (``anywhere``), as two names joined could spell one."""
+
+    def __init__(self, runs: tuple[RunRecord, ...], name: Callable[[str], str], anywhere: Callable[[str], str]):
+        self._runs = runs
+        self._name = name
+        self._anywhere = anywhere
+        self._made: dict[str, dict[str, str]] | None = None
+
+    def _texts(self) -> dict[str, dict[str, str]]:
+        """kind -> raw text -> published text, for every text of every run (made on first use: by then every
+        name's published form is known)."""
+        if self._made is None:
+            made: dict[str, dict[str, str]] = {"key": {}, "run_model": {}, "configuration_model": {}}
+            keys, models, confs = made["key"], made["run_model"], made["configuration_model"]
+            done: set[tuple] = set()  # the names of a run: a history repeats a few lists on every run
+            name, anywhere = self._name, self._anywhere
+            for r in self._runs:
+                conf = r.configuration
+                names = (r.models_reported, r.models_more, r.models_digest, r.model_declared, conf and conf.model)
+                if names in done:
+                    continue
+                done.add(names)
+                key = model_names.model_key(r)
+                if key not in keys:
+                    keys[key] = anywhere(self._whole(key) or model_names.model_key(r, name))
+                model = model_names.run_model(r)
+                if model is not None and model not in models:
+                    models[model] = anywhere(self._whole(model) or model_names.run_model(r, name) or "")
+                if conf is not None and conf.model and conf.model not in confs:
+                    # with no reported names, the configuration's model is the one its conditions declare
+                    reported = (r.models_reported, r.models_more, r.models_digest)
+                    shown = model_names.configuration_model(*reported, None, name) if any(r.models_reported) else None
+                    confs[conf.model] = anywhere(self._whole(conf.model) or shown or name(conf.model))
+            self._made = made
+        return self._made
+
+    def _whole(self, text: str) -> str | None:
+        """``text`` as published when it is itself a name some run redacted (one name holding `` + `` spells
+        the same text as two names joined): the most redacted reading wins."""
+        shown = self._name(text)
+        return shown if shown != text else None
+
+    def _published(self, kind: str, text: str) -> str:
+        made = self._texts()[kind]
+        # A text no run makes (none is expected) is still redacted as a whole, its names as published.
+        return made[text] if text in made else self._anywhere(self._name(text))
+
+    def key(self, text: str) -> str:
+        return self._published("key", text)
+
+    def run_model(self, text: str) -> str:
+        return self._published("run_model", text)
+
+    def configuration_model(self, text: str) -> str:
+        return self._published("configuration_model", text)
+
+
+def _public_models(board: Leaderboard, model_key: Callable[[str], str], figures) -> tuple[ModelSummary, ...]:
+    """The by-model summaries as published: each key redacted, and every key's slug chosen in one pass
+    (routes.unique_slugs), so no two pages share a path (issue 34: a redacted key's own slug was not checked
+    against the others'). A key that redaction changes is named in that pass by its oldest run, not by its
+    text (whose digest would let a guess at a redacted answer be checked), and always carries a digest of
+    that name, so another key redacting alike never moves its page (docs/rules/compare.md §2.2)."""
+    shown: dict[str, str] = {}  # the name a key goes by in the pass -> its published text
+    tagged: set[str] = set()
+    ident: dict[str, str] = {}  # raw key -> its name in the pass
+    for summary in board.by_model:
+        text = model_key(summary.model)
+        name = summary.model
+        if text != summary.model:
+            oldest = board.runs[summary.runs[-1]] if summary.runs else None
+            name = f"key of run {oldest.source}/{oldest.directory}" if oldest else f"key {summary.rank}"
+            tagged.add(name)
+        ident[summary.model] = name
+        shown[name] = text
+    slugs = routes.unique_slugs(shown, tagged=tagged)
+    out = []
+    for summary in board.by_model:
+        name = ident[summary.model]
+        slug = slugs[name]
+        out.append(
+            replace(
+                summary, model=shown[name], slug=slug, url=routes.model_path(slug), figures=figures(summary.figures)
+            )
+        )
+    return tuple(out)
 
 
 # The text fields of a pair and of its versions that are not names a harness or a judge wrote: ids, slugs,

@@ -24,9 +24,9 @@ from podium.load.files import Stamp
 from podium.model import Leaderboard, LedgerPart, Run, RunRecord
 from podium.plan.contexts import RunValues, names
 from podium.plan.entries import Asset, Blob, DataFile, Entry, LazyPage, LedgerPage, Page, RunPage
-from podium.render import compare_data, data, gzipped
+from podium.render import compare_data, data, gzipped, progress_data
 from podium.render.cached import NO_KEYS, NO_STORE, FileKeys, Kept, Key, Store
-from podium.render.redact import Redaction
+from podium.render.redact import Literals, Redaction, as_read_fast
 from podium.render.report import ReportRenderer
 from podium.render.safe import run_view
 from podium.render.templates import make_environment
@@ -44,11 +44,13 @@ DATA_FILES = {  # a DataFile's kind -> its bytes from the public board (and the 
     "compare": lambda board, generated_at, entry: compare_data.compare_index(board),
     "compare_schema": lambda board, generated_at, entry: compare_data.compare_schema(),
     "compare_agent": lambda board, generated_at, entry: compare_data.compare_agent_part(
-        board, board.agents[entry.part], list(entry.pairs)
+        board, board.agents[entry.part], list(entry.pairs), entry.more
     ),
     "compare_pair": lambda board, generated_at, entry: compare_data.compare_pair_file(board.pairs[entry.part]),
-    "progress": lambda board, generated_at, entry: data.progress_file(board, entry.part),
-    "progress_schema": lambda board, generated_at, entry: data.progress_schema(),
+    "progress": lambda board, generated_at, entry: progress_data.progress_bytes(
+        board.progress[board.agents[entry.part].agent]
+    ),
+    "progress_schema": lambda board, generated_at, entry: progress_data.progress_schema(),
 }
 LEDGER_PARTS = frozenset({"part_jsonl_gz", "part_csv", "part_script"})  # a DataFile's part: a ledger part
 GZIPPED = frozenset({"part_jsonl_gz"})  # data files whose bytes depend on the compressor (render/gzipped.py)
@@ -140,7 +142,7 @@ class SiteRenderer:
                     entry.path,
                     entry.kind,
                     lambda: (
-                        (agent.agent, agent.name, agent.slug, agent.rank),
+                        (agent.agent, agent.name, agent.slug, agent.rank, entry.more),
                         [self.board.pairs[i] for i in entry.pairs],
                     ),
                 )
@@ -344,23 +346,25 @@ def render_page(page: Page, env: jinja2.Environment, extra: dict | None = None) 
 def guard_secrets(files: Iterable[tuple[str, bytes | Kept]], literals: list[str]) -> Iterator[tuple[str, bytes | Kept]]:
     """Pass files through; a BuildError names the first file holding a configured secret, in its bytes
     or as a reader sees it (render/visible.py: markup with its entities decoded and its tags removed,
-    a gzip part decompressed), so that ``conf1gured-<s>literal</s>`` or ``&#99;onf1gured-literal``
-    does not pass.
+    a gzip part decompressed; then, as render/redact.py reads every text, each run of white space one
+    space and format characters removed), so that ``conf1gured-<s>literal</s>``, ``&#99;onf1gured-literal``
+    or ``conf1gured-\u200bliteral`` does not pass. One automaton of every spelling, one pass a reading.
 
     A Kept file passed this guard when it was written, and the configured secrets are part
     of every file's key (cache.Keys), so it is not read again."""
-    needles = [v.encode("utf-8", "surrogatepass") for v in literals]
+    found = Literals(literals) if literals else None
     for path, data_bytes in files:
-        if needles and not isinstance(data_bytes, Kept):
-            if any(needle in data_bytes for needle in needles):
+        if found is not None and not isinstance(data_bytes, Kept):
+            text = data_bytes.decode("utf-8", "replace")
+            if found.spans(text):
                 raise BuildError(f"{path}: a value listed under `redact:` would be published; nothing was written")
             try:
-                for text in reader_texts(path, data_bytes):
-                    if any(literal in text for literal in literals):
+                for seen in (text, *reader_texts(path, data_bytes)):
+                    if found.spans(as_read_fast(seen)):
                         raise BuildError(
                             f"{path}: a value listed under `redact:` would be published (as a reader "
-                            "sees the file: tags removed, entities decoded, unzipped); nothing was "
-                            "written"
+                            "sees the file: tags removed, entities decoded, unzipped, white space "
+                            "collapsed, format characters removed); nothing was written"
                         )
             except (ValueError, zlib.error) as err:
                 raise BuildError(

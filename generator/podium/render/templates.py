@@ -19,7 +19,50 @@ from podium import routes
 from podium.errors import ConfigError
 from podium.load.yamlfile import YamlError, parse_yaml
 from podium.model import KIND_LABELS, PROVISIONAL_BELOW
-from podium.words import cost_text, diff_text, figures_text
+from podium.words import cost_text, diff_text, figures_text, names_text
+
+# What a template may call besides Jinja's own filters and tests. themes/README.md "Filters and globals" is
+# made from these two tables and their ``#:`` comments (tests/test_theme_contexts.py): a name added here
+# needs its comment, and the README regenerated.
+FILTERS = {  # `value|name` (or `value|name(argument)`) in a template -> the function it calls
+    "pct": figures_text.pct,  #: a fraction as a percentage: `0.4375|pct` is "43.8%", None is "—"
+    "pct_range": figures_text.pct_range,
+    #: `low|pct_range(high)`: "43.8%", or "43.8–50.0%" when the upper bound differs
+    "points": figures_text.points,  #: a gap in percentage points: `0.1625|points` is "16.3 pp"
+    "rate": figures_text.rate,  #: a rate in whole percent: `0.92|rate` is "92%", None is "—"
+    "n": figures_text.svg_number,  #: an SVG coordinate: at most two decimals (a NaN or infinity fails the build)
+    "pp_delta": figures_text.pp_delta,  #: a signed change in percentage points: "+3.2 pp", "−0.4 pp", "±0.0 pp"
+    "count_delta": figures_text.count_delta,  #: a signed count: "+3", "−2", "0"
+    "left_out_text": figures_text.left_out_text,
+    #: a change in the runs left out, by kind: "+2 no judge, −1 infra failed"
+    "ci_range": figures_text.ci_range,  #: a 95% interval as "62.0%–71.0%"; "—" (or its argument) when there is none
+    "ci_text": figures_text.ci_range,  #: `ci_range`'s older name, the same filter
+    "n_runs": figures_text.n_runs,  #: a run count with its noun: `12|n_runs` is "12 runs", `1|n_runs` "1 run"
+    "in_median": figures_text.in_median,  #: a `Figures`' runs in the median of all counted: "12 of 15 runs"
+    "counted": figures_text.counted,  #: `3|counted("more agent")` is "3 more agents", `1|counted("agent")` "1 agent"
+    "short_name": names_text.short_name,
+    #: a model name or key where it is not the page's own: over 64 characters, its first 43 and last 20 around "…"
+    "more_names": names_text.more_names,  #: a list's "and N more" tail ("" when none are left out)
+    "tokens": cost_text.tokens,  #: a token count as people read it: 950, "12.5k", "106k", "1.2M"; None is "—"
+    "duration": cost_text.duration,  #: a run's time in seconds as "45 s", "14 min", "2.1 h"; None is "—"
+}
+GLOBALS = {  # a name every template can use -> its value
+    "routes": routes,  #: every site path by name (`routes.LEDGER`, `routes.progress_path(slug)`): link through it
+    "kind_labels": KIND_LABELS,  #: a run kind -> its label ("timed_out" -> "Timed out")
+    "left_out": figures_text.left_out,  #: (kind, count, label) for each kind left out of a median that has runs
+    "ledger_text": cost_text.ledger_cells,
+    #: a run's overall, deterministic, judge, tokens and duration cells as the ledger shows them
+    "provisional_note": figures_text.provisional_note,  #: "provisional, 1 run"
+    "provisional_sentence": figures_text.provisional_sentence,  #: the line under a provisional rank's figure
+    "provisional_below": PROVISIONAL_BELOW,
+    #: the runs in the median a rank needs not to be provisional: never write the number in a template
+    "judges_warning": figures_text.judges_warning,
+    #: the sentence parts saying several models judged these runs, or none
+    "rank_move": figures_text.rank_move,  #: "▲2", "▼1", "new", or "" when the rank did not move
+    "verdicts": diff_text.ROW_VERDICT_WORDS,
+    #: a change report row's verdict -> its words ("inside_both_cis" -> "inside both CIs: …")
+    "change_headline": diff_text.headline,  #: a change report in one line, names, counts and numbers only
+}
 
 
 def builtin_themes() -> Path:
@@ -80,37 +123,8 @@ def make_environment(chain: list[Path]) -> jinja2.Environment:
         auto_reload=False,  # one environment per build: no stat of every template on every page
     )
     env.policies["json.dumps_kwargs"] = {"sort_keys": True, "allow_nan": False}
-    env.filters.update(
-        pct=figures_text.pct,
-        pct_range=figures_text.pct_range,
-        points=figures_text.points,
-        rate=figures_text.rate,
-        n=figures_text.svg_number,
-    )
-    env.globals.update(routes=routes)  # every path a template links to by name (routes.LEDGER, ...)
-    env.globals.update(
-        kind_labels=KIND_LABELS,
-        left_out=figures_text.left_out,
-        ledger_text=cost_text.ledger_cells,
-        provisional_note=figures_text.provisional_note,
-        provisional_sentence=figures_text.provisional_sentence,
-        provisional_below=PROVISIONAL_BELOW,
-        judges_warning=figures_text.judges_warning,
-    )
-    env.filters.update(
-        pp_delta=figures_text.pp_delta,
-        count_delta=figures_text.count_delta,
-        left_out_text=figures_text.left_out_text,
-        ci_range=figures_text.ci_range,
-        ci_text=figures_text.ci_range,
-        n_runs=figures_text.n_runs,
-        in_median=figures_text.in_median,
-        counted=figures_text.counted,
-    )
-    env.globals.update(
-        rank_move=figures_text.rank_move, verdicts=diff_text.VERDICTS, change_headline=diff_text.headline
-    )
-    env.filters.update(tokens=cost_text.tokens, duration=cost_text.duration)  # docs/rules/cost.md §6
+    env.filters.update(FILTERS)
+    env.globals.update(GLOBALS)
     return env
 
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from podium.count.verdicts import AgentProgress
 from podium.model import PROVISIONAL_BELOW, AgentSummary, Leaderboard, RunRecord
-from podium.words import cost_text
-from podium.words import progress_text as words
+from podium.model.progress import AgentProgress
+from podium.words import cost_text, progress_text
 from podium.words.figures_text import DASH, ci_range, median_line, pct, pct_range
+from podium.words.names_text import more_names
 
 
 def table(header: list[str], rows: list[list[str]]) -> str:
@@ -21,8 +21,10 @@ PROVISIONAL_FOOTNOTE = (
 )
 
 
-def rank_cell(rank: int, provisional: bool | None) -> str:
-    """The rank column: "2", or "2 provisional" (site.md "Ranks on few runs")."""
+def rank_cell(rank: int | None, provisional: bool | None) -> str:
+    """The rank column: "2", or "2 provisional" (site.md "Ranks on few runs"); "—" for an unranked entry."""
+    if rank is None:
+        return DASH
     return f"{rank} provisional" if provisional else str(rank)
 
 
@@ -91,7 +93,7 @@ def history_table(records: list[RunRecord]) -> str:
                 record.kind,
                 overall,
                 record.model_declared or DASH,
-                ", ".join(record.models_reported) or DASH,
+                reported_models(record),
             ]
         )
     text = table(["date", "run", "mission", "kind", "overall", "declared model", "reported model"], rows)
@@ -100,19 +102,28 @@ def history_table(records: list[RunRecord]) -> str:
     return text
 
 
-def progress_text(progress: AgentProgress) -> str:
+def reported_models(record) -> str:
+    """A run's reported models for ``podium history``: each kept name, then how many more it reported (the run
+    keeps 8: docs/rules/export.md §3.2)."""
+    names = ", ".join(record.models_reported) or DASH
+    return f"{names} {more_names(record.models_more)}" if record.models_more else names
+
+
+def history_steps(progress: AgentProgress) -> str:
     """``podium history``'s steps after the runs: the headline, each agent step (newest last, as the runs), and
     each current mission version's newest step."""
-    lines = ["", f"Which way it is moving: {words.headline(progress)}"]
+    lines = ["", f"Which way it is moving: {progress_text.headline_text(progress)}"]
     for step in progress.steps:
         lines += [
             "",
-            f"{words.since(step)[:1].upper()}{words.since(step)[1:]}:",
-            f"  overall   {words.agent_series_text(step.overall, step)}",
-            f"  checks    {words.agent_series_text(step.checks, step)}",
-            f"  judge     {words.tally_text(dict(step.judge.tally))}",
-            f"  missions  {words.tally_text(dict(step.overall.tally))}",
+            f"{progress_text.since(step)[:1].upper()}{progress_text.since(step)[1:]}:",
+            f"  overall   {progress_text.agent_series_text(step.overall)}",
+            f"  checks    {progress_text.agent_series_text(step.checks)}",
+            f"  judge     {progress_text.tally_text(dict(step.judge.tally))}",
+            f"  missions  {progress_text.tally_text(dict(step.overall.tally))}",
         ]
+        if progress_text.has_tokens(step.tokens):
+            lines.append(f"  tokens    {progress_text.tokens_text(step.tokens)}")
     rows = []
     for cell in progress.cells:
         if not cell.current or not cell.steps:
@@ -121,16 +132,16 @@ def progress_text(progress: AgentProgress) -> str:
         rows.append(
             [
                 f"{cell.mission} {cell.version}",
-                words.since(newest),
-                words.step_series_text(newest.overall),
-                words.step_series_text(newest.checks),
-                words.step_series_text(newest.judge),
+                progress_text.since(newest),
+                progress_text.step_series_text(newest.overall),
+                progress_text.step_series_text(newest.checks),
+                progress_text.step_series_text(newest.judge),
+                progress_text.tokens_text(newest.tokens) if progress_text.has_tokens(newest.tokens) else DASH,
             ]
         )
     if rows:
-        lines += [
-            "",
-            "Newest step on each current mission version:",
-            table(["mission", "step", "overall", "checks", "judge"], rows),
-        ]
+        header = ["mission", "step", "overall", "checks", "judge", "tokens"]
+        if all(row[-1] == DASH for row in rows):  # no run reports tokens: no column of dashes
+            header, rows = header[:-1], [row[:-1] for row in rows]
+        lines += ["", "Newest step on each current mission version:", table(header, rows)]
     return "\n".join(lines)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from podium.model import PROVISIONAL_BELOW, Pair
 from podium.words.figures_text import Part, Sentence, pct
+from podium.words.names_text import short_name
 
 OVERLAP = "overlapping: not evidence of a difference"
 TOO_FEW = f"too few runs: fewer than {PROVISIONAL_BELOW} on a side"
@@ -75,15 +76,18 @@ def flag_sentences(pair: Pair) -> list[tuple[str, Sentence]]:
                 ),
             )
         )
+    more = {pair.a: pair.models_a_more, pair.b: pair.models_b_more}
     for agent in flags.model_changed:
-        keys = models[agent]
+        keys = [short_name(k) for k in models[agent]]
+        if more[agent]:
+            keys.append(f"{more[agent]:,} more")  # a list of 10 of them (count/model_names.py)
         out.append(
             (
                 "model_changed",
                 (
                     _n(names[agent]),
-                    Part(f"'s runs on the shared versions ran {len(keys)} models ("),
-                    *_join(list(keys)),
+                    Part(f"'s runs on the shared versions ran {len(models[agent]) + more[agent]:,} models ("),
+                    *_join(keys),
                     Part("): its scores mix models."),
                 ),
             )

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from podium.count.diff import frontier_changed, progress_changed
+from podium.count.diff import cost_changed, frontier_changed, progress_changed, tokens_changed
 from podium.words.cost_text import tokens
 from podium.words.figures_text import (
     DASH,
@@ -19,12 +19,13 @@ from podium.words.figures_text import (
     pct,
     pp_delta,
     rank_move,
+    seconds,
 )
 from podium.words.progress_text import ONE_CONFIGURATION, verdict_label
 
 _MD_SPECIAL = set("\\`*_[]<>#!|~@&$:")
 
-VERDICTS = {  # a row's verdict (count/diff.py _verdict) -> how the Markdown reads it
+ROW_VERDICT_WORDS = {  # a row's verdict (count/diff.py _verdict) -> how the Markdown reads it
     "new": "new",
     "unchanged": "same median",
     "no_median": "median appeared or vanished",
@@ -85,7 +86,7 @@ def to_markdown(report: dict, gates: list[dict] | None = None, title: str = "pod
             mark = " provisional" if r.get("provisional") else ""
             lines.append(
                 f"| {r['rank']}{mark}{' ' + move if move else ''} | {md(r['name'])} | {pct(r['median'])} | "
-                f"{pp_delta(r['delta'])} | {cis} | {VERDICTS[r['verdict']]} | {runs} |"
+                f"{pp_delta(r['delta'])} | {cis} | {ROW_VERDICT_WORDS[r['verdict']]} | {runs} |"
             )
         lines.append("")
     lines += _md_list(
@@ -93,8 +94,8 @@ def to_markdown(report: dict, gates: list[dict] | None = None, title: str = "pod
         [progress_line(r, markdown=True) for r in report["agents"] if progress_changed(r)],
     )
     lines += _md_list(
-        "What each score costs: agents that joined or left the cost frontier",
-        [frontier_line(r, markdown=True) for r in report["agents"] if frontier_changed(r)],
+        "What each score costs: cost verdicts that changed, agents that joined or left the cost frontier",
+        [cost_line(r, markdown=True) for r in report["agents"] if cost_changed(r)],
     )
     lines += _md_list("Agents added", [_agent_brief(a, "rank") for a in report["agents_added"]])
     lines += _md_list("Agents gone", [_agent_brief(a, "was rank") for a in report["agents_gone"]])
@@ -150,12 +151,29 @@ def progress_line(row: dict, *, markdown: bool = False, named: bool = True) -> s
         if name == "agent_version":
             since.append(f"agent v{p['agent_version']}" if p["agent_version"] is not None else "a new agent version")
         elif name == "budget_seconds":
-            since.append(f"budget {p['budget_seconds']:,.0f} s" if p["budget_seconds"] is not None else "a new budget")
+            budget = p["budget_seconds"]
+            since.append(f"budget {seconds(budget)}" if budget is not None else "a new budget")
         else:
             since.append("a new model" if name == "model" else "a new judge model")
     before, now = (verdict_label(v) or ONE_CONFIGURATION for v in (p["old_verdict"], p["verdict"]))
     verdicts = f"{before} → {now}"
     text = verdicts + (f" since {' and '.join(since)}" if since else "")
+    return f"{md(row['name']) if markdown else row['name']}: {text}" if named else text
+
+
+def cost_line(row: dict, *, markdown: bool = False, named: bool = True) -> str:
+    """An agent's cost change (docs/rules/cost.md §6): its tokens verdict that changed ("tokens: ? unclear → ↓
+    cheaper"), and its frontier move; named or not."""
+    parts = []
+    if tokens_changed(row):
+        cost = row["cost"]
+        before, now = (
+            verdict_label(v) or ONE_CONFIGURATION for v in (cost["old_tokens_verdict"], cost["tokens_verdict"])
+        )
+        parts.append(f"tokens {before} → {now}")
+    if frontier_changed(row):
+        parts.append(frontier_line(row, named=False))
+    text = "; ".join(parts)
     return f"{md(row['name']) if markdown else row['name']}: {text}" if named else text
 
 
@@ -188,6 +206,9 @@ def headline(report: dict) -> str:
     verdicts = sum(1 for r in report["agents"] if progress_changed(r))
     if verdicts:
         parts.append(f"{counted(verdicts, 'progress verdict')} changed")
+    tokens = sum(1 for r in report["agents"] if tokens_changed(r))
+    if tokens:
+        parts.append(f"{counted(tokens, 'cost verdict')} changed")
     frontier = sum(1 for r in report["agents"] if frontier_changed(r))
     if frontier:
         parts.append(f"{counted(frontier, 'agent')} joined or left the cost frontier")

@@ -20,6 +20,7 @@ from podium.model import (
     RunRecord,
     Totals,
 )
+from podium.words.names_text import more_names, short_name
 
 DASH = "—"
 NO_JUDGE = "No judge"
@@ -226,7 +227,7 @@ def models_lead(models: tuple[ModelSummary, ...] | list[ModelSummary]) -> Senten
     top = models[0]
     if top.figures.median is None:
         return (Part("No model has a run in a median yet."),)
-    return (*_leads(top.model, top.url, top.figures, top.provisional, key=True), Part("."))
+    return (*_leads(short_name(top.model), top.url, top.figures, top.provisional, key=True), Part("."))
 
 
 def agent_headline(agent: AgentSummary) -> str:
@@ -282,16 +283,25 @@ def run_placement(record: RunRecord) -> str:
     return f"left out of the median and counted beside it as “{KIND_LABELS[record.kind].lower()}”."
 
 
+def seconds(value: float) -> str:
+    """A budget in seconds, exactly: "3,600 s", "600.4 s" (never rounded: two budgets that differ by under a
+    second read apart where a page or a report tells them apart, issue 34)."""
+    whole = float(value).is_integer()
+    return f"{int(value):,} s" if whole else f"{value:,} s"
+
+
 def judges_warning(fig: Figures) -> Sentence:
     """ "Judged by 2 models (a, b): their judge scores may not compare." when more than one model judged
     these runs; nothing otherwise."""
     models = fig.judge_models
-    if len(models) < 2:
+    if len(models) + fig.judge_models_more < 2:
         return ()
-    parts = [Part(f"Judged by {len(models)} models (")]
+    parts = [Part(f"Judged by {len(models) + fig.judge_models_more:,} models (")]
     for i, model in enumerate(models):
         parts += [Part(", ")] if i else []
-        parts.append(Part(model, name=True))
+        parts.append(Part(short_name(model), name=True))
+    if fig.judge_models_more:  # the list keeps 10 (count/model_names.py)
+        parts.append(Part(f" {more_names(fig.judge_models_more)}"))
     return (*parts, Part("): their judge scores may not compare."))
 
 

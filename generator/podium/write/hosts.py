@@ -70,6 +70,18 @@ def human_size(size: int) -> str:
     return f"{size} bytes"
 
 
+def section_of(path: str) -> str:
+    """The part of the site a file is counted in: its first folder (``agents``, ``runs``), and under
+    ``api/results/`` its own folder (``api/results/compare``, ``api/results/ledger``): what a host message names
+    as over (the comparison parts were 989 MB of a 1.02 GB site at 1,400 agents)."""
+    parts = path.split("/")
+    if len(parts) == 1:
+        return "(top)"
+    if parts[:2] == ["api", "results"] and len(parts) > 3:
+        return "/".join(parts[:3])
+    return parts[0]
+
+
 def group_sizes(board: Leaderboard) -> list[int]:
     """Runs per agent and mission version (what ``run_pages: {newest: N}`` counts within)."""
     return [len(indices) for indices in board.groups.by_agent_version.values()]
@@ -138,7 +150,7 @@ class Meter:
             self.files += 1
             self.rendered += 1
             self.size += len(data)
-            section = self.sections.setdefault(path.split("/", 1)[0] if "/" in path else "(top)", [0, 0])
+            section = self.sections.setdefault(section_of(path), [0, 0])
             section[0] += 1
             section[1] += len(data)
             if len(self.largest) < 5 or len(data) > self.largest[-1][0]:
@@ -177,9 +189,22 @@ class Meter:
         for path, size in self.too_big[:5]:
             lines.append(f"  {path} is {human_size(size)}, over the {human_size(h.max_file_bytes)} per-file limit")
         lines.append("Nothing was written; the previous site is untouched.")
-        if self.run_pages:
+        lines.append(self._largest())
+        over_totals = (h.max_bytes and self.size > h.max_bytes) or (h.max_files and self.files > h.max_files)
+        if self.run_pages and over_totals:  # (a file over the per-file limit is not helped by fewer run pages)
             lines.append(self._suggestion())
         return "\n".join(lines)
+
+    def _largest(self) -> str:
+        """What is over, by part of the site: the three largest by what the host limits (bytes, else files)."""
+        by_files = bool(self.host.max_files) and not self.host.max_bytes
+        ranked = sorted(self.sections.items(), key=lambda item: (-item[1][1 if not by_files else 0], item[0]))
+        parts = [
+            f"{section + '/' if section != '(top)' else 'files at the top'} {human_size(size)} in {count:,} "
+            f"file{'s' * (count != 1)}"
+            for section, (count, size) in ranked[:3]
+        ]
+        return "Its largest parts: " + "; ".join(parts) + "."
 
     def _suggestion(self) -> str:
         h = self.host
@@ -192,13 +217,19 @@ class Meter:
         if h.max_files:
             room.append(h.max_files - other_files)
         pages = max(0, min(room)) if room else self.run_pages
+        newest = fitting_newest(self.groups, pages) if self.groups else 0
+        if pages == 0 or (self.groups and not newest):  # even with no run page the rest would not fit
+            return (
+                f"{self.run_pages:,} run pages make {human_size(self.run_page_bytes)} of it; without them the rest "
+                f"({human_size(other_bytes)} in {other_files:,} files) would still not fit, so `run_pages` cannot "
+                "make it fit: what is over is named above."
+            )
         hint = (
             f"{self.run_pages:,} run pages make {human_size(self.run_page_bytes)} of it. "
             "`run_pages: {newest: N}` in podium.yaml keeps a page for the newest N runs of each agent "
             "on each mission version and links the others to their ledger row (every run stays in the "
             "numbers, the ledger and the JSON)"
         )
-        newest = fitting_newest(self.groups, pages) if self.groups else 0
         if newest:
             return hint + f"; about N = {newest} would fit."
         return hint + "."

@@ -226,6 +226,8 @@ def _from_result(result: Result | None) -> dict:
             partial=None,
             partial_trigger=None,
             models_reported=(),
+            models_more=0,
+            models_digest=None,
             secrets=(),
             answers=(),
         )
@@ -237,6 +239,8 @@ def _from_result(result: Result | None) -> dict:
         partial=result.partial,
         partial_trigger=result.partial_trigger,
         models_reported=result.models_reported,
+        models_more=result.models_more,
+        models_digest=result.models_digest,
         secrets=result.secrets,
         answers=result.answers,
     )

@@ -1,14 +1,13 @@
-"""podium.count.ranktests against brute force: every rank arrangement, every difference sorted.
+"""podium.count.progress.ranktests against brute force: every rank arrangement, every difference sorted.
 
-progress rules §2 (Mann–Whitney null counts, Moses k, Hodges–Lehmann, Moses interval),
-§3 (van Elteren) and §4 (the split scores and the shift search).
+progress rules §2 (Mann–Whitney null counts, Moses k, Hodges–Lehmann, Moses interval) and §3 (van Elteren);
+§4's shift search is in test_progress_shifts.py.
 """
 
 from __future__ import annotations
 
 import math
 import random
-from collections import Counter
 from fractions import Fraction
 from itertools import combinations
 from statistics import NormalDist
@@ -16,9 +15,10 @@ from statistics import NormalDist
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from progresskit import brute, brute_interval, brute_shift, brute_van_elteren
 
-from podium.count import ranktests as rt
-from podium.count.ranktests import Differences, Sample, moses_k, null_counts, p_at_most
+from podium.count.progress import ranktests as rt
+from podium.count.progress.ranktests import Differences, Sample, moses_k, null_counts, p_at_most
 
 
 def brute_counts(m: int, n: int) -> list[int]:
@@ -29,23 +29,6 @@ def brute_counts(m: int, n: int) -> list[int]:
         ys = [r for r in range(m + n) if r not in chosen]
         counts[sum(1 for x in xs for y in ys if x > y)] += 1
     return counts
-
-
-def brute(x: list[float], y: list[float]) -> list[float]:
-    """All m·n float64 differences y[j] − x[i], sorted (the spec's definition)."""
-    x = [v + 0.0 for v in x]
-    y = [v + 0.0 for v in y]
-    return sorted([b - a for a in x for b in y])
-
-
-def brute_shift(d: list[float]) -> float:
-    k = len(d)
-    return d[k // 2] if k % 2 else (d[k // 2 - 1] + d[k // 2]) / 2
-
-
-def brute_interval(d: list[float], m: int, n: int, alpha: Fraction) -> tuple[float, float] | None:
-    k = moses_k(m, n, alpha)
-    return None if k is None else (d[k - 1], d[m * n - k])
 
 
 def same(a: float, b: float) -> bool:
@@ -314,25 +297,6 @@ def test_the_order_of_the_values_changes_nothing(x, y, rnd):
 # --- van Elteren ---------------------------------------------------------------------------------
 
 
-def brute_van_elteren(strata):
-    num = den = 0.0
-    for x, y in strata:
-        m, n = len(x), len(y)
-        if not m or not n:
-            continue
-        big = m + n
-        u = sum(1.0 if b > a else 0.5 if b == a else 0.0 for a in x for b in y)
-        ties = sum(t**3 - t for t in Counter(x + y).values())
-        var = m * n / 12 * (big + 1 - ties / (big * (big - 1)))
-        w = 1 / (big + 1)
-        num += w * (u - m * n / 2)
-        den += w * w * var
-    if den == 0:
-        return None, None
-    z = num / math.sqrt(den)
-    return z, math.erfc(abs(z) / math.sqrt(2))
-
-
 stratum = st.tuples(
     st.lists(st.integers(0, 8).map(lambda i: i / 8), max_size=12),
     st.lists(st.integers(0, 8).map(lambda i: i / 8), max_size=12),
@@ -368,139 +332,3 @@ def test_van_elteren_with_no_variance_has_no_z():
 @given(st.lists(grid, max_size=20), st.lists(grid, max_size=20))
 def test_twice_u_counts_pairs(x, y):
     assert rt.mann_whitney_twice_u(x, y) == sum(2 if b > a else 1 if b == a else 0 for a in x for b in y)
-
-
-# --- §4: the shift search ----------------------------------------------------------------------------
-
-
-@settings(max_examples=200, deadline=None)
-@given(st.lists(st.one_of(grid, few), max_size=40))
-def test_split_scores_are_the_mann_whitney_counts_of_every_split(v):
-    scores = rt.split_scores(v)
-    assert len(scores) == len(v) + 1
-    for k in range(len(v) + 1):
-        first, rest = v[:k], v[k:]
-        assert scores[k] == sum(2 if b > a else 1 if b == a else 0 for a in first for b in rest)
-
-
-def naive_shift_search(values, delta=0.05):
-    """§4 written out: z_k in floating point, every split, brute-force intervals, recursion."""
-    found = []
-
-    def search(lo, hi):
-        part = values[lo:hi]
-        n = len(part)
-        if n < 10:
-            return
-        best_k, best_z = None, -1.0
-        for k in range(5, n - 4):
-            first, rest = part[:k], part[k:]
-            u = sum(1.0 if b > a else 0.5 if b == a else 0.0 for a in first for b in rest)
-            z = abs((u - k * (n - k) / 2) / math.sqrt(k * (n - k) * (n + 1) / 12))
-            if z > best_z + 1e-12:
-                best_k, best_z = k, z
-        k = best_k
-        d = brute(part[:k], part[k:])
-        interval = brute_interval(d, k, n - k, Fraction(1, 100 * (n - 9)))
-        shift = brute_shift(d)
-        if interval is None or not (round(interval[0], 6) > 0 or round(interval[1], 6) < 0):
-            return
-        if round(abs(shift), 6) < delta:
-            return
-        found.append((lo + k, shift, interval))
-        if k >= 10:
-            search(lo, lo + k)
-        if n - k >= 10:
-            search(lo + k, hi)
-
-    search(0, len(values))
-    return sorted(found)
-
-
-@settings(max_examples=400, deadline=None)
-@given(
-    st.lists(st.sampled_from([0.0, 0.5, 1.0]), min_size=1, max_size=6),
-    st.lists(st.sampled_from([0.0, 0.5, 1.0]), min_size=1, max_size=6),
-    st.integers(1, 18),
-)
-def test_the_shift_search_skips_an_interval_only_when_it_holds_zero(x, y, rank):
-    mn = len(x) * len(y)
-    rank = min(rank, (mn + 1) // 2)
-    d = brute(x, y)
-    excludes = d[rank - 1] > 0 or d[mn - rank] < 0
-    allowed = rt.may_exclude_zero(rt.mann_whitney_twice_u(x, y), mn, rank)
-    assert allowed or not excludes
-
-
-def test_the_skip_is_tight_at_its_bounds():
-    # one pair above: U = mn − rank + 1 exactly, and D(1) > 0
-    assert rt.may_exclude_zero(2, 1, 1)
-    assert rt.may_exclude_zero(0, 1, 1)
-    assert not rt.may_exclude_zero(1, 1, 1)  # a tie: D(1) = 0
-
-
-def test_a_jump_at_run_15_of_30_is_found_with_its_start():
-    rng = random.Random(15)
-    v = [round(rng.uniform(0.3, 0.4), 3) for _ in range(15)] + [round(rng.uniform(0.6, 0.7), 3) for _ in range(15)]
-    found = rt.shift_search(v)
-    assert [s.start for s in found] == [15]
-    assert found[0].interval[0] > 0 and found[0].shift >= 0.2
-    assert [(s.start, s.shift, s.interval) for s in found] == naive_shift_search(v)
-
-
-def test_a_flat_noisy_segment_has_no_shift():
-    rng = random.Random(3)
-    for _ in range(20):
-        v = [round(min(1, max(0, rng.gauss(0.5, 0.15))), 3) for _ in range(60)]
-        assert rt.shift_search(v) == []
-
-
-def test_the_search_looks_again_inside_each_side_and_finds_a_second_jump():
-    rng = random.Random(2)
-    v = (
-        [round(rng.uniform(0.15, 0.25), 3) for _ in range(25)]
-        + [round(rng.uniform(0.55, 0.65), 3) for _ in range(20)]
-        + [round(rng.uniform(0.75, 0.85), 3) for _ in range(15)]
-    )
-    assert rt.best_split(v)[0] == 25  # the first split is the big jump; the second is inside its later side
-    found = rt.shift_search(v)
-    assert [s.start for s in found] == [25, 45]
-    assert [(s.start, s.shift, s.interval) for s in found] == naive_shift_search(v)
-
-
-def test_the_best_split_can_fall_between_two_jumps_and_is_then_a_shift_too():
-    """Three levels of 20: the largest |z| is at 33, inside the middle level; the rule calls it a
-    shift (the series does move there) and then finds both jumps inside its two sides."""
-    rng = random.Random(2)
-    v = (
-        [round(rng.uniform(0.1, 0.2), 3) for _ in range(20)]
-        + [round(rng.uniform(0.45, 0.55), 3) for _ in range(20)]
-        + [round(rng.uniform(0.8, 0.9), 3) for _ in range(20)]
-    )
-    found = rt.shift_search(v)
-    assert [s.start for s in found] == [20, 33, 40]
-    assert [(s.start, s.shift, s.interval) for s in found] == naive_shift_search(v)
-
-
-def test_a_small_move_is_not_a_shift_even_when_certain():
-    v = [0.5] * 15 + [0.54] * 15  # the interval excludes 0, but |shift| < 0.05
-    assert rt.shift_search(v) == []
-    assert [s.start for s in rt.shift_search([0.5] * 15 + [0.55] * 15)] == [15]
-
-
-def test_an_exact_tie_in_z_keeps_the_smallest_split():
-    # symmetric: splits k and n − k have the same |z| exactly
-    v = [0.0] * 5 + [1.0] * 5 + [0.0] * 5
-    k, _ = rt.best_split(v)
-    assert k == 5
-    assert rt.best_split([0.5] * 9) is None
-
-
-@settings(max_examples=60, deadline=None)
-@given(
-    st.lists(st.sampled_from([0.0, 0.25, 0.5, 0.75, 1.0]), min_size=10, max_size=24),
-    st.lists(st.sampled_from([0.0, 0.25, 0.5, 0.75, 1.0]), min_size=0, max_size=24),
-)
-def test_shift_search_is_the_rule_written_out(a, b):
-    v = a + [min(1.0, x + 0.5) for x in b]
-    assert [(s.start, s.shift, s.interval) for s in rt.shift_search(v)] == naive_shift_search(v)

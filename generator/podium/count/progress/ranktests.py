@@ -1,4 +1,4 @@
-"""Rank statistics for progress verdicts (progress rules §2-§4), on plain lists of floats.
+"""Rank statistics for progress verdicts (progress rules §2-§3), on plain lists of floats.
 
 Pure functions and small value classes: no I/O, no clock, nothing from the rest of podium.
 
@@ -11,7 +11,8 @@ Pure functions and small value classes: no I/O, no clock, nothing from the rest 
   passes over 20,000 values, not a sort of 10⁸ differences. ``Differences.shift`` is the
   Hodges–Lehmann shift, ``Differences.interval`` the Moses interval.
 - ``van_elteren``: the stratified Mann–Whitney test of §3 (U_s counted by bisection).
-- ``shift_search``: §4's search for a shift with no named cause inside one segment.
+
+§4's search for a shift with no named cause is ``podium.count.progress.shifts``.
 
 Why the fast selection is exact: float subtraction is monotone (x ≤ x' ⇒ fl(y − x) ≥
 fl(y − x')), so with x and y sorted the float differences form a matrix sorted along rows
@@ -26,9 +27,6 @@ Readings (where the spec leaves a choice):
 - Values must be finite (``ValueError`` otherwise); −0.0 reads as 0.0, so no difference
   is ever −0.0 and "bit-identical to the brute force" is well defined (the brute force's
   sort would otherwise keep whichever zero came first).
-- The shift search's largest |z_k| is decided exactly (integers: (2U_k − k(n−k))² / (k(n−k))
-  compared by cross-multiplication), so "the smallest k on a tie" means an exact tie,
-  not one of floating-point rounding.
 - ``moses_k`` for α outside §2's table (the shift search above 50 runs) uses
   ``NormalDist().inv_cdf(float(1 − α/2))``, 1 − α/2 formed exactly and rounded once.
 """
@@ -38,7 +36,7 @@ from __future__ import annotations
 import math
 from bisect import bisect_left, bisect_right
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from fractions import Fraction
 from functools import lru_cache
@@ -49,8 +47,6 @@ from statistics import NormalDist
 EXACT_MAX = 50  # m + n up to this: P(U ≤ u) from exact counts of arrangements
 # §2's quantiles z at 1 − α/2 for its two levels (not NormalDist's, which differ in the last digits)
 Z_TABLE = {Fraction(1, 100): 2.5758293035489004, Fraction(1, 10): 1.6448536269514722}
-SHIFT_MIN_RUNS = 10  # §4: a segment's overall series of at least this many runs is searched
-SHIFT_SIDE_MIN = 5  # §4: splits k = 5 … n − 5
 # A band of at most max(LIST_BAND, BAND_FACTOR · (distinct x + distinct y)) (value, count) pairs
 # is listed and sorted outright (listing a pair costs about what one step of a counting pass
 # does); two samples with at most LIST_ALL distinct pairs are listed whole at the first query,
@@ -140,7 +136,8 @@ def moses_k(m: int, n: int, alpha: Fraction) -> int | None:
 # --- samples and the order statistics of their differences ----------------------------------
 
 
-def _checked(values: Iterable[float]) -> list[float]:
+def finite(values: Iterable[float]) -> list[float]:
+    """The values as floats, −0.0 as 0.0; a ValueError for NaN or infinity."""
     out = [float(v) + 0.0 for v in values]  # + 0.0: −0.0 reads as 0.0
     if not all(map(math.isfinite, out)):
         raise ValueError("rank statistics need finite values (found NaN or infinity)")
@@ -163,7 +160,7 @@ class Sample:
         values = sorted(tally)
         counts = [tally[v] for v in values]
         # floats, and 0.0 rather than −0.0 (they are one key; the key is whichever came first)
-        values = _checked(values)
+        values = finite(values)
         return cls(values, counts)
 
     def without(self, value: float) -> Sample:
@@ -536,117 +533,3 @@ def van_elteren(strata: Iterable[tuple[Sample | Iterable[float], Sample | Iterab
         return Stratified(None, None)
     z = math.copysign(math.sqrt(num * num / den), num)
     return Stratified(z, math.erfc(abs(z) / math.sqrt(2)))
-
-
-# --- §4: shifts with no named cause -----------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class FoundShift:
-    """A shift inside one series: it starts at index ``start`` (the first run of the later part)."""
-
-    start: int
-    shift: float
-    interval: tuple[float, float]
-
-
-def split_scores(values: Sequence[float]) -> list[int]:
-    """2·U_k for every k = 0 … n: U_k the Mann–Whitney count of values[k:] over values[:k] (ties ½).
-
-    Moving value t from the later part to the earlier one changes 2U by
-    2·(n − 1 − t) − R_t, with R_t = 2·#{v < v_t} + #{v = v_t} − 1 over *all* values: what
-    v_t loses against the values before it and gains against those after it add up to a
-    count against everything (the before-part cancels). So the sweep is one sort and
-    running sums, O(n log n) in all.
-    """
-    vals = list(map(float, values))
-    if not all(map(math.isfinite, vals)):
-        raise ValueError("rank statistics need finite values (found NaN or infinity)")
-    n = len(vals)
-    tally = Counter(vals)
-    rank: dict[float, int] = {}
-    below = 0
-    for v in sorted(tally):
-        count = tally[v]
-        rank[v] = 2 * below + count - 1
-        below += count
-    return list(accumulate(map(sub, range(2 * n - 2, -1, -2), map(rank.__getitem__, vals)), initial=0))
-
-
-def best_split(values: Sequence[float]) -> tuple[int, int] | None:
-    """(k, 2·U_k) for the k in 5 … n − 5 with the largest |z_k| (the smallest k on an exact tie);
-    None below 10 runs."""
-    n = len(values)
-    if n < SHIFT_MIN_RUNS:
-        return None
-    scores = split_scores(values)
-    # |z_k| ∝ |2U_k − k(n−k)| / √(k(n−k)): find the largest in floating point, then decide
-    # among the splits within rounding of it exactly, on the integers
-    ks = range(SHIFT_SIDE_MIN, n - SHIFT_SIDE_MIN + 1)
-    approx = [(scores[k] - k * (n - k)) ** 2 / (k * (n - k)) for k in ks]
-    top = max(approx)
-    best: tuple[int, int] | None = None
-    best_a, best_b = 0, 1
-    for k, score in zip(ks, approx):
-        if score < top * (1 - 1e-9):
-            continue
-        b = k * (n - k)
-        a = (scores[k] - b) ** 2
-        if best is None or a * best_b > best_a * b:
-            best, best_a, best_b = (k, scores[k]), a, b
-    return best
-
-
-def shift_alpha(n: int) -> Fraction:
-    """§4's level: α = 0.01/(n − 9) for a series of n runs."""
-    return Fraction(1, 100 * (n - 9))
-
-
-def may_exclude_zero(twice_u: int, mn: int, rank: int) -> bool:
-    """Whether [D(rank), D(mn+1−rank)] can exclude 0, told from 2U alone.
-
-    D(rank) > 0 needs #{y ≤ x} ≤ rank − 1, so U ≥ mn − rank + 1; D(mn+1−rank) < 0 needs
-    #{y < x} ≥ mn + 1 − rank, so U ≤ rank − 1. Strictly between the two the interval holds
-    0, and the shift search skips finding it.
-    """
-    return not 2 * (rank - 1) < twice_u < 2 * (mn - rank + 1)
-
-
-def shift_search(values: Sequence[float], delta: float = 0.05) -> list[FoundShift]:
-    """Every shift §4 finds in ``values`` (one series in time order), in time order.
-
-    The best split is a shift when the Moses interval of the later part against the
-    earlier one, at α = 0.01/(n − 9), exists and excludes 0, and |shift| ≥ delta (both on
-    values rounded to 6 places); then each side of at least 10 runs is searched again.
-    """
-    vals = _checked(values)
-    found: list[FoundShift] = []
-    todo = [(0, len(vals))]
-    while todo:
-        lo, hi = todo.pop()
-        part = vals[lo:hi]
-        split = best_split(part)
-        if split is None:
-            continue
-        k, twice_u = split
-        n = len(part)
-        rank = moses_k(k, n - k, shift_alpha(n))
-        if rank is None:
-            continue
-        if not may_exclude_zero(twice_u, k * (n - k), rank):
-            continue  # no need to find the interval: it holds 0
-        diffs = Differences.of(part[:k], part[k:])
-        shift = diffs.shift()
-        assert shift is not None
-        if round(abs(shift), 6) < delta:
-            continue
-        interval = diffs.order_statistic(rank), diffs.order_statistic(diffs.total + 1 - rank)
-        if not (round(interval[0], 6) > 0 or round(interval[1], 6) < 0):
-            continue
-        found.append(FoundShift(lo + k, shift, interval))
-        if k >= SHIFT_MIN_RUNS:
-            todo.append((lo, lo + k))
-        if n - k >= SHIFT_MIN_RUNS:
-            todo.append((lo + k, hi))
-    found.sort(key=lambda s: s.start)
-    return found

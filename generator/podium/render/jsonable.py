@@ -1,0 +1,119 @@
+"""The one way a data file is made from typed values: :func:`jsonable` turns a value into plain JSON data,
+:func:`dump_json` writes canonical bytes.
+
+``jsonable(value)``:
+
+- ``None``, ``bool``, ``int``, ``float`` and ``str`` are themselves (a float that is not finite is refused
+  when the bytes are written: ``allow_nan=False``);
+- a tuple or a list becomes a list, each item made the same way;
+- a mapping becomes an object; its keys must be text (a key of another type is a TypeError, never a
+  silent ``str()``);
+- a dataclass instance becomes an object whose keys are its field names, in field order, each value made
+  the same way (nested dataclasses recurse);
+- anything else is a TypeError naming its type: a value a file should not hold is found when the file is
+  made, not by a reader.
+
+Where the published format differs from the fields, the field says so in its metadata, one key each
+(``field(metadata={...})``; any other ``json_*`` key is a TypeError):
+
+- ``"json_name": "from"``: published under another key (``from`` is a Python keyword);
+- ``"json_omit": True``: not published (an index the pages use, a figure the file does not carry);
+- ``"json_inline": True``: the field's own keys are published as its owner's (a stratum's step);
+  a key published twice is a ValueError;
+- ``"json_value": f``: ``f(value)`` is published in its place (an agent version that is a whole number
+  as a number).
+
+The model types stay free of JSON code: this module is the one place that makes it, and the schema tests
+(``progress.schema.json``, ``summary.schema.json``) guard what it makes. The progress files and the
+summary's progress headlines are made with it (render/progress_data.py); another data file is converted
+by giving it dataclasses whose fields are its keys.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from collections.abc import Callable, Mapping
+
+_KEYS = frozenset({"json_name", "json_omit", "json_inline", "json_value"})
+
+
+@dataclasses.dataclass(frozen=True, slots=True)
+class _Field:
+    attribute: str
+    key: str
+    inline: bool
+    value: Callable[[object], object] | None
+
+
+def jsonable(value: object) -> object:
+    """``value`` as plain JSON data (dicts, lists, text, numbers, booleans, None): see the module docstring."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, (tuple, list)):
+        return [jsonable(item) for item in value]
+    if isinstance(value, Mapping):
+        out = {}
+        for key, item in value.items():
+            if not isinstance(key, str):
+                raise TypeError(f"jsonable: a key of a published mapping must be text, got {type(key).__name__}")
+            out[key] = jsonable(item)
+        return out
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return _object(value)
+    raise TypeError(f"jsonable: cannot publish a {type(value).__name__}")
+
+
+def _object(value: object) -> dict:
+    out: dict = {}
+    for f in _plan(type(value)):
+        item = getattr(value, f.attribute)
+        made = jsonable(f.value(item) if f.value is not None else item)
+        if f.inline and not isinstance(made, dict):
+            raise TypeError(f"jsonable: {type(value).__name__}.{f.attribute} is inlined but is not an object")
+        parts: dict = made if f.inline else {f.key: made}  # type: ignore[assignment]  # checked just above
+        for key, part in parts.items():
+            if key in out:
+                raise ValueError(f"jsonable: {type(value).__name__} publishes {key!r} twice")
+            out[key] = part
+    return out
+
+
+_PLANS: dict[type, tuple[_Field, ...]] = {}
+
+
+def _plan(cls: type) -> tuple[_Field, ...]:
+    """How each published field of ``cls`` is made (worked out once per class)."""
+    found = _PLANS.get(cls)
+    if found is None:
+        found = _PLANS[cls] = _planned(cls)
+    return found
+
+
+def _planned(cls: type) -> tuple[_Field, ...]:
+    plan = []
+    for f in dataclasses.fields(cls):
+        spelled = {key: f.metadata[key] for key in f.metadata if str(key).startswith("json_")}
+        if unknown := set(spelled) - _KEYS:
+            raise TypeError(f"jsonable: {cls.__name__}.{f.name}: unknown metadata {sorted(unknown)}")
+        if spelled.get("json_omit"):
+            continue
+        plan.append(
+            _Field(
+                f.name, spelled.get("json_name", f.name), bool(spelled.get("json_inline")), spelled.get("json_value")
+            )
+        )
+    return tuple(plan)
+
+
+def dump_json(value: object, *, indent: int | None = 2) -> bytes:
+    """Canonical JSON bytes: sorted keys, finite numbers only, trailing newline."""
+    text = json.dumps(
+        value,
+        sort_keys=True,
+        allow_nan=False,
+        ensure_ascii=False,
+        indent=indent,
+        separators=(",", ": ") if indent else (",", ":"),
+    )
+    return (text + "\n").encode("utf-8")

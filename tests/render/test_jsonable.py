@@ -1,0 +1,124 @@
+"""podium.render.jsonable: the one serializer from dataclass fields, and the canonical bytes."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+
+import pytest
+
+from podium.model import Configuration, published_version
+from podium.render.jsonable import dump_json, jsonable
+
+
+@dataclass(frozen=True)
+class Inner:
+    a: int
+    b: tuple[float, float] | None
+
+
+@dataclass(frozen=True)
+class Outer:
+    name: str
+    inner: Inner
+    items: tuple[Inner, ...]
+    counts: dict[str, int]
+    from_: str = field(default="x", metadata={"json_name": "from"})
+    hidden: int = field(default=0, metadata={"json_omit": True})
+    doubled: int = field(default=2, metadata={"json_value": lambda v: v * 2})
+
+
+@dataclass(frozen=True)
+class Flat:
+    mission: str
+    step: Inner = field(metadata={"json_inline": True})
+
+
+def test_field_names_are_the_keys_tuples_become_lists_and_dataclasses_recurse():
+    value = Outer("o", Inner(1, (0.5, 1.5)), (Inner(2, None),), {"graded": 3})
+    assert jsonable(value) == {
+        "name": "o",
+        "inner": {"a": 1, "b": [0.5, 1.5]},
+        "items": [{"a": 2, "b": None}],
+        "counts": {"graded": 3},
+        "from": "x",
+        "doubled": 4,
+    }
+    assert list(jsonable(value)) == ["name", "inner", "items", "counts", "from", "doubled"]  # field order
+
+
+def test_a_field_can_be_inlined_into_its_owner():
+    assert jsonable(Flat("jwt", Inner(1, None))) == {"mission": "jwt", "a": 1, "b": None}
+
+
+def test_an_inlined_key_published_twice_is_refused():
+    @dataclass(frozen=True)
+    class Clash:
+        a: int
+        step: Inner = field(metadata={"json_inline": True})
+
+    with pytest.raises(ValueError, match="publishes 'a' twice"):
+        jsonable(Clash(1, Inner(2, None)))
+
+
+def test_only_an_object_can_be_inlined():
+    @dataclass(frozen=True)
+    class Bad:
+        step: int = field(metadata={"json_inline": True})
+
+    with pytest.raises(TypeError, match="inlined but is not an object"):
+        jsonable(Bad(1))
+
+
+def test_an_unknown_metadata_key_is_refused():
+    @dataclass(frozen=True)
+    class Typo:
+        a: int = field(metadata={"json_nmae": "b"})
+
+    with pytest.raises(TypeError, match="unknown metadata"):
+        jsonable(Typo(1))
+
+
+@pytest.mark.parametrize("value", [datetime(2026, 1, 1, tzinfo=UTC), {1: "a"}, object(), {"a"}])
+def test_what_a_file_should_not_hold_is_refused_when_it_is_made(value):
+    with pytest.raises(TypeError):
+        jsonable(value)
+
+
+def test_a_float_that_is_not_finite_is_refused_when_written():
+    with pytest.raises(ValueError):
+        dump_json(jsonable({"x": math.nan}))
+
+
+def test_dump_json_is_canonical():
+    assert dump_json({"b": 1, "a": [1.5, None]}) == b'{\n  "a": [\n    1.5,\n    null\n  ],\n  "b": 1\n}\n'
+    assert dump_json({"b": "é", "a": 1}, indent=None) == '{"a":1,"b":"é"}\n'.encode()
+
+
+def test_a_configuration_publishes_a_whole_agent_version_as_a_number():
+    assert jsonable(Configuration("12", "m", None, 1800.0)) == {
+        "agent_version": 12,
+        "model": "m",
+        "judge_model": None,
+        "budget_seconds": 1800.0,
+    }
+    assert jsonable(Configuration("v2", None, None, None))["agent_version"] == "v2"
+
+
+@pytest.mark.parametrize(
+    "version, published",
+    [
+        ("5", 5),
+        ("007", 7),
+        (None, None),
+        ("beta", "beta"),
+        ("²", "²"),  # a digit to str.isdigit, not to int(): text
+        ("١٢", "١٢"),  # decimal digits of another script: the text as read
+        ("9" * 15, 10**15 - 1),
+        ("9" * 16, "9" * 16),  # past what a JSON reader holds exactly: text
+        ("9" * 5000, "9" * 5000),  # past int()'s digit limit: text, never an error
+    ],
+)
+def test_published_version(version, published):
+    assert published_version(version) == published

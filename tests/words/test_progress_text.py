@@ -1,0 +1,140 @@
+"""podium.words.progress_text: how progress verdicts read."""
+
+from __future__ import annotations
+
+import math
+
+from progresskit import HIGH, LOW, progress_of, run
+
+from podium.model import Configuration
+from podium.model.progress import COST_VERDICTS, SCORE_VERDICTS, AgentSeries, StepSeries, Stratum
+from podium.plan.progress import panel, version_step
+from podium.render.text import history_steps
+from podium.words.progress_text import (
+    COST_SIGNS,
+    VERDICT_SIGNS,
+    field_text,
+    has_tokens,
+    headline_text,
+    quoted,
+    short_change,
+    tally_text,
+    tokens_text,
+    verdict_label,
+)
+
+
+def test_glyphs_and_words():
+    assert {v: g for v, (g, _) in VERDICT_SIGNS.items()} == {
+        "improved": "▲",
+        "regressed": "▼",
+        "steady": "=",
+        "mixed": "◆",
+        "unclear": "?",
+        "too_few_runs": "…",
+        "not_comparable": "≠",
+    }
+    assert all(word for _, word in VERDICT_SIGNS.values())
+    assert set(VERDICT_SIGNS) == set(SCORE_VERDICTS)
+
+
+# --- the tokens series (cost.md §4) -------------------------------------------------------------------------
+
+
+def step_series(verdict, shift, m=8, n=8, reasons=()):
+    return StepSeries(verdict, reasons, shift, None, None, None, None, m, n)
+
+
+def test_tokens_read_as_a_ratio_of_tokens_a_run_and_its_percentage():
+    assert tokens_text(step_series("cheaper", math.log(0.62))) == "cheaper ×0.62 tokens a run (−38%)"
+    assert tokens_text(step_series("costlier", math.log(1.4))) == "costlier ×1.40 tokens a run (+40%)"
+    assert tokens_text(step_series("same_cost", 0.0)) == "same cost ×1.00 tokens a run (±0%)"
+    assert tokens_text(step_series("too_few_runs", None, 3, 9)) == "tokens: too few runs (3 of 5)"
+    crossed = tokens_text(step_series("unclear", math.log(2), reasons=("just_crossed",)))
+    assert crossed == "cost unclear ×2.00 tokens a run (+100%), unclear: not without the newest run"
+    stratum = Stratum("m1", "1.0.0", step_series("cheaper", math.log(0.5), 2, 4))
+    agent = AgentSeries("cheaper", (), math.log(0.5), -3.1, 0.0019, {"cheaper": 1}, (stratum,))
+    assert tokens_text(agent) == "cheaper ×0.50 tokens a run (−50%, p 0.0019)"
+    few = AgentSeries("too_few_runs", (), None, None, None, {"too_few_runs": 1}, (stratum,))
+    assert tokens_text(few) == "tokens: too few runs (2 of 5)"
+    assert tally_text({"cheaper": 2, "same_cost": 1}, COST_SIGNS) == "cheaper on 2, same cost on 1"
+    assert verdict_label("same_cost") == "= same cost" and verdict_label("cheaper") == "↓ cheaper"
+    assert set(COST_SIGNS) == set(COST_VERDICTS)
+
+
+def test_tokens_are_said_only_when_a_side_reports_them():
+    assert not has_tokens(step_series("too_few_runs", None, 0, 0))
+    assert has_tokens(step_series("too_few_runs", None, 0, 3))
+    assert not has_tokens(AgentSeries("too_few_runs", (), None, None, None, {}, ()))
+
+
+V1, V2 = Configuration("1", "model-a", "judge-1", 1800.0), Configuration("2", "model-a", "judge-1", 1800.0)
+
+
+def _two_configurations(tokens_a, tokens_b):
+    runs = []
+    for mission in ("m1", "m2"):
+        runs += [run(s, conf=V1, mission=mission, total_tokens=tokens_a) for s in LOW]
+    for mission in ("m1", "m2"):
+        runs += [run(s, conf=V2, mission=mission, total_tokens=tokens_b) for s in HIGH]
+    return progress_of(runs)
+
+
+def test_the_headline_history_and_pages_put_the_tokens_verdict_beside_the_score():
+    reported = _two_configurations(100_000, 50_000)
+    line = headline_text(reported)
+    assert line.startswith("▲ improved +30.0 pp since agent v2 · improved on 2 of 2 missions · ")
+    assert line.endswith(" · cheaper ×0.50 tokens a run (−50%, p < 0.0001)")
+    view = panel(reported, "kestrel").steps[0]
+    assert view.overall.startswith("▲ improved") and view.tokens.startswith("cheaper ×0.50 tokens a run")
+    step = version_step(reported, "m1", "1.0.0", None)
+    assert step.overall.startswith("▲ improved") and step.tokens == "cheaper ×0.50 tokens a run (−50%)"
+    history = history_steps(reported)
+    assert "  tokens    cheaper ×0.50 tokens a run (−50%" in history
+    assert (
+        "tokens" in history.splitlines()[history.splitlines().index("Newest step on each current mission version:") + 1]
+    )
+
+
+def test_nothing_is_said_of_tokens_when_no_run_reports_them():
+    silent = _two_configurations(None, None)
+    assert "token" not in headline_text(silent)
+    assert panel(silent, "kestrel").steps[0].tokens is None
+    assert version_step(silent, "m1", "1.0.0", None).tokens is None
+    assert "token" not in history_steps(silent)
+
+
+# --- configuration values a harness reported are quoted wherever a sentence carries them (issue 34 item 13) ---
+
+
+HOSTILE = "gpt-5.5 · ▲ improved +40.0 pp"  # a model name written to read as podium's own verdict
+
+
+def test_a_reported_name_is_quoted_and_cannot_close_its_quotation():
+    assert quoted("gpt-5.5") == "“gpt-5.5”"
+    assert quoted("a” · ▲ improved “b") == '“a" · ▲ improved "b”'
+    conf = Configuration("beta-2", HOSTILE, "judge” · ok", 3600.0)
+    assert field_text(conf, "model") == f"model “{HOSTILE}”"
+    assert field_text(conf, "judge_model") == 'judge model “judge" · ok”'
+    assert field_text(conf, "agent_version") == "agent “beta-2”"  # a version that is not a number is text too
+    assert field_text(Configuration("5", None, None, None), "agent_version") == "agent v5"
+    assert field_text(conf, "budget_seconds") == "budget 3,600 s"
+    assert short_change(("agent_version",), conf) == "“beta-2”"
+
+
+def test_every_sentence_that_names_a_model_quotes_it():
+    """The headline, the agent page's step and its configurations, the mission version page and `podium history`
+    (the run strip's band titles are the steps' ``since``)."""
+    old, new = Configuration("1", "model-a", "judge-1", 1800.0), Configuration("1", HOSTILE, "judge-1", 1800.0)
+    runs = []
+    for mission in ("m1", "m2"):
+        runs += [run(s, conf=old, mission=mission) for s in LOW] + [run(s, conf=new, mission=mission) for s in HIGH]
+    progress = progress_of(runs)
+    texts = [headline_text(progress), history_steps(progress)]
+    view = panel(progress, "kestrel").steps[0]
+    texts += [view.since, view.title, view.after]
+    step = version_step(progress, "m1", "1.0.0", None)
+    texts += [step.since]
+    for text in texts:
+        assert HOSTILE in text
+        assert f"“{HOSTILE}”" in text and HOSTILE not in text.replace(f"“{HOSTILE}”", ""), text
