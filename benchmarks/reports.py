@@ -14,14 +14,14 @@ on a shared machine) and of the median one.
 Designs:
 
 - ``markdown-it-py (before)``: render_report as podium had it (tests/mdit_reference.py): the
-  withholding cut (render/withhold.py) and bounds, parse, redact, render.
+  withholding cut (safety/withhold.py) and bounds, parse, redact, render.
 - ``pyromark events + ours (now)``: render/markdown.render_report: the same cut and bounds,
   then render/reportmd.py.
 - parts and floors, for reading the above: the cut and bounds alone; each renderer alone on
   the cut text (parse, redact, render: issue 16's target 4); markdown-it-py's parse alone;
   pulldown-cmark's events as Python objects alone; pulldown-cmark's own HTML writer
   (``pyromark.html``: not usable, it passes raw HTML through); the redactor on a whole
-  report.md, with and without its gates (tests/render/test_redact.py's reference).
+  report.md, with and without its gates (tests/safety/test_redact.py's reference).
 
 Not a test: timings on a shared machine vary; read the ratios.
 """
@@ -45,8 +45,8 @@ from test_redact import ungated  # noqa: E402
 from podium.load.export import load_export  # noqa: E402
 from podium.render import reportmd  # noqa: E402
 from podium.render.markdown import _MD, _bounded, render_report  # noqa: E402
-from podium.render.redact import Redaction  # noqa: E402
-from podium.render.withhold import withhold  # noqa: E402
+from podium.safety.redact import Redaction  # noqa: E402
+from podium.safety.withhold import withhold  # noqa: E402
 
 SHARED = REPO.parent / "shared"
 TARGET_MS = 0.4

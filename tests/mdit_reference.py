@@ -9,8 +9,9 @@ from collections.abc import Callable
 
 from markupsafe import Markup
 
-from podium.render.markdown import _MD, _bounded, _demote_headings
-from podium.render.withhold import withhold
+from podium.load.content import bounded
+from podium.render.markdown import _MD, _demote_headings
+from podium.safety.withhold import withhold
 
 DROPPED_SECTIONS = {"artifacts"}
 CHECKS_SECTION = "deterministic checks"
@@ -19,7 +20,7 @@ HIDDEN_COLUMN = "value"
 
 def render_report(text: str, redact: Callable[[str], str]) -> Markup:
     """A run's report.md without its secret-bearing parts, every text redacted."""
-    text, note = _bounded(withhold(text))
+    text, note = bounded(withhold(text))
     return render_cut(text + note, redact)
 
 

@@ -70,7 +70,7 @@ def test_the_bounded_site_has_each_part(bounded_site):
     assert 'aria-label="Pages of mission versions"' in (bounded_site / "missions/index.html").read_text("utf-8")
     assert 'class="ranked"' in (bounded_site / "models/index.html").read_text(encoding="utf-8")
     agents = [p.read_text(encoding="utf-8") for p in bounded_site.glob("agents/*/index.html")]
-    assert any('older runs are in <a href="../../runs/index.html#agent=' in html for html in agents)
+    assert any('earlier runs are in <a href="../../runs/index.html#agent=' in html for html in agents)
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])

@@ -14,8 +14,11 @@ What this proves, on the site built from content/demo-export and opened from fil
   - mission-card chips highlight exactly their agent's points on hover, keyboard focus and press;
   - run-strip columns carry a tooltip with a score;
   - with JavaScript off the ledger, its links and its pager still work and the filter stays hidden;
-  - no horizontal scroll on a phone, distinct light and dark schemes;
-  - screenshots for a human to look at land in tests/artifacts/.
+  - no page of any kind is wider than a 390 px phone with its details opened, and the overall score of the
+    ledger's first row and of each per-version table's first row is on screen without scrolling sideways
+    (issue 36); distinct light and dark schemes;
+  - screenshots for a human to look at land in tests/artifacts/: home, an agent of each progress verdict, the
+    ledger, a run page and the missions, dark, light and phone.
 
 Skips when Chromium or Playwright is missing, unless PODIUM_REQUIRE_BROWSER=1, which turns
 the skip into a failure. PODIUM_CHROMIUM names another Chromium binary.
@@ -705,26 +708,160 @@ def test_run_strip_columns_have_a_score_tooltip(site, new_page):
 # ----------------------------------------------------------------------------- layout, schemes, screenshots
 
 
-def test_phone_has_no_horizontal_scroll(site, summary, runs_json, new_page):
-    page, watch = new_page(
-        viewport={"width": 390, "height": 844}, device_scale_factor=1, is_mobile=True, has_touch=True
+PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 1, "is_mobile": True, "has_touch": True}
+
+
+@pytest.fixture(scope="module")
+def changes_site(tmp_path_factory) -> Path:
+    """The demo site built with --previous: a publish made before the demo's last 15 days of runs, so its change
+    report has agents, mission versions and runs in it (the one page kind the demo site alone lacks)."""
+    from podium.build import build_site
+    from podium.config import load_config
+
+    root = tmp_path_factory.mktemp("changes")
+    export = root / "earlier-export"
+    shutil.copytree(REPO_ROOT / "content" / "demo-export", export)
+    rows = json.loads((export / "runs.json").read_text(encoding="utf-8"))
+    for row in rows:
+        if row["created_at"] >= "2026-11-09":
+            shutil.rmtree(export / row["run_id"][:8], ignore_errors=True)
+    kept = [row for row in rows if row["created_at"] < "2026-11-09"]
+    assert 0 < len(kept) < len(rows)
+    (export / "runs.json").write_text(json.dumps(kept), encoding="utf-8")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(REPO_ROOT)
+        config = load_config(Path("podium.yaml"), {"out": root / "earlier"})
+        build_site(config, export)
+        out = root / "site"
+        build_site(
+            load_config(Path("podium.yaml"), {"out": out}), Path("content/demo-export"), previous=root / "earlier"
+        )
+    assert (out / "changes" / "1" / "index.html").is_file()
+    return out
+
+
+def _every_page_kind(site: Path, summary: dict, runs: list[dict]) -> list[str]:
+    """One page of every kind (every agent page: one per verdict in the demo; a run page of every kind)."""
+    pages = _pages_to_check(site, summary, runs)  # home, missions, ledger, 404, agents, missions, runs, content
+    pages += ["compare/index.html", "models/index.html"]
+    pages += [sorted(str(p.relative_to(site)) for p in site.glob("compare/*/*/index.html"))[0]]
+    pages += [summary["by_model"][0]["url"]]
+    pages += [sorted(str(p.relative_to(site)) for p in site.glob("runs/20*/*/index.html"))[-1]]  # a month's page
+    pages += [sorted(str(p.relative_to(site)) for p in site.glob("missions/page/*/index.html"))[:1]][0]
+    return list(dict.fromkeys(pages))
+
+
+def _width_problems(page, rel: str) -> list[str]:
+    """The page at phone width with every <details> opened: wider than the viewport, or a table cell or caption
+    cut off by the page's edge (outside a scroll box of its own)."""
+    page.evaluate("() => document.querySelectorAll('details').forEach(d => { d.open = true; })")
+    scroll = page.evaluate("() => document.documentElement.scrollWidth")
+    # the screen's width, not window.innerWidth: a mobile browser widens its layout viewport to a page that
+    # overflows (then zooms out), so innerWidth grows with the very overflow this looks for
+    screen = page.viewport_size["width"]
+    return [f"{rel}: scrollWidth {scroll} > {screen} px with every details open"] if scroll > screen else []
+
+
+def test_no_page_is_wider_than_a_phone(site, changes_site, summary, runs_json, new_page):
+    """Issue 36 item 3: at 390 px, no page of any kind is wider than the screen, with its details opened (a run
+    page's report: an unbroken image digest once widened it to 668 px)."""
+    page, watch = new_page(**PHONE)
+    pages = _every_page_kind(site, summary, runs_json)
+    assert len(pages) > 20 and any(p.startswith("compare/") and p.count("/") == 3 for p in pages)
+    assert any(
+        "/report" in (site / p).read_text(encoding="utf-8") or "<details>" in (site / p).read_text(encoding="utf-8")
+        for p in pages
     )
-    pages = [
-        "index.html",
-        "missions/index.html",
-        "runs/index.html",
-        summary["agents"][0]["url"],
-        summary["missions"][0]["url"],
-        next((r["url"] for r in runs_json if r["kind"] == "partial_judge"), runs_json[0]["url"]),
-    ]
     wide = []
     for rel in pages:
         open_page(page, site, rel)
-        scroll, inner = page.evaluate("() => [document.documentElement.scrollWidth, window.innerWidth]")
-        if scroll > inner + 1:
-            wide.append(f"{rel}: scrollWidth {scroll} > innerWidth {inner}")
+        wide += _width_problems(page, rel)
+    for rel in ("changes/index.html", "changes/1/index.html"):
+        open_page(page, changes_site, rel)
+        wide += _width_problems(page, rel)
     assert not wide, "pages scroll sideways on a 390 px phone:\n" + "\n".join(wide)
     watch.assert_clean()
+
+
+def _in_view(page, selector: str) -> dict | None:
+    """Where the first element matching ``selector`` is, against the screen (the viewport's width: a mobile
+    browser's innerWidth grows with a page that overflows): its text, left and right edges."""
+    box = page.evaluate(
+        """sel => { const e = document.querySelector(sel); if (!e) return null;
+            const r = e.getBoundingClientRect();
+            return {text: e.textContent.trim(), left: r.left, right: r.right}; }""",
+        selector,
+    )
+    return box and {**box, "width": page.viewport_size["width"]}
+
+
+def _assert_visible_score(page, rel: str, selector: str) -> str:
+    box = _in_view(page, selector)
+    assert box is not None, f"{rel}: nothing matches {selector}"
+    assert box["text"], f"{rel}: {selector} is empty"
+    assert 0 <= box["left"] and box["right"] <= box["width"], (
+        f"{rel}: the score {box['text']!r} ({selector}) lies at {box['left']:.0f}–{box['right']:.0f} px, "
+        f"outside the {box['width']} px screen: it needs a sideways scroll"
+    )
+    return box["text"]
+
+
+def test_a_phone_shows_the_first_rows_score_without_scrolling_sideways(site, changes_site, summary, new_page):
+    """Issue 36 item 3: the overall score of the ledger's first row (front page, as drawn by its script, and a
+    month's page) and of the first row of every per-version table (agent, mission, change report) is on screen."""
+    page, watch = new_page(**PHONE)
+    open_page(page, site, "runs/index.html")
+    first = _assert_visible_score(page, "runs/index.html", "#ledger tbody tr:first-child td.overall")
+    assert first == _overall_text(site, "runs/index.html")
+    _rerender(page, lambda: page.select_option("select[name=kind]", "graded"))  # rows drawn by podium.js
+    assert re.match(r"\d", _assert_visible_score(page, "runs/index.html", "#ledger tbody tr:first-child td.overall"))
+    month = sorted(str(p.relative_to(site)) for p in site.glob("runs/20*/*/index.html"))[-1]
+    open_page(page, site, month)
+    _assert_visible_score(page, month, "table.lean tbody tr:first-child td:nth-child(6)")
+    for agent in summary["agents"]:
+        open_page(page, site, agent["url"])
+        _assert_visible_score(page, agent["url"], ".mission-table table.runs tbody tr:first-child td.overall")
+    mission = summary["missions"][0]["url"]
+    open_page(page, site, mission)
+    _assert_visible_score(page, mission, "table.runs tbody tr:first-child td.overall")
+    _assert_visible_score(page, mission, "table.agents-table tbody tr:first-child td.num")
+    open_page(page, changes_site, "changes/1/index.html")
+    _assert_visible_score(page, "changes/1/index.html", "table.changes tbody tr:first-child td.lead-cell")
+    watch.assert_clean()
+
+
+GLYPHS_ONLY = re.compile(r"^[\s▲▼=◆?…≠—+−±\d.%pp]*$")
+
+
+def test_progress_cells_are_in_words(site, summary, new_page):
+    """Issue 36 item 4: each agent's table of mission versions at its newest steps, and each mission version's
+    table of the agents' newest steps, say the verdict in words in the cell (a phone cannot hover), never a glyph
+    alone nor a bare "—", and nothing is said in a title only; a decided cell names the interval that decided it."""
+    page, watch = new_page(**PHONE)
+    seen, bad = 0, []
+    pages = [a["url"] for a in summary["agents"]] + [m["url"] for m in summary["missions"] if m["current"]]
+    for rel in pages:
+        open_page(page, site, rel)
+        cells = page.eval_on_selector_all(
+            ".progress-table td, .progress-steps td",
+            "tds => tds.map(td => [td.textContent.trim(), td.getAttribute('title'), td.className])",
+        )
+        for text, title, cls in cells:
+            seen += 1
+            if GLYPHS_ONLY.match(text) or title:
+                bad.append(f"{rel}: {text!r} (title {title!r})")
+            if any(f"v-{v}" in cls.split() for v in ("improved", "regressed", "unclear")) and "99% CI" not in text:
+                bad.append(f"{rel}: {text!r} names no interval")
+            if "v-steady" in cls.split() and "90% CI" not in text:
+                bad.append(f"{rel}: {text!r} is steady without its 90% interval")
+    assert seen > 20 and not bad, "\n".join(bad)
+    watch.assert_clean()
+
+
+def _overall_text(site: Path, rel: str) -> str:
+    """The first ledger row's overall cell as the HTML writes it."""
+    doc = (site / rel).read_text(encoding="utf-8")
+    return re.search(r'<td class="num overall"[^>]*>([^<]*)</td>', doc).group(1).strip()
 
 
 def _luminance(css: str) -> float:
@@ -745,27 +882,35 @@ def test_light_and_dark_schemes_differ(site, new_page):
     assert _luminance(colours["dark"]) < _luminance(colours["light"]), colours
 
 
-def test_screenshots(site, new_page):
+SCREENSHOT_MODES = {
+    "dark": {"color_scheme": "dark", "viewport": {"width": 1280, "height": 900}},
+    "light": {"color_scheme": "light", "viewport": {"width": 1280, "height": 900}},
+    "phone": {"color_scheme": "dark", **PHONE},
+}
+
+
+def test_screenshots(site, summary, runs_json, new_page):
+    """For a human to look at (issue 36): the home page, an agent of each progress verdict, the ledger and a run
+    page (its report opened), each in the dark and light schemes and on a 390 px phone, in tests/artifacts/."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    shots = [
-        ("home.png", "index.html", {"color_scheme": "dark", "viewport": {"width": 1280, "height": 900}}),
-        ("home-light.png", "index.html", {"color_scheme": "light", "viewport": {"width": 1280, "height": 900}}),
-        ("missions.png", "missions/index.html", {"color_scheme": "dark", "viewport": {"width": 1280, "height": 900}}),
-        (
-            "ledger-mobile.png",
-            "runs/index.html",
-            {"color_scheme": "dark", "viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True},
-        ),
-    ]
-    for name, rel, options in shots:
+    targets = [("home", "index.html"), ("ledger", "runs/index.html"), ("missions", "missions/index.html")]
+    run = next(r["url"] for r in runs_json if r["kind"] == "partial_judge")
+    targets.append(("run", run))
+    by_verdict: dict[str, str] = {}
+    for agent in summary["agents"]:
+        by_verdict.setdefault(agent["progress"]["verdict"] or "none", agent["url"])
+    assert len(by_verdict) >= 7, f"the demo should show every verdict: {sorted(by_verdict)}"
+    targets += [(f"agent-{verdict}", url) for verdict, url in sorted(by_verdict.items())]
+    for mode, options in SCREENSHOT_MODES.items():
         page, watch = new_page(**options)
-        target = ARTIFACTS / name
-        target.unlink(missing_ok=True)  # so a stale file cannot pass for a new one
-        open_page(page, site, rel)
-        page.screenshot(path=str(target), full_page=True)
+        for name, rel in targets:
+            target = ARTIFACTS / f"{name}-{mode}.png"
+            target.unlink(missing_ok=True)  # so a stale file cannot pass for a new one
+            open_page(page, site, rel)
+            page.evaluate("() => document.querySelectorAll('details').forEach(d => { d.open = true; })")
+            page.screenshot(path=str(target), full_page=True)
+            assert target.stat().st_size > 10_000, target
         watch.assert_clean()
-        assert target.is_file(), f"{name} was not written"
-        assert target.stat().st_size > 20_000, f"{name} is only {target.stat().st_size} bytes"
 
 
 # ----------------------------------------------------------------------------- accessibility (axe-core)
@@ -893,7 +1038,7 @@ def text_links_site(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("text-links")
     out = root / "site"
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr(plan, "VERSION_RUNS", (2, 2))  # so each run table ends on "N older runs are in the ledger."
+        mp.setattr(plan, "VERSION_RUNS", (2, 2))  # so each run table ends on "N earlier runs are in the ledger."
         mp.setattr(plan, "MISSION_RUNS", 2)
         build_site(
             Config(source="", root=root, out=out, base_url="https://example.org/board/", title="t"),
@@ -944,7 +1089,7 @@ def test_axe_finds_no_violations_where_links_sit_in_text(text_links_site, new_pa
     agent = in_text["agents/ab/index.html"]
     where = {cls for cls, _, _ in agent}
     # the case is really exercised: paragraph links and a heading link count as inside text
-    assert "CAPTION" in where, agent  # a run table's caption: "… · 1 older run is in the ledger."
+    assert "CAPTION" in where, agent  # a run table's caption: "… · 1 earlier run is in the ledger."
     assert {"cd", "ef"} <= {t for c, t, _ in agent if c == "P"}, agent  # the "Compare with…" paragraph
     assert any(t == "m1 1.0.0" for _, t, _ in agent), agent  # the older version's heading
     not_underlined = [(rel, link) for rel, links in in_text.items() for link in links if "underline" not in link[2]]

@@ -19,13 +19,23 @@ MAKE_EXPORT = REPO / "scripts" / "make_export.py"
 
 # agent slug -> (verdict, what the headline says changed, the words the agent page shows)
 STORY = {
-    "harrier": ("improved", ["agent_version"], "▲ improved +29.3 pp since agent v2"),
+    # issue 36: no single mission improved, so the headline says the missions together show it
+    "harrier": (
+        "improved",
+        ["agent_version"],
+        "▲ improved +29.3 pp since agent v2 · the missions together show it, none alone",
+    ),
     "kestrel": ("regressed", ["model"], "▼ regressed −38.8 pp since model “gpt-5.5-mini”"),
     "osprey": ("steady", ["agent_version"], "= steady −0.5 pp since agent v4 · steady on 2 of 2 missions"),
     "hobby": ("unclear", ["agent_version"], "? unclear +0.2 pp since agent v2"),
-    "gyr-falcon": ("too_few_runs", ["agent_version"], "… too few runs since agent v2 (3 of 5)"),
+    "gyr-falcon": ("too_few_runs", ["agent_version"], "… too few runs since agent v2 (3 of the 5 runs needed)"),
     "merlin": ("not_comparable", ["judge_model"], "≠ not comparable since judge model “claude-judge-2”"),
-    "goshawk": ("mixed", ["agent_version"], "◆ mixed +17.1 pp since agent v2 · improved on 1, regressed on 1"),
+    # issue 36: a mixed step names the missions each way, and no pooled shift (it averaged +75 and −78 pp)
+    "goshawk": (
+        "mixed",
+        ["agent_version"],
+        "◆ mixed since agent v2: improved on blind-sqli-portal, regressed on smb-share-loot",
+    ),
 }
 
 
@@ -57,7 +67,7 @@ def test_the_too_few_runs_and_not_comparable_steps_are_what_the_story_says(site)
         return doc["steps"][-1]
 
     few = newest("gyr-falcon")["overall"]
-    assert sum(min(s["m"], s["n"]) for s in few["strata"]) == 3  # "3 of 5"
+    assert sum(min(s["m"], s["n"]) for s in few["strata"]) == 3  # "3 of the 5 runs needed"
     judged = newest("merlin")
     assert (judged["from"]["judge_model"], judged["to"]["judge_model"]) == (None, "claude-judge-2")
     mixed = newest("goshawk")["overall"]["tally"]

@@ -27,7 +27,7 @@ __version__ = "0.1.0"
 
 _API = {
     "build_site": "podium.build",
-    "public_view": "podium.build",
+    "public_view": "podium.views",
     "Built": "podium.build",
     "load_config": "podium.config",
     "Config": "podium.config",

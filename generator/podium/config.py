@@ -42,7 +42,7 @@ from podium.load.export import Limits
 from podium.load.files import NotReadable, read_regular
 from podium.load.yamlfile import YamlError, parse_yaml
 from podium.model.cost import PRICE_FIELDS, Price, Prices
-from podium.render.redact import MIN_LITERAL
+from podium.safety.redact import MIN_LITERAL
 from podium.write.hosts import HOSTS
 
 CONFIG_NAME = "podium.yaml"

@@ -54,6 +54,30 @@ REDIRECTS_JSON = "api/results/redirects.json"
 CHANGES_INDEX = "changes/index.html"
 SITEMAP = "sitemap.xml"
 ROBOTS = "robots.txt"
+ABOUT = "about/index.html"  # "About these numbers" (podium/pages/about.md, or a content page of slug "about")
+# Its sections, by what they explain: each page links a figure's words to the one that explains them. Each
+# is the slug of the section's heading (render/markdown.py); tests/site/test_about_links.py checks they exist.
+ABOUT_SECTIONS = {
+    "kinds": "what-the-headline-number-is",
+    "ended": "how-runs-ended-completed-and-cut-short",
+    "intervals": "ranges-and-intervals",
+    "ranks": "how-clear-a-rank-is",
+    "coverage": "where-a-median-was-earned",
+    "moving": "which-way-an-agent-is-moving",
+    "points": "percentage-points",
+    "evidence": "how-sure-a-verdict-is",
+    "too_few": "too-few-runs",
+    "configuration": "what-a-configuration-is",
+    "head_to_head": "head-to-head",
+    "charts": "reading-the-charts",
+    "cost": "what-each-score-costs",
+    "data": "the-data-files",
+}
+
+
+def about(topic: str) -> str:
+    """The site path of the section of "About these numbers" that explains ``topic`` (an ABOUT_SECTIONS key)."""
+    return f"{ABOUT}#{ABOUT_SECTIONS[topic]}"
 
 
 def slug(text: str) -> str:
@@ -78,7 +102,7 @@ def unique_slugs(names: dict[str, str], make=slug, tagged: Collection[str] = ())
 
     The one whose name already is the slug keeps it plain, so a newcomer with a
     similar name never moves an existing permalink. A ``tagged`` key's slug always ends
-    in a digest of its key (a redacted model key: render/safe.py), so another name that
+    in a digest of its key (a redacted model key: safety/safe.py), so another name that
     slugs alike never moves it either; it takes part in the same pass as every other.
     """
     by_slug: dict[str, list[str]] = {}

@@ -28,7 +28,7 @@ import podium.render.site
 from podium.build import build_site
 from podium.config import Config
 from podium.errors import BuildError
-from podium.render.redact import literal_forms
+from podium.safety.redact import literal_forms
 
 ANSWER = "FLAG{cache_answer_71}"  # the solver's passed value: the mission's answer
 FILE_ANSWER = "svc-p\u00e4ss-2026!\n"  # another, read from a file (and not ASCII: JSON rows escape it)
@@ -373,7 +373,7 @@ EARLY_QUOTER = "0b" * 4 + "f" * 24  # read before the solver, quoting its answer
 
 def every_spelling_in(data: list[tuple[str, bytes]], secrets=SECRETS) -> list[tuple[str, str, str]]:
     """Each (file or table, secret, spelling) found: a value in every spelling pages redact it in
-    (render/redact.py literal_forms), and as the rows write it."""
+    (safety/redact.py literal_forms), and as the rows write it."""
     forms = {secret: {form.encode("utf-8", "surrogatepass") for form in literal_forms([secret])} for secret in secrets}
     for secret in secrets:
         forms[secret].update(spellings(secret))
@@ -413,6 +413,7 @@ import os, signal, sys
 from pathlib import Path
 import podium.build
 import podium.cache.store
+import podium.views
 from podium.config import Config
 
 podium.cache.store.SAVE_EVERY = 1  # every row written as soon as it is made
@@ -422,7 +423,7 @@ def killed(*args, **kwargs):  # every run is read: the build is killed before it
     os.kill(os.getpid(), signal.SIGKILL)
 
 
-podium.build.Redaction = killed
+podium.views.Redaction = killed
 tmp = Path(sys.argv[1])
 podium.build.build_site(
     Config(source="", root=tmp, out=tmp / "site", redact=[sys.argv[2]]), tmp / "export", cache_dir=tmp / "cache"

@@ -21,6 +21,7 @@ from sitekit import ledger_rows_at
 import podium.build
 import podium.cache.keys
 import podium.cache.store
+import podium.inputs
 import podium.load.export
 import podium.load.export.runs
 import podium.load.export.stored
@@ -175,7 +176,7 @@ def _counted_afresh(monkeypatch) -> list[str]:
 
 def test_a_run_added_counts_only_the_new_run_afresh(project, monkeypatch):
     """Issue 18: a rebuild takes each unchanged run's compact record back from the cache (build.py
-    ``_Keep``) instead of decoding, attributing and keeping the run again."""
+    cache/witnesses.py ``RunKeeper``) instead of decoding, attributing and keeping the run again."""
     rid = project.add(99)
     project.export.sidecars()
     counted = _counted_afresh(monkeypatch)
@@ -599,7 +600,7 @@ def test_no_cache_stamps_pickles_and_keys_nothing(project, monkeypatch):
         (podium.cache.keys, "key_of"),
         (podium.cache.store, "tree_fingerprint"),
         (podium.load.export.stored.codec, "dumps"),
-        (podium.build, "scan"),
+        (podium.inputs, "scan"),
     ):
         monkeypatch.setattr(module, name, never)
     built = build_site(project.config("uncached"), project.export.root)
@@ -818,7 +819,7 @@ def test_ci_loop_counts_afresh_only_what_the_batch_changed(project, monkeypatch,
         what
     ]
     if what == "re-evaluated":  # a changed result.json is always seen (and a run sharing an answer whose
-        # witness it was is counted afresh too: the cache keeps no answer, build.py ``_Keep``)
+        # witness it was is counted afresh too: the cache keeps no answer, cache/witnesses.py ``RunKeeper``)
         assert rid in counted and len(counted) <= 2
         assert [r["overall"] for r in ledger_rows_at(site) if r["run_id"] == rid] == [0.0]
     else:

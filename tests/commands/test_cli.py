@@ -308,7 +308,7 @@ def test_history_by_name_id_and_slug(tmp_path, who):
     # then which way it is moving: the run with no judge model configured is a configuration of its own
     assert lines[5:7] == [
         "",
-        "Which way it is moving: ≠ not comparable since no judge model: on the checks, … too few runs (1 of 5)",
+        "Which way it is moving: ≠ not comparable since no judge model: on the checks, … too few runs (1 of the 5 runs needed)",
     ]
 
 

@@ -222,5 +222,5 @@ def test_commands_read_the_board_through_one_way_in():
     """commands/cli.py never sees the raw summary: it imports the public view and the build, nothing that counts."""
     source = (Path(__file__).parents[2] / "generator" / "podium" / "commands" / "cli.py").read_text(encoding="utf-8")
     imported = set(re.findall(r"^from podium\.([\w.]+) import", source, re.M))
-    assert not imported & {"count.summarize", "load.export", "count.compare", "render.safe"}
+    assert not imported & {"count.summarize", "load.export", "count.compare", "safety.safe"}
     assert "count_export" not in source and "summarize(" not in source

@@ -160,7 +160,8 @@ def test_headline_with_no_provisional_rank_is_unchanged(tmp_path):
     export.sidecars()
     board = summarize(load_export(export.root))
     assert numbers.plain(numbers.home_headline(board.agents)) == (
-        "kite leads with a median of 75.0% over 6 runs; next is tern at 62.5%."
+        "kite leads with a median of 75.0% over 6 runs; next is tern at 62.5%. "
+        "A clear lead: its 95% interval lies above that of tern."  # both have an interval: how clear is said
     )
     assert not any(a.provisional for a in board.agents)
 
@@ -172,7 +173,7 @@ def test_cards_mark_provisional_ranks(built):
     home = built["pages"]["index.html"]
     assert by_class(home, "rank") == [
         "#1 · provisional, 1 run",
-        "#2",
+        "#2 · could be #1–#3",  # no agent without an interval is clearly better or worse (docs/rules/counting.md §9)
         "#3 · provisional, 5 runs",
         "#4 · provisional, no median",
     ]
@@ -188,7 +189,7 @@ def test_agent_page_marks_its_provisional_rank(built):
     ]
     assert description(tern).startswith("tern, rank #1 (provisional, 1 run): median 87.5%")
     kite = built["pages"]["agents/kite/index.html"]
-    assert by_class(kite, "eyebrow") == ["Agents · rank #2"]
+    assert by_class(kite, "eyebrow") == ["Agents · rank #2 · could be #1–#3"]
     assert by_class(kite, "provisional-line") == []
     assert description(kite).startswith("kite, rank #2: median 50.0%")
     # the "Compare with…" links mark the other agent's provisional rank
@@ -208,7 +209,10 @@ def test_compare_pages_mark_provisional_ranks(built):
 
 def test_models_pages_mark_provisional_ranks(built):
     models = built["pages"]["models/index.html"]
-    assert by_class(models, "rank") == ["#1 · provisional, 1 run", "#2", "#3 · provisional, no median"]
+    assert by_class(models, "rank") == ["#1 · provisional, 1 run", "#2"]
+    # the key with no median (gull's failed run) is folded into one line, not a card (issue 36 item 6)
+    (folded,) = by_class(models, "empty-keys")
+    assert folded.startswith("1 more model key holds no run in a median") and "model-a (declared)" in folded
     (headline,) = by_class(models, "headline")
     assert (
         "model-y leads with a median of 87.5% over 1 run, a provisional rank (fewer than 6 runs in the "

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import threading
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -48,11 +49,12 @@ def ahead_for_any_size(monkeypatch):
 
 def test_read_ahead_reads_what_the_build_reads(tmp_path, ahead_for_any_size, monkeypatch):
     root = _export(tmp_path / "export").root
-    alone = load_export(root, jobs=1)
+    alone = load_export(root)
     read_here = []
     real = stored.read_dir
     monkeypatch.setattr(stored, "read_dir", lambda r, name: read_here.append(name) or real(r, name))
-    ahead = load_export(root, jobs=2)
+    with closing(workers.Workers(2)) as two:
+        ahead = load_export(root, workers=two)
     assert read_here == []  # every directory came from a worker
     assert ahead == alone
     assert ahead.problems and ahead.inputs_digest == alone.inputs_digest
@@ -74,14 +76,13 @@ def test_a_directory_changed_after_a_worker_read_it_is_read_again(tmp_path, ahea
         return out
 
     monkeypatch.setattr(ahead, "_read_dirs", read_then_change)
-    monkeypatch.setattr(ahead, "workers", _InProcess)  # the worker's function runs here, so it can change a file
     read_here = []
     real_read = stored.read_dir
     monkeypatch.setattr(stored, "read_dir", lambda r, name: read_here.append(name) or real_read(r, name))
     cache = open_cache(tmp_path / "cache")
     try:
         assert cache.cold()
-        first = load_export(root, cache=cache, jobs=2)
+        first = load_export(root, cache=cache, workers=_InProcess())  # (here, so the worker can change a file)
         cache.settle(lambda text: False)  # every answer known (none to look for): the rows go into the file
     finally:
         cache.close()
@@ -102,21 +103,15 @@ def _grades(export) -> dict[str, str | None]:
     return {run.directory: run.grade.judge_status if run.grade else run.shape for run in export.runs}
 
 
-class _InProcess:
-    """workers.py without processes: tasks run in this process, in order."""
+class _InProcess(workers.Workers):
+    """The build's workers without processes: tasks run in this process, in order."""
 
-    @staticmethod
-    def pool(jobs):
-        return _InProcess()
+    def __init__(self):
+        super().__init__(2)
 
-    @staticmethod
-    def in_order(pool, function, tasks, ahead, budget=None):
+    def in_order(self, function, tasks, ahead, *, budget=None):
         for task in tasks:
             yield function(*(task.args if budget is not None else task))
-
-    @staticmethod
-    def stop(pool):
-        pass
 
 
 def _die(code: int) -> None:

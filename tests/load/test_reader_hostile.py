@@ -893,7 +893,7 @@ def test_yaml_duplicate_keys_are_refused(tmp_path, text, where):
         ("- a\n- b\n", "expected a mapping of settings at the top level"),
         ("limits: {result_bytes: -1}\n", "limits.result_bytes: expected a positive whole number of bytes, got -1"),
         ("colour: red\n", "colour: unknown setting"),
-        # a literal too short to redact (render/redact.py MIN_LITERAL) would be published: refused, never quoted
+        # a literal too short to redact (safety/redact.py MIN_LITERAL) would be published: refused, never quoted
         ("redact: ['long enough', 'pw123']\n", "redact[1]: a value of 5 character(s); podium redacts values of 6"),
         ("redact: ['  pw12  ']\n", "redact[0]: a value of 4 character(s)"),
     ],

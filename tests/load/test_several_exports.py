@@ -13,9 +13,10 @@ from click.testing import CliRunner
 from exportkit import ExportDir, graded, grading, report_md, run_id
 from sitekit import site_files
 
-from podium.build import build_site, count_export
+from podium.build import build_site
 from podium.commands.cli import main
 from podium.config import Config, load_config
+from podium.views import count_export
 
 SHARED = run_id("regraded")
 

@@ -20,14 +20,16 @@ from click.testing import CliRunner
 from exportkit import ExportDir, agent_id, env_failure, graded, grading, run_id
 from sitekit import AGENT_NAMES, hostile_export, pages, parse_html, site_files
 
-from podium.build import build_site, count_export, public_view
+from podium.build import build_site
 from podium.commands.cli import main
 from podium.config import Config
 from podium.count import bundle, diff
+from podium.count import changes as publish
 from podium.load import published, shape
 from podium.load.files import NotReadable
-from podium.render import changes as publish
+from podium.plan.changes import FEED_RUNS
 from podium.render.data import dump_json, summary_dict
+from podium.views import count_export, public_view
 from podium.words import diff_text
 
 GOLDEN_MD = Path(__file__).parents[1] / "golden" / "diff.md"
@@ -368,6 +370,33 @@ def test_the_change_report_is_published_and_linked(sites):
     assert shape.fits(history["reports"][0]["report"], diff.REPORT_SHAPE)
 
 
+def test_the_change_page_gives_each_agent_its_progress_verdict_and_says_why_the_two_differ(sites):
+    """Issue 36 item 6: the report's "reading" (medians over all runs, publish against publish) and the agent's
+    "moving" (configuration against configuration) answer different questions: the page gives both for every
+    agent, and one sentence on the difference."""
+    _, new = sites
+    files = site_files(new)
+    summary = json.loads(files["api/results/summary.json"])
+    page = parse_html(files["changes/1/index.html"].decode())
+    (table,) = [t for t in page.all("table") if "changes" in (t.get("class") or "").split()]
+    heads = [th.text().strip() for th in table.iter("th") if th.get("scope") == "col"]
+    assert "reading" in heads and "moving" in heads
+    moving = {
+        next(th.text().strip() for th in tr.iter("th")): next(
+            " ".join(td.text().split()) for td in tr.iter("td") if td.get("data-label") == "moving"
+        )
+        for tr in table.iter("tr")
+        if any(td.get("data-label") == "moving" for td in tr.iter("td"))
+    }
+    assert len(moving) == len(summary["agents"])
+    for agent in summary["agents"]:
+        verdict = agent["progress"]["verdict"]
+        expected = "one configuration so far" if verdict is None else verdict.replace("_", " ")
+        assert expected in moving[agent["name"]], (agent["name"], moving[agent["name"]])
+    note = " ".join(" ".join(p.text().split()) for p in page.all("p") if p.get("class") == "note")
+    assert "Two questions, two answers that can differ." in note and "newest configuration" in note
+
+
 def test_the_history_is_carried_and_capped(tmp_path, sites):
     old, new = sites
     same, _ = build(tmp_path, new_export(tmp_path / "again").root, "same-site", previous=new)
@@ -509,7 +538,7 @@ def test_the_feed_follows_the_atom_rules_and_its_links_resolve(sites):
     assert len(set(ids)) == len(ids)
     assert any("/changes/1/" in i for i in ids)
     runs = [i for i in ids if "/runs/" in i]
-    assert 0 < len(runs) <= publish.FEED_RUNS
+    assert 0 < len(runs) <= FEED_RUNS
     assert run_id(501) not in " ".join(ids)  # not a run
 
 
@@ -591,7 +620,7 @@ def test_badges_are_svg_with_a_title_and_the_agent_page_gives_the_snippet(sites)
 
 
 def test_badge_widths_grow_with_the_text():
-    from podium.render.badge import badge
+    from podium.plan.badge import badge
 
     short, long = badge("podium", "median 1.0% · #1", "t", "ranked"), badge("podium", "median 100.0% · #12", "t", "x")
     assert long.value_width > short.value_width and short.label_width == long.label_width

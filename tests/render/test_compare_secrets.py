@@ -2,7 +2,7 @@
 
 A judge model, like every model name, is written by the harness from what it was told: it can hold a key,
 a configured literal or a mission's answer. Run pages redact it; the pair page, the compare data files
-and ``podium compare`` (text and ``--json``) read the pairs of the same public board (render/safe.py),
+and ``podium compare`` (text and ``--json``) read the pairs of the same public board (safety/safe.py),
 so none of them may print one either. The flags are computed on the names as recorded: two judge
 models that redact alike still differ.
 """
@@ -20,7 +20,7 @@ from sitekit import read_site_file
 
 from podium.commands.cli import main
 from podium.model import Pair, PairVersion
-from podium.render.safe import PAIR_IDENTITY_FIELDS, PAIR_VERSION_IDENTITY_FIELDS
+from podium.safety.safe import PAIR_IDENTITY_FIELDS, PAIR_VERSION_IDENTITY_FIELDS
 
 KEY = "sk-live-" + "Jq7Rk2Lm9Np4Xs8T" * 2  # a provider key's shape
 OTHER_KEY = "sk-live-" + "Wd3Fg6Hj1Kl5Zx0C" * 2
@@ -124,11 +124,13 @@ def test_judge_models_are_redacted_on_every_comparison_output(project):
 
 def test_every_text_field_of_a_pair_is_an_identity_or_made_public():
     """A field added to Pair or PairVersion must be placed: an identity published as it is, or a name
-    render/safe.py redacts. These are the names it redacts today."""
+    safety/safe.py redacts. These are the names it redacts today."""
 
     def texts(cls) -> set[str]:
         return {f.name for f in dataclasses.fields(cls) if "str" in str(f.type)}
 
-    assert texts(Pair) - PAIR_IDENTITY_FIELDS == {"models_a", "models_b"}
+    # head_to_head ("a", "b", "even") and the configuration field names are podium's words, never names
+    words = {"head_to_head", "configuration_fields_a", "configuration_fields_b"}
+    assert texts(Pair) - PAIR_IDENTITY_FIELDS - words == {"models_a", "models_b"}
     assert texts(PairVersion) - PAIR_VERSION_IDENTITY_FIELDS == {"judge_models_a", "judge_models_b"}
     assert {"flags", "versions"} <= {f.name for f in dataclasses.fields(Pair)}  # flags hold versions and ids only

@@ -19,9 +19,10 @@ from mdit_reference import render_report as reference_report
 from sitekit import parse_html, url_scheme
 from test_withholding import POSITIONS, WITHHELD_POSITIONS, canary, hostile_injections, leaked, report
 
+from podium.load.content import MAX_CHARS
 from podium.render import reportmd
-from podium.render.markdown import MAX_CHARS, render_report
-from podium.render.redact import Redaction, Redactor
+from podium.render.markdown import render_report
+from podium.safety.redact import Redaction, Redactor
 
 REPO = Path(__file__).resolve().parents[2]
 REDACT = Redactor(["some-literal-value-123", "FLAG{n0n3_alg_1s_n0t_a_s1gnatur3}"])
@@ -407,7 +408,7 @@ def test_pathological_markdown_is_bounded(name):
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(hostile_injections())
 def test_the_second_layer_hides_all_that_markdown_it_py_hid(case):
-    """Without the line cut (render/withhold.py), on every forgery form of the withholding fuzz
+    """Without the line cut (safety/withhold.py), on every forgery form of the withholding fuzz
     test: no canary is shown that markdown-it-py's second layer hid, and, with the cut, none."""
     inject, newline = case
     text = report(inject).replace("\n", newline)

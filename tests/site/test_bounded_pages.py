@@ -87,11 +87,11 @@ def test_an_agent_page_lists_the_newest_runs_of_each_version_and_links_the_ledge
     # The rest is one link away: the ledger filtered to the agent on that version.
     for title, version, more in (("m1 2.0.0", ("m1", "2.0.0"), 4), ("m2 1.0.0", ("m2", "1.0.0"), 3)):
         caption = next(found[title].iter("caption"))
-        assert text(caption).endswith(f"{more} older runs are in the ledger."), text(caption)
+        assert text(caption).endswith(f"{more} earlier runs are in the ledger."), text(caption)
         (link,) = list(caption.iter("a"))
         assert ledger_filter(link.get("href")) == {"agent": AGENT_SLUG, "mission": " ".join(version)}
         assert link.get("href").startswith("../../runs/index.html#agent=osprey-co&mission=")
-    assert "older run" not in text(next(found["m1 1.0.0 older version"].iter("caption")))
+    assert "earlier run" not in text(next(found["m1 1.0.0 older version"].iter("caption")))
     # and every run of the agent, from the top of its runs
     every = [a for a in doc.root.iter("a") if text(a).startswith("Every run of")]
     assert [ledger_filter(a.get("href")) for a in every] == [{"agent": AGENT_SLUG}]
@@ -112,7 +112,7 @@ def test_an_agent_page_with_many_versions_lists_fewer_runs_of_each(export, tmp_p
     doc = build_pages(export, tmp_path)["agents/osprey/index.html"]
     found = sections(doc)
     assert len(found) == 5 and all(len(run_rows(s)) == 2 for s in found.values())
-    assert all("2 older runs are in the ledger." in text(s) for s in found.values())
+    assert all("2 earlier runs are in the ledger." in text(s) for s in found.values())
 
 
 def test_a_mission_page_draws_and_lists_its_newest_runs_and_links_the_ledger(export, tmp_path, monkeypatch):
@@ -135,7 +135,7 @@ def test_a_mission_page_draws_and_lists_its_newest_runs_and_links_the_ledger(exp
 
     runs_section = next(s for s in doc.root.iter("section") if "Runs" == text(next(s.iter("h2"))))
     assert run_rows(runs_section) == newest[:4]
-    assert "6 older runs are in the ledger." in text(runs_section)
+    assert "6 earlier runs are in the ledger." in text(runs_section)
     filters = {
         tuple(ledger_filter(a.get("href")).items())
         for a in runs_section.iter("a")

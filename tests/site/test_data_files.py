@@ -14,6 +14,7 @@ import io
 import json
 import math
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -231,7 +232,9 @@ def test_summary_top_level(summary):
     assert summary["schema"] == "podium.summary/1"
     assert summary["generator"]["name"] == "podium"
     assert summary["source"]["runs_read"] == len(SPECS)
-    assert summary["totals"] == {
+    totals = dict(summary["totals"])
+    assert totals.pop("last_run") == max(a["last_run"] for a in summary["agents"] + summary["agents_older"])
+    assert totals == {
         "runs": len(SPECS) - 1,
         "not_a_run": 1,
         "counts": {
@@ -261,7 +264,8 @@ def test_summary_figures_recomputed_by_hand(summary):
     assert osprey["avg_overall"] == math.fsum([0.9, 0.7, 0.5, 0.6, 0.3]) / 5
     assert (osprey["runs"], osprey["in_median"], osprey["judge_degraded"]) == (7, 5, 1)
     assert osprey["median_ci"] is None  # n < 6
-    assert osprey["completion_rate"] == 5 / 7 and osprey["partial_rate"] == 2 / 7
+    # computed figures are published to 12 significant digits (issue 36 item 8)
+    assert osprey["completion_rate"] == round(5 / 7, 12) and osprey["partial_rate"] == round(2 / 7, 12)
     assert osprey["rank"] == 6  # below the five agents at 0.7
     (older,) = summary["agents_older"]
     assert (older["name"], older["scope"], older["median"], older["runs"]) == ("osprey", "older", 0.1, 1)
@@ -663,3 +667,34 @@ def test_ledger_page_script_rebuilds_every_runs_link():
             assert rebuilt == board.runs[index].url == data.ledger_row(board.runs[index])["url"]
             seen += url is not None
     assert seen == 6
+
+
+def _descriptions(node):
+    if isinstance(node, dict):
+        if isinstance(node.get("description"), str):
+            yield node["description"]
+        for value in node.values():
+            yield from _descriptions(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _descriptions(value)
+
+
+def test_the_schema_explains_the_progress_headline_and_points_only_inside_the_site():
+    """Issue 36 item 8: a downloader reads what every field means, the progress headline included, and each
+    description that sends them on names a page of the site (About these numbers), never a file they do not have."""
+    schema = json.loads((MAIN / "generator" / "podium" / "summary.schema.json").read_bytes())
+    headline = schema["$defs"]["ProgressHeadline"]
+    assert set(headline["required"]) == {
+        *("verdict", "shift", "changed", "from", "to", "tally", "reason", "url"),
+        *("newest_median", "newest_in_median"),  # what the agent scores in its newest configuration
+        "tokens",  # the tokens verdict beside the score's (docs/rules/cost.md §4)
+    }
+    assert None in headline["properties"]["verdict"]["enum"] and "mixed" in headline["properties"]["verdict"]["enum"]
+    assert "fraction" in headline["properties"]["shift"]["description"]
+    partial_rate = schema["$defs"]["Figures"]["properties"]["partial_rate"]["description"]
+    assert "not the partial judge" in partial_rate.lower() and "counts.partial_judge" in partial_rate
+    texts = list(_descriptions(schema))
+    assert any("about/index.html#" in t for t in texts)
+    outside = [t for t in texts if re.search(r"\.md\b|spec/|§", t)]
+    assert not outside, outside

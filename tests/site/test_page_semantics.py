@@ -147,8 +147,10 @@ def models_section(doc: kit.Document) -> kit.Element:
         pytest.param([("model-a", ["model-a"]), ("model-a", ["model-a"])], False, id="consistent"),
         pytest.param([("model-a", []), ("model-a", [])], False, id="nothing-reported"),
         pytest.param([("model-a", ["model-a"]), ("model-a", ["model-b"])], True, id="one-run-reports-another"),
-        pytest.param([("model-a", ["model-b"]), ("model-a", ["model-b"])], True, id="reported-is-not-declared"),
-        pytest.param([("model-a", ["model-a", "model-b"])], True, id="one-run-reports-two"),
+        # issue 36 item 6: every run reported model-b; only the declared name differs: no model change
+        pytest.param([("model-a", ["model-b"]), ("model-a", ["model-b"])], False, id="reported-is-not-declared"),
+        pytest.param([("model-b", ["model-b"]), ("model-a", [])], False, id="declared-only-on-a-run-reporting-none"),
+        pytest.param([("model-a", ["model-a", "model-b"])], False, id="one-run-reports-two"),  # one run: no change
         pytest.param([("model-a", ["model-a"]), ("model-b", ["model-b"])], True, id="two-declared"),
     ],
 )
@@ -168,7 +170,7 @@ def test_models_differ_flag_on_the_agent_page(export, tmp_path, runs, differ):
     else:
         assert "differ" not in classes(section) and flags == []
     shown = {text(c) for c in section.iter("code")}
-    assert shown == {d for d, _ in runs} | {m for _, r in runs for m in r}
+    assert shown == {d for d, _ in runs} | {m for _, r in runs for m in r}  # the warning names reported ones
 
     other = models_section(site["agents/kestrel/index.html"])
     assert "differ" not in classes(other) and warnings(other) == []
@@ -384,8 +386,8 @@ def test_caps_are_said_on_the_page(export, tmp_path, monkeypatch):
     agent = site["agents/osprey/index.html"]
     (table,) = with_class(agent.root, "mission-table", "section")
     assert len([tr for tr in table.iter("tr") if "k-row-graded" in classes(tr)]) == 3
-    assert "2 older runs are in the ledger." in text(table)
-    assert "2 older runs are in the ledger." in text(site["missions/m1/1.0.0/index.html"].root)
+    assert "2 earlier runs are in the ledger." in text(table)
+    assert "2 earlier runs are in the ledger." in text(site["missions/m1/1.0.0/index.html"].root)
 
 
 # ---------------------------------------------------------------------- the run strip

@@ -23,11 +23,11 @@ from podium.count.summarize import summarize
 from podium.errors import ConfigError
 from podium.plan.entries import LedgerPage
 from podium.plan.site import Site, plan_site
-from podium.render.redact import Redaction
 from podium.render.report import ReportRenderer
-from podium.render.safe import public_board
 from podium.render.site import SiteRenderer, render_site
-from podium.render.templates import builtin_themes, make_environment, theme_chain
+from podium.render.templates import builtin_themes, theme_chain
+from podium.safety.redact import Redaction
+from podium.safety.safe import public_board
 from podium.write import hosts
 from podium.write.hosts import HOSTS, Host, Meter, OverBudget, fitting_newest, human_size
 
@@ -282,9 +282,12 @@ def test_search_engines_false_disallows_and_noindexes_every_page(export_root, tm
 
 
 def test_sitemap_index_past_fifty_thousand_urls():
-    from podium.render import crawlers
+    from podium.plan.crawlers import crawler_files
+    from podium.plan.entries import Page
+    from podium.render.crawlers import crawler_bytes
 
-    files, _ = crawlers.crawler_files([f"runs/{n:032x}/index.html" for n in range(50_001)], "https://x.example", True)
+    pages = [Page(f"runs/{n:032x}/index.html", "run.html", {}) for n in range(50_001)]
+    files = {f.path: crawler_bytes(f) for f in crawler_files(pages, "https://x.example", True)}
     assert sorted(files) == ["robots.txt", "sitemap-1.xml", "sitemap-2.xml", "sitemap.xml"]
     index = ET.fromstring(files["sitemap.xml"])
     assert [s.find(f"{SITEMAP_NS}loc").text for s in index] == [
@@ -365,10 +368,10 @@ def test_100k_runs_fit_github_pages_with_every_run_in_the_data():
     board = summarize(export, run_pages=20)
     redaction = Redaction((), export.runs)
     public = public_board(board, redaction)
-    env = make_environment(theme_chain("default", [builtin_themes()]))
+    chain = theme_chain("default", [builtin_themes()])
     manifest = plan_site(public, Site("scale", "https://x.example/", (), None))
     whole = InMemoryRuns({run.run_id: run for run in export.runs})
-    renderer = SiteRenderer(env, public, board.runs, whole, redaction, ReportRenderer(Path("."), 1, redaction), None)
+    renderer = SiteRenderer(chain, public, board.runs, whole, ReportRenderer(Path("."), 1, redaction), None)
     meter = Meter(HOSTS["github-pages"], groups=hosts.group_sizes(board))
     outputs = dict(meter.watch(render_site(manifest, renderer)))
     total = sum(len(data) for data in outputs.values())

@@ -10,7 +10,7 @@ default ``.podium-cache/`` beside the output; ``--no-cache`` turns it off) holds
   size limits, with the stamp and SHA-256 of each of its files: reused while every file is
   unchanged (:meth:`BuildCache.parsed`);
 - ``kept``: by the same key, what the build kept of that directory's run (its compact record and
-  its answers' salted digests, build.py ``_Keep``) and the digest of everything it was made from
+  its answers' salted digests, cache/witnesses.py ``RunKeeper``) and the digest of everything it was made from
   (load/export/runs.py ``Runs``): a rebuild takes it back while those inputs are the same;
 - ``pages``: for each output file of the last build, its key and the key's parts
   (:class:`Key`), the SHA-256 of the bytes written and the file's stamp once in place. A
@@ -34,7 +34,7 @@ wrote it (docs/publishing.md). Parsed runs are kept without their submitted valu
 kept records with their answers as salted digests: a rebuild gets the plain answers back by
 reading each witness's ``result.json`` again (a few files: one per distinct answer), and a run
 counted afresh reads its own file again. A row (a parsed run, a kept record) whose text holds
-anything a page would redact (the run's own values or a secret shape, :class:`podium.render.redact.Screen`,
+anything a page would redact (the run's own values or a secret shape, :class:`podium.safety.redact.Screen`,
 as the run is read; a configured literal or any mission's answer, once every answer is known), such as an
 agent's model name quoting a flag, is not written, and the run is read afresh by the next build. So
 that no answer is ever in the file in plain, not even one met after the rows quoting it were made, nor
@@ -89,7 +89,7 @@ from podium.cache.trust import APPLICATION_ID, Untrusted, check_file, inflate, j
 from podium.load.export import NoStore
 from podium.load.files import ABSENT, stamp, unchanged
 from podium.model import Outline, codec
-from podium.render.redact import Screen, is_answer
+from podium.safety.redact import Screen, is_answer
 from podium.write import hosts
 from podium.write.site import MARKER, list_site
 
@@ -127,7 +127,7 @@ class NoCache(NoStore):
 
     def settle(self, holds: Callable[[str], bool]) -> None:
         """Every answer is known (the runs are read): write the rows read so far into the file, but those for
-        which ``holds(text)`` (render/redact.py ``Redaction.holds_any``: a configured literal or any answer,
+        which ``holds(text)`` (safety/redact.py ``Redaction.holds_any``: a configured literal or any answer,
         as a reader sees it), and drop the earlier builds' rows that hold a value new to this build."""
 
     def redacted_values(self) -> list[tuple[str, str | None, str | None, str | None]]:
@@ -284,6 +284,12 @@ class BuildCache(NoCache):
             db.execute(f"PRAGMA application_id = {APPLICATION_ID}")
             db.execute("CREATE TABLE IF NOT EXISTS meta (format INTEGER, code TEXT)")
             db.execute("PRAGMA secure_delete = ON")  # a deleted or replaced row is overwritten, not left in a free page
+            # A cache: nothing is flushed to the disk at each commit (a build commits every SAVE_EVERY rows: 86
+            # commits in a CI loop at 10k runs, 1.3 s of fsync on a busy disk). A process that dies mid-build still
+            # leaves a whole database (the rollback journal is kept, truncated rather than made and deleted at each
+            # commit); only a machine that loses power may damage it, and a damaged one is made anew (open_cache).
+            db.execute("PRAGMA synchronous = OFF")
+            db.execute("PRAGMA journal_mode = TRUNCATE").fetchall()
             if db.execute("SELECT format, code FROM meta").fetchall() != [(FORMAT, self.code)]:
                 # a new cache, or one of another podium: start afresh, in this format, with a salt of its own,
                 # and vacuumed (an older podium's rows held submitted values: no page of the file keeps them)

@@ -17,7 +17,7 @@ from pathlib import Path
 import click
 
 from podium import __version__, routes
-from podium.build import Built, build_site, public_comparisons, public_view
+from podium.build import Built, build_site
 from podium.cache.store import DEFAULT_DIR as DEFAULT_CACHE
 from podium.commands.progress_bar import Progress
 from podium.config import Config, load_config
@@ -29,6 +29,7 @@ from podium.render.compare_text import model_table, pair_text
 from podium.render.data import agent_dict, dump_json, model_dict, ranked_agents
 from podium.render.progress_data import progress_bytes
 from podium.render.text import cost_table, history_steps, history_table, rank_table
+from podium.views import public_comparisons, public_view
 from podium.words.diff_text import gate_line, to_markdown
 from podium.words.figures_text import rank_text
 from podium.write.hosts import HOSTS

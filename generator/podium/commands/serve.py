@@ -41,11 +41,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import unquote_to_bytes
 
-from podium.build import build_site, check_output
+from podium.build import build_site
 from podium.cache.store import DEFAULT_DIR as DEFAULT_CACHE
 from podium.commands.watch import Inputs, Watcher
 from podium.config import CONFIG_NAME, Config, load_config
 from podium.errors import PodiumError, UnsafeOutput
+from podium.inputs import check_output
 from podium.render.templates import builtin_themes
 
 PREFIX = "/__podium/"

@@ -14,10 +14,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from podium import routes
-from podium.errors import PodiumError
-from podium.load.files import NotReadable, TooLarge
-from podium.load.published import MAX_BYTES, SUMMARY_SCHEMA, read
+from podium.count.stats import published
+from podium.load.previous import BundleError, read_summary
+from podium.load.published import SUMMARY_SCHEMA
 from podium.load.shape import (
     AMOUNT,
     ANY,
@@ -41,17 +40,6 @@ from podium.load.shape import (
 )
 from podium.model import CONFIGURATION_FIELDS, Leaderboard, published_version
 from podium.model.progress import COST_VERDICTS, SCORE_VERDICTS, AgentProgress
-
-SUMMARY_IN_SITE = Path(routes.SUMMARY_JSON)
-
-
-class BundleError(PodiumError):
-    """An input is not a readable podium summary; the message names the file and the field (exit 2)."""
-
-
-class BundleTooLarge(BundleError):
-    """A summary over the size podium reads back (load/published.py MAX_BYTES): a build with ``--previous``
-    goes on without a change report (render/changes.py); ``podium diff``, given the file, stops (exit 2)."""
 
 
 @dataclass(frozen=True)
@@ -175,27 +163,10 @@ SUMMARY_SHAPE = {  # what podium reads of a summary.json (summary.schema.json de
 }
 
 
-def summary_path(path: Path) -> Path:
-    """A summary.json path, or a built site directory's ``api/results/summary.json``."""
-    return path / SUMMARY_IN_SITE if path.is_dir() else path
-
-
 def load_bundle(path: Path) -> Bundle:
-    """Read (load/published.py) and check one summary bundle; a BundleError names the file and the field."""
-    file = summary_path(path)
-    where = str(file)
-    try:
-        data = read(file)
-    except FileNotFoundError:
-        hint = " (not a built podium site?)" if path.is_dir() else ""
-        raise BundleError(f"{where}: file not found{hint}") from None
-    except TooLarge as err:
-        raise BundleTooLarge(
-            f"{where}: {err}: podium reads back a summary of at most {MAX_BYTES // (1024 * 1024)} MiB"
-        ) from None
-    except NotReadable as err:
-        raise BundleError(f"{where}: {err}; not a podium summary") from None
-    return bundle_from(data, where)
+    """Read (load/previous.py) and check one summary bundle; a BundleError names the file and the field (a
+    BundleTooLarge: over the size podium reads back)."""
+    return bundle_from(*read_summary(path))
 
 
 def bundle_from(data: object, where: str) -> Bundle:
@@ -305,8 +276,8 @@ def bundle_of(board: Leaderboard, where: str = "the new summary") -> Bundle:
             slug=capped(agent.slug),
             url=capped(agent.url) if agent.url is not None else None,
             rank=agent.rank if ranked else None,
-            median=float(fig.median) if fig.median is not None else None,
-            ci=(float(fig.median_ci[0]), float(fig.median_ci[1])) if fig.median_ci else None,
+            median=published(float(fig.median)) if fig.median is not None else None,  # as summary.json holds it
+            ci=(published(float(fig.median_ci[0])), published(float(fig.median_ci[1]))) if fig.median_ci else None,
             runs=fig.runs,
             in_median=fig.in_median,
             counts=dict(fig.counts),

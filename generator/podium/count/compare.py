@@ -11,18 +11,19 @@ from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
 from collections import Counter, defaultdict
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from fractions import Fraction
 
 from podium import routes
 from podium.count import stats
 from podium.count.figures import figures, rank_key
-from podium.count.model_names import listed, model_key, run_model
+from podium.count.model_names import listed, model_key, reported_text, run_model
 from podium.count.versions import version_key
 from podium.model import (
     MEDIAN_KINDS,
     AgentSummary,
+    Configuration,
     Figures,
     Leaderboard,
     MissionAgent,
@@ -38,6 +39,18 @@ GAP = Fraction(1, 5)  # no_judge_gap / timeout_gap threshold, compared exactly
 MATRIX_AGENTS = 30  # the compare page's matrix (and the pair pages) cover the top 30 ranked agents
 NEAREST = 10  # an agent's part of the data lists its pairs with the 10 rivals ranked just above it and below it
 PAIR_VERDICTS = ("a_ahead", "b_ahead", "overlap", "too_few")
+
+
+def reported_models(records: Iterable[RunRecord]) -> tuple[tuple[str, ...], int]:
+    """The distinct models the harness reported over ``records`` (each run's reported names as its model key
+    joins them, model_names.reported_text), as a figure lists them (model_names.listed: at most MODELS_LISTED,
+    those of the most runs), and how many distinct ones there are in all; runs that reported none (a run that
+    never reached its agent, a harness that does not say) are not counted: a declared name is not what ran."""
+    counts = Counter(
+        reported_text(r.models_reported, r.models_more, r.models_digest) for r in records if any(r.models_reported)
+    )
+    distinct = len(counts)
+    return listed(counts)[0], distinct
 
 
 def superiority(xs: Sequence[float], ys: Sequence[float]) -> float:
@@ -80,6 +93,7 @@ class _Side:
     in_median: int
     no_judge: int
     timed_out: int
+    configurations: frozenset[Configuration]  # of the population, runs with no readable conditions left out
 
 
 def _side(records: Sequence[RunRecord], fig: Figures) -> _Side | None:
@@ -96,6 +110,7 @@ def _side(records: Sequence[RunRecord], fig: Figures) -> _Side | None:
         in_median=len(population),
         no_judge=fig.counts["no_judge"],
         timed_out=fig.counts["timed_out"],
+        configurations=frozenset(r.configuration for r in population if r.configuration is not None),
     )
 
 
@@ -255,6 +270,8 @@ def _pair(
         models_b.update(side.models)
     no_judge_a, no_judge_b = _no_judge_share(xs), _no_judge_share(ys)
     timeout_a, timeout_b = _timeout_share(xs), _timeout_share(ys)
+    fields_a, fields_b = _configuration_fields(xs), _configuration_fields(ys)
+    mean_superiority = stats.mean([v.superiority for v in versions])
     return Pair(
         a=a.agent,
         b=b.agent,
@@ -262,7 +279,7 @@ def _pair(
         b_name=b.name,
         url=page,
         shared=len(versions),
-        superiority=stats.mean([v.superiority for v in versions]),
+        superiority=mean_superiority,
         verdicts=verdicts,
         median_diff=stats.median([v.median_diff for v in versions]),
         flags=PairFlags(
@@ -272,6 +289,9 @@ def _pair(
             ),
             no_judge_gap=abs(no_judge_a - no_judge_b) >= GAP,
             timeout_gap=abs(timeout_a - timeout_b) >= GAP,
+            configuration_changed=tuple(
+                sorted(agent for agent, fields in ((a.agent, fields_a), (b.agent, fields_b)) if fields)
+            ),
         ),
         **_models("models_a", models_a),
         **_models("models_b", models_b),
@@ -280,7 +300,36 @@ def _pair(
         timeout_share_a=float(timeout_a),
         timeout_share_b=float(timeout_b),
         versions=tuple(versions) if keep_versions else (),
+        head_to_head=head_to_head(mean_superiority),
+        configuration_fields_a=fields_a,
+        configuration_fields_b=fields_b,
     )
+
+
+# The configuration fields a pair names when they differ among one side's runs (compare.md §1.5); the model
+# is model_changed's, by compare.md §1.4's own reading of a run's model.
+CONFIGURATION_TRAP_FIELDS = ("agent_version", "judge_model", "budget_seconds")
+
+
+def _configuration_fields(sides: list[_Side]) -> tuple[str, ...]:
+    """The fields of CONFIGURATION_TRAP_FIELDS on which one agent's runs in the median on one shared version do not
+    all agree: its median there mixes configurations. Decided version by version, as each mission has a budget of
+    its own."""
+    return tuple(
+        name
+        for name in CONFIGURATION_TRAP_FIELDS
+        if any(len({getattr(c, name) for c in side.configurations}) > 1 for side in sides)
+    )
+
+
+def head_to_head(value: float | None) -> str:
+    """Whose run beats the other's more often than not, from the pair's superiority (compare.md §1.5): "a" above
+    one half, "b" below (the higher ranked agent loses head to head), "even" at one half, compared as published
+    (12 significant digits), so float noise in a mean of halves never decides it."""
+    if value is None:  # no shared version: never a pair
+        return "even"
+    published = float(f"{value:.12g}")
+    return "a" if published > 0.5 else ("b" if published < 0.5 else "even")
 
 
 def _models(field: str, counts: Counter[str]) -> dict:
@@ -328,7 +377,9 @@ def by_model(
             members.append(
                 (
                     rank_key(name, agent, fig),
-                    MissionAgent(agent, name, agent_url(agent), fig.median, fig.in_median, fig.runs),
+                    MissionAgent(
+                        agent, name, agent_url(agent), fig.median, fig.in_median, fig.runs, provisional(fig.in_median)
+                    ),
                 )
             )
         fig = figures(own)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from podium.count.bundle import AgentView, Bundle, load_bundle
+from podium.count.stats import published
 from podium.errors import PodiumError
 from podium.load.published import REPORT_SCHEMA
 from podium.load.shape import (
@@ -147,7 +148,11 @@ def _agent_row(old: Bundle, new: Bundle, a: AgentView) -> dict:
     }
     row["progress"] = _progress_row(before, a)
     row["cost"] = _cost_row(old, new, before, a)
-    row["delta"] = (a.median - before.median) if before and a.median is not None and before.median is not None else None
+    row["delta"] = (
+        published(a.median - before.median)  # written without float noise, as every figure (docs/rules/site.md §3)
+        if before and a.median is not None and before.median is not None
+        else None
+    )
     row["verdict"] = _verdict(before, a)
     return row
 
@@ -336,7 +341,7 @@ _SIDE = {
     "digest": Maybe(Opt(DIGEST)),
     "newest_run": Maybe(Opt(TIME_TEXT)),
 }
-# The change report, as compare() makes it and changes.json carries it: render/changes.py reads it back with this
+# The change report, as compare() makes it and changes.json carries it: count/changes.py reads it back with this
 # shape (a key marked Maybe may be missing from a report an older podium wrote).
 REPORT_SHAPE = {
     "schema": OneOf({REPORT_SCHEMA}),

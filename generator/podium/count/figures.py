@@ -67,15 +67,6 @@ def rank_key(name: str, agent: str, fig: Figures) -> tuple:
     return (0, -fig.median, -fig.avg_overall, -fig.in_median, name.casefold(), name, agent)
 
 
-def models_differ(*figs: Figures) -> bool:
-    """True when the harness reported other models than declared, or several of them, over ``figs``
-    (an agent's current and older scopes)."""
-    reported = {m for f in figs for m in f.models_reported}
-    declared = {m for f in figs for m in f.models_declared}
-    more = any(f.models_reported_more or f.models_declared_more for f in figs)  # more than 10 names: several
-    return more or len(reported) > 1 or len(declared) > 1 or bool(reported and declared and reported != declared)
-
-
 def first(items: Sequence[T], limit: int) -> tuple[Sequence[T], int]:
     """A bounded list as a page shows it: the first ``limit`` items, and how many more there are."""
     return items[:limit], max(0, len(items) - limit)

@@ -99,7 +99,7 @@ def status_label(kind: str, end: str | None) -> str:
 def record_of(run: Run, exposed: tuple[str, ...] = ()) -> RunRecord:
     """The run's compact record: its kind decided once, its scores as the ledger reads them (counting.md §2-3).
 
-    ``exposed``: its own submitted values found in its names (render/redact.py ``exposed_values``).
+    ``exposed``: its own submitted values found in its names (safety/redact.py ``exposed_values``).
     Older-version, page and link fields are the summary step's to fill."""
     kind = classify(run)
     end = end_of(run, kind)

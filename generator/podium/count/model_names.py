@@ -8,7 +8,7 @@ text ends in `` + <n> more #<digest>``.
 
 Each text takes a ``name`` function, the identity when counting: the render stage passes the published
 (redacted) spelling of each name, so a published key is made the same way from the same parts, in time
-linear in its names (render/safe.py).
+linear in its names (safety/safe.py).
 """
 
 from __future__ import annotations

@@ -77,3 +77,22 @@ def _rank_float(n: int) -> int | None:
         best = j
         log_term += math.log(n - j + 1) - math.log(j)
     return best
+
+
+SIGNIFICANT = 12  # digits a computed figure is published with: 0.4 and 0.45's median is 0.425, not 0.42500000000000004
+
+
+def published(value):
+    """A figure as the data files write it (docs/rules/site.md §3): every float rounded to SIGNIFICANT significant
+    digits, which removes the float noise of sums and means while every comparison at 1e-9 stays what it was;
+    dicts, lists and tuples are walked (tuples become lists). The summary, the comparisons and the progress
+    files go through here (render/data.py), and so does what a change report reads of this build's summary
+    (count/bundle.py bundle_of), so it compares like with like; the ledger's rows, a run's scores as
+    result.json holds them, never do."""
+    if isinstance(value, float):
+        return float(f"{value:.{SIGNIFICANT}g}")
+    if isinstance(value, dict):
+        return {key: published(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [published(item) for item in value]
+    return value

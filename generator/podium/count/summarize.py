@@ -13,7 +13,7 @@ from collections import defaultdict
 from dataclasses import replace
 
 from podium import routes
-from podium.count import compare, cost, ledger, stats
+from podium.count import compare, cost, ledger, standing, stats
 from podium.count.figures import figures, kind_counts, rank_key
 from podium.count.kinds import record_of
 from podium.count.progress import agent_progress
@@ -23,6 +23,7 @@ from podium.model import (
     SCORED_KINDS,
     AgentMission,
     AgentSummary,
+    Coverage,
     Export,
     Figures,
     Leaderboard,
@@ -34,6 +35,7 @@ from podium.model import (
     RunGroups,
     RunRecord,
     Totals,
+    iso_utc,
     provisional,
 )
 
@@ -96,6 +98,7 @@ def summarize(
             runs=len(counted_records),
             not_a_run=len(records) - len(counted_records),
             counts=kind_counts(counted_records),
+            last_run=iso_utc(max((r.when for r in counted_records if r.when), default=None)),
         ),
         agents=agents,
         agents_older=agents_older,
@@ -250,6 +253,7 @@ def _agent_missions(
             current.get(mission) == version,
             urls.mission(mission, version),
             cells[(agent, mission, version)],
+            provisional(cells[(agent, mission, version)].in_median),
         )
         for mission, version in ordered
     )
@@ -257,12 +261,15 @@ def _agent_missions(
 
 def _agents(records: list[RunRecord], groups: RunGroups, current: dict[str, str], urls: _Urls, cells: Cells):
     headline, older = [], []
+    current_versions = sum(current.get(mission) == version for mission, version in groups.by_version)
     for agent, indices in groups.by_agent.items():
         own = [records[i] for i in indices]
         name = urls.agent_names[agent]
         slug = urls.agent_slugs[agent]
         mine = [r for r in own if not r.older]
         theirs = [r for r in own if r.older]
+        missions = _agent_missions(agent, mine, current, urls, cells)
+        reported = compare.reported_models(own)
         headline.append(
             AgentSummary(
                 agent,
@@ -272,7 +279,17 @@ def _agents(records: list[RunRecord], groups: RunGroups, current: dict[str, str]
                 "current",
                 None,
                 figures(mine),
-                _agent_missions(agent, mine, current, urls, cells),
+                missions,
+                coverage=Coverage(
+                    tuple(sorted({m.mission for m in missions if m.current and m.figures.in_median})),
+                    current_versions,
+                ),
+                # the agent page warns only when its harness reported more than one model over its runs, current
+                # and older versions (docs/rules/site.md §13), decided on the names as recorded (two that redact
+                # alike are still two)
+                reported_models=reported[0],
+                reported_models_more=reported[1] - len(reported[0]),
+                models_changed=reported[1] > 1,
             )
         )
         if theirs:
@@ -289,7 +306,9 @@ def _agents(records: list[RunRecord], groups: RunGroups, current: dict[str, str]
                 )
             )
     headline.sort(key=lambda a: rank_key(a.name, a.agent, a.figures))
-    ranked = tuple(replace(a, rank=i + 1, provisional=provisional(a.figures.in_median)) for i, a in enumerate(headline))
+    ranked = standing.rank_clarity(
+        tuple(replace(a, rank=i + 1, provisional=provisional(a.figures.in_median)) for i, a in enumerate(headline))
+    )
     order = {a.agent: i for i, a in enumerate(ranked)}
     return ranked, tuple(sorted(older, key=lambda a: order[a.agent]))
 
@@ -307,7 +326,9 @@ def _missions(
             chips.append(
                 (
                     rank_key(name, agent, fig),
-                    MissionAgent(agent, name, urls.agent(agent), fig.median, fig.in_median, fig.runs),
+                    MissionAgent(
+                        agent, name, urls.agent(agent), fig.median, fig.in_median, fig.runs, provisional(fig.in_median)
+                    ),
                 )
             )
         full = [abs(r.deterministic - r.judge) for r in own if r.judge is not None and r.judge_status == "ok"]

@@ -40,7 +40,7 @@ _NOT_IN_NAMES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp", "Zs"})
 
 
 # Unicode's format characters (category Cf) in Python 3.11's database (Unicode 14.0): invisible, and so
-# removed from a text's reader view (tests/render/test_redact_view.py checks the list against unicodedata).
+# removed from a text's reader view (tests/safety/test_redact_view.py checks the list against unicodedata).
 _CF_RANGES = (
     (0x00AD, 0x00AD), (0x0600, 0x0605), (0x061C, 0x061C), (0x06DD, 0x06DD), (0x070F, 0x070F), (0x0890, 0x0891),
     (0x08E2, 0x08E2), (0x180E, 0x180E), (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x2064), (0x2066, 0x206F),

@@ -1,7 +1,7 @@
 """What podium publishes as data, by name, and the one way it reads a published file back.
 
 The schema names below are written into the files (render/data.py, render/compare_data.py,
-count/diff.py, render/changes.py) and checked when one is read back (count/bundle.py, render/changes.py); the shipped
+count/diff.py, plan/changes.py) and checked when one is read back (count/bundle.py, count/changes.py); the shipped
 JSON Schemas (``*.schema.json``) say the same names, which tests/site/test_data_files.py checks.
 
 :func:`read` reads a previous publish's summary.json, changes.json or redirects.json: a

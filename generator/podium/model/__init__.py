@@ -219,7 +219,7 @@ class Run:
     report_file: str | None = None
     report_digest: str | None = None  # SHA-256 of report_file's bytes (the render cache's key)
     result_digest: str | None = None  # SHA-256 of result.json's bytes (its page reads it again, and checks)
-    # Never published, only used to redact (render/redact.py), and dropped before pages are planned:
+    # Never published, only used to redact (safety/redact.py), and dropped before pages are planned:
     secrets: tuple[str, ...] = ()  # every submitted check value of this run
     answers: tuple[str, ...] = ()  # the values that passed an `artifacts` check: the mission's answers
     source: int = 0  # which export it was read from (load_exports: their order); report_file is relative to it
@@ -301,7 +301,7 @@ class RunRecord:
     when: datetime | None  # completed, else started
     report_digest: str | None  # SHA-256 of its report.md (None: no report to render)
     digest: str  # SHA-256 of its result.json: what its page reads again (grade details, own values)
-    # Never published, only used to redact (render/redact.py), and dropped from the public board:
+    # Never published, only used to redact (safety/redact.py), and dropped from the public board:
     exposed: tuple[str, ...] = ()  # the run's own submitted values that occur in a name it would publish
     models_more: int = 0  # reported model names past models_reported (docs/rules/export.md §3.2)
     models_digest: str | None = None  # with models_more: what tells the whole list apart
@@ -378,7 +378,17 @@ class AgentMission:
     current: bool
     url: str
     figures: Figures
+    provisional: bool = False  # fewer than PROVISIONAL_BELOW runs in this median: no interval, a small sample
     cost: Cost | None = None  # what the cell's runs cost (docs/rules/cost.md §2)
+
+
+@dataclass(frozen=True, slots=True)
+class Coverage:
+    """Where an agent's headline median was earned (docs/rules/counting.md §10): the missions whose current
+    version has runs of it in the median, of every current mission version with a counted run."""
+
+    missions: tuple[str, ...]  # mission names, sorted
+    of: int  # current mission versions on the board
 
 
 @dataclass(frozen=True, slots=True)
@@ -393,6 +403,16 @@ class AgentSummary:
     missions: tuple[AgentMission, ...]
     provisional: bool | None = None  # ranked on fewer than PROVISIONAL_BELOW runs in the median; None: unranked
     cost: Cost | None = None  # what its runs in this scope cost (docs/rules/cost.md §2)
+    coverage: Coverage | None = None  # the current scope's: where its median was earned (None for older)
+    # The current scope's only, over the agent's runs on current and older versions: the distinct models its harness
+    # reported (each run's names as its model key joins them), sorted, at most MODELS_LISTED (those of the most
+    # runs) and how many more; more than one in all is a model change (a declared name beside them is none).
+    reported_models: tuple[str, ...] = ()
+    reported_models_more: int = 0
+    models_changed: bool = False
+    # How clear the rank is (count/standing.py, counting.md §9); None when unranked or without a 95% interval:
+    rank_range: tuple[int, int] | None = None  # (1 + agents clearly better, agents with a median - clearly worse)
+    ahead_of_next: bool | None = None  # its interval lies above the next ranked agent's (None: one has none)
 
 
 @dataclass(frozen=True, slots=True)
@@ -403,6 +423,7 @@ class MissionAgent:
     median: float | None
     in_median: int
     runs: int
+    provisional: bool = False  # fewer than PROVISIONAL_BELOW runs in this median: no interval, a small sample
 
 
 @dataclass(frozen=True, slots=True)
@@ -424,6 +445,7 @@ class Totals:
     runs: int  # counted: every run but the not-a-run ones
     not_a_run: int
     counts: dict[str, int]
+    last_run: str | None = None  # the newest counted run's time (counting.md §3 last_run over every run): "data as of"
 
     @property
     def listed(self) -> int:
@@ -512,6 +534,8 @@ class PairFlags:
     model_changed: tuple[str, ...]  # agent ids, sorted
     no_judge_gap: bool
     timeout_gap: bool
+    # beyond compare.md's four (docs/rules/compare.md §1.5): agents whose compared runs span configurations
+    configuration_changed: tuple[str, ...] = ()  # agent ids, sorted
 
 
 @dataclass(frozen=True, slots=True)
@@ -539,6 +563,13 @@ class Pair:
     versions: tuple[PairVersion, ...]
     models_a_more: int = 0  # distinct models past the MODELS_LISTED models_a lists (count/model_names.py)
     models_b_more: int = 0
+    # docs/rules/compare.md §1.5: whose run beats the other's more often than not over the shared versions
+    # ("a", "b", or "even" at exactly 50%): "b" is the higher ranked agent losing head to head.
+    head_to_head: str = "even"
+    # the configuration fields (agent_version, judge_model, budget_seconds) that differ among each side's
+    # runs in the median on the shared versions (the model is model_changed's)
+    configuration_fields_a: tuple[str, ...] = ()
+    configuration_fields_b: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -209,6 +209,9 @@ class AgentSegment:
     first_run_id: str
     last_run_id: str
     runs: Mapping[str, int]
+    # the median of its overall series over every current mission version it ran (counting.md §3.1): what the
+    # agent scores in this configuration, beside the headline median that pools them all (issue 36, site.md §13)
+    median: float | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,6 +13,8 @@ and one page per model key. Pairs below the matrix are in their agents' parts of
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
+from functools import partial
 
 from podium import routes
 from podium.count.compare import MATRIX_AGENTS, listed_pairs, pairs_by_agent
@@ -37,6 +39,7 @@ from podium.plan.contexts import (
 from podium.plan.entries import DataFile
 from podium.words.compare_text import (
     flag_sentences,
+    head_to_head_words,
     superiority_words,
     verdict_counts,
     verdict_words,
@@ -47,6 +50,7 @@ from podium.words.names_text import short_name
 MODEL_RUNS = 20  # newest runs listed on a model page (site.md "Bounded")
 MODEL_CARDS = 10  # model cards on models/index.html; the keys ranked below them are table rows…
 MODEL_ROWS = 30  # …at most this many (every key is in compare.json)
+MODEL_EMPTY_NAMED = 20  # keys with no run in a median, named on one line (each has its page)
 LEFT_OUT_NAMED = 10  # agents below the matrix named on the compare page
 
 Planned = tuple[str, str, dict]
@@ -116,14 +120,15 @@ def data_files(board: Leaderboard) -> list[DataFile]:
     return out
 
 
-def pages(board: Leaderboard) -> list[Planned]:
-    out = [_compare_index(board)]
+def page_makers(board: Leaderboard) -> list[tuple[str, Callable[[], Planned]]]:
+    """Each page's path, and what makes it (plan/site.py makes a page when it is keyed or rendered)."""
+    out: list[tuple[str, Callable[[], Planned]]] = [(routes.COMPARE_INDEX, partial(_compare_index, board))]
     agents = {a.agent: a for a in board.agents}
-    out += [_pair_page(p, p.url, agents) for p in board.pairs if p.url is not None]
-    # grouped once, in summarize; by slug, unique where two keys may publish alike (redacted: render/safe.py)
+    out += [(p.url, partial(_pair_page, p, p.url, agents)) for p in board.pairs if p.url is not None]
+    # grouped once, in summarize; by slug, unique where two keys may publish alike (redacted: safety/safe.py)
     by_key = {m.slug: [board.runs[i] for i in m.runs] for m in board.by_model}
-    out.append(_models_index(board, by_key))
-    out += [_model_page(m, by_key[m.slug]) for m in board.by_model]
+    out.append((routes.MODELS_INDEX, partial(_models_index, board, by_key)))
+    out += [(m.url, partial(_model_page, m, by_key[m.slug])) for m in board.by_model]
     return out
 
 
@@ -192,6 +197,7 @@ def _pair_page(pair: Pair, url: str, agents: dict[str, AgentSummary]) -> Planned
                 agent_a=agents[pair.a],
                 agent_b=agents[pair.b],
                 flags=tuple(flag_sentences(pair)),
+                loses=head_to_head_words(pair),
                 versions=versions,
             )
         ),
@@ -199,10 +205,13 @@ def _pair_page(pair: Pair, url: str, agents: dict[str, AgentSummary]) -> Planned
 
 
 def _models_index(board: Leaderboard, by_key: dict[str, list[RunRecord]]) -> Planned:
-    cards = tuple(
-        ModelCard(model=m, strip=charts.strip(by_key[m.slug], m.figures.median)) for m in board.by_model[:MODEL_CARDS]
-    )
-    ranked, unlisted = first(board.by_model[MODEL_CARDS:], MODEL_ROWS)
+    """Cards and rows for the keys with runs in a median; the keys with none (runs that never reached an agent,
+    or were all left out) folded into one line (docs/rules/site.md §13): they rank last, on nothing."""
+    keys = [m for m in board.by_model if m.figures.in_median]
+    unranked = [m for m in board.by_model if not m.figures.in_median]
+    empty, empty_more = first(unranked, MODEL_EMPTY_NAMED)
+    cards = tuple(ModelCard(model=m, strip=charts.strip(by_key[m.slug], m.figures.median)) for m in keys[:MODEL_CARDS])
+    ranked, unlisted = first(keys[MODEL_CARDS:], MODEL_ROWS)
     return (
         routes.MODELS_INDEX,
         "models.html",
@@ -214,6 +223,9 @@ def _models_index(board: Leaderboard, by_key: dict[str, list[RunRecord]]) -> Pla
                 lead=models_lead(board.by_model),
                 ranked=tuple(ranked),
                 unlisted=unlisted,
+                empty=tuple(empty),
+                empty_more=empty_more,
+                empty_total=len(unranked),
             )
         ),
     )

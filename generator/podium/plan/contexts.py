@@ -1,6 +1,6 @@
 """The context each template gets: one frozen dataclass per page kind, and the values inside them.
 
-The plan (plan/site.py, plan/compare.py) and the change reports (render/changes.py) build these; a page's
+The plan (plan/site.py, plan/compare.py, plan/changes.py) builds these; a page's
 ``context`` is its dataclass's fields as the template's names (:func:`names`), with the common context
 every page gets (:class:`CommonContext`) added by plan/site.py. A field's ``#:`` comment is its
 documentation: themes/README.md's tables are made from them (tests/test_theme_contexts.py), so the
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
         RunRecord,
         Totals,
     )
+    from podium.plan.badge import Badge
     from podium.plan.charts import Plot, Strip
     from podium.plan.compare_charts import Intervals
     from podium.plan.cost_charts import CostChart
@@ -130,8 +131,26 @@ class HomeCard:
     tone: int  #: its colour index
     strip: Strip  #: its newest runs on current versions
     progress: ProgressLine  #: the agent's progress line: ``text`` and ``verdict``, a class name or None
+    newest_configuration: str | None
+    #: its newest configuration's median beside the all-history one ("since agent v2: median 80.0% over 21 runs"),
+    #: or None with one configuration
     cost: str = ""
-    #: its cost line: "cost 106k tokens · 14 min a run (median) · 78% of budget" (docs/rules/cost.md §6), "" without
+    #: its cost line, after the label "cost": "106k tokens · 14 min a run (median) · 78% of budget" (docs/rules/cost.md
+    #: §6), "" without
+
+
+@dataclass(frozen=True)
+class GridRow:
+    agent: AgentSummary  #: the row's agent
+    cells: tuple[AgentMission | None, ...]
+    #: one per column: the agent on that current mission version (``figures``, ``provisional``), or None: never ran it
+
+
+@dataclass(frozen=True)
+class MissionGrid:
+    columns: tuple[MissionVersionSummary, ...]  #: current mission versions, at most ``plan.GRID_COLUMNS``, by mission
+    rows: tuple[GridRow, ...]  #: the agents with a card, ranked
+    more_columns: int  #: how many more current mission versions are not columns (each has its page)
 
 
 @dataclass(frozen=True)
@@ -139,7 +158,7 @@ class AgentTable:
     summary: AgentMission
     #: the agent on one mission version: ``mission``, ``version``, ``current``, ``url``, ``figures``
     runs: tuple[RunRecord, ...]  #: its newest ``newest`` runs
-    more: int  #: how many older runs are not listed
+    more: int  #: how many earlier runs are not listed
     ledger: str  #: the ledger filtered to the agent on that version: ``runs/index.html#agent=…&mission=…``
     cost: tuple[tuple[str, str, str], ...] = ()
     #: what its runs cost (docs/rules/cost.md §2), rows of (what, "median (q1–q3)", "12 of 20" runs reporting it)
@@ -262,7 +281,7 @@ class HomeContext(PageContext):
     headline: Sentence
     #: the leader and the next, as sentence parts: words/figures_text.py home_headline, the same words as
     #: the page's description; ``words(headline, href)`` writes it with links
-    totals: Totals  #: ``runs``, ``not_a_run``, ``counts``
+    totals: Totals  #: ``runs``, ``not_a_run``, ``counts``, ``last_run`` (the newest run's time: "data as of")
     cards: tuple[HomeCard, ...]
     #: the top ``plan.HOME_CARDS`` ranked agents, each: ``agent``, ``older`` summary or None, ``tone``,
     #: ``strip``, ``progress``: the agent's progress line, ``text`` and ``verdict``, a class name or None
@@ -274,6 +293,9 @@ class HomeContext(PageContext):
     problems_total: int  #: how many problems in all
     problems_more: int  #: how many are not listed
     missions: tuple[MissionVersionSummary, ...]  #: every mission version
+    grid: MissionGrid
+    #: each carded agent's median on each current mission version: ``columns``, ``rows`` (each ``agent`` and its
+    #: ``cells``, None where it never ran), ``more_columns``
     cost_chart: CostChart | None = None
     #: "What each score costs": ``points`` (each ``name``, ``url``, ``x``, ``y``, ``hollow``, ``frontier``,
     #: ``title``, and the table's ``score``, ``tokens``, ``duration``), ``staircase`` (the frontier's path),
@@ -288,25 +310,34 @@ class AgentContext(PageContext):
     older: AgentSummary | None  #: the agent on older ones, or None
     tables: tuple[AgentTable, ...]
     #: each: ``summary`` of one mission version, ``runs`` its newest ``newest`` runs, ``more`` how many
-    #: older runs are not listed, ``ledger`` the ledger filtered to the agent on that version
+    #: earlier runs are not listed, ``ledger`` the ledger filtered to the agent on that version
     newest: int
     #: runs listed per version: ``plan.AGENT_ROWS`` shared among the agent's versions, within
     #: ``plan.VERSION_RUNS``
     ledger: str  #: the ledger filtered to the agent
     strip: Strip  #: the newest ``charts.PAGE_SLOTS`` runs on current versions
     progress: ProgressPanel  #: "Which way it is moving", every sentence made
+    newest_configuration: str | None
+    #: its newest configuration's median beside the all-history one ("since agent v2: median 80.0% over 21 runs"),
+    #: or None with one configuration
     band: tuple[BandMark, ...]
     #: where a new configuration first appears on ``strip``, as ``x`` percent of its width and ``strip_x``
     #: in its coordinates, with its ``label`` and ``title``
     older_strip: Strip | None  #: the newest ``charts.CARD_SLOTS`` on older versions, or None
-    models_differ: bool  #: whether the models its runs name differ between current and older versions
+    models_run: tuple[str, ...]
+    #: the models the harness reported on its runs, current and older versions (each run's joined with " + "), at
+    #: most 10, those of the most runs
+    models_run_more: int  #: how many more it reported
+    models_differ: bool
+    #: whether the harness reported more than one model over its runs: a declared name beside the reported one
+    #: is not a change
     compare: tuple[AgentPair, ...]  #: each: ``other`` agent, ``url`` of the pair page, ``pair``
     cost: tuple[tuple[str, str, str], ...] = ()
     #: what its runs on current versions cost (docs/rules/cost.md §2): (what, "median (q1–q3)", runs reporting)
     spend: str = ""  #: where its tokens went, by kind: "1.2M tokens spent over 40 runs: 31% went to timed-out runs"
     badge: BadgeSnippet | None = None
-    #: added after planning (render/changes.py): ``path``, the badge's site path; ``markdown``, the snippet
-    #: to paste; ``absolute``, whether its links are absolute
+    #: its README badge (plan/changes.py): ``path``, the badge's site path; ``markdown``, the snippet to
+    #: paste; ``absolute``, whether its links are absolute
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -334,7 +365,7 @@ class MissionContext(PageContext):
     #: its newest ``charts.PLOT_POINTS`` scored runs, a link each; ``plot.total`` is the summary's
     #: ``mission.scored``
     runs: tuple[RunRecord, ...]  #: the newest ``plan.MISSION_RUNS``
-    more: int  #: how many older runs are not listed
+    more: int  #: how many earlier runs are not listed
     ledger: str  #: the ledger filtered to this version
     compare: tuple[VersionPair, ...]
     #: at most ``plan.MISSION_PAIRS`` pairs with a page that share this version, each: ``pair``, ``url``,
@@ -445,6 +476,7 @@ class PairContext(PageContext):
     agent_a: AgentSummary  #: the pair's first agent
     agent_b: AgentSummary  #: …and its second
     flags: tuple[tuple[str, Sentence], ...]  #: each: flag name, sentence
+    loses: Sentence  #: when the higher ranked agent loses head to head, that sentence; else empty
     versions: tuple[PairSection, ...]
     #: each: ``v`` its ``PairVersion``, ``anchor``, ``chart`` (Intervals), ``verdict`` and ``superiority``
     #: sentences
@@ -464,6 +496,11 @@ class ModelsContext(PageContext):
     ranked: tuple[ModelSummary, ...]
     #: the keys ranked below the cards, at most ``plan_compare.MODEL_ROWS``, as ModelSummary
     unlisted: int  #: how many more keys are ranked below those rows
+    empty: tuple[ModelSummary, ...]
+    #: the keys with no run in a median (ranked last, on nothing), at most ``plan_compare.MODEL_EMPTY_NAMED``: one
+    #: line, not cards
+    empty_more: int  #: how many more such keys are not named
+    empty_total: int  #: how many keys have no run in a median
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -473,7 +510,7 @@ class ModelContext(PageContext):
     model: ModelSummary  #: the model key
     strip: Strip  #: its newest runs
     runs: tuple[RunRecord, ...]  #: the newest ``plan_compare.MODEL_RUNS``
-    more: int  #: how many older runs are not listed
+    more: int  #: how many earlier runs are not listed
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -540,10 +577,9 @@ class FeedContext:
 class BadgeContext:
     """An agent's badge."""
 
-    badge: object
-    #: render/badge.py ``Badge``: ``label``, ``value``, ``title``, ``tone`` "ranked"/"provisional"/"none",
-    #: ``width``, ``label_width``, ``value_width``, ``label_text``, ``value_text`` (typed there: the plan
-    #: cannot import the render stage)
+    badge: Badge
+    #: ``label``, ``value``, ``title``, ``tone`` "ranked"/"provisional"/"none", ``width``, ``label_width``,
+    #: ``value_width``, ``label_text``, ``value_text`` (plan/badge.py)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -567,6 +603,8 @@ VALUES: tuple[type, ...] = (  # the values inside the contexts (themes/README.md
     Downloads,
     NavItem,
     HomeCard,
+    MissionGrid,
+    GridRow,
     ProgressLine,
     AgentTable,
     AgentPair,

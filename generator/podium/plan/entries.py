@@ -3,8 +3,8 @@
 One small module below both stages, so the plan builds these and the render stage
 consumes them without either importing the other. An entry is a site path and what its
 bytes are made from: a page (a template and its context), a page made when it is
-rendered (a run's, a ledger page's), a data file of the public board, a file already
-rendered (``Blob``), or a theme's static file.
+rendered (a run's, a ledger page's), a content page (its Markdown rendered with it), a data file of the
+public board, a JSON document planned whole, a file for crawlers, or a theme's static file.
 """
 
 from __future__ import annotations
@@ -22,6 +22,12 @@ class Page:
     template: str
     context: dict
     run_id: str | None = None
+
+
+@dataclass(frozen=True)
+class MarkdownPage(Page):
+    """A content page (load/content.py): its context's ``content`` holds the page's Markdown body, rendered
+    into ``content.html`` when the page is rendered (render/markdown.py)."""
 
 
 class PageMaker(Protocol):
@@ -52,9 +58,15 @@ class RunPage(LazyPage):
     """A run's own page (``index``: into Leaderboard.runs)."""
 
 
+class LedgerPageMaker(PageMaker, Protocol):
+    """What makes the ledger's pages (plan/site.py LedgerPages), and says what each shows (for its cache key)."""
+
+    def key_parts(self, index: int) -> tuple: ...
+
+
 @dataclass(frozen=True, slots=True)
 class LedgerPage(LazyPage):
-    """A page of the ledger (``index``: into Leaderboard.ledger.pages)."""
+    """A page of the ledger (``index``: into Leaderboard.ledger.pages; ``pages``: a :class:`LedgerPageMaker`)."""
 
 
 @dataclass(frozen=True)
@@ -71,11 +83,25 @@ class DataFile:
 
 
 @dataclass(frozen=True)
-class Blob:
-    """A small file already rendered by a render-stage helper (render/crawlers.py: sitemap.xml, robots.txt)."""
+class Document:
+    """A JSON file planned whole (plan/changes.py: ``changes.json``, ``redirects.json``), written as
+    render/data.py writes every JSON file."""
 
     path: str
-    data: bytes
+    value: object
+
+
+@dataclass(frozen=True)
+class CrawlerFile:
+    """A file for crawlers (plan/crawlers.py; its bytes: render/crawlers.py): ``sitemap.xml`` or a part of it
+    (``kind`` "sitemap": ``listed`` the site paths of its pages), a sitemap index ("sitemap_index":
+    ``listed`` the names of its parts), or ``robots.txt`` ("robots": ``listed`` names the sitemap, if any)."""
+
+    path: str
+    kind: str
+    base_url: str
+    listed: tuple[str, ...] = ()
+    search_engines: bool = True
 
 
 @dataclass(frozen=True)
@@ -86,4 +112,4 @@ class Asset:
     source: Path
 
 
-Entry = Page | LazyPage | DataFile | Blob | Asset
+Entry = Page | LazyPage | DataFile | Document | CrawlerFile | Asset

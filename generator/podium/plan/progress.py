@@ -14,7 +14,6 @@ from podium.model.progress import AgentProgress, AgentStep, CellStep
 from podium.plan import charts
 from podium.plan.charts import Strip
 from podium.words import progress_text
-from podium.words.figures_text import pp_delta
 
 AGENT_STEPS = 3  # the newest agent steps an agent page shows (every step is in its progress file)
 VERSION_AGENTS = 12  # agents whose newest step a mission version's page shows (bounded pages)
@@ -42,11 +41,11 @@ class StepView:
 
 @dataclass(frozen=True, slots=True)
 class CellView:
-    """One mission version at one agent step: glyph and shift, the rest in its title."""
+    """One mission version at one agent step, in words with the interval that decided it (a phone cannot hover:
+    nothing is said in a title alone)."""
 
-    text: str  # "▲ +12.0 pp", "…", "—"
-    title: str
-    verdict: str | None
+    text: str  # "▲ improved +12.0 pp (99% CI +4.0 to +20.0 pp)", "no runs since the change"
+    verdict: str | None  # a class name; None when the step does not compare on this version
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,24 +109,25 @@ def panel(progress: AgentProgress, slug: str) -> ProgressPanel:
     steps = progress.steps[::-1][:AGENT_STEPS]
     views = tuple(_step_view(step) for step in steps)
     current = [cell for cell in progress.cells if cell.current]
-    strata = [{(s.mission, s.version): s for s in step.overall.strata} for step in steps]
+    # a step whose judge model changed compares the overall score nowhere: each mission's checks verdict instead
+    strata = [
+        {
+            (s.mission, s.version): s
+            for s in (step.checks if step.overall.verdict == "not_comparable" else step.overall).strata
+        }
+        for step in steps
+    ]
     rows = []
     for cell in current:
         found = []
-        for by_version in strata:
+        for step, by_version in zip(steps, strata, strict=True):
             stratum = by_version.get((cell.mission, cell.version))
             if stratum is None:
-                found.append(CellView("—", f"{cell.mission} {cell.version}: not run in both configurations", None))
-                continue
-            series = stratum.step
-            shift = "" if series.shift is None or series.verdict == "too_few_runs" else f" {pp_delta(series.shift)}"
-            found.append(
-                CellView(
-                    f"{progress_text.glyph(series.verdict)}{shift}",
-                    f"{cell.mission} {cell.version}: {progress_text.step_series_text(series)}",
-                    series.verdict,
-                )
-            )
+                found.append(CellView(progress_text.not_compared(_ran(cell, step.from_), _ran(cell, step.to)), None))
+            elif step.overall.verdict == "not_comparable":
+                found.append(CellView(progress_text.checks_instead(stratum.step), stratum.step.verdict))
+            else:
+                found.append(CellView(progress_text.step_series_text(stratum.step), stratum.step.verdict))
         rows.append(MissionRow(cell.mission, cell.version, None, tuple(found)))
     rows.sort(key=lambda row: all(c.verdict is None for c in row.cells))  # stable: mission order within
     shown, more = rows[:PANEL_ROWS], max(0, len(rows) - PANEL_ROWS)
@@ -152,6 +152,17 @@ def panel(progress: AgentProgress, slug: str) -> ProgressPanel:
         len(progress.segments),
         len(progress.segments) <= FILE_KEPT and all(len(cell.segments) <= FILE_KEPT for cell in progress.cells),
         FILE_KEPT,
+    )
+
+
+def _ran(cell, configuration) -> bool:
+    """Whether ``cell`` has counted runs in ``configuration`` (an agent segment's: its budget is None when the
+    agent's missions each have their own, so a budget is compared only when it names one)."""
+    return any(
+        (seg.configuration.agent_version, seg.configuration.model, seg.configuration.judge_model)
+        == (configuration.agent_version, configuration.model, configuration.judge_model)
+        and (configuration.budget_seconds is None or seg.configuration.budget_seconds == configuration.budget_seconds)
+        for seg in cell.segments
     )
 
 
@@ -196,7 +207,7 @@ def version_step(progress: AgentProgress, mission: str, version: str, url: str |
         text = progress_text.ONE_CONFIGURATION if cell.segments else "no counted runs"
         return VersionStep(progress.agent, progress.name, url, None, text, "", "", None, None, runs)
     step: CellStep = cell.steps[-1]
-    attribution = ATTRIBUTION.get(step.attribution) if step.attribution else None
+    attribution = ATTRIBUTION.get(step.attribution) if step.attribution else progress_text.NO_MOVE
     if step.overall.verdict == "not_comparable":
         attribution = progress_text.on_the_checks(step.checks)
     return VersionStep(

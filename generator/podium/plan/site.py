@@ -1,7 +1,8 @@
 """The manifest: every output file of the site and what it is rendered from.
 
-Pure: the (public) Leaderboard, the site settings and the theme's static files in,
-a list of entries (plan/entries.py: :class:`Page`, :class:`DataFile`, :class:`Asset`, …) out; nothing is
+Pure: the (public) Leaderboard, the site settings, what the site carries from its previous publish
+(plan/changes.py) and the theme's static files in, a list of entries (plan/entries.py: :class:`Page`,
+:class:`DataFile`, :class:`Asset`, …) out, the files for crawlers last (plan/crawlers.py); nothing is
 rendered or read here. Page contexts carry summary objects and chart geometry
 only (templates never count); a run page names its run, and the render stage
 adds that run's redacted record and report (render/site.py). The context fields
@@ -11,27 +12,33 @@ each template may use are documented in themes/README.md.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from urllib.parse import quote
 
 from podium import routes
 from podium.count import ledger as layout
 from podium.count.cost import run_dollars
-from podium.count.figures import first, models_differ
+from podium.count.figures import first
+from podium.errors import BuildError
 from podium.load.content import ContentPage
 from podium.model import KIND_ORDER, AgentSummary, Leaderboard, RunRecord
 from podium.model import LedgerPage as LedgerPageModel
 from podium.plan import charts, cost_charts
 from podium.plan import compare as plan_compare
 from podium.plan import progress as plan_progress
+from podium.plan.changes import NO_EXTRAS, Extras
 from podium.plan.contexts import (
     AgentContext,
     AgentOption,
     AgentTable,
+    BadgeSnippet,
     ContentContext,
     Downloads,
+    GridRow,
     HomeCard,
     HomeContext,
     LedgerContext,
@@ -39,6 +46,7 @@ from podium.plan.contexts import (
     LedgerRow,
     MissionCard,
     MissionContext,
+    MissionGrid,
     MissionsContext,
     NavItem,
     NotFoundContext,
@@ -49,7 +57,8 @@ from podium.plan.contexts import (
     SiteInfo,
     names,
 )
-from podium.plan.entries import Asset, DataFile, Entry, LedgerPage, Page, RunPage
+from podium.plan.crawlers import crawler_files
+from podium.plan.entries import Asset, DataFile, Entry, LazyPage, LedgerPage, MarkdownPage, Page, RunPage
 from podium.words import cost_text, figures_text, progress_text
 from podium.words.cost_text import ledger_cells
 
@@ -67,6 +76,8 @@ MISSIONS_PAGE_ELEMENTS = 2200  # …and a page's cards stay within this many
 HOME_CARDS = 12  # agent cards on the home page; the agents ranked below them are table rows…
 HOME_ROWS = 30  # …at most this many (every agent is in summary.json and the ledger)
 HOME_PROBLEMS = 20  # problems listed on the home page (every one is in summary.json)
+GRID_COLUMNS = 6  # current mission versions in the home page's grid of medians (each version has its page): with 12
+# cards, 72 cells of one element each, which keeps the home page within its 3,000 elements (site.md §9)
 
 
 @dataclass(frozen=True)
@@ -77,9 +88,8 @@ class Site:
     base_url: str
     pages: tuple[ContentPage, ...]
     generated_at: int | None
-    search_engines: bool = True  # False: every page carries a noindex meta (render/crawlers.py: robots.txt)
-    extra_pages: tuple[Page, ...] = ()  # pages planned elsewhere (render/changes.py: change reports)
-    extra_nav: tuple[tuple[str, str], ...] = ()  # (title, path) after the built-in sections
+    search_engines: bool = True  # False: every page carries a noindex meta (plan/crawlers.py: robots.txt)
+    extras: Extras = NO_EXTRAS  # badges, change reports, redirects, feed (plan/changes.py)
 
 
 def plan_site(board: Leaderboard, site: Site, static: dict[str, Path] | None = None) -> list[Entry]:
@@ -91,13 +101,20 @@ def plan_site(board: Leaderboard, site: Site, static: dict[str, Path] | None = N
         outputs += [DataFile(part.paths[kind], f"part_{kind}", number) for kind in ("jsonl_gz", "csv", "script")]
     outputs += plan_compare.data_files(board)
     outputs += [DataFile(routes.progress_path(a.slug), "progress", number) for number, a in enumerate(board.agents)]
-    pages = [_home(board, index), *_missions_pages(board, index)]
-    pages += [_agent_page(a, index) for a in board.agents]
-    pages += [_mission_page(m, index) for m in board.missions]
-    pages.append(_ledger_front(board))
-    pages += [Page(*planned) for planned in plan_compare.pages(board)]
-    pages += [_content_page(p) for p in site.pages]
-    pages += site.extra_pages
+    made: list[tuple[str, Callable[[], Page]]] = [
+        (routes.HOME, partial(_home, board, index)),
+        *_missions_pages(board, index),
+        *((a.url, partial(_agent_page, a, index, site.extras.badges.get(a.url))) for a in board.agents),
+        *((m.url, partial(_mission_page, m, index)) for m in board.missions),
+        (routes.LEDGER, partial(_ledger_front, board)),
+        *((path, partial(_page_of, make)) for path, make in plan_compare.page_makers(board)),
+    ]
+    board_pages = BoardPages(board, site, nav, [make for _, make in made])
+    outputs += [LazyPage(path, i, board_pages) for i, (path, _) in enumerate(made)]
+    content = [_content_page(p) for p in site.pages]
+    if taken := {page.path for page in content} & {page.path for page in site.extras.pages}:
+        raise BuildError(f"{min(taken)}: a content page takes the path of the change report; rename it")
+    pages = [*content, *site.extras.pages]
     pages.append(
         Page(
             routes.NOT_FOUND,
@@ -111,7 +128,12 @@ def plan_site(board: Leaderboard, site: Site, static: dict[str, Path] | None = N
     run_pages = RunPages(board, site, nav)
     outputs += [RunPage(r.url, i, run_pages) for i, r in enumerate(board.runs) if "#" not in r.url]  # write/hosts.py
     outputs += [Asset(f"{routes.ASSETS}/{rel}", source) for rel, source in sorted((static or {}).items())]
-    return outputs
+    taken = {entry.path.lower() for entry in outputs}
+    for entry in site.extras.files:
+        if entry.path.lower() in taken:
+            raise BuildError(f"{entry.path}: two outputs would be written there; rename the content page")
+    outputs += site.extras.files
+    return outputs + crawler_files(outputs, site.base_url, site.search_engines)
 
 
 class _Index:
@@ -147,6 +169,7 @@ def _home(board: Leaderboard, index: _Index) -> Page:
             tone=index.tones[a.agent],
             strip=charts.strip(index.scoped(a.agent, False), a.figures.median),
             progress=_progress_line(index, a.agent),
+            newest_configuration=progress_text.newest_text(index.progress[a.agent]),
             cost=_cost_line(a, index),
         )
         for a in shown
@@ -169,6 +192,7 @@ def _home(board: Leaderboard, index: _Index) -> Page:
                 problems_total=len(board.problems),
                 problems_more=problems_more,
                 missions=board.missions,
+                grid=_grid(shown, board.missions),
                 headline=headline,
                 description=figures_text.plain(headline),
                 cost_chart=_agents_cost_chart(board, index) if board.agents else None,
@@ -224,6 +248,18 @@ def _version_cost_chart(mission, index: _Index) -> cost_charts.CostChart | None:
     return cost_charts.cost_chart(entries, mission.frontier.total_tokens)
 
 
+def _grid(agents, missions) -> MissionGrid:
+    """The home page's agent × current mission version grid: the summary's cells placed, blank where an agent never
+    ran a version (docs/rules/site.md §13)."""
+    current = [m for m in missions if m.current]
+    columns, more = first(current, GRID_COLUMNS)
+    rows = []
+    for agent in agents:
+        cells = {(m.mission, m.version): m for m in agent.missions if m.current}
+        rows.append(GridRow(agent=agent, cells=tuple(cells.get((c.mission, c.version)) for c in columns)))
+    return MissionGrid(columns=tuple(columns), rows=tuple(rows), more_columns=more)
+
+
 def _progress_line(index: _Index, agent: str) -> ProgressLine:
     """The one progress line of an agent's card: its headline and its verdict (a class name)."""
     progress = index.progress[agent]
@@ -248,7 +284,7 @@ def version_runs(versions: int) -> int:
     return max(low, min(high, AGENT_ROWS // max(1, versions)))
 
 
-def _agent_page(agent: AgentSummary, index: _Index) -> Page:
+def _agent_page(agent: AgentSummary, index: _Index, badge: BadgeSnippet | None) -> Page:
     older = index.older.get(agent.agent)
     summaries = agent.missions + (older.missions if older else ())
     newest = version_runs(len(summaries))
@@ -286,13 +322,17 @@ def _agent_page(agent: AgentSummary, index: _Index) -> Page:
                 ledger=ledger_fragment(agent.slug),
                 strip=strip,
                 progress=panel,
+                newest_configuration=progress_text.newest_text(progress),
                 band=tuple(plan_progress.band(strip, list(reversed(current_runs[: charts.PAGE_SLOTS])), progress)),
                 older_strip=charts.strip(older_runs, older.figures.median, charts.CARD_SLOTS) if older else None,
-                models_differ=models_differ(agent.figures, *([older.figures] if older else [])),
+                models_run=agent.reported_models,
+                models_run_more=agent.reported_models_more,
+                models_differ=agent.models_changed,
                 description=figures_text.agent_headline(agent),
                 compare=tuple(index.compare.for_agent(agent.agent)),
                 cost=cost_text.cost_rows(agent.cost, index.prices),
                 spend=cost_text.spend_line(agent.cost),
+                badge=badge,
             )
         ),
     )
@@ -302,53 +342,54 @@ def missions_path(number: int) -> str:
     return routes.missions_page_path(number)
 
 
-def _missions_pages(board: Leaderboard, index: _Index) -> list[Page]:
-    """The mission-version cards in pages (``missions/page/<n>/``), current versions first (the summary's order)."""
-    missions = board.missions
-    chunks = _card_pages(missions)
+def _missions_pages(board: Leaderboard, index: _Index) -> list[tuple[str, Callable[[], Page]]]:
+    """The mission-version cards in pages (``missions/page/<n>/``), current versions first (the summary's order):
+    each page's path, and what makes it."""
+    chunks = _card_pages(board.missions)
     paths = tuple(missions_path(n) for n in range(1, len(chunks) + 1))
-    pages = []
-    start = 1
-    for number, chunk in enumerate(chunks, start=1):
-        cards = tuple(
-            MissionCard(
-                mission=m,
-                plot=charts.agreement(
-                    index.by_version[(m.mission, m.version)],
-                    index.slugs,
-                    index.tones,
-                    CARD_POINTS,
-                    m.scored,
-                    linked=False,
-                ),
-            )
-            for m in chunk
+    starts = [1 + sum(len(chunk) for chunk in chunks[:n]) for n in range(len(chunks))]
+    return [
+        (paths[n], partial(_missions_page, board, index, paths, n + 1, starts[n], chunk))
+        for n, chunk in enumerate(chunks)
+    ]
+
+
+def _missions_page(board: Leaderboard, index: _Index, paths: tuple[str, ...], number: int, start: int, chunk) -> Page:
+    cards = tuple(
+        MissionCard(
+            mission=m,
+            plot=charts.agreement(
+                index.by_version[(m.mission, m.version)],
+                index.slugs,
+                index.tones,
+                CARD_POINTS,
+                m.scored,
+                linked=False,
+            ),
         )
-        pages.append(
-            Page(
-                paths[number - 1],
-                "missions.html",
-                names(
-                    MissionsContext(
-                        page_title="Missions" if number == 1 else f"Missions, page {number}",
-                        cards=cards,
-                        pager=Pager(
-                            number=number,
-                            paths=paths,
-                            pages=len(paths),
-                            first=start,
-                            last=start + len(chunk) - 1,
-                            total=len(missions),
-                        ),
-                        tones=index.tones,
-                        slugs=index.slugs,
-                        description=figures_text.missions_headline(board.missions),
-                    )
+        for m in chunk
+    )
+    return Page(
+        paths[number - 1],
+        "missions.html",
+        names(
+            MissionsContext(
+                page_title="Missions" if number == 1 else f"Missions, page {number}",
+                cards=cards,
+                pager=Pager(
+                    number=number,
+                    paths=paths,
+                    pages=len(paths),
+                    first=start,
+                    last=start + len(chunk) - 1,
+                    total=len(board.missions),
                 ),
+                tones=index.tones,
+                slugs=index.slugs,
+                description=figures_text.missions_headline(board.missions),
             )
-        )
-        start += len(chunk)
-    return pages
+        ),
+    )
 
 
 def _card_pages(missions: tuple) -> list[tuple]:
@@ -465,6 +506,23 @@ class _Chrome:
         return replace(page, context=_with_common(page, self.site, self.nav))
 
 
+class BoardPages(_Chrome):
+    """Makes each page of the board (home, missions, agents, mission versions, the ledger's front, the compare
+    and model pages) when it is keyed or rendered, so that a site's page contexts are never all held (at 10k
+    runs they took 20 MB, from the plan to the last file written)."""
+
+    def __init__(self, board: Leaderboard, site: Site, nav: list[NavItem], makers: list[Callable[[], Page]]):
+        super().__init__(board, site, nav)
+        self.makers = makers
+
+    def page(self, index: int) -> Page:
+        return self._made(self.makers[index]())
+
+
+def _page_of(make: Callable[[], tuple[str, str, dict]]) -> Page:
+    return Page(*make())
+
+
 class LedgerPages(_Chrome):
     """Makes each page of the ledger (a month's runs) when it is rendered."""
 
@@ -537,7 +595,7 @@ class RunPages(_Chrome):
 
 
 def _content_page(page: ContentPage) -> Page:
-    return Page(
+    return MarkdownPage(
         page.path,
         page.template,
         names(ContentContext(page_title=page.title, content=page, description=page.description or page.title)),
@@ -552,7 +610,7 @@ def _nav(site: Site) -> list[NavItem]:
         ("Models", routes.MODELS_INDEX),
         ("All runs", routes.LEDGER),
     ]
-    items += list(site.extra_nav)
+    items += list(site.extras.nav)
     items += [(p.title, p.path) for p in sorted(site.pages, key=lambda p: (p.order, p.title))]
     return [NavItem(title=title, path=path) for title, path in items]
 

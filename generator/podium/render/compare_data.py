@@ -28,6 +28,7 @@ from importlib import resources
 
 from podium import routes
 from podium.count.compare import pairs_by_agent
+from podium.count.stats import published
 from podium.load.published import COMPARE_AGENT_SCHEMA, COMPARE_PAIR_SCHEMA, COMPARE_SCHEMA
 from podium.model import AgentSummary, Leaderboard, Pair, PairVersion
 from podium.render.data import dump_json, names_more
@@ -38,27 +39,29 @@ def _ci(ci: tuple[float, float] | None) -> list[float] | None:
 
 
 def version_dict(v: PairVersion) -> dict:
-    return {
-        "mission": v.mission,
-        "version": v.version,
-        "url": v.url,
-        "n_a": v.n_a,
-        "n_b": v.n_b,
-        "median_a": v.median_a,
-        "median_b": v.median_b,
-        "median_ci_a": _ci(v.median_ci_a),
-        "median_ci_b": _ci(v.median_ci_b),
-        "median_diff": v.median_diff,
-        "median_deterministic_a": v.median_deterministic_a,
-        "median_deterministic_b": v.median_deterministic_b,
-        "median_judge_a": v.median_judge_a,
-        "median_judge_b": v.median_judge_b,
-        "judge_models_a": list(v.judge_models_a),
-        "judge_models_b": list(v.judge_models_b),
-        "superiority": v.superiority,
-        "verdict": v.verdict,
-        **names_more(v, "judge_models_a", "judge_models_b"),
-    }
+    return published(
+        {
+            "mission": v.mission,
+            "version": v.version,
+            "url": v.url,
+            "n_a": v.n_a,
+            "n_b": v.n_b,
+            "median_a": v.median_a,
+            "median_b": v.median_b,
+            "median_ci_a": _ci(v.median_ci_a),
+            "median_ci_b": _ci(v.median_ci_b),
+            "median_diff": v.median_diff,
+            "median_deterministic_a": v.median_deterministic_a,
+            "median_deterministic_b": v.median_deterministic_b,
+            "median_judge_a": v.median_judge_a,
+            "median_judge_b": v.median_judge_b,
+            "judge_models_a": list(v.judge_models_a),
+            "judge_models_b": list(v.judge_models_b),
+            "superiority": v.superiority,
+            "verdict": v.verdict,
+            **names_more(v, "judge_models_a", "judge_models_b"),
+        }
+    )
 
 
 def pair_dict(pair: Pair) -> dict:
@@ -85,7 +88,11 @@ def pair_summary(pair: Pair, *, detail: bool = True) -> dict:
             "model_changed": list(pair.flags.model_changed),
             "no_judge_gap": pair.flags.no_judge_gap,
             "timeout_gap": pair.flags.timeout_gap,
+            "configuration_changed": list(pair.flags.configuration_changed),
         },
+        "head_to_head": pair.head_to_head,
+        "configuration_fields_a": list(pair.configuration_fields_a),
+        "configuration_fields_b": list(pair.configuration_fields_b),
         "models_a": list(pair.models_a),
         "models_b": list(pair.models_b),
         "no_judge_share_a": pair.no_judge_share_a,
@@ -96,7 +103,7 @@ def pair_summary(pair: Pair, *, detail: bool = True) -> dict:
     }
     if detail:
         out["detail"] = pair_data_path(pair)
-    return out
+    return published(out)
 
 
 def pair_data_path(pair: Pair) -> str | None:

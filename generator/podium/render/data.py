@@ -13,11 +13,13 @@ from importlib import resources
 
 from podium import __version__, routes
 from podium.count.cost import run_dollars
+from podium.count.stats import published
 from podium.load.published import RUNS_SCHEMA, SUMMARY_SCHEMA
 from podium.model import (
     AgentSummary,
     Cost,
     Figures,
+    Frontier,
     Leaderboard,
     MissionVersionSummary,
     ModelSummary,
@@ -123,6 +125,15 @@ def cost_dict(cost: Cost | None) -> dict | None:
     return out
 
 
+def with_cost(out: dict, cost: Cost | None, frontier: Frontier | None = None) -> dict:
+    """``out`` (a scope's entry, its figures rounded by ``published``) with its ``cost`` and, for a current mission
+    version, its ``frontier``: added after the rounding, as docs/rules/cost.md §2 publishes them unrounded."""
+    out["cost"] = cost_dict(cost)
+    if frontier is not None:
+        out["frontier"] = jsonable(frontier)
+    return out
+
+
 def names_more(value: object, *fields: str) -> dict[str, int]:
     """``<field>_more`` for each list of names ``value`` cut (count/model_names.py: at most 10 are listed, the
     rest counted); only those with more, so a site of ordinary names carries no count of nothing."""
@@ -142,76 +153,90 @@ def agent_dict(agent: AgentSummary) -> dict:
                 "version": m.version,
                 "current": m.current,
                 "url": m.url,
+                "provisional": m.provisional,
                 **figures_dict(m.figures),
-                "cost": cost_dict(m.cost),
             }
             for m in agent.missions
         ],
         **figures_dict(agent.figures),
-        "cost": cost_dict(agent.cost),
     }
+    if agent.scope == "current":
+        out["reported_models"] = list(agent.reported_models)
+        out["reported_models_more"] = agent.reported_models_more
+        out["models_changed"] = agent.models_changed
+    if agent.coverage is not None:
+        out["coverage"] = {"missions": list(agent.coverage.missions), "of": agent.coverage.of}
     if agent.rank is not None:
         out["rank"] = agent.rank
         out["provisional"] = bool(agent.provisional)
-    return out
+        out["rank_range"] = list(agent.rank_range) if agent.rank_range else None
+        out["ahead_of_next"] = agent.ahead_of_next
+    out = published(out)
+    for entry, cell in zip(out["missions"], agent.missions):
+        with_cost(entry, cell.cost)
+    return with_cost(out, agent.cost)
 
 
 def ranked_agents(board: Leaderboard) -> list[dict]:
     """summary.json's ``agents`` (and ``podium rank --json``): each ranked agent with its progress headline."""
     return [
-        {**agent_dict(a), "progress": jsonable(summary_progress(board.progress[a.agent], a.slug))} for a in board.agents
+        {**agent_dict(a), "progress": published(jsonable(summary_progress(board.progress[a.agent], a.slug)))}
+        for a in board.agents
     ]
 
 
 def mission_dict(mission: MissionVersionSummary) -> dict:
-    out = {
-        "mission": mission.mission,
-        "version": mission.version,
-        "current": mission.current,
-        "url": mission.url,
-        "judge_vs_checks": mission.judge_vs_checks,
-        "agents": [
-            {
-                "agent": a.agent,
-                "name": a.name,
-                "url": a.url,
-                "median": a.median,
-                "in_median": a.in_median,
-                "runs": a.runs,
-            }
-            for a in mission.agents
-        ],
-        **figures_dict(mission.figures),
-        "cost": cost_dict(mission.cost),
-    }
-    if mission.frontier is not None:
-        out["frontier"] = jsonable(mission.frontier)
-    return out
+    out = published(
+        {
+            "mission": mission.mission,
+            "version": mission.version,
+            "current": mission.current,
+            "url": mission.url,
+            "judge_vs_checks": mission.judge_vs_checks,
+            "agents": [
+                {
+                    "agent": a.agent,
+                    "name": a.name,
+                    "url": a.url,
+                    "median": a.median,
+                    "in_median": a.in_median,
+                    "runs": a.runs,
+                    "provisional": a.provisional,
+                }
+                for a in mission.agents
+            ],
+            **figures_dict(mission.figures),
+        }
+    )
+    return with_cost(out, mission.cost, frontier=mission.frontier)
 
 
 def model_dict(model: ModelSummary) -> dict:
     """One by_model entry (compare.md §2): the key, its rank, the agents behind it, every figure."""
-    return {
-        "model": model.model,
-        "slug": model.slug,
-        "url": model.url,
-        "rank": model.rank,
-        "provisional": model.provisional,
-        "agents": list(model.agents),
-        "members": [
-            {
-                "agent": a.agent,
-                "name": a.name,
-                "url": a.url,
-                "median": a.median,
-                "in_median": a.in_median,
-                "runs": a.runs,
-            }
-            for a in model.members
-        ],
-        **figures_dict(model.figures),
-        "cost": cost_dict(model.cost),
-    }
+    out = published(
+        {
+            "model": model.model,
+            "slug": model.slug,
+            "url": model.url,
+            "rank": model.rank,
+            "provisional": model.provisional,
+            "agents": list(model.agents),
+            "members": [
+                {
+                    "agent": a.agent,
+                    "name": a.name,
+                    "url": a.url,
+                    "median": a.median,
+                    "in_median": a.in_median,
+                    "runs": a.runs,
+                    "provisional": a.provisional,
+                }
+                for a in model.members
+            ],
+            **figures_dict(model.figures),
+        }
+    )
+    return with_cost(out, model.cost)
 
 
 def summary_dict(board: Leaderboard, generated_at: int | None = None) -> dict:
@@ -219,7 +244,12 @@ def summary_dict(board: Leaderboard, generated_at: int | None = None) -> dict:
         "schema": SUMMARY_SCHEMA,
         "generator": {"name": "podium", "version": __version__},
         "source": {"runs_read": board.runs_read, "inputs_digest": board.inputs_digest},
-        "totals": {"runs": board.totals.runs, "not_a_run": board.totals.not_a_run, "counts": dict(board.totals.counts)},
+        "totals": {
+            "runs": board.totals.runs,
+            "not_a_run": board.totals.not_a_run,
+            "counts": dict(board.totals.counts),
+            "last_run": board.totals.last_run,
+        },
         "agents": ranked_agents(board),
         "agents_older": [agent_dict(a) for a in board.agents_older],
         "missions": [mission_dict(m) for m in board.missions],

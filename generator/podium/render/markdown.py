@@ -8,7 +8,7 @@ one level down so a page keeps one ``<h1>``, and time is bounded (input cap, and
 ``[`` runs that would make the parser slow are escaped).
 
 Reports (xorcise-export.md "What a public site must never show"): the
-secret-bearing sections are cut line by line before parsing (render/withhold.py
+secret-bearing sections are cut line by line before parsing (safety/withhold.py
 states the contract), the same bounds apply, then render/reportmd.py renders the
 rest with pulldown-cmark to the HTML markdown-it-py would write, with the same
 rules, and as a second layer drops anything still under an ``Artifacts`` heading
@@ -19,7 +19,6 @@ cold build's work, and this renderer is several times faster; docs/development.m
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import replace
 
@@ -27,11 +26,11 @@ from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
 from markupsafe import Markup
 
+from podium import routes
+from podium.load.content import ContentPage, bounded
 from podium.render import reportmd
-from podium.render.withhold import withhold
+from podium.safety.withhold import withhold
 
-MAX_CHARS = 64 * 1024
-MAX_BRACKETS = 2000
 _REL = reportmd.REL
 
 
@@ -57,54 +56,35 @@ def _markdown() -> MarkdownIt:
 _MD = _markdown()
 
 
-def _bounded(text: str) -> tuple[str, str]:
-    """The text to parse and a note when it was cut."""
-    note = ""
-    if len(text) > MAX_CHARS:
-        note = f"\n\n*(Cut at {MAX_CHARS // 1024} KiB of {len(text) // 1024} KiB.)*\n"
-        text = text[:MAX_CHARS]
-    if text.count("[") > MAX_BRACKETS:
-        text = text.replace("[", "\\[")
-    return text, note
-
-
-def render_content(pages: tuple) -> tuple:
-    """Content pages (load/content.py) with their Markdown bodies rendered."""
-    return tuple(
-        replace(page, html=render_markdown(page.body), description=page.description or plain_lead(page.body))
-        for page in pages
-    )
+def rendered(page: ContentPage) -> ContentPage:
+    """A content page (load/content.py) with its Markdown body rendered."""
+    return replace(page, html=render_markdown(page.body))
 
 
 def render_markdown(text: str) -> Markup:
     """A trusted content page (still with raw HTML escaped)."""
-    text, note = _bounded(text)
+    text, note = bounded(text)
     tokens = _MD.parse(text + note)
     _demote_headings(tokens, top=2)
+    _anchor_headings(tokens)
     return Markup(_MD.renderer.render(tokens, _MD.options, {}))
 
 
-def plain_lead(text: str, limit: int = 300) -> str:
-    """The first sentence of the first paragraph of ``text``, as plain text (a page's description)."""
-    tokens = _MD.parse(_bounded(text)[0])
+def _anchor_headings(tokens: list) -> None:
+    """Give each heading an ``id``: the slug of its text (``## Ranges and intervals`` is
+    ``#ranges-and-intervals``), a repeated one suffixed ``-2``, ``-3``…, so pages can link to a section
+    (routes.about: every figure's explanation on "About these numbers")."""
+    seen: dict[str, int] = {}
     for index, token in enumerate(tokens):
-        if token.type == "paragraph_open" and index + 1 < len(tokens) and tokens[index + 1].type == "inline":
-            parts = []
-            for child in tokens[index + 1].children or ():
-                if child.type in ("text", "code_inline"):
-                    parts.append(child.content)
-                elif child.type in ("softbreak", "hardbreak"):
-                    parts.append(" ")
-            plain = " ".join("".join(parts).split())
-            if plain:
-                sentence = re.split(r"(?<=[.!?])\s", plain, maxsplit=1)[0]
-                return sentence if len(sentence) <= limit else sentence[: limit - 1].rstrip() + "…"
-    return ""
+        if token.type == "heading_open" and index + 1 < len(tokens):
+            anchor = routes.slug(tokens[index + 1].content)
+            seen[anchor] = seen.get(anchor, 0) + 1
+            token.attrSet("id", anchor if seen[anchor] == 1 else f"{anchor}-{seen[anchor]}")
 
 
 def render_report(text: str, redact: Callable[[str], str]) -> Markup:
     """A run's report.md without its secret-bearing parts, every text redacted (render/reportmd.py)."""
-    text, note = _bounded(withhold(text))
+    text, note = bounded(withhold(text))
     return Markup(reportmd.render(text + note, redact))
 
 

@@ -16,6 +16,7 @@ from importlib import resources
 from podium import routes
 from podium.count.progress import agent_headline, method
 from podium.count.progress.series import FILE_KEPT, SCORE_SERIES
+from podium.count.stats import published
 from podium.model import PROGRESS_LEFT_OUT_KINDS
 from podium.model.progress import AgentProgress, AgentSegment, AgentStep, Cell, CellSegment, Method
 from podium.render.jsonable import dump_json, jsonable
@@ -98,10 +99,15 @@ class SummaryProgress:
     shift: float | None
     changed: tuple[str, ...]
     tally: Mapping[str, int]
+    from_: Mapping[str, object] = field(metadata={"json_name": "from"})  # the changed fields' values before
     to: Mapping[str, object]
     reason: str | None
     url: str
     tokens: TokensHeadline  # the newest agent step's tokens verdict and shift (cost.md §4), for change reports
+    # the newest configuration's median and runs in it, on current versions: what the agent scores now, beside
+    # the all-history median (issue 36); null and 0 with one configuration (the headline median is then its)
+    newest_median: float | None = None
+    newest_in_median: int = 0
 
 
 def progress_file(progress: AgentProgress) -> ProgressFile:
@@ -158,23 +164,30 @@ def _runs(segments: Iterable[AgentSegment | CellSegment]) -> dict[str, int]:
 
 def progress_bytes(progress: AgentProgress) -> bytes:
     """The agent's progress file, its bytes."""
-    return dump_json(jsonable(progress_file(progress)))
+    document = jsonable(progress_file(progress))
+    assert isinstance(document, dict)
+    # its figures without float noise (docs/rules/site.md §3); the method's constants exactly as defined
+    return dump_json({**published(document), "method": document["method"]})
 
 
 def summary_progress(progress: AgentProgress, slug: str) -> SummaryProgress:
     top = agent_headline(progress)
     step = progress.newest_step
-    published = jsonable(step.to) if step is not None else {}
-    assert isinstance(published, dict)
+    before = jsonable(step.from_) if step is not None else {}
+    after = jsonable(step.to) if step is not None else {}
+    assert isinstance(before, dict) and isinstance(after, dict)
     return SummaryProgress(
         top.verdict,
         top.shift,
         top.changed,
         top.tally,
-        {name: published[name] for name in top.changed},
+        {name: before[name] for name in top.changed},
+        {name: after[name] for name in top.changed},
         top.reason,
         routes.progress_path(slug),
         TokensHeadline(step.tokens.verdict, step.tokens.shift) if step is not None else TokensHeadline(None, None),
+        progress.segments[-1].median if step is not None else None,
+        progress.segments[-1].runs["overall"] if step is not None else 0,
     )
 
 

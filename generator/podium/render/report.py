@@ -17,9 +17,9 @@ from podium.load.fields import drop_format
 from podium.load.files import read_file
 from podium.model import Problem, Run, RunRecord
 from podium.render import reportmd
-from podium.render.cached import NO_KEYS, NO_STORE, FileKeys, Store
+from podium.render.cached import NO_REPORT_KEYS, NO_REPORT_STORE, ReportKeys, ReportStore
 from podium.render.markdown import render_report
-from podium.render.redact import Redaction
+from podium.safety.redact import Redaction
 
 
 class ReportRenderer:
@@ -30,8 +30,8 @@ class ReportRenderer:
         roots: Path | list[Path],
         limit: int,
         redaction: Redaction,
-        cache: Store = NO_STORE,
-        keys: FileKeys = NO_KEYS,
+        cache: ReportStore = NO_REPORT_STORE,
+        keys: ReportKeys = NO_REPORT_KEYS,
     ):
         self.roots = roots if isinstance(roots, list) else [roots]
         self.limit = limit

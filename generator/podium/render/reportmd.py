@@ -19,12 +19,12 @@ with the same guarantees, in one loop without recursion:
   was written as. A link definition with a refused destination is escaped before parsing so
   that, as in markdown-it-py, it is text and cannot be referenced.
 - **Images are links** (``[image: alt]``, no remote requests); links get ``rel``.
-- **Withheld parts** (the second layer behind render/withhold.py): everything under an h1/h2
+- **Withheld parts** (the second layer behind safety/withhold.py): everything under an h1/h2
   heading titled ``Artifacts`` (any element opened there is dropped whole, with what it
   holds), and every ``Value`` column of a table under ``Deterministic checks``.
 - **Redaction** of every text, code, destination, title and code-block language, a run of
   text at a time across its line breaks (a secret split over lines is caught), all texts of
-  a report passed to the redactor in one call (:meth:`podium.render.redact.Redactor.many`);
+  a report passed to the redactor in one call (:meth:`podium.safety.redact.Redactor.many`);
   then each block's text as a reader sees it, whole (its runs and code spans joined across
   the emphasis, strike-through, code and link tags between them), the cuts mapped back onto
   its pieces (:func:`_redact_blocks`).
@@ -46,7 +46,7 @@ import pyromark
 from markdown_it.common.normalize_url import normalizeLink, normalizeLinkText, validateLink
 from markdown_it.common.utils import MD_TRIM_RE, escapeHtml, mdTrim, unescapeAll
 
-from podium.render.redact import apply_cuts
+from podium.safety.redact import apply_cuts
 
 DROPPED_SECTIONS = {"artifacts"}
 CHECKS_SECTION = "deterministic checks"
@@ -432,7 +432,7 @@ def _cut_pieces(text: str, bounds: list[tuple[int, int]], cuts: list[tuple[int, 
 
 
 def render(text: str, redact: Callable[[str], str], top: int = 2) -> str:
-    """``text`` (already cut by render/withhold.py and bounded) as safe HTML (module docstring): parsed
+    """``text`` (already cut by safety/withhold.py and bounded) as safe HTML (module docstring): parsed
     (:func:`_parse`), written with a place for each text (:func:`_write`, which asks :func:`_heading_section`,
     :func:`_block_section` and :func:`_html_section` which section a block opens), the texts redacted and
     escaped into their places (:func:`_assemble`)."""

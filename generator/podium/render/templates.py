@@ -43,6 +43,8 @@ FILTERS = {  # `value|name` (or `value|name(argument)`) in a template -> the fun
     "short_name": names_text.short_name,
     #: a model name or key where it is not the page's own: over 64 characters, its first 43 and last 20 around "…"
     "more_names": names_text.more_names,  #: a list's "and N more" tail ("" when none are left out)
+    "utc_time": figures_text.utc_time,  #: an ISO-8601 UTC time to the minute: "2026-11-23 20:52 UTC"
+    "coverage_text": figures_text.coverage_text,  #: an agent's `coverage` as a card heads it: "on 2 of 4 missions"
     "tokens": cost_text.tokens,  #: a token count as people read it: 950, "12.5k", "106k", "1.2M"; None is "—"
     "duration": cost_text.duration,  #: a run's time in seconds as "45 s", "14 min", "2.1 h"; None is "—"
 }
@@ -62,6 +64,13 @@ GLOBALS = {  # a name every template can use -> its value
     "verdicts": diff_text.ROW_VERDICT_WORDS,
     #: a change report row's verdict -> its words ("inside_both_cis" -> "inside both CIs: …")
     "change_headline": diff_text.headline,  #: a change report in one line, names, counts and numbers only
+    "moving_now": diff_text.moving_now,
+    #: a change report row's headline progress verdict at that publish: "▼ regressed since a new model"
+    "about": routes.about,
+    #: `about('ended')`: the site path of the section of "About these numbers" that explains a figure's words
+    #: (topics: `routes.ABOUT_SECTIONS`); link a figure's words to it, never explain them in a tooltip alone
+    "coverage_names": figures_text.coverage_names,
+    #: the missions a card names of an agent's `coverage` (at most 5) and how many more
 }
 
 

@@ -92,6 +92,7 @@ def flag_sentences(pair: Pair) -> list[tuple[str, Sentence]]:
                 ),
             )
         )
+    out += _configuration_sentences(pair)
     if flags.no_judge_gap:
         hi, lo, share_hi, share_lo = _higher(pair, pair.no_judge_share_a, pair.no_judge_share_b)
         out.append(
@@ -123,6 +124,51 @@ def flag_sentences(pair: Pair) -> list[tuple[str, Sentence]]:
             )
         )
     return out
+
+
+CONFIGURATION_FIELDS = {"agent_version": "agent version", "judge_model": "judge model", "budget_seconds": "budget"}
+
+
+def _configuration_sentences(pair: Pair) -> list[tuple[str, Sentence]]:
+    """docs/rules/compare.md §1.5: "goshawk's runs on the shared versions span more than one agent version: …"."""
+    out: list[tuple[str, Sentence]] = []
+    sides = ((pair.a, pair.a_name, pair.configuration_fields_a), (pair.b, pair.b_name, pair.configuration_fields_b))
+    for agent, name, fields in sides:
+        if agent not in pair.flags.configuration_changed:
+            continue
+        what = [CONFIGURATION_FIELDS[f] for f in fields]
+        listed = what[0] if len(what) == 1 else ", ".join(what[:-1]) + " and " + what[-1]
+        out.append(
+            (
+                "configuration_changed",
+                (
+                    _n(name),
+                    Part(
+                        f" changed configuration during the compared runs: they span more than one {listed}, so its "
+                        "medians here mix them (its page says which way it moved since)."
+                    ),
+                ),
+            )
+        )
+    return out
+
+
+def head_to_head_words(pair: Pair) -> Sentence:
+    """When the higher ranked agent loses head to head (docs/rules/compare.md §1.5): "goshawk is ranked above
+    harrier but loses head to head: a run of goshawk beats a run of harrier only 44.6% of the time on the
+    missions they share (ties count half)."; nothing otherwise."""
+    if pair.head_to_head != "b":
+        return ()
+    return (
+        _n(pair.a_name),
+        Part(" is ranked above "),
+        _n(pair.b_name),
+        Part(" but loses head to head: a run of "),
+        _n(pair.a_name),
+        Part(" beats a run of "),
+        _n(pair.b_name),
+        Part(f" only {pct(pair.superiority)} of the time on the missions they share (ties count half)."),
+    )
 
 
 def _higher(pair: Pair, share_a: float, share_b: float) -> tuple[str, str, float, float]:

@@ -70,8 +70,8 @@ def at_prices(prices: Prices | None) -> str:
 
 
 def cost_line(cost: Cost | None) -> str:
-    """An agent card's cost line: "cost 106k tokens · 14 min a run (median) · 78% of budget", and "tokens for
-    12 of 20 runs" when not every run in its median reports them; "" when there is nothing to say."""
+    """An agent card's cost line, after its label "cost": "106k tokens · 14 min a run (median) · 78% of budget",
+    and "tokens for 12 of 20 runs" when not every run in its median reports them; "" when there is nothing to say."""
     if cost is None or cost.runs == 0:
         return ""
     parts = []
@@ -80,8 +80,8 @@ def cost_line(cost: Cost | None) -> str:
     if cost.duration_seconds.median is not None:
         parts.append(duration(cost.duration_seconds.median))
     if not parts:
-        return "cost not reported"
-    line = "cost " + " · ".join(parts) + " a run (median)"
+        return "not reported"
+    line = " · ".join(parts) + " a run (median)"
     if cost.budget_share.median is not None:
         line += f" · {share(cost.budget_share.median)} of budget"
     if 0 < cost.total_tokens.reported < cost.runs:

@@ -142,10 +142,18 @@ def to_markdown(report: dict, gates: list[dict] | None = None, title: str = "pod
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
-def progress_line(row: dict, *, markdown: bool = False, named: bool = True) -> str:
-    """ "kestrel: ? unclear → ▲ improved since agent v4" (what changed: the new agent version and budget as
-    numbers; a new model or judge model is only said to be new, its name being agent-written text)."""
-    p = row["progress"]
+def moving_now(row: dict) -> str:
+    """A change report row's headline progress verdict at that publish, as its agents table says it: "▼ regressed
+    since a new model", "one configuration so far"; "" for a summary without verdicts."""
+    p = row.get("progress")
+    if not p:
+        return ""
+    since = _since(p)
+    return (verdict_label(p["verdict"]) or ONE_CONFIGURATION) + (f" since {' and '.join(since)}" if since else "")
+
+
+def _since(p: dict) -> list[str]:
+    """What changed at the newest step, as a change report may name it (numbers only, never agent-written names)."""
     since = []
     for name in p["changed"]:
         if name == "agent_version":
@@ -155,6 +163,14 @@ def progress_line(row: dict, *, markdown: bool = False, named: bool = True) -> s
             since.append(f"budget {seconds(budget)}" if budget is not None else "a new budget")
         else:
             since.append("a new model" if name == "model" else "a new judge model")
+    return since
+
+
+def progress_line(row: dict, *, markdown: bool = False, named: bool = True) -> str:
+    """ "kestrel: ? unclear → ▲ improved since agent v4" (what changed: the new agent version and budget as
+    numbers; a new model or judge model is only said to be new, its name being agent-written text)."""
+    p = row["progress"]
+    since = _since(p)
     before, now = (verdict_label(v) or ONE_CONFIGURATION for v in (p["old_verdict"], p["verdict"]))
     verdicts = f"{before} → {now}"
     text = verdicts + (f" since {' and '.join(since)}" if since else "")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from podium import routes
 from podium.model import (
     KIND_LABELS,
     LEFT_OUT_KINDS,
@@ -112,6 +113,19 @@ def median_line(fig: Figures) -> str:
     return " · ".join([head] + [f"{count} {label}" for _, count, label in left_out(fig)])
 
 
+def coverage_text(coverage) -> str:
+    """Where a median was earned, as a card says it: "on 2 of 4 missions" (the summary's Coverage)."""
+    return f"on {len(coverage.missions)} of {counted(coverage.of, 'mission')}"
+
+
+COVERAGE_NAMED = 5  # missions a card names (the rest are counted): a card stays small at 40 missions
+
+
+def coverage_names(coverage) -> tuple[tuple[str, ...], int]:
+    """The missions a card names ("blind-sqli-portal, smb-share-loot"), at most COVERAGE_NAMED, and how many more."""
+    return coverage.missions[:COVERAGE_NAMED], max(0, len(coverage.missions) - COVERAGE_NAMED)
+
+
 def pp_delta(value: float | None) -> str:
     """A signed change in percentage points: +3.2 pp, −0.4 pp, ±0.0 pp; "—" for None."""
     if value is None:
@@ -134,6 +148,11 @@ def rank_move(old: int | None, new: int | None) -> str:
     if new is None or old == new:
         return ""
     return f"▲{old - new}" if new < old else f"▼{new - old}"
+
+
+def utc_time(iso: str | None) -> str:
+    """An ISO-8601 UTC time as pages show it, to the minute: "2026-11-23 20:52 UTC"; "—" for None."""
+    return DASH if not iso else f"{iso[:10]} {iso[11:16]} UTC"
 
 
 def svg_number(value: float) -> str:
@@ -216,7 +235,25 @@ def home_headline(agents: tuple[AgentSummary, ...] | list[AgentSummary]) -> Sent
             ]
             if second.provisional:
                 parts.append(Part(f", a provisional rank on {n_runs(second.figures.in_median)}"))
+            parts += _lead_clarity(top, second)
     return (*parts, Part("."))
+
+
+def _lead_clarity(top: AgentSummary, second: AgentSummary) -> list[Part]:
+    """How clear the leader's lead is (docs/rules/counting.md §9, ``ahead_of_next``): ". A clear lead: its 95%
+    interval lies above goshawk's" or ". Within the noise: the two 95% intervals overlap"; nothing when either
+    has no interval (its provisional rank is said already)."""
+    if top.ahead_of_next is None:
+        return []
+    about = routes.about("ranks")
+    if top.ahead_of_next:
+        return [
+            Part(". A clear lead: its "),
+            Part("95% interval", url=about),
+            Part(" lies above that of "),
+            Part(second.name, name=True),
+        ]
+    return [Part(". The lead is within the noise: the two "), Part("95% intervals", url=about), Part(" overlap")]
 
 
 def models_lead(models: tuple[ModelSummary, ...] | list[ModelSummary]) -> Sentence:

@@ -11,9 +11,9 @@ from __future__ import annotations
 import math
 
 from podium.count.progress.series import N_MIN
-from podium.model import Configuration, published_version
+from podium.model import Configuration, provisional, published_version
 from podium.model.progress import AgentProgress, AgentSeries, AgentStep, CellStep, StepSeries
-from podium.words.figures_text import pp_delta, seconds
+from podium.words.figures_text import n_runs, pct, pp_delta, seconds
 from podium.words.names_text import short_name
 
 # §5: a glyph never carries meaning alone; the pages show both
@@ -37,6 +37,7 @@ SIGNS = {**VERDICT_SIGNS, **COST_SIGNS}
 JUDGE_CHANGED = "judge model changed"  # why a step is not comparable (§2.4), the one spelling of it
 FIELD_NAMES = {"agent_version": "agent", "model": "model", "judge_model": "judge model", "budget_seconds": "budget"}
 ONE_CONFIGURATION = "one configuration so far"
+NO_MOVE = "no move to attribute"  # which half a step's move comes from, when it did not move (§2.6)
 NO_COUNTED_RUNS = "no counted runs on current versions"
 
 
@@ -68,7 +69,8 @@ def field_value(configuration: Configuration, name: str) -> str:
             return "no agent version"
         return f"v{value}" if isinstance(published_version(value), int) else quoted(value)
     if name == "budget_seconds":
-        return "no single budget" if value is None else seconds(value)  # (none, or one per mission: §7)
+        # none when each mission has a budget of its own, or none was recorded (§7): said in plain words
+        return "no single budget (each mission its own)" if value is None else seconds(value)
     if name == "judge_model":
         return "no judge model" if value is None else quoted(short_name(value))
     return "no model" if value is None else quoted(short_name(value))  # (a model is at most 8 names: issue 34)
@@ -114,8 +116,8 @@ def tally_text(tally: dict[str, int], signs: dict[str, tuple[str, str]] = VERDIC
 
 
 def too_few(runs: int) -> str:
-    """How many runs a step has of the n_min it needs: "3 of 5"."""
-    return f"{runs} of {N_MIN}"
+    """How many runs a step has of the n_min it needs, in plain words: "3 of the 5 runs needed"."""
+    return f"{runs} of the {N_MIN} runs needed"
 
 
 def not_comparable() -> str:
@@ -129,11 +131,16 @@ def on_the_checks(checks: StepSeries | AgentSeries) -> str:
 
 
 def agent_series_text(series: AgentSeries) -> str:
-    """One agent series at one step: "▲ improved +9.0 pp (p 0.0012)", "… too few runs (3 of 5)"."""
+    """One agent series at one step: "▲ improved +9.0 pp (p 0.0012)", "… too few runs (3 of the 5 runs
+    needed)"; mixed names its missions instead of a shift that would average moves both ways ("◆ mixed: improved
+    on m1, regressed on m2"); a move no single mission shows says so ("…: the missions together show it, none
+    alone")."""
     if series.verdict == "too_few_runs":
         return f"{verdict_label(series.verdict)} ({too_few(series.paired_runs)})"
     if series.verdict == "not_comparable":
         return not_comparable()
+    if series.verdict == "mixed":
+        return f"{verdict_label(series.verdict)}: {moved_each_way(series)}"
     text = verdict_label(series.verdict)
     if series.shift is not None:
         text += f" {pp_delta(series.shift)}"
@@ -141,11 +148,66 @@ def agent_series_text(series: AgentSeries) -> str:
         text += f" (p {p_text(series.p)})"
     if series.reasons:
         text += f", {reasons_text(series.reasons)}"
+    if none_alone(series):
+        text += f": {NONE_ALONE}"
     return text
 
 
+NONE_ALONE = "the missions together show it, none alone"
+
+
+def none_alone(series: AgentSeries) -> bool:
+    """An agent step improved (or regressed) with no single mission doing so: the stratified test pools the
+    evidence that no one mission has enough of (progress.md §7), which the page must say where it stands."""
+    return series.verdict in ("improved", "regressed") and not series.tally.get(series.verdict)
+
+
+def moved_each_way(series: AgentSeries) -> str:
+    """The missions a mixed step moved on, each way: "improved on jwt-none-bypass, regressed on smb-share-loot"
+    (mission names: an agent step compares current versions, one a mission)."""
+    ways = []
+    for verdict in ("improved", "regressed"):
+        missions = [stratum.mission for stratum in series.strata if stratum.step.verdict == verdict]
+        if missions:
+            ways.append(f"{verdict} on {', '.join(missions)}")
+    return ", ".join(ways)
+
+
+def newest_text(progress: AgentProgress) -> str | None:
+    """What the agent scores in its newest configuration, beside its all-history median (issue 36): "since agent
+    v2: median 80.0% over 21 runs" (its overall series on current mission versions); None with one configuration
+    (the headline median is then the newest configuration's)."""
+    step = progress.newest_step
+    if step is None:
+        return None
+    newest = progress.segments[-1]
+    runs = newest.runs["overall"]
+    if not runs:
+        return f"{since(step)}: no run in a median yet"
+    few = "only " if provisional(runs) else ""  # too few for an interval, as a provisional rank (site.md §6)
+    return f"{since(step)}: median {pct(newest.median)} over {few}{n_runs(runs)}"
+
+
+def not_compared(before: bool, since: bool) -> str:
+    """Why a mission version has no verdict at an agent step, in words (never a bare "—"): it has counted runs
+    on one side of the change only, or on neither."""
+    if before and not since:
+        return "no runs since the change"
+    if since and not before:
+        return "no runs before the change: nothing to compare"
+    return "not run in either configuration"
+
+
+def checks_instead(checks: StepSeries) -> str:
+    """A mission version at a step whose judge model changed: its checks verdict, the overall being on another
+    scale: "≠ not comparable (judge model changed); on the checks: ▲ improved +20.0 pp (99% CI …)"."""
+    return f"{verdict_label('not_comparable')} ({JUDGE_CHANGED}); on the checks: {step_series_text(checks)}"
+
+
 def step_series_text(series: StepSeries) -> str:
-    """One series of a mission step: "▲ improved +12.0 pp (99% CI +4.0 to +20.0 pp)", "… too few runs (3 of 5)"."""
+    """One series of a mission step, with the interval that decided it: "▲ improved +12.0 pp (99% CI +4.0 to
+    +20.0 pp)", "= steady −0.5 pp (90% CI −3.0 to +2.0 pp, within ±5.0 pp)", "… too few runs (3 of the 5 runs
+    needed)"."""
     if series.verdict == "too_few_runs":
         return f"{verdict_label(series.verdict)} ({too_few(min(series.m, series.n))})"
     if series.verdict == "not_comparable":
@@ -153,7 +215,9 @@ def step_series_text(series: StepSeries) -> str:
     text = verdict_label(series.verdict)
     if series.shift is not None:
         text += f" {pp_delta(series.shift)}"
-    if series.ci99 is not None:
+    if series.verdict == "steady" and series.ci90 is not None and series.steady_within is not None:
+        text += f" (90% CI {interval_text(series.ci90)}, within ±{series.steady_within * 100:.1f} pp)"
+    elif series.ci99 is not None:
         text += f" (99% CI {interval_text(series.ci99)})"
     if series.reasons:
         text += f", {reasons_text(series.reasons)}"
@@ -202,10 +266,15 @@ def _score_headline(step: AgentStep) -> str:
         elif checks.shift is not None:
             tail += f" {pp_delta(checks.shift)}"
         return f"{head} {since(step)}: {tail}"
+    missions = len(overall.strata)
+    tally = f"{tally_text(dict(overall.tally))} of {missions} mission{'s' * (missions != 1)}"
+    if overall.verdict == "mixed":  # no pooled shift: it would average a move up and a move down
+        return f"{head} {since(step)}: {moved_each_way(overall)}"
     if overall.shift is not None:
         head += f" {pp_delta(overall.shift)}"
-    missions = len(overall.strata)
-    return f"{head} {since(step)} · {tally_text(dict(overall.tally))} of {missions} mission{'s' * (missions != 1)}"
+    if none_alone(overall):
+        return f"{head} {since(step)} · {NONE_ALONE} ({tally})"
+    return f"{head} {since(step)} · {tally}"
 
 
 def _cost_clause(step: AgentStep) -> str:

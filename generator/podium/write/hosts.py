@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from podium import routes
 from podium.errors import BuildError
 from podium.model import Leaderboard
+from podium.render.output import SiteFile
 
 GB = 1000**3  # hosts say "1 GB"; the decimal reading is the stricter one
 MIB = 1024**2
@@ -122,7 +123,7 @@ class Meter:
         self.run_page_bytes = 0
         self.too_big: list[tuple[str, int]] = []
         self.progress = progress
-        self.rendered = 0
+        self.count = 0  # the site's files passed on (the writer's marker file aside)
         self.sections: dict[str, list[int]] = {}  # first path segment -> [files, bytes]
         self.largest: list[tuple[int, str]] = []  # the five biggest files, biggest first
 
@@ -145,10 +146,10 @@ class Meter:
             (h.max_bytes and self.size > h.max_bytes) or (h.max_files and self.files > h.max_files) or self.too_big
         )
 
-    def watch(self, files: Iterable[tuple[str, bytes]]) -> Iterator[tuple[str, bytes]]:
+    def watch(self, files: Iterable[SiteFile]) -> Iterator[SiteFile]:
         for path, data in files:
             self.files += 1
-            self.rendered += 1
+            self.count += 1
             self.size += len(data)
             section = self.sections.setdefault(section_of(path), [0, 0])
             section[0] += 1
@@ -161,7 +162,7 @@ class Meter:
             if self.host.max_file_bytes and len(data) > self.host.max_file_bytes:
                 self.too_big.append((path, len(data)))
             if self.progress is not None:
-                self.progress(self.rendered, path)
+                self.progress(self.count, path)
             if not self.over():
                 yield path, data
         if self.over():

@@ -35,7 +35,7 @@ from pathlib import Path
 
 from podium.errors import BuildError, UnsafeOutput
 from podium.load.files import Stamp, stamp_of
-from podium.render.cached import Kept
+from podium.render.output import Kept, SiteFile
 
 MARKER = ".podium-site"
 MARKER_TEXT = b"This directory is written by podium; `podium build` replaces it whole.\n"
@@ -147,7 +147,7 @@ def check_relative(path: str) -> str:
 
 
 def write_site(
-    files: Iterable[tuple[str, bytes | Kept]],
+    files: Iterable[SiteFile],
     out: Path,
     inputs: list[Path],
     homes: list[Path],
@@ -282,7 +282,7 @@ class _Writer:
             handle.write(data)
 
 
-def _write_tree(files: Iterable[tuple[str, bytes | Kept]], staging: Path) -> None:
+def _write_tree(files: Iterable[SiteFile], staging: Path) -> None:
     paths = _Paths()
     with _Writer(staging) as writer:
         for path, data in files:
@@ -292,9 +292,7 @@ def _write_tree(files: Iterable[tuple[str, bytes | Kept]], staging: Path) -> Non
         writer.put(MARKER, MARKER_TEXT)
 
 
-def _stage_flat(
-    files: Iterable[tuple[str, bytes | Kept]], staging: Path, previous: Listing
-) -> tuple[list[tuple[str, Path]], set[str]]:
+def _stage_flat(files: Iterable[SiteFile], staging: Path, previous: Listing) -> tuple[list[tuple[str, Path]], set[str]]:
     """The new files written as staging/new-<n>, and the paths of the files kept in place."""
     paths = _Paths()
     staged: list[tuple[str, Path]] = []

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import math
 import random
-import time
 from dataclasses import replace
 from datetime import timedelta
 from fractions import Fraction
 
+from cputime import least_cpu
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from progresskit import (
@@ -266,13 +266,7 @@ def test_the_search_costs_linear_cpu_at_doubling_sizes():
     would take 16 times as long if it were quadratic; generous margin for a shared machine."""
 
     def cpu(n):
-        values = peeling(n)
-        best = math.inf
-        for _ in range(3):
-            t = time.process_time()
-            shifts.search(values)
-            best = min(best, time.process_time() - t)
-        return best
+        return least_cpu(shifts.search, peeling(n))
 
     small, large = cpu(8000), cpu(32000)
     assert large < 8 * max(small, 0.005), (small, large)

@@ -15,6 +15,7 @@ from datetime import UTC, datetime
 from fractions import Fraction
 from operator import attrgetter
 
+from podium.count import stats
 from podium.count.progress.cells import CellWork
 from podium.count.progress.ranktests import van_elteren
 from podium.count.progress.series import N_MIN, P_CHANGE, SCORE_SERIES, SERIES, Series, no_zeros, rounded
@@ -35,7 +36,8 @@ class AgentSegmentWork:
     cells: list[tuple[CellWork, int]] = field(default_factory=list)  # the current cells it runs on, in cell order
 
     def result(self) -> AgentSegment:
-        return AgentSegment(self.configuration, self.first[1], self.last[1], dict(self.runs))
+        overall = [v for cell, index in self.cells for v in cell.segments[index].sides["overall"].values]
+        return AgentSegment(self.configuration, self.first[1], self.last[1], dict(self.runs), stats.median(overall))
 
 
 def agent_keys(cell: CellWork) -> dict[tuple, int]:

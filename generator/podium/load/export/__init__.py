@@ -33,6 +33,7 @@ from podium.load.export.scan import Scanned, scan, stamps_digest
 from podium.load.export.stored import NO_STORE, Keeper, NoStore, ParsedStore, read_dir_cached
 from podium.load.sidecars import read_agent_list, read_agent_rows, read_run_list, read_run_rows
 from podium.model import Export
+from podium.workers import NO_WORKERS, Workers
 
 __all__ = [
     "NO_STORE",
@@ -58,7 +59,7 @@ def load_exports(
     limits: Limits = Limits(),
     cache: ParsedStore = NO_STORE,
     keep=None,
-    jobs: int = 1,
+    workers: Workers = NO_WORKERS,
     scanned: Scanned | None = None,
 ) -> Export:
     """Several exports as one (``podium build A B``): a run found in more than one is counted once,
@@ -68,14 +69,14 @@ def load_exports(
 
     ``keep(run)`` maps each run, as it is read, to what the Export holds (default: the run itself;
     the build keeps compact records, kinds.record_of; what a :class:`Keeper` makes is also stored).
-    ``jobs``: worker processes that may read directories ahead (:class:`ReadAhead`). ``scanned``: what
+    ``workers``: the build's worker processes, which may read directories ahead (:class:`ReadAhead`). ``scanned``: what
     the stat pass saw of these exports (:func:`scan`), when it ran."""
     seen = scanned.roots if scanned is not None and len(scanned.roots) == len(roots) else [None] * len(roots)
     if len(roots) == 1:
-        return load_export(roots[0], limits, cache=cache, keep=keep, jobs=jobs, seen=seen[0])
+        return load_export(roots[0], limits, cache=cache, keep=keep, workers=workers, seen=seen[0])
     labels = _labels(roots)
     parts = [
-        load_export(root, limits, source=i, label=labels[i], cache=cache, keep=keep, jobs=jobs, seen=seen[i])
+        load_export(root, limits, source=i, label=labels[i], cache=cache, keep=keep, workers=workers, seen=seen[i])
         for i, root in enumerate(roots)
     ]
     runs: dict[str, object] = {}
@@ -123,7 +124,7 @@ def load_export(
     label: str = "",
     cache: ParsedStore = NO_STORE,
     keep=None,
-    jobs: int = 1,
+    workers: Workers = NO_WORKERS,
     seen: array | None = None,
 ) -> Export:
     """Everything podium needs from the export at ``root`` (``label``: prefixed to problem paths).
@@ -131,8 +132,8 @@ def load_export(
     Streams: a run directory is read, identified, attributed and handed to ``keep`` one at a time, so
     only what ``keep`` returns is held (a directory whose id needs the other directories' waits for
     them). ``cache`` (cache/store.py) keeps each directory as parsed, so a rebuild reads only the
-    directories whose files changed (see :func:`read_dir_cached`). When it holds none (a cold build),
-    ``jobs`` worker processes read the directories ahead (:class:`ReadAhead`). ``seen``: the stat pass's
+    directories whose files changed (see :func:`read_dir_cached`). When it holds none (a cold build), the
+    build's ``workers`` read the directories ahead (:class:`ReadAhead`). ``seen``: the stat pass's
     digest of each run directory (:class:`Scanned`), when it ran."""
     if not root.is_dir():
         raise PodiumError(f"{root}: export directory not found (pass EXPORT or set export: in podium.yaml)")
@@ -143,7 +144,9 @@ def load_export(
     runs = Runs(reader, rows, agent_names, source, keep, cache)
     waiting: list[Dir] = []
     ahead = (
-        ReadAhead(reader.root, limits, names, jobs) if jobs > 1 and len(names) >= AHEAD_MIN and cache.cold() else None
+        ReadAhead(reader.root, limits, names, workers)
+        if workers.many and len(names) >= AHEAD_MIN and cache.cold()
+        else None
     )
     if seen is not None and len(seen) != len(names):
         seen = None  # directories came or went since the stat pass: every one is stamped again

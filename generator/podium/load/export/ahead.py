@@ -6,10 +6,9 @@ import os
 from collections.abc import Iterator
 from pathlib import Path
 
-from podium import workers
 from podium.load.export.reader import RUN_FILES, Dir, Limits, Reader, read_dir
 from podium.load.files import MiB, stamp
-from podium.workers import Weighed
+from podium.workers import Weighed, Workers
 
 AHEAD_MIN = 1000  # fewer directories are read by the build's own thread: not worth starting processes for
 AHEAD_CHUNK = 40  # directories per task
@@ -29,10 +28,9 @@ class ReadAhead:
     other stamps since (it changed meanwhile), the build reads it again, so a stored row never holds
     stamps older than its bytes."""
 
-    def __init__(self, root: Path, limits: Limits, names: list[str], jobs: int):
-        self.pool = workers.pool(jobs)
+    def __init__(self, root: Path, limits: Limits, names: list[str], workers: Workers):
         self.done = workers.in_order(
-            self.pool, _read_dirs, _ahead_tasks(root, limits, names), jobs * AHEAD_TASKS, budget=AHEAD_BYTES
+            _read_dirs, _ahead_tasks(root, limits, names), workers.jobs * AHEAD_TASKS, budget=AHEAD_BYTES
         )
         self.chunk: list[tuple] = []
 
@@ -54,8 +52,7 @@ class ReadAhead:
             self.chunk = chunk[::-1]
 
     def close(self) -> None:
-        self.done.close()  # stops the pool, if it ever started taking results
-        workers.stop(self.pool)  # and if not
+        self.done.close()  # the tasks not yet taken are cancelled (the workers are the build's: kept for rendering)
 
 
 def _ahead_tasks(root: Path, limits: Limits, names: list[str]) -> Iterator[Weighed]:

@@ -287,14 +287,14 @@
     rows.forEach(function (row) {
       var tr = el("tr", "k-row-" + row.kind + (row.older ? " older" : ""));
       tr.appendChild(el("td", "date", row.date ? row.date.slice(0, 10) + " " + row.date.slice(11, 16) : "—"));
-      var run = el("td");
+      var run = el("td", "run");
       run.appendChild(link(p + row.url, row.run.slice(0, 8), "mono"));
       tr.appendChild(run);
-      var agent = el("td");
+      var agent = el("td", "agent");
       var name = el("bdi", null, row.agent);
       if (row.agent_url) { var a = link(p + row.agent_url, ""); a.appendChild(name); agent.appendChild(a); } else { agent.appendChild(name); }
       tr.appendChild(agent);
-      var mission = el("td");
+      var mission = el("td", "mission");
       var m = el("bdi", null, row.mission);
       var holder = row.mission_url ? link(p + row.mission_url, "") : mission;
       holder.appendChild(m);
@@ -302,14 +302,14 @@
       if (holder !== mission) mission.appendChild(holder);
       if (row.older) { mission.appendChild(document.createTextNode(" ")); mission.appendChild(el("span", "tag older", "older version")); }
       tr.appendChild(mission);
-      var status = el("td", null, row.status + " ");
+      var status = el("td", "status", row.status + " ");
       status.appendChild(el("span", "kind k-" + row.kind, self.labels[row.kind] || row.kind));
       tr.appendChild(status);
-      tr.appendChild(el("td", "num", row.overall_text));
-      tr.appendChild(el("td", "num", row.deterministic_text));
-      tr.appendChild(el("td", "num" + (row.judge_text === self.noJudge ? " nojudge" : ""), row.judge_text));
-      tr.appendChild(el("td", "num", row.tokens_text));
-      tr.appendChild(el("td", "num", row.duration_text));
+      tr.appendChild(el("td", "num overall", row.overall_text));
+      tr.appendChild(el("td", "num checks-half", row.deterministic_text));
+      tr.appendChild(el("td", "num judge-half" + (row.judge_text === self.noJudge ? " nojudge" : ""), row.judge_text));
+      tr.appendChild(el("td", "num tokens", row.tokens_text));
+      tr.appendChild(el("td", "num time", row.duration_text));
       frag.appendChild(tr);
     });
     while (this.body.firstChild) this.body.removeChild(this.body.firstChild);

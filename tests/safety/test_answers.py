@@ -5,7 +5,7 @@ and the account name: they are the mission's answers. Run B of the same mission
 (another version) never submitted them, but its judge quotes them in every field a
 judge or an agent writes. No output file may hold them in any form. Ordinary short
 values (``fetched``) and plain words (``swordfish``) stay readable on other runs'
-pages (render/redact.py ``is_answer``).
+pages (safety/redact.py ``is_answer``).
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from urllib.parse import quote
 from exportkit import ExportDir, graded, report_md, run_id
 from sitekit import build, site_files
 
-from podium.render.redact import is_answer
+from podium.safety.redact import is_answer
 
 PASSWORD = "Autumn2026!"
 ACCOUNT = "CORP\\svc_sql01"

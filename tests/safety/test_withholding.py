@@ -1,4 +1,4 @@
-"""The withholding contract (render/withhold.py), as a property and on a built site.
+"""The withholding contract (safety/withhold.py), as a property and on a built site.
 
 Canaries are planted in every agent- or judge-controlled position of a report
 (artifact payloads, the checks table, terrain, rubric text and reasons, judge
@@ -19,8 +19,8 @@ from hypothesis import strategies as st
 from sitekit import build, site_files
 
 from podium.render.markdown import render_report
-from podium.render.redact import Redactor
-from podium.render.withhold import withheld_ranges, withhold
+from podium.safety.redact import Redactor
+from podium.safety.withhold import withheld_ranges, withhold
 
 SECTIONS = (
     "Overview",

@@ -37,7 +37,7 @@ from podium.model import (
     Run,
     RunRecord,
 )
-from podium.render.redact import Redaction
+from podium.safety.redact import Redaction
 
 KNOWN_STATUSES = frozenset(JUDGE_STATUSES) | {"grading-failed", "skipped"}
 
@@ -100,6 +100,7 @@ def public_board_and_pairs(board: Leaderboard, redaction: Redaction) -> tuple[Le
             summary,
             figures=figures(summary.figures),
             missions=tuple(replace(m, figures=figures(m.figures)) for m in summary.missions),
+            reported_models=tuple(sorted({model_key(m) for m in summary.reported_models})),
         )
 
     def public_pair(pair: Pair) -> Pair:
@@ -367,7 +368,7 @@ def _page_texts(run: Run) -> list:
 
 def _batched(redact, texts: list):
     """``redact``, with ``texts`` redacted beforehand in one call (a page's texts cost one
-    look for each secret shape, render/redact.py)."""
+    look for each secret shape, safety/redact.py)."""
     many = getattr(redact, "many", None)
     unique = list(dict.fromkeys(t for t in texts if isinstance(t, str) and t))
     if many is None or not unique:

@@ -23,7 +23,7 @@ import pytest
 import sitekit as kit
 from exportkit import ExportDir, graded, report_md, run_id
 
-from podium.render.redact import Redaction
+from podium.safety.redact import Redaction
 
 FLAG_FILE = "FLAG{read_from_a_file_42}\n"  # submitted as read from a file
 PADDED = "  svc-pass-2026!  "

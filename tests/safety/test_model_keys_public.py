@@ -7,23 +7,23 @@
   it by its oldest run, never by its text (whose digest would check a guess at a redacted answer).
 - Item 4: ``model_key`` tried every redacted name on every text with ``str.replace``, re-sorting them on
   every call: 100 / 200 / 400 runs of 200 key-shaped names took 6 / 24 / 97 s. Now each distinct text is
-  made once from its run's published names (render/safe.py ``_ModelTexts``).
+  made once from its run's published names (safety/safe.py ``_ModelTexts``).
 """
 
 from __future__ import annotations
 
 import hashlib
-import time
 
 import pytest
 import sitekit as kit
+from cputime import least_cpu
 from exportkit import ExportDir, flood_names, graded, run_id
 
 from podium import routes
 from podium.count.summarize import summarize
 from podium.load.export import load_export
-from podium.render.redact import Redaction
-from podium.render.safe import public_board
+from podium.safety.redact import Redaction
+from podium.safety.safe import public_board
 
 KEY = "sk-" + "Jq7Rk2Lm9Np4Xs8TWd3Fg6Hj1Kl5Zx0C"
 
@@ -91,15 +91,6 @@ def test_a_redacted_keys_slug_does_not_depend_on_its_text(tmp_path):
     assert [m.slug for m in public.by_model] == [first.slug]
 
 
-def _cpu(fn, *args) -> float:
-    best = float("inf")
-    for _ in range(3):
-        start = time.process_time()
-        fn(*args)
-        best = min(best, time.process_time() - start)
-    return best
-
-
 @pytest.fixture(scope="module")
 def flooded_boards(tmp_path_factory):
     """200 and 400 runs of 8 kept key-shaped names each (and the rest counted), one agent: every name redacted,
@@ -118,7 +109,7 @@ def test_publishing_model_keys_is_linear_in_the_names(flooded_boards):
     """The public board of twice the runs takes under three times the CPU time (quadratic: four times; before,
     200 runs took 0.8 s and 400 took 4.5 s here; now 0.04 s and 0.1 s)."""
     redaction = Redaction(())
-    small, large = (_cpu(public_board, flooded_boards[n], redaction) for n in (200, 400))
+    small, large = (least_cpu(public_board, flooded_boards[n], redaction) for n in (200, 400))
     assert large < 3 * max(small, 0.05), (small, large)
     public = public_board(flooded_boards[400], redaction)
     assert len({m.slug for m in public.by_model}) == 400

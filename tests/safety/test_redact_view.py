@@ -1,5 +1,5 @@
 """Redaction as a reader sees the text (issue 34, 2), the automaton against a brute force, and the URL
-spellings (issue 34, 16): render/redact.py.
+spellings (issue 34, 16): safety/redact.py.
 
 A secret split by a line break (a judge's reason wrapped), a tab, two spaces, a no-break space, or by an
 invisible format character (zero-width space, soft hyphen, word joiner; raw, or as an entity in a report
@@ -18,10 +18,10 @@ from hypothesis import strategies as st
 
 from podium.errors import BuildError
 from podium.load.fields import _CF_RANGES, Fields, drop_format
-from podium.render import redact as r
 from podium.render import reportmd
-from podium.render.redact import Literals, Redaction, Redactor, apply_cuts, as_read, literal_forms
 from podium.render.site import guard_secrets
+from podium.safety import redact as r
+from podium.safety.redact import Literals, Redaction, Redactor, apply_cuts, as_read, literal_forms
 
 ANSWER = "Answ3r One!x7"
 SPLITS = {

@@ -1,4 +1,4 @@
-"""The redactor's gates (render/redact.py) skip a step only when it would change nothing:
+"""The redactor's gates (safety/redact.py) skip a step only when it would change nothing:
 gated redaction, one text at a time or a report's texts together (``many``), equals every
 step applied in order, on texts built from the pieces of every secret shape, keyword,
 literal form and the non-ASCII letters re.IGNORECASE folds to ASCII."""
@@ -13,8 +13,8 @@ import pytest
 from hypothesis import HealthCheck, given, seed, settings
 from hypothesis import strategies as st
 
-from podium.render import redact as r
-from podium.render.redact import Redaction, Redactor
+from podium.safety import redact as r
+from podium.safety.redact import Redaction, Redactor
 
 LITERALS = ("s3cr3t-v@lue!", "two words/x y", "ab\ncd-ef", "FLAG{shared}")
 PIECES = (
@@ -239,7 +239,7 @@ def test_every_anchor_separator_and_value_together(which):
             assert redactor(filler + " " + text) == ungated(redactor, filler + " " + text), text
 
 
-# --- what the build cache may keep (render/redact.py Screen, then Redaction.holds_any) ---------------------
+# --- what the build cache may keep (safety/redact.py Screen, then Redaction.holds_any) ---------------------
 _ANSWER = st.from_regex(r"[a-z0-9_{}-]{6,10}", fullmatch=True)
 
 

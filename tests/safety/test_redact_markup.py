@@ -27,8 +27,8 @@ from hypothesis import strategies as st
 
 from podium.errors import BuildError
 from podium.render import reportmd
-from podium.render.redact import OwnValues, Redaction, Redactor, RunRedactor
 from podium.render.site import guard_secrets
+from podium.safety.redact import OwnValues, Redaction, Redactor, RunRedactor
 
 OWN = "Answ3r One!x7"  # the quoting run's own submitted value, and the mission's answer
 LITERAL = "conf1gured-literal"  # under redact:
@@ -228,7 +228,7 @@ TEXTS = st.lists(
 @settings(max_examples=400, deadline=None)
 @given(TEXTS)
 def test_cuts_say_exactly_what_the_redactor_changes(text):
-    from podium.render.redact import apply_cuts  # (new with the block pass: imported here, so the rest runs on 8a7d1ab)
+    from podium.safety.redact import apply_cuts  # (new with the block pass: imported here, so the rest runs on 8a7d1ab)
 
     mission = Redactor([OWN, LITERAL])
     for redact in (mission, RunRedactor(OwnValues(("hunter2",)), mission), Redactor()):

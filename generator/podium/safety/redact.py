@@ -1,7 +1,7 @@
 """The second layer against leaks: redact secret-shaped text before it is published.
 
 The first layer is never reading or publishing the secret-bearing parts at all
-(xorcise-export.md, render/withhold.py). This layer rewrites, in every piece of
+(xorcise-export.md, safety/withhold.py). This layer rewrites, in every piece of
 free text a page or data file shows (judge text, report text, check errors,
 model names): provider token shapes, bearer tokens, private keys, JWTs,
 credentials in URLs, ``password=…``-style pairs, flag-shaped strings, and
@@ -76,7 +76,7 @@ _USERINFO = re.compile(r"(?i)(?<![a-z0-9+.-])([a-z][a-z0-9+.-]*://)[^/\s@:]+(?::
 # match starts with or contains) followed by what the pattern needs next, so a step whose gate
 # fails is skipped: most texts hold no anchor at all, and a scan costs far more than a substring
 # test. Every gate is a necessary condition for its pattern to match, tested on the text as it
-# is at that step, so skipping never changes the result (tests/render/test_redact.py compares with the
+# is at that step, so skipping never changes the result (tests/safety/test_redact.py compares with the
 # ungated steps). The tests run on the text's UTF-8 bytes (an ASCII anchor is in the text
 # exactly when it is in its UTF-8 form, and byte searches are fast); the case-insensitive
 # patterns' anchors on those bytes lower-cased, with the four non-ASCII characters that
@@ -746,7 +746,7 @@ class Screen:
     is screened so (cache/store.py ``may_keep``) as each run is read; the configured literals and every
     mission's answers are looked for once they are all known (:meth:`Redaction.holds_any`, cache/store.py
     ``settle``), before anything read is written to the cache file. Together they judge a text as one
-    redactor of every value does (tests/render/test_redact.py)."""
+    redactor of every value does (tests/safety/test_redact.py)."""
 
     def __init__(self) -> None:
         self._own: tuple[tuple[str, ...], RunRedactor] = ((), RunRedactor(_NO_OWN_VALUES, _SHAPES_ONLY))

@@ -3,7 +3,7 @@
 Before, the cache's screen made a regular expression of every answer learned so far each time 64 more
 arrived (N answers: ~N²/64 patterns built; 10k runs with a flag each took 67.7 s cold against 16.7 s
 without the cache), and past ~500 answers on one mission the trie-shaped expression fell back to trying
-every spelling at every position. Now every value is one automaton (render/redact.py ``Literals``), made
+every spelling at every position. Now every value is one automaton (safety/redact.py ``Literals``), made
 once a build: these tests count the automata made and the characters they were made of, and time (CPU
 time of this process) a text's redaction as the number of answers doubles.
 """
@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import time
 from pathlib import Path
+
+from cputime import least_cpu
 
 from podium.build import build_site
 from podium.config import Config
-from podium.render.redact import Literals, Redaction
+from podium.safety.redact import Literals, Redaction
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -81,15 +82,6 @@ def _crafted(n: int) -> set[str]:
     return {"q" * (i % 97) + f"-{i:05d}!answer" for i in range(n)} | {"Z" * (16 + i % 61) for i in range(n // 10)}
 
 
-def _cpu(fn, arg) -> float:
-    best = float("inf")
-    for _ in range(3):
-        start = time.process_time()
-        fn(arg)
-        best = min(best, time.process_time() - start)
-    return best
-
-
 def test_a_thousand_crafted_answers_on_one_mission_cost_a_text_what_a_few_do():
     text = ("q" * 90 + "-00042!answ3r and Z" * 7 + " some judge prose, ") * 300  # ~64 KiB
     times, counts = {}, {}
@@ -97,7 +89,7 @@ def test_a_thousand_crafted_answers_on_one_mission_cost_a_text_what_a_few_do():
         with Counted() as counted:
             redact = Redaction([], {"m": _crafted(n)}).mission("m")
         counts[n] = counted
-        times[n] = _cpu(redact, text)
+        times[n] = least_cpu(redact, text)
     assert all(c.made == 1 for c in counts.values())
     assert counts[4000].characters <= 4.4 * counts[1000].characters  # the answers' length, once
     floor = 0.005  # seconds: below this a ratio is timer noise
