@@ -13,10 +13,13 @@ from __future__ import annotations
 import dataclasses
 import math
 import statistics
+import tempfile
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
-from hypothesis import given
+from exportkit import run_id
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_properties import EXPORTS, SETTINGS, make_export, to_run
 
@@ -442,3 +445,61 @@ def test_a_damaged_spent_is_refused(data):
 def test_budget_share_needs_a_positive_budget():
     record = dataclasses.replace(_BLANK_RECORD, configuration=Configuration(None, None, None, 0.0))
     assert record.budget_seconds is None and record.budget_share is None
+
+
+# ---------------------------------------------------------------- §4 the tokens series, from what reports say
+
+CELLS = st.sampled_from([None, "—", "0", "800", "1,000", "1,000", "1,250", "1600", "2,000", "2,500", "4,000"])
+SIDE = st.lists(st.tuples(CELLS, st.sampled_from(["graded", "graded", "timeout", "operator"])), min_size=1, max_size=8)
+
+
+def _spec_total(cell: str | None) -> int | None:
+    """``total_tokens`` as cost.md §1 reads a Telemetry cell: a missing row or "—" is not reported, and so (rule 1)
+    is a total of 0."""
+    if cell is None or cell == "—" or int(cell.replace(",", "")) == 0:
+        return None
+    return int(cell.replace(",", ""))
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(SIDE, SIDE, st.sampled_from([1, 2, 3]))
+def test_the_tokens_series_reads_the_telemetry_tables_as_the_progress_reference(old, new, scale):
+    """End to end: reports whose Telemetry tables say the total (with separators, "—", 0 or no row), read and counted
+    by the build; each cell step's tokens entry is progresskit's reference over ln(total_tokens) of the median
+    population's runs that report it (cost.md §1 rule 1 and §4), the newer model's runs spending ``scale`` times."""
+    from exportkit import ExportDir, graded, report_md
+    from progresskit import ref_step
+
+    from podium.load.export import load_export
+
+    def cell(text: str | None, times: int) -> str | None:
+        if text is None or text == "—" or times == 1:
+            return text
+        return f"{int(text.replace(',', '')) * times:,}"
+
+    with tempfile.TemporaryDirectory() as tmp:
+        export = ExportDir(Path(tmp) / "export")
+        expected: dict[str, list[float]] = {"model-a": [], "model-b": []}
+        sides = [("model-a", item, 1) for item in old] + [("model-b", item, scale) for item in new]
+        for n, (model, (text, trigger), times) in enumerate(sides):
+            total = cell(text, times)
+            rows = "" if total is None else f"| Total tokens | {total} |\n| Model calls | 3 |\n"
+            report = report_md().replace(
+                "## Conditions", f"## Telemetry\n\n| Field | Value |\n| --- | --- |\n{rows}\n## Conditions"
+            )
+            partial = None if trigger == "graded" else trigger
+            body = graded(run_id(("tokens", n)), model=model, partial_trigger=partial)
+            export.run(body, report=report, trigger=partial, at=10 * n)
+            if trigger in ("graded", "timeout") and (value := _spec_total(total)) is not None:
+                expected[model].append(math.log(value))
+        export.sidecars()
+        board = summarize(load_export(export.root))
+    (cell_progress,) = next(iter(board.progress.values())).cells
+    if not cell_progress.steps:
+        return
+    x, y = expected["model-a"], expected["model-b"]
+    got = cell_progress.newest_step.tokens
+    assert (got.verdict, got.reasons, got.shift, got.ci99, got.ci90, got.steady_within) == ref_step(
+        "tokens", x, y, x, y
+    )
+    assert (got.m, got.n) == (len(x), len(y))
