@@ -77,7 +77,7 @@ def test_the_document_has_the_keys_of_section_6():
     step_keys = {"verdict", "reasons", "shift", "delta_median", "ci99", "ci90", "steady_within", "m", "n"}
     for seg in doc["segments"]:
         assert (
-            set(seg) == {"configuration", "first_run_id", "last_run_id", "runs", "median"}  # median: issue 36
+            set(seg) == {"configuration", "first_run_id", "last_run_id", "runs", "median"}
             and set(seg["configuration"]) == conf
         )
     for step in doc["steps"]:
