@@ -56,9 +56,12 @@ def share(value: float | None) -> str:
 
 
 def usd(value: float | None) -> str:
-    """Dollars: "$0.042", "$1.25", "$1,240"; "—" for none (never "$0")."""
+    """Dollars: "$0.042", "$1.25", "$1,240"; "<$0.001" for a sliver that is not nothing; "—" for none (never
+    "$0" for a run with no price: docs/rules/cost.md §5)."""
     if value is None:
         return DASH
+    if 0 < value < 0.0005:
+        return "<$0.001"
     if value < 1:
         return f"${value:.3f}"
     return f"${value:,.2f}" if value < 1000 else f"${value:,.0f}"
