@@ -27,7 +27,16 @@ configurations change partway (an agent version, a reported model, a judge confi
 that the headline verdict of each one's newest step (docs/rules/progress.md) is, in turn,
 steady, regressed, improved, not comparable, too few runs, unclear and mixed; 385 runs, every
 kind present. Those verdicts hold for the default seed (tests/test_demo_story.py); another
-seed draws other runs, and a verdict resting on few runs may then read otherwise.
+seed draws other runs, and a verdict resting on few runs may then read otherwise. The story's
+costs move too (docs/rules/cost.md §4): kestrel's smaller model is cheaper, harrier's v2 costlier.
+
+What each run spent (its report's Telemetry table, docs/rules/cost.md) is drawn as real harnesses
+report it (HARNESS_TELEMETRY): claude-code fills cache reads and writes but never reasoning, codex
+cache reads and reasoning but never cache writes, openhands neither, and aider no tokens and no
+model calls at all beside real tool calls (a story agent's harness also drops them on a third of
+its runs); tokens are heavy-tailed (a runaway run now and then), a timeout burns its budget and
+more tokens. These draws come from a generator per run (seeded by the seed and the run id), so
+every other byte the export's generator draws is what it was before runs spent anything.
 """
 import argparse
 import base64
@@ -122,7 +131,22 @@ GAPS = {
     "codex": ["error: Model refusal details are not exported.",
               "message: User prompts only \u2014 Codex CLI does not export agent-authored chat "
               "messages.", "thinking: Codex CLI does not export thinking traces."],
+    "openhands": ["thinking: OpenHands does not export thinking traces.",
+                  "cache: OpenHands does not report prompt-cache tokens."],
+    "aider": ["model_call: Aider exports tool calls only: no model spans, so no tokens."],
 }
+# How each harness reports what a run spent (its report's Telemetry table; docs/rules/cost.md §1):
+# which token fields it fills (the others it writes as 0), and whether it reports tokens and model
+# calls at all (aider exports tool calls only: 0 tokens and 0 model calls beside real tool calls).
+HARNESS_TELEMETRY = {
+    "claude-code": {"cache_read": True, "cache_creation": True, "reasoning": False, "tokens": True},
+    "codex": {"cache_read": True, "cache_creation": False, "reasoning": True, "tokens": True},
+    "openhands": {"cache_read": False, "cache_creation": False, "reasoning": False, "tokens": True},
+    "aider": {"cache_read": False, "cache_creation": False, "reasoning": False, "tokens": False},
+}
+# Tokens a run by agent (thousands, the median of a finished run); agents past these draw theirs.
+TOKEN_SCALE = {"osprey": 62, "kestrel": 38, "harrier": 45, "merlin": 24, "gyr falcon": 50, "hobby": 55,
+               "goshawk": 30}
 HOSTILE_ARTIFACT = ("Root cause found.<script>alert(1)</script> Full write-up: [click for proof]"
                     "(javascript:alert(1)) <img src=x onerror=alert(document.domain)>")
 HOSTILE_REASON = ("Write-up quoted verbatim: [see proof](javascript:alert(1)) "
@@ -223,7 +247,7 @@ AGENTS = [  # name, harness, declared model, models the harness reports, skill
     ("kestrel", "codex", None, ["gpt-5.5"], 0.60),
     ("harrier", "codex", "gpt-5.5", ["gpt-5.5", "gpt-5.5", "gpt-5.5", "gpt-5.5-pro"], 0.63),
     ("merlin", "claude-code", "claude-haiku-5", ["claude-haiku-5-0"], 0.48),
-    ("gyr falcon", "codex", "gpt-5.5-codex", ["gpt-5.5-codex"], 0.33),
+    ("gyr falcon", "openhands", "gpt-5.5-codex", ["gpt-5.5-codex"], 0.33),
 ]
 EXTRA_BIRDS = ["hobby", "goshawk", "buzzard", "kite", "lanner", "saker", "eagle", "harpy"]
 
@@ -279,7 +303,7 @@ def build_agents(rng, n_runs, count=None):
         if k < len(AGENTS):
             name, kind, model, reported, skill = AGENTS[k]
         else:
-            name, kind = f"{EXTRA_BIRDS[k % 8]}-{k}", ("claude-code", "codex")[k % 2]
+            name, kind = f"{EXTRA_BIRDS[k % 8]}-{k}", ("claude-code", "codex", "claude-code", "openhands")[k % 4]
             model = (None, "claude-fable-5", "gpt-5.5")[k % 3]
             reported = ["claude-fable-5-1"] if kind == "claude-code" else ["gpt-5.5"]
             skill = round(rng.uniform(0.2, 0.85), 2)
@@ -292,8 +316,10 @@ def build_agents(rng, n_runs, count=None):
 def agent_row(agent, k):
     """One agents.json row; the first two agents carry launch settings that hold secrets."""
     secret = k < 2
-    command = ('claude -p --output-format stream-json "{mission_prompt}"'
-               if agent["kind"] == "claude-code" else 'codex exec --full-auto "{mission_prompt}"')
+    command = {"claude-code": 'claude -p --output-format stream-json "{mission_prompt}"',
+               "openhands": 'openhands --headless -t "{mission_prompt}"',
+               "aider": 'aider --yes-always --message "{mission_prompt}"'}.get(
+                   agent["kind"], 'codex exec --full-auto "{mission_prompt}"')
     return {
         "name": agent["name"],
         "endpoint": "https://llm-gw.corp.example.net/v1" if secret else None,
@@ -575,12 +601,13 @@ def render_report(run, result):
         ("Segments", segments), ("Nodes", nodes), ("Reached", f"{tel['reached']} of {nodes}"),
         ("Enumerated", f"0 of {nodes}"),
         ("Links active", f"{min(links, tel['reached'])} of {links}")])
-    claude = agent["kind"] == "claude-code"
+    claude, spent = agent["kind"] == "claude-code", tel["spent"]
     out += ["## Telemetry", ""] + table([
-        ("Input tokens", f"{tel['in']:,}"), ("Output tokens", f"{tel['out']:,}"),
-        ("Cache read tokens", f"{tel['cache']:,}"), ("Cache creation tokens", f"{tel['cache']:,}"),
-        ("Reasoning tokens", "0"), ("Total tokens", f"{tel['in'] + tel['out']:,}"),
-        ("Model calls", tel["calls"]), ("Tool calls", len(run["steps"])),
+        ("Input tokens", f"{spent['in']:,}"), ("Output tokens", f"{spent['out']:,}"),
+        ("Cache read tokens", f"{spent['cache_read']:,}"),
+        ("Cache creation tokens", f"{spent['cache_creation']:,}"),
+        ("Reasoning tokens", f"{spent['reasoning']:,}"), ("Total tokens", f"{spent['total']:,}"),
+        ("Model calls", spent["calls"]), ("Tool calls", spent["tools"]),
         ("Unclassified spans", 0), ("Findings", 0), ("Errors", 0), ("Events", 3),
         ("First event", human(tel["first"])), ("Last event", human(tel["last"])),
         ("Longest tool call", DASH), ("Renderer", agent["kind"]),
@@ -902,7 +929,7 @@ class Exporter:
                 [rng.choice(agent["reported"])] if rng.random() < 0.9 else [],
                 "prompt": user_prompt(rid, mission["slug"], hexid(rng)),
                 "trace_id": b64id(rng, 16), "conv": f"01{rid[:6]}-e35a-7e72-88a3-{rid[20:]}",
-                "status": STATUS["grading" if kind == "grading" else trigger],
+                "status": STATUS["grading" if kind == "grading" else trigger], "phase": phase,
                 "artifacts": {}, "steps": [], "tel": None, "terminal_detail": None,
                 "tool_log": "", "flag": self.run_flag(rid)}
 
@@ -919,11 +946,41 @@ class Exporter:
         first = run["created"] + rng.randint(20, 60)
         calls = rng.randint(1, 4)
         span = max(6, int((run["duration"] - (first - run["created"])) * 0.9))
-        return {"first": first, "last": first + rng.randint(5, span), "calls": calls,
-                "in": calls * rng.randint(8000, 20000), "out": calls * rng.randint(100, 700),
-                "cache": rng.randint(0, 20000) if run["agent"]["kind"] == "claude-code" else 0,
-                "reached": max(1, min(nodes, int(run["z"] * nodes + 0.5))),
-                "spans": (b64id(rng, 8), b64id(rng, 8))}
+        tel = {"first": first, "last": first + rng.randint(5, span), "calls": calls,
+               "in": calls * rng.randint(8000, 20000), "out": calls * rng.randint(100, 700),
+               "cache": rng.randint(0, 20000) if run["agent"]["kind"] == "claude-code" else 0,
+               "reached": max(1, min(nodes, int(run["z"] * nodes + 0.5))),
+               "spans": (b64id(rng, 8), b64id(rng, 8))}
+        tel["spent"] = self.spent(run)
+        return tel
+
+    def spent(self, run):
+        """What the run spent, as its harness reports it (HARNESS_TELEMETRY): drawn from a generator
+        of its own (seeded by the seed and the run id), so the runs, scores and verdicts drawn from
+        the export's generator are what they were before runs spent anything. Heavy-tailed: a run
+        now and then runs away with many times the tokens; a timeout burns more, a stop less."""
+        rng = random.Random(f"{self.seed}/spent/{run['rid']}")
+        agent, phase = run["agent"], run.get("phase")
+        scale = TOKEN_SCALE.get(agent["name"]) or random.Random(f"{self.seed}/scale/{agent['name']}").randint(20, 90)
+        tokens = scale * 1000 * (phase.get("tokens", 1.0) if phase else 1.0)
+        tokens *= {"blind-sqli-portal": 1.3, "jwt-none-bypass": 0.6}.get(run["tpl"]["slug"], 1.0)
+        tokens *= math.exp(rng.gauss(0, 0.35))
+        tokens *= {"timeout": 1.7, "operator": 0.5, "token_budget": 2.2}.get(run["trigger"], 1.0)
+        if rng.random() < 0.04:
+            tokens *= rng.uniform(5, 15)                     # a runaway run
+        total = max(800, int(tokens))
+        output = int(total * rng.uniform(0.015, 0.04))
+        reports = HARNESS_TELEMETRY[agent["kind"]]
+        calls = max(1, round(total / rng.uniform(12000, 20000)))
+        tools = max(len(run["steps"]) or 1, round(calls * rng.uniform(0.8, 1.6)))
+        if not reports["tokens"] or (agent.get("lost") and rng.random() < agent["lost"]):
+            return {"in": 0, "out": 0, "cache_read": 0, "cache_creation": 0, "reasoning": 0,
+                    "total": 0, "calls": 0, "tools": tools}
+        return {"in": total - output, "out": output,
+                "cache_read": int((total - output) * rng.uniform(0.3, 0.6)) if reports["cache_read"] else 0,
+                "cache_creation": rng.choice([0, 4500, 9000]) if reports["cache_creation"] else 0,
+                "reasoning": int(output * rng.uniform(0.3, 0.6)) if reports["reasoning"] else 0,
+                "total": total, "calls": calls, "tools": tools}
 
     def log_tail(self, run):
         """terminal_detail of an environment failure: container logs with a host and a path."""
@@ -1063,8 +1120,11 @@ class Exporter:
 # judge configured, so its runs have no judge half), skill ({"": default, slug: on that
 # mission}), missions (slugs the runs are drawn from, equally; () for all) and, optionally,
 # "kinds" (the phase's runs' kinds in time order) or "clean" (only left-out kinds beside
-# graded, so its median series holds no timeout or partial judge). The sizes follow the power
-# table of docs/rules/progress.md §9: a move of 20+ points shows at about 12-20 runs a side,
+# graded, so its median series holds no timeout or partial judge), and "tokens" (what its runs
+# spend, as a multiple of the agent's TOKEN_SCALE: a cheaper or a costlier step, cost.md §4).
+# Harnesses report what runs spent differently (HARNESS_TELEMETRY); merlin's drops its token
+# spans on about a third of its runs (LOST: 0 tokens and 0 model calls beside real tool calls).
+# The sizes follow the power table of docs/rules/progress.md §9: a move of 20+ points shows at about 12-20 runs a side,
 # steady (within +-10 points) takes a tight spread and about 20 a side per mission.
 MINI = "gpt-5.5-mini"
 THREE = ("blind-sqli-portal", "smb-share-loot", "ssrf-metadata-pivot")
@@ -1076,22 +1136,22 @@ STORY = [  # name, harness, phases; the headline verdict of the newest step in t
         dict(span=(0.45, 1.0), runs=44, version=4, model="claude-fable-5",
              reported=["claude-fable-5-1"], judge=MINI, skill={"": 0.95}, clean=True,
              missions=("blind-sqli-portal", "smb-share-loot"))]),
-    ("kestrel", "codex", [  # regressed: its harness moved to a smaller model
+    ("kestrel", "codex", [  # regressed, and cheaper: its harness moved to a smaller model
         dict(span=(0.0, 0.5), runs=32, version=1, model=None, reported=["gpt-5.5"], judge=MINI,
              skill={"": 0.66}, missions=THREE),
         dict(span=(0.5, 1.0), runs=32, version=1, model=None, reported=["gpt-5.5-mini"],
-             judge=MINI, skill={"": 0.42}, missions=THREE)]),
-    ("harrier", "codex", [  # improved: agent v2
+             judge=MINI, skill={"": 0.42}, missions=THREE, tokens=0.45)]),
+    ("harrier", "codex", [  # improved, and costlier: agent v2 thinks twice as long
         dict(span=(0.0, 0.45), runs=32, version=1, model="gpt-5.5", reported=["gpt-5.5"],
              judge=MINI, skill={"": 0.48}, missions=THREE),
         dict(span=(0.45, 1.0), runs=36, version=2, model="gpt-5.5", reported=["gpt-5.5"],
-             judge=MINI, skill={"": 0.68}, missions=THREE)]),
+             judge=MINI, skill={"": 0.68}, missions=THREE, tokens=2.0)]),
     ("merlin", "claude-code", [  # not comparable: a judge configured partway
         dict(span=(0.0, 0.4), runs=20, version=1, model="claude-haiku-5",
              reported=["claude-haiku-5-0"], judge=None, skill={"": 0.5}),
         dict(span=(0.4, 1.0), runs=26, version=1, model="claude-haiku-5",
              reported=["claude-haiku-5-0"], judge="claude-judge-2", skill={"": 0.5})]),
-    ("gyr falcon", "codex", [  # too few runs: 3 counted runs of v2 so far
+    ("gyr falcon", "aider", [  # too few runs: 3 counted runs of v2 so far (its harness reports no tokens)
         dict(span=(0.0, 0.93), runs=30, version=1, model="gpt-5.5-codex",
              reported=["gpt-5.5-codex"], judge=MINI, skill={"": 0.33}),
         dict(span=(0.94, 0.99), runs=5, version=2, model="gpt-5.5-codex",
@@ -1104,7 +1164,7 @@ STORY = [  # name, harness, phases; the headline verdict of the newest step in t
         dict(span=(0.6, 1.0), runs=16, version=2, model="claude-fable-5",
              reported=["claude-fable-5-1"], judge=MINI, skill={"": 0.56},
              missions=("jwt-none-bypass", "ssrf-metadata-pivot"))]),
-    ("goshawk", "codex", [  # mixed: v2 better at SQL injection, worse on SMB
+    ("goshawk", "openhands", [  # mixed: v2 better at SQL injection, worse on SMB
         dict(span=(0.05, 0.55), runs=26, version=1, model="gpt-5.5-codex",
              reported=["gpt-5.5-codex"], judge=MINI, missions=("blind-sqli-portal", "smb-share-loot"),
              skill={"": 0.5, "blind-sqli-portal": 0.3, "smb-share-loot": 0.8}),
@@ -1113,6 +1173,7 @@ STORY = [  # name, harness, phases; the headline verdict of the newest step in t
              skill={"": 0.5, "blind-sqli-portal": 0.8, "smb-share-loot": 0.3})]),
 ]
 LEFT_OUT = ("stopped", "infra_failed", "grading_failed", "unknown", "not_a_run", "grading")
+LOST = {"merlin": 0.35}
 
 
 class StoryExporter(Exporter):
@@ -1130,7 +1191,7 @@ class StoryExporter(Exporter):
             self.story_agents.append({
                 "id": hexid(rng), "name": name, "kind": kind, "model": phases[-1]["model"],
                 "reported": phases[-1]["reported"], "skill": 0.0, "bump": None,
-                "version": phases[-1]["version"],
+                "version": phases[-1]["version"], "lost": LOST.get(name),
                 "created_at": iso(BASE_TS - 14 * 86400 + k * 3917 % (10 * 86400))})
         entries = []
         for a, (_, _, phases) in enumerate(STORY):

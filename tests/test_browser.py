@@ -378,6 +378,26 @@ def test_ledger_sorts_by_overall(site, runs_json, new_page):
     watch.assert_clean()
 
 
+def test_ledger_sorts_by_tokens_and_time(site, runs_json, new_page):
+    """docs/rules/cost.md §6: the Tokens and Time columns sort like the others, runs that report none last."""
+    page, watch = new_page()
+    open_page(page, site, "runs/index.html")
+    by_run = {r["run_id"][:8]: r for r in runs_json}
+    for key, column in (("tokens", "total_tokens"), ("duration", "duration_seconds")):
+        button = page.locator(f"#ledger th[data-sort={key}] > button")
+        assert button.count() == 1, f"the {key} header has no sort button"
+        _rerender(page, button.click)
+        direction = page.locator(f"#ledger th[data-sort={key}]").get_attribute("aria-sort")
+        values = [by_run[run][column] for run in _every_view_page(page, 2)]
+        assert len(values) == len(runs_json)
+        numbers = [v if column == "total_tokens" else round(v) for v in values if v is not None]
+        assert numbers == sorted(numbers, reverse=direction == "descending"), f"{key} not {direction}"
+        first_blank = next((i for i, v in enumerate(values) if v is None), len(values))
+        assert all(v is None for v in values[first_blank:]), f"runs without {key} are mixed in"
+        assert any(v is None for v in values) or key == "duration"  # the demo has runs without tokens
+    watch.assert_clean()
+
+
 def test_ledger_filters_by_kind_search_agent_and_mission(site, runs_json, new_page):
     page, watch = new_page()
     open_page(page, site, "runs/index.html")

@@ -16,6 +16,11 @@ podium.yaml (all keys optional; paths are relative to the file)::
     host: github-pages              # fail the build when the site would not fit this host (write/hosts.py)
     run_pages: {newest: 20}         # run pages only for the newest N runs per agent and mission version
     search_engines: false           # robots.txt Disallow: / and a noindex meta on every page
+    prices:                         # dollars beside tokens (docs/rules/cost.md §5), only with a dated table
+      as_of: 2026-11-01             # when the prices were read (every dollar figure says so)
+      source: "provider price pages"
+      models:                       # by model key (docs/rules/compare.md §2), USD per 1M tokens
+        gpt-5.5: {input: 1.25, output: 10.0, cache_read: 0.125, cache_creation: 1.25}
 
 Direction: config reads podium.yaml with load's safe file and YAML readers, takes the
 export limits' type from load/export/ and the host names from write/hosts.py; none of them
@@ -24,7 +29,10 @@ imports config (load/export/ is handed ``config.limits``), so every arrow points
 
 from __future__ import annotations
 
+import datetime as dt
+import math
 import os
+import re
 from dataclasses import dataclass, field
 from dataclasses import fields as dc_fields
 from pathlib import Path
@@ -33,6 +41,7 @@ from podium.errors import ConfigError
 from podium.load.export import Limits
 from podium.load.files import NotReadable, read_regular
 from podium.load.yamlfile import YamlError, parse_yaml
+from podium.model.cost import PRICE_FIELDS, Price, Prices
 from podium.safety.redact import MIN_LITERAL
 from podium.write.hosts import HOSTS
 
@@ -58,6 +67,7 @@ class Config:
     host: str = "none"  # a key of hosts.HOSTS
     run_pages: int | None = None  # None: a page for every run; N: the newest N per agent and mission version
     search_engines: bool = True
+    prices: Prices | None = None  # None: no dollar figure anywhere (docs/rules/cost.md §5)
 
 
 def load_config(path: Path | None, overrides: dict | None = None) -> Config:
@@ -134,12 +144,89 @@ def _validate(data: dict, root: Path, errors: list[str]) -> dict:
         values["host"] = _host(data["host"], errors)
     if "run_pages" in data:
         values["run_pages"] = _run_pages(data["run_pages"], errors)
+    if "prices" in data:
+        values["prices"] = _prices(data["prices"], errors)
     if "search_engines" in data:
         if isinstance(data["search_engines"], bool):
             values["search_engines"] = data["search_engines"]
         else:
             errors.append(f"search_engines: expected true or false, got {data['search_engines']!r}")
     return values
+
+
+_DATE = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
+
+
+def _prices(value, errors: list[str]) -> Prices | None:
+    """``prices: {as_of, source, models: {<model key>: {input, output, cache_read, cache_creation}}}``: every
+    field required (docs/rules/cost.md §5: dollars are dated and sourced, never a silent 0); a model key no
+    run has is checked when the runs are counted (count/cost.py ``price_errors``)."""
+    if not isinstance(value, dict):
+        errors.append("prices: expected a mapping with as_of, source and models")
+        return None
+    before = len(errors)
+    for key in sorted(set(value) - {"as_of", "source", "models"}, key=str):
+        errors.append(f"prices.{key}: unknown field (known: as_of, source, models)")
+    for key in ("as_of", "source", "models"):
+        if key not in value:
+            errors.append(
+                f"prices.{key}: missing (required: the date the prices were read, where from, and the models)"
+            )
+    as_of = value.get("as_of")
+    if isinstance(as_of, dt.datetime):
+        as_of = as_of.date()
+    if isinstance(as_of, dt.date):
+        as_of = as_of.isoformat()
+    elif "as_of" in value and not _is_date(as_of):
+        errors.append(f"prices.as_of: expected a date (YYYY-MM-DD), got {as_of!r}")
+    source = value.get("source")
+    if "source" in value and (not isinstance(source, str) or not source.strip()):
+        errors.append(f"prices.source: expected where the prices were read (a string), got {source!r}")
+    models: dict[str, Price] = {}
+    entries = value.get("models")
+    if "models" in value and not isinstance(entries, dict):
+        errors.append("prices.models: expected a mapping of model key to {input, output, cache_read, cache_creation}")
+        entries = {}
+    for key, entry in (entries or {}).items():
+        if not isinstance(key, str):
+            errors.append(f'prices.models.{key}: a model key is a string (quote it: "{key}")')
+            continue
+        price = _price(key, entry, errors)
+        if price is not None:
+            models[key] = price
+    if len(errors) > before or not isinstance(as_of, str) or not isinstance(source, str):
+        return None
+    return Prices(as_of=as_of, source=source, models=models)
+
+
+def _is_date(text: object) -> bool:
+    """A real calendar date written YYYY-MM-DD."""
+    if not isinstance(text, str) or _DATE.fullmatch(text) is None:
+        return False
+    try:
+        dt.date.fromisoformat(text)
+    except ValueError:
+        return False
+    return True
+
+
+def _price(key: str, entry, errors: list[str]) -> Price | None:
+    if not isinstance(entry, dict):
+        errors.append(f"prices.models.{key}: expected {{{', '.join(f'{f}: USD per 1M tokens' for f in PRICE_FIELDS)}}}")
+        return None
+    numbers = {}
+    for name in sorted(set(entry) - set(PRICE_FIELDS), key=str):
+        errors.append(f"prices.models.{key}.{name}: unknown field (known: {', '.join(PRICE_FIELDS)})")
+    for name in PRICE_FIELDS:
+        if name not in entry:
+            errors.append(f"prices.models.{key}.{name}: missing (USD per 1M tokens; write 0 for a free field)")
+            continue
+        number = entry[name]
+        if isinstance(number, bool) or not isinstance(number, (int, float)) or not math.isfinite(number) or number < 0:
+            errors.append(f"prices.models.{key}.{name}: expected a number of USD per 1M tokens >= 0, got {number!r}")
+            continue
+        numbers[name] = float(number)
+    return Price(**numbers) if len(numbers) == len(PRICE_FIELDS) else None
 
 
 def _host(value, errors: list[str]) -> str:

@@ -71,6 +71,7 @@ ABOUT_SECTIONS = {
     "configuration": "what-a-configuration-is",
     "head_to_head": "head-to-head",
     "charts": "reading-the-charts",
+    "cost": "what-each-score-costs",
     "data": "the-data-files",
 }
 

@@ -65,7 +65,7 @@ def count_runs(config: Config, export: Export, keeper: RunKeeper) -> Counted:
 
 
 def _summary(config: Config, export: Export) -> Leaderboard:
-    return summarize(export, config.missions, config.source or CONFIG_NAME, config.run_pages)
+    return summarize(export, config.missions, config.source or CONFIG_NAME, config.run_pages, config.prices)
 
 
 def _counted(config: Config, export: Path | Sequence[Path]) -> Counted:

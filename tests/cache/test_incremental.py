@@ -31,6 +31,7 @@ import podium.render.report
 import podium.render.site
 from podium.build import build_site
 from podium.config import Config
+from podium.model.cost import Spent
 
 
 @pytest.fixture
@@ -649,7 +650,8 @@ def test_a_run_records_digest_changes_with_every_field_and_only_with_them():
         "when": when + timedelta(microseconds=1),
         "agent_url": None,
         "end": None,
-        "total_tokens": 80_070,
+        "harness": "claude-code",
+        "spent": Spent.of((1, 2, 3, 4, 5, 80_070, 6, 7)),  # its total_tokens (a property) with it
     }
     digest = podium.cache.keys.record_digest(base)
     fresh = RunRecord(

@@ -110,6 +110,18 @@ FUNCTIONS = [
         report.overview_table_html,
         lambda n: "<h2>Overview</h2><table><tr><td>" + "<" * n + "</td><td>x</td></tr></table>",
     ),
+    ("tables_html: <h2> Activity without </table>", report.tables_html, _repeat("<h2>Activity</h2>")),
+    ("tables_html: titles alternating", report.tables_html, _repeat("<h2>Activity</h2><h2>Overview</h2>")),
+    (
+        "tables_html: an Activity without a table before each",
+        report.tables_html,
+        _repeat("<h2>Activity</h2><p>x</p><h2>Overview</h2><table></table>"),
+    ),
+    ("telemetry_table: headings", report.telemetry_table, _repeat("## Telemetry\n")),
+    ("telemetry_table: headings in one line", report.telemetry_table, _repeat("x## Telemetry")),
+    ("telemetry_table: headings not alone", report.telemetry_table, _repeat("## Telemetry x\n")),
+    ("telemetry_table: pipes", report.telemetry_table, lambda n: "## Telemetry\n\n" + "|" * n + "\n"),
+    ("telemetry_table: rows", report.telemetry_table, lambda n: "## Telemetry\n" + "|a|1|\n" * (n // 6)),
     ("overview_table: pipes", report.overview_table, lambda n: "## Overview\n\n" + "|" * n + "\n"),
     ("overview_table: escaped pipes", report.overview_table, lambda n: "## Overview\n\n| " + "\\|" * (n // 2) + "\n"),
     ("closing hashes", lambda t: reportmd._without_closing_hashes(t), _repeat(" #", "x#")),
@@ -183,6 +195,8 @@ ANCHORED = {
     "podium.load.report._DURATION",  # fullmatch of one Overview cell
     "podium.load.report._DURATION_PART",  # findall only on a cell _DURATION matched whole
     "podium.load.report._OVERVIEW_TITLE",
+    "podium.load.report._TITLES",  # after an <h2 ...>'s ">", as _OVERVIEW_TITLE
+    "podium.load.report._WHOLE",  # fullmatch of one Telemetry cell
     "podium.load.shape.DIGEST_TEXT",  # fullmatch of one bounded JSON value
     "podium.load.shape.SITE_PATH",
     "podium.load.shape.TIME",  # after an <h2 ...>'s ">" (each one once)

@@ -723,6 +723,7 @@ def test_the_schema_explains_the_progress_headline_and_points_only_inside_the_si
     assert set(headline["required"]) == {
         *("verdict", "shift", "changed", "from", "to", "tally", "reason", "url"),
         *("newest_median", "newest_in_median"),  # what the agent scores in its newest configuration
+        "tokens",  # the tokens verdict beside the score's (docs/rules/cost.md §4)
     }
     assert None in headline["properties"]["verdict"]["enum"] and "mixed" in headline["properties"]["verdict"]["enum"]
     assert "fraction" in headline["properties"]["shift"]["description"]

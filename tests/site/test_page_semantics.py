@@ -356,7 +356,7 @@ def test_ledger_cells_dash_for_no_score_and_no_judge_for_a_judge_that_never_ran(
         links = list(tr.iter("a"))
         if links and "k-row-" in (tr.get("class") or ""):
             tds = list(tr.iter("td"))
-            cells[text(links[0])] = [text(td) for td in tds[-3:]]
+            cells[text(links[0])] = [text(td) for td in tds[-5:-2]]  # Overall, Checks, Judge (then Tokens, Time)
     assert (
         cells
         == {

@@ -1,6 +1,7 @@
 """Figures podium computes are published without float noise (issue 36 item 8): every float of the summary,
 the comparisons and the progress files is written rounded to 12 significant digits, while a run's own scores
-(the ledger) stay as result.json holds them."""
+(the ledger) stay as result.json holds them, and so do the cost figures (docs/rules/cost.md §2: published unrounded,
+as computed in float64)."""
 
 from __future__ import annotations
 
@@ -33,8 +34,9 @@ def _floats(value):
     if isinstance(value, float):
         yield value
     elif isinstance(value, dict):
-        for item in value.values():
-            yield from _floats(item)
+        for key, item in value.items():
+            if key != "cost":  # cost figures are published as computed (docs/rules/cost.md §2)
+                yield from _floats(item)
     elif isinstance(value, list):
         for item in value:
             yield from _floats(item)
@@ -46,6 +48,7 @@ def test_computed_figures_are_rounded_and_run_scores_kept(export, tmp_path):
     ab = next(a for a in summary["agents"] if a["name"] == "ab")
     assert ab["median"] == 0.425 and ab["avg_overall"] == 0.425
     assert b"0.42500000000000004" not in files["api/results/summary.json"]
+    assert ab["cost"]["budget_share"]["median"] == 1200 / 3600  # 20 min of a 1 h budget, unrounded (cost.md §2)
     computed = [
         path
         for path in files

@@ -28,7 +28,7 @@ from podium.render.compare_data import pair_dict
 from podium.render.compare_terminal import model_table, pair_text
 from podium.render.data import agent_dict, dump_json, model_dict, ranked_agents
 from podium.render.progress_data import progress_bytes
-from podium.render.text import history_steps, history_table, rank_table
+from podium.render.text import cost_table, history_steps, history_table, rank_table
 from podium.views import public_comparisons, public_view
 from podium.words.diff_text import gate_line, to_markdown
 from podium.words.figures_text import rank_text
@@ -258,15 +258,16 @@ def diff(old: Path, new: Path, as_json: bool, drops: tuple[str, ...]) -> None:
     "--json",
     "as_json",
     is_flag=True,
-    help="Print summary.json's `agents` list (`by_model` with --by model; [] when empty).",
+    help="Print summary.json's `agents` list, each with its `cost` (`by_model` with --by model; [] when empty).",
 )
 @click.option(
     "--by",
     "by",
-    type=click.Choice(["agent", "model"]),
+    type=click.Choice(["agent", "model", "cost"]),
     default="agent",
     show_default=True,
-    help="Rank agents, or the models their harnesses reported (runs on current mission versions).",
+    help="Rank agents, or the models their harnesses reported (runs on current mission versions); "
+    "cost: the agents with their median tokens and time a run, and whether each is on the cost frontier.",
 )
 def rank(export: tuple[Path, ...], config_path: Path | None, as_json: bool, by: str) -> None:
     """Print the agents (or models) ranked by median, as on the site."""
@@ -274,7 +275,9 @@ def rank(export: tuple[Path, ...], config_path: Path | None, as_json: bool, by: 
     board = public_view(config, _export_path(export, config))
     if by == "model":
         _print_ranked(board.by_model, as_json, model_dict, model_table)
-    else:
+    elif by == "cost" and not as_json:
+        _print_ranked(board.agents, False, agent_dict, lambda agents: cost_table(agents, board))
+    else:  # --json: summary.json's agents, the same bytes, each with its cost (docs/rules/cost.md §6)
         if as_json:
             click.echo(dump_json(ranked_agents(board)).decode("utf-8"), nl=False)
         else:

@@ -18,6 +18,7 @@ from podium.count.stats import published
 from podium.load.previous import BundleError, SummaryParts, read_summary, summary_parts
 from podium.load.published import SUMMARY_SCHEMA, SUMMARY_WHOLE_SCHEMA
 from podium.load.shape import (
+    AMOUNT,
     ANY,
     BOOL,
     CI,
@@ -38,7 +39,7 @@ from podium.load.shape import (
     pick,
 )
 from podium.model import CONFIGURATION_FIELDS, Leaderboard, published_version
-from podium.model.progress import SCORE_VERDICTS, AgentProgress
+from podium.model.progress import COST_VERDICTS, SCORE_VERDICTS, AgentProgress
 
 
 @dataclass(frozen=True)
@@ -56,6 +57,8 @@ class AgentView:
     cells: dict[tuple[str, str], int] | None  # (mission, version) -> runs; None: its part could not be read
     progress: Progress | None = None  # its progress headline; None: a summary from before progress verdicts
     provisional: bool | None = None  # as the summary says (ranked agents); None: older, or a summary without it
+    median_tokens: float | None = None  # its cost's median tokens a run (docs/rules/cost.md §2); None: none, or
+    # a summary from before cost figures
 
 
 @dataclass(frozen=True)
@@ -67,6 +70,8 @@ class Progress:
     changed: tuple[str, ...]
     agent_version: int | None
     budget_seconds: float | None
+    tokens: str | None = None  # the tokens verdict of the same step (docs/rules/cost.md §4)
+    tokens_known: bool = False  # the summary says it (a summary from before cost figures does not)
 
 
 @dataclass(frozen=True)
@@ -91,6 +96,8 @@ class Bundle:
     digest: str | None
     newest: str | None  # the newest run time in the bundle (ISO-8601 UTC)
     warnings: tuple[str, ...] = ()  # agents' parts that could not be read (their runs per mission version unknown)
+    frontier: tuple[str, ...] | None = None  # the agents on the cost frontier by tokens; None: a summary from
+    # before the frontier (docs/rules/cost.md §3)
 
 
 def _agent_shape(ranked: bool, parted: bool = False) -> dict:
@@ -110,6 +117,7 @@ def _agent_shape(ranked: bool, parted: bool = False) -> dict:
         "missions": COUNT if parted else Maybe(MISSION_RUNS, []),
         "last_run": Maybe(Opt(TIME_TEXT), None),
         **({"progress": Maybe(Either(PROGRESS_SHAPE, None), None)} if ranked else {}),
+        "cost": Maybe(Either({"total_tokens": {"median": Opt(AMOUNT)}}, None), None),
     }
 
 
@@ -127,6 +135,7 @@ PROGRESS_SHAPE = {  # an agent's progress headline (read by change reports; abse
         ),
         {},
     ),
+    "tokens": Maybe(Either({"verdict": Opt(OneOf(COST_VERDICTS, "a cost verdict"))}, None), None),
 }
 
 
@@ -135,11 +144,14 @@ def _progress(headline: dict | None) -> Progress | None:
         return None
     to = headline["to"] or {}
     budget = to.get("budget_seconds")
+    tokens = headline["tokens"]
     return Progress(
         headline["verdict"],
         tuple(headline["changed"]),
         to.get("agent_version"),
         float(budget) if budget is not None else None,
+        tokens["verdict"] if tokens is not None else None,
+        tokens is not None,
     )
 
 
@@ -152,6 +164,7 @@ SUMMARY_SHAPE = {  # what podium reads of a summary.json (summary.schema.json de
     "missions": [{"mission": TEXT, "version": TEXT, "current": BOOL, "url": Maybe(Opt(TEXT), None), "runs": COUNT}],
     "problems": Maybe([ANY], []),  # counted only
     "source": Maybe(Either({"inputs_digest": Maybe(Either(DIGEST, None), None)}, None), None),
+    "frontier": Maybe(Either({"total_tokens": [TEXT]}, None), None),
 }
 
 
@@ -207,6 +220,7 @@ def bundle_from(data: object, where: str, parts: SummaryParts | None = None) -> 
         problems=len(top["problems"]),
         digest=(top["source"] or {}).get("inputs_digest"),
         newest=_newest(last),
+        frontier=tuple(top["frontier"]["total_tokens"]) if top["frontier"] is not None else None,
         warnings=_unread_warning(where, unread),
     )
 
@@ -284,6 +298,7 @@ def _agent_view(a: dict, *, ranked: bool) -> AgentView:
         cells=cells,
         progress=_progress(a.get("progress")),
         provisional=a.get("provisional") if ranked else None,
+        median_tokens=a["cost"]["total_tokens"]["median"] if a["cost"] is not None else None,
     )
 
 
@@ -301,7 +316,7 @@ def _progress_of(progress: AgentProgress) -> Progress:
     it)."""
     step = progress.newest_step
     if step is None:
-        return Progress(None, (), None, None)
+        return Progress(None, (), None, None, None, True)
     version = published_version(step.to.agent_version) if "agent_version" in step.changed else None
     budget = step.to.budget_seconds if "budget_seconds" in step.changed else None
     return Progress(
@@ -309,6 +324,8 @@ def _progress_of(progress: AgentProgress) -> Progress:
         tuple(step.changed),
         version if isinstance(version, int) else None,
         float(budget) if budget is not None else None,
+        step.tokens.verdict,
+        True,
     )
 
 
@@ -333,6 +350,7 @@ def bundle_of(board: Leaderboard, where: str = "the new summary") -> Bundle:
             cells=cells,
             progress=_progress_of(board.progress[agent.agent]) if ranked else None,
             provisional=bool(agent.provisional) if ranked else None,  # as render/data.py writes it
+            median_tokens=agent.cost.total_tokens.median if agent.cost is not None else None,
         )
 
     agents = {v.agent: v for v in (view(a, True) for a in board.agents)}
@@ -363,4 +381,5 @@ def bundle_of(board: Leaderboard, where: str = "the new summary") -> Bundle:
         problems=len(board.problems),
         digest=digest if DIGEST.test(digest) else None,
         newest=_newest(last),
+        frontier=tuple(capped(agent) for agent in board.frontier.total_tokens),
     )

@@ -23,6 +23,7 @@ from podium.count.stats import published
 from podium.errors import PodiumError
 from podium.load.published import REPORT_SCHEMA
 from podium.load.shape import (
+    AMOUNT,
     BOOL,
     DIGEST,
     INT,
@@ -37,7 +38,7 @@ from podium.load.shape import (
     Opt,
 )
 from podium.model import CONFIGURATION_FIELDS, LEFT_OUT_KINDS, agents_named, provisional
-from podium.model.progress import SCORE_VERDICTS
+from podium.model.progress import COST_VERDICTS, SCORE_VERDICTS
 
 LEFT_OUT = LEFT_OUT_KINDS  # the kinds a report counts apart: model/__init__.py
 ANY_AGENT = "*"
@@ -147,6 +148,7 @@ def _agent_row(old: Bundle, new: Bundle, a: AgentView) -> dict:
         "is_new": before is None,
     }
     row["progress"] = _progress_row(before, a)
+    row["cost"] = _cost_row(old, new, before, a)
     row["delta"] = (
         published(a.median - before.median)  # written without float noise, as every figure (docs/rules/site.md §3)
         if before and a.median is not None and before.median is not None
@@ -171,6 +173,43 @@ def _progress_row(before: AgentView | None, after: AgentView) -> dict | None:
         "agent_version": now.agent_version,
         "budget_seconds": now.budget_seconds,
     }
+
+
+def _cost_row(old: Bundle, new: Bundle, before: AgentView | None, after: AgentView) -> dict:
+    """What an agent's runs cost now and before (docs/rules/cost.md §6): its median tokens a run, whether it is on
+    the cost frontier by tokens (``old_frontier`` None: the old bundle had no frontier, or no such agent), and the
+    tokens verdict of its newest step (cost.md §4; ``old_tokens_verdict`` is read only from a summary that has it:
+    ``tokens_known_before``)."""
+    now, then = after.progress, before.progress if before is not None else None
+    return {
+        "median_tokens": after.median_tokens,
+        "old_median_tokens": before.median_tokens if before is not None else None,
+        "frontier": new.frontier is not None and after.agent in new.frontier,
+        "old_frontier": (after.agent in old.frontier) if before is not None and old.frontier is not None else None,
+        "tokens_verdict": now.tokens if now is not None else None,
+        "old_tokens_verdict": then.tokens if then is not None else None,
+        "tokens_known_before": bool(then is not None and then.tokens_known and now is not None and now.tokens_known),
+    }
+
+
+def frontier_changed(row: dict) -> bool:
+    """Whether an agent joined or left the cost frontier since the old bundle (one that had a frontier)."""
+    cost = row.get("cost")
+    return bool(cost and cost["old_frontier"] is not None and cost["frontier"] != cost["old_frontier"])
+
+
+def tokens_changed(row: dict) -> bool:
+    """Whether the tokens verdict of an agent's newest step changed since the old bundle (one that had it): a cost
+    verdict that changed, like a score verdict (docs/rules/cost.md §6)."""
+    cost = row.get("cost")
+    return bool(
+        cost and cost.get("tokens_known_before") and cost.get("tokens_verdict") != cost.get("old_tokens_verdict")
+    )
+
+
+def cost_changed(row: dict) -> bool:
+    """Whether what an agent's score costs changed in a way a change report names: the frontier or the verdict."""
+    return frontier_changed(row) or tokens_changed(row)
 
 
 def _verdict(before: AgentView | None, after: AgentView) -> str:
@@ -273,7 +312,10 @@ def _changed(report: dict) -> bool:
         or m["runs"]
         or report["new_runs"]
         or any(
-            r["rank"] != r["old_rank"] or r["verdict"] not in ("unchanged", "new") or progress_changed(r)
+            r["rank"] != r["old_rank"]
+            or r["verdict"] not in ("unchanged", "new")
+            or progress_changed(r)
+            or cost_changed(r)
             for r in report["agents"]
         )
     )
@@ -348,6 +390,20 @@ REPORT_SHAPE = {
                         "changed": [OneOf(CONFIGURATION_FIELDS)],
                         "agent_version": Opt(INT),
                         "budget_seconds": Opt(NUMBER),
+                    }
+                ),
+                None,
+            ),
+            "cost": Maybe(
+                Opt(
+                    {
+                        "median_tokens": Opt(AMOUNT),
+                        "old_median_tokens": Opt(AMOUNT),
+                        "frontier": BOOL,
+                        "old_frontier": Opt(BOOL),
+                        "tokens_verdict": Maybe(Opt(OneOf(COST_VERDICTS)), None),
+                        "old_tokens_verdict": Maybe(Opt(OneOf(COST_VERDICTS)), None),
+                        "tokens_known_before": Maybe(BOOL, False),
                     }
                 ),
                 None,

@@ -7,6 +7,7 @@ import sys
 from dataclasses import fields
 from operator import attrgetter
 
+from podium.count.cost import reported
 from podium.count.model_names import configuration_model
 from podium.model import (
     GRADING_FAILED,
@@ -138,6 +139,8 @@ def record_of(run: Run, exposed: tuple[str, ...] = ()) -> RunRecord:
         digest=run.result_digest or hashlib.sha256(repr(run).encode("utf-8", "surrogatepass")).hexdigest(),
         exposed=exposed,
         configuration=configuration_of(run),
+        harness=_shared(run.harness),
+        spent=reported(run.spent),
     )
 
 
@@ -199,6 +202,7 @@ _NAMES = [
         "judge_status",
         "judge_model",
         "model_declared",
+        "harness",
     )
 ]
 _MODELS, _WHEN = _FIELD_NAMES.index("models_reported"), _FIELD_NAMES.index("when")

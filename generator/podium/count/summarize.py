@@ -13,11 +13,12 @@ from collections import defaultdict
 from dataclasses import replace
 
 from podium import routes
-from podium.count import compare, ledger, standing, stats
+from podium.count import compare, cost, ledger, standing, stats
 from podium.count.figures import figures, kind_counts, rank_key
 from podium.count.kinds import record_of
 from podium.count.progress import agent_progress
 from podium.count.versions import current_versions, version_key
+from podium.errors import ConfigError
 from podium.model import (
     SCORED_KINDS,
     AgentMission,
@@ -28,6 +29,8 @@ from podium.model import (
     Leaderboard,
     MissionAgent,
     MissionVersionSummary,
+    ModelSummary,
+    Prices,
     Problem,
     RunGroups,
     RunRecord,
@@ -42,12 +45,16 @@ def summarize(
     configured_current: dict[str, str] | None = None,
     config_name: str = "podium.yaml",
     run_pages: int | None = None,
+    prices: Prices | None = None,
 ) -> Leaderboard:
     """Count every run of ``export`` exactly once (its runs: compact records, or whole runs to make them of).
 
     ``run_pages`` (``run_pages: {newest: N}``): only the newest N counted runs of each agent on each mission
     version keep a page of their own; every other run links to its row on its ledger page (its record's url).
-    A cancelled or never-started run is in no group and keeps its page."""
+    A cancelled or never-started run is in no group and keeps its page.
+
+    ``prices`` (``prices:``): the price table dollars are counted from (docs/rules/cost.md §5); a price for a
+    model key no run has is a ConfigError."""
     configured_current = configured_current or {}
     records = [run if isinstance(run, RunRecord) else record_of(run) for run in export.runs]
     problems, notes = list(export.problems), export.notes
@@ -59,9 +66,12 @@ def summarize(
             seen[record.mission].add(record.version)
     current = current_versions(seen, configured_current)
     problems += _config_problems(seen, configured_current, config_name)
+    if errors := cost.price_errors(prices, records, config_name):
+        raise ConfigError("\n".join(errors))
     urls = _Urls(records, seen)
+    never = cost.never_reported(records)  # docs/rules/cost.md §1 rule 3: over the whole build, applied below
     for index, record in enumerate(records):
-        records[index] = _placed(record, current, urls)
+        records[index] = _placed(record, current, urls, never)
     records.sort(key=_newest_first)
     groups = _groups(records)
     layout = ledger.layout(records, urls.agent_slugs)
@@ -76,6 +86,9 @@ def summarize(
     agents, agents_older = _agents(records, groups, current, urls, cells)
     pairs = compare.pairs(agents, cell_runs, cells, current, urls.mission)
     by_model = compare.by_model(records, urls.agent_names, urls.agent)
+    costs = _Costs(records, cell_runs, prices)
+    agents, agents_older = costs.agents(agents, groups), costs.agents(agents_older, groups)
+    missions, by_model = costs.missions(missions, groups), costs.models(by_model)
     progress = {
         agent: agent_progress(agent, urls.agent_names[agent], urls.agent_slugs[agent], [records[i] for i in indices])
         for agent, indices in groups.by_agent.items()
@@ -100,6 +113,8 @@ def summarize(
         by_model=by_model,
         ledger=layout,
         progress=progress,
+        frontier=cost.frontiers((a.agent, a.figures.median, a.cost) for a in agents),
+        prices=prices,
     )
 
 
@@ -150,15 +165,54 @@ class _Urls:
         return self.made[key]
 
 
-def _placed(record: RunRecord, current: dict[str, str], urls: _Urls) -> RunRecord:
-    """The record with what the whole board decides: older version or not, its page and its links."""
+def _placed(
+    record: RunRecord, current: dict[str, str], urls: _Urls, never: dict[str | None, frozenset[str]]
+) -> RunRecord:
+    """The record with what the whole board decides: older version or not, its page and its links, and the
+    values its harness never reports made "not reported" (docs/rules/cost.md §1 rule 3)."""
     return replace(
         record,
         older=record.kind != "not_a_run" and current.get(record.mission) != record.version,
         url=routes.run_path(record.run_id),
         agent_url=urls.agent(record.agent),
         mission_url=urls.mission(record.mission, record.version),
+        spent=cost.without_never_reported(record, never),
     )
+
+
+class _Costs:
+    """What each scope's runs cost (docs/rules/cost.md §2) and the frontier of each current mission version
+    (§3), added to the summaries the summary step made: cells, agents, mission versions, model keys."""
+
+    def __init__(self, records: list[RunRecord], cell_runs: dict, prices: Prices | None):
+        self.records, self.prices = records, prices
+        self.cells = {key: cost.cost(own, prices) for key, own in cell_runs.items()}
+
+    def agents(self, agents: tuple[AgentSummary, ...], groups: RunGroups) -> tuple[AgentSummary, ...]:
+        out = []
+        for a in agents:
+            older = a.scope == "older"
+            own = (self.records[i] for i in groups.by_agent[a.agent] if self.records[i].older == older)
+            missions = tuple(replace(m, cost=self.cells[(a.agent, m.mission, m.version)]) for m in a.missions)
+            out.append(replace(a, cost=cost.cost(own, self.prices), missions=missions))
+        return tuple(out)
+
+    def missions(
+        self, missions: tuple[MissionVersionSummary, ...], groups: RunGroups
+    ) -> tuple[MissionVersionSummary, ...]:
+        out = []
+        for m in missions:
+            own = (self.records[i] for i in groups.by_version[(m.mission, m.version)])
+            frontier = None
+            if m.current:
+                frontier = cost.frontiers(
+                    (a.agent, a.median, self.cells[(a.agent, m.mission, m.version)]) for a in m.agents
+                )
+            out.append(replace(m, cost=cost.cost(own, self.prices), frontier=frontier))
+        return tuple(out)
+
+    def models(self, models: tuple[ModelSummary, ...]) -> tuple[ModelSummary, ...]:
+        return tuple(replace(m, cost=cost.cost((self.records[i] for i in m.runs), self.prices)) for m in models)
 
 
 def _newest_first(record: RunRecord) -> tuple:

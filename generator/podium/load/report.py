@@ -1,4 +1,6 @@
-"""The Overview table of a run's report: identity and times when runs.json is silent.
+"""The Overview and Telemetry tables of a run's report, read in one pass over its text.
+
+The Overview gives identity and times when runs.json is silent:
 
 counting.md §7: Agent is ``<name> v<n>``, Mission ``<slug> v<version>``, Started
 ``YYYY-MM-DD HH:MM:SS UTC`` and Duration ``12.3s`` / ``19m 43s`` / ``1h 2m 3s``;
@@ -9,6 +11,11 @@ Two formats: ``report.md`` (the first ``## Overview`` table: it comes before any
 agent text; cells split on unescaped ``|``) and ``report.html`` from
 ``--format html`` (the last ``<h2>Overview</h2>`` table: there it comes after the
 artifacts, whose text XORCISE escapes; cells are unescaped, tags dropped).
+
+The Telemetry table (docs/rules/cost.md §1: what the run spent) is the last ``## Telemetry`` table of a
+report.md (it comes after the artifacts, whose agent-written text may hold a heading of that name) and the
+last ``<h2>Activity</h2>`` table of a report.html (the same rows); only the rows podium reads are kept, as
+text (:func:`read_telemetry` reads them).
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from podium.load.fields import Fields, describe
+from podium.model.cost import MAX_VALUE, SPENT_FIELDS, TELEMETRY_ROWS, Spent
 
 _CELL_SPLIT = re.compile(r"(?<!\\)\|")
 _DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)([dhms])")
@@ -56,20 +64,78 @@ def overview_table(text: str) -> dict[str, str]:
     return table
 
 
+TELEMETRY_HEADING = "## Telemetry"
+
+
+def _last_heading(text: str, heading: str) -> int:
+    """Where the line after the last line that is exactly ``heading`` (trailing white space allowed) starts;
+    -1 when there is none. Found from the end with ``rfind`` (a report is read whole once: a pattern
+    tried at every position of every report was a tenth of a cold build's count step)."""
+    end = len(text)
+    while (at := text.rfind(heading, 0, end)) >= 0:
+        end = at
+        if at and text[at - 1] != "\n":
+            continue  # not at a line's start (checked first: each line is then scanned to its end once)
+        line_end = text.find("\n", at)
+        line_end = len(text) if line_end < 0 else line_end
+        if not text[at + len(heading) : line_end].strip():
+            return line_end + 1
+    return -1
+
+
+def telemetry_table(text: str) -> dict[str, str]:
+    """Row -> cell of the last ``## Telemetry`` section's first table, the rows podium reads only (empty
+    when there is none: no such section, or XORCISE's "No telemetry snapshot was recorded" in its place)."""
+    pos = _last_heading(text, TELEMETRY_HEADING)
+    if pos < 0:
+        return {}
+    section_end = text.find("\n#", pos)  # the next heading: the table is in between
+    section_end = len(text) if section_end < 0 else section_end
+    start = _TABLE_LINE.search(text, pos, section_end)
+    if start is None:
+        return {}
+    end = _NOT_TABLE_LINE.search(text, start.start(), section_end)  # the first table only: a second one
+    block = text[start.start() : end.start() if end is not None else section_end]  # (padding) is not read
+    delimiter = _DELIMITER_ROW.search(block)
+    if delimiter is not None:
+        block = block[delimiter.end() :]  # what came before it was the header row
+    table: dict[str, str] = {}
+    for name, cell in _TELEMETRY_ROW.findall(block):  # only the rows podium reads are matched
+        table.setdefault(name, cell.strip())
+    return table
+
+
+_TABLE_LINE = re.compile(r"^[ \t]*\|", re.M)
+_NOT_TABLE_LINE = re.compile(r"\n(?![ \t]*\|)")
+_DELIMITER_ROW = re.compile(r"^[ \t]*\|(?=[^\n]*-)[ \t|:-]*$", re.M)
+_TELEMETRY_ROW = re.compile(
+    r"^[ \t]*\|[ \t]*(" + "|".join(map(re.escape, TELEMETRY_ROWS)) + r")[ \t]*\|([^|\n]*)", re.M
+)
+
+
 _H2_OPEN = re.compile(r"<h2", re.I)
 _OVERVIEW_TITLE = re.compile(r"\s*Overview\s*</h2>", re.I)
+_TITLES = re.compile(r"\s*(Overview|Activity)\s*</h2>", re.I)
 _TABLE_END = re.compile(r"</table>", re.I)
 _ROW_OPEN, _ROW_CLOSE = re.compile(r"<tr", re.I), re.compile(r"</tr>", re.I)
 _CELL_OPEN, _CELL_CLOSE = re.compile(r"<t[dh]", re.I), re.compile(r"</t[dh]>", re.I)
 
 
-def _elements(text: str, opening: re.Pattern, closing: re.Pattern, title: re.Pattern | None = None) -> list[str]:
+def _elements(
+    text: str,
+    opening: re.Pattern,
+    closing: re.Pattern,
+    title: re.Pattern | None = None,
+    titles: list[str] | None = None,
+) -> list[str]:
     """What ``re.findall(opening + "[^>]*>" + title + "(.*?)" + closing, text, re.S)`` returns, in linear
     time on any text (that pattern rescans to the end from every opening when no ``>`` or closing
     follows: 400 KB of ``<h2`` took 38 s). Each opening's ``>`` is the first after it, shared by every
-    opening before it; once no closing follows a point, none follows any later one."""
+    opening before it; once no closing follows a point, none follows any later one. With ``titles``, the
+    title each element had (``title``'s first group) is added to it, in the same order."""
     found: list[str] = []
     pos, gt, titled = 0, -1, -1  # titled: the ``>`` whose title was last tested and matched (``-2``: failed)
+    name = ""
     while (start := opening.search(text, pos)) is not None:
         if gt < start.end():
             gt, titled = text.find(">", start.end()), -1
@@ -80,6 +146,7 @@ def _elements(text: str, opening: re.Pattern, closing: re.Pattern, title: re.Pat
             if titled == -1:
                 match = title.match(text, body)
                 titled = match.end() if match else -2
+                name = match.group(1) if match and titles is not None else ""
             if titled == -2:
                 pos = start.start() + 1
                 continue
@@ -88,6 +155,8 @@ def _elements(text: str, opening: re.Pattern, closing: re.Pattern, title: re.Pat
         if end is None:
             break
         found.append(text[body : end.start()])
+        if titles is not None:
+            titles.append(name)
         pos = end.end()
     return found
 
@@ -106,8 +175,27 @@ def _strip_tags(text: str) -> str:
 def overview_table_html(text: str) -> dict[str, str]:
     """Field -> value of the last ``<h2>Overview</h2>`` table of a report.html."""
     tables = _elements(text, _H2_OPEN, _TABLE_END, _OVERVIEW_TITLE)
+    return _rows_html(tables[-1]) if tables else {}
+
+
+def tables_html(text: str) -> tuple[dict[str, str], dict[str, str]]:
+    """The Overview table (as :func:`overview_table_html`) and the Telemetry rows podium reads (the last
+    ``<h2>Activity</h2>`` table) of a report.html, in one pass over its headings."""
+    titles: list[str] = []
+    tables = _elements(text, _H2_OPEN, _TABLE_END, _TITLES, titles)
+    if any(name.lower() == "activity" and _H2_OPEN.search(body) for name, body in zip(titles, tables)):
+        # an Activity section without a table of its own ("No telemetry snapshot was recorded") ran into the
+        # next section's table and took it: no telemetry, and the Overview read on its own (rare: a second scan)
+        return overview_table_html(text), {}
+    last = {name.lower(): body for name, body in zip(titles, tables)}
+    overview = _rows_html(last["overview"]) if "overview" in last else {}
+    telemetry = _rows_html(last["activity"]) if "activity" in last else {}
+    return overview, {row: cell for row, cell in telemetry.items() if row in TELEMETRY_ROWS}
+
+
+def _rows_html(table_html: str) -> dict[str, str]:
     table: dict[str, str] = {}
-    for row in _elements(tables[-1], _ROW_OPEN, _ROW_CLOSE) if tables else []:
+    for row in _elements(table_html, _ROW_OPEN, _ROW_CLOSE):
         cells = [html.unescape(_strip_tags(c)).strip() for c in _elements(row, _CELL_OPEN, _CELL_CLOSE)]
         if len(cells) >= 2 and cells[0] not in table:
             table[cells[0]] = cells[1]
@@ -131,9 +219,42 @@ def parse_duration(text: str) -> float | None:
     return sum(float(n) * _UNIT_SECONDS[u] for n, u in parts)
 
 
-def report_overview(text: str, *, is_html: bool) -> dict[str, str]:
-    """The Overview table of a report in either format (field -> raw cell text)."""
-    return overview_table_html(text) if is_html else overview_table(text)
+def report_tables(text: str, *, is_html: bool) -> tuple[dict[str, str], dict[str, str]]:
+    """The Overview table and the Telemetry rows podium reads of a report in either format (field -> raw
+    cell text), in one pass over it."""
+    if is_html:
+        return tables_html(text)
+    return overview_table(text), telemetry_table(text)
+
+
+_WHOLE = re.compile(r"[0-9]{1,3}(?:,[0-9]{3})+|[0-9]+")
+NOT_REPORTED = "\u2014"  # "—": XORCISE's cell for a value it does not have
+_ROW_INDEX = {row: SPENT_FIELDS.index(name) for row, name in TELEMETRY_ROWS.items()}
+
+
+def read_telemetry(table: dict[str, str], fields: Fields, section: str = "Telemetry") -> Spent | None:
+    """The eight values of a report's Telemetry rows (docs/rules/cost.md §1), as the report gives them: a whole
+    number (``80,070``), or None when its row is missing or its cell is ``—``. Any other cell is None too,
+    and a problem naming the file and the row (``section``: ``Activity`` in a report.html)."""
+    values: list[int | None] = [None] * len(SPENT_FIELDS)
+    for row, cell in table.items():
+        index = _ROW_INDEX.get(row)
+        if index is None or cell == NOT_REPORTED:
+            continue
+        if cell.isdigit() and cell.isascii() and len(cell) <= _MOST_DIGITS:
+            values[index] = int(cell)  # the usual cell: digits only (XORCISE writes 4 and more with commas)
+            continue
+        digits = cell.replace(",", "") if _WHOLE.fullmatch(cell) else None
+        if digits is None:
+            fields.report(f"{section}.{row}", f"expected a whole number, got {describe(cell)}")
+        elif len(digits.lstrip("0")) > _MOST_DIGITS:
+            fields.report(f"{section}.{row}", f"a whole number of more than 18 digits, got {describe(cell)}")
+        else:
+            values[index] = int(digits)
+    return Spent.of(values)
+
+
+_MOST_DIGITS = len(str(MAX_VALUE))
 
 
 def read_overview(table: dict[str, str], fields: Fields) -> Overview:

@@ -111,6 +111,7 @@ COUNT = Leaf("a whole number >= 0", lambda v: _int(v) and v >= 0)
 INT = Leaf("a whole number", _int)
 BOOL = Leaf("true or false", lambda v: isinstance(v, bool))
 NUMBER = Leaf("a number", lambda v: _number(v) and -1e6 < v < 1e6)
+AMOUNT = Leaf("a number >= 0", lambda v: _number(v) and 0 <= v < 1e18, float)  # tokens, seconds (cost.md)
 PAIR = Leaf("[number, number]", lambda v: isinstance(v, list) and len(v) == 2 and all(NUMBER.test(x) for x in v))
 SCORE = Leaf("a score in [0, 1]", _score, float)
 CI = Leaf(

@@ -30,6 +30,7 @@ class ListRow:
     model: str | None
     mission_version: str | None
     install_revision: str | None
+    source_agent: str | None = None  # the harness kind (docs/rules/cost.md §1: when the report names none)
 
 
 def parse_time(fields: Fields, obj: dict, key: str, field: str) -> datetime | None:
@@ -87,6 +88,7 @@ def read_run_rows(items: Iterable[object], fields: Fields) -> dict[str, ListRow]
             model=_shared(fields.string(item, "model", f"{where}.model", limit=200)),
             mission_version=_shared(fields.string(item, "mission_version", f"{where}.mission_version", limit=64)),
             install_revision=_shared(fields.integer_text(item, "install_revision", f"{where}.install_revision")),
+            source_agent=_shared(fields.string(item, "source_agent", f"{where}.source_agent", limit=200)),
         )
     return rows
 

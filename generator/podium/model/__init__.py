@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Protocol, TypeVar
 if TYPE_CHECKING:  # model/progress.py builds on this module's Configuration
     from podium.model.progress import AgentProgress
 
+from podium.model.cost import Cost, Frontier, Prices, Spent
+
 RUN_ID = re.compile(r"^[0-9a-f]{32}$")  # a full run id
 RUN_DIR = re.compile(r"^(?:[0-9a-f]{8}|[0-9a-f]{32})$")  # a run directory's name: 8 or 32 hex
 GRADING_FAILED = "grading failed"  # how the server's crash-fallback grade's judge_detail starts
@@ -222,6 +224,8 @@ class Run:
     secrets: tuple[str, ...] = ()  # every submitted check value of this run
     answers: tuple[str, ...] = ()  # the values that passed an `artifacts` check: the mission's answers
     source: int = 0  # which export it was read from (load_exports: their order); report_file is relative to it
+    harness: str | None = None  # the report's Overview Harness, else runs.json's source_agent (cost.md §1)
+    spent: Spent | None = None  # its report's Telemetry values as read (None: none reported)
 
 
 @dataclass(frozen=True, slots=True)
@@ -303,8 +307,10 @@ class RunRecord:
     models_more: int = 0  # reported model names past models_reported (docs/rules/export.md §3.2)
     models_digest: str | None = None  # with models_more: what tells the whole list apart
     configuration: Configuration | None = None  # None: no readable conditions (progress.md §1)
-    # its report's Telemetry ``Total tokens`` (cost.md §1, "0 means not reported" applied); None: not reported
-    total_tokens: int | None = None
+    harness: str | None = None  # docs/rules/cost.md §1
+    # What it spent (docs/rules/cost.md §1; None: nothing reported), its rules 1 and 2 applied by record_of,
+    # rule 3 (a harness that never reports a field) by the summary step:
+    spent: Spent | None = None
     # Decided by the summary step for the whole board:
     older: bool = False
     url: str = ""
@@ -325,6 +331,44 @@ class RunRecord:
         """report.md beside result.json (report.html is never rendered)."""
         return f"{self.directory}/report.md" if self.report_digest else None
 
+    # What the run spent (docs/rules/cost.md §1): None is "not reported", never 0.
+
+    @property
+    def total_tokens(self) -> int | None:
+        return self.spent.get("total_tokens") if self.spent is not None else None
+
+    @property
+    def model_calls(self) -> int | None:
+        return self.spent.get("model_calls") if self.spent is not None else None
+
+    @property
+    def tool_calls(self) -> int | None:
+        return self.spent.get("tool_calls") if self.spent is not None else None
+
+    def spent_value(self, name: str) -> int | None:
+        """One Telemetry value by its field name (model/cost.py SPENT_FIELDS)."""
+        return self.spent.get(name) if self.spent is not None else None
+
+    @property
+    def duration_seconds(self) -> float | None:
+        """Completed minus started, as counting.md §7 reads them; None without both (or when it ends
+        before it starts)."""
+        if self.started is None or self.completed is None or self.completed < self.started:
+            return None
+        return (self.completed - self.started).total_seconds()
+
+    @property
+    def budget_seconds(self) -> float | None:
+        """``conditions.budget_seconds`` when it is a number > 0."""
+        configuration = self.configuration
+        budget = configuration.budget_seconds if configuration is not None else None
+        return budget if budget is not None and budget > 0 else None
+
+    @property
+    def budget_share(self) -> float | None:
+        duration, budget = self.duration_seconds, self.budget_seconds
+        return duration / budget if duration is not None and budget is not None else None
+
 
 @dataclass(frozen=True, slots=True)
 class AgentMission:
@@ -336,6 +380,7 @@ class AgentMission:
     url: str
     figures: Figures
     provisional: bool = False  # fewer than PROVISIONAL_BELOW runs in this median: no interval, a small sample
+    cost: Cost | None = None  # what the cell's runs cost (docs/rules/cost.md §2)
 
 
 @dataclass(frozen=True, slots=True)
@@ -358,6 +403,7 @@ class AgentSummary:
     figures: Figures
     missions: tuple[AgentMission, ...]
     provisional: bool | None = None  # ranked on fewer than PROVISIONAL_BELOW runs in the median; None: unranked
+    cost: Cost | None = None  # what its runs in this scope cost (docs/rules/cost.md §2)
     coverage: Coverage | None = None  # the current scope's: where its median was earned (None for older)
     # The current scope's only, over the agent's runs on current and older versions: the distinct models its harness
     # reported (each run's names as its model key joins them), sorted, at most MODELS_LISTED (those of the most
@@ -424,6 +470,8 @@ class MissionVersionSummary:
     judge_vs_checks: float | None
     agents: tuple[MissionAgent, ...]
     scored: int = 0  # runs with a score (the agreement plot's points and no-judge strip); pages only, not in JSON
+    cost: Cost | None = None  # what its runs cost, every agent's (docs/rules/cost.md §2)
+    frontier: Frontier | None = None  # its agents' frontier, on a current version only (docs/rules/cost.md §3)
 
 
 @dataclass(frozen=True, slots=True)
@@ -479,6 +527,8 @@ class Leaderboard:
     ledger: Ledger | None = None  # which ledger page lists each run, which data part holds it (count/ledger.py)
     # agent id -> which way it is moving (docs/rules/progress.md), every agent
     progress: dict[str, AgentProgress] = field(default_factory=dict)
+    frontier: Frontier = field(default_factory=Frontier)  # the agents overall (docs/rules/cost.md §3)
+    prices: Prices | None = None  # podium.yaml's price table: dollars only with one (docs/rules/cost.md §5)
 
 
 # ------------------------------------------------------- comparisons (compare.md)
@@ -569,6 +619,7 @@ class ModelSummary:
     members: tuple[MissionAgent, ...]  # each of those agents' figures under this key, ranked
     runs: tuple[int, ...] = ()  # its runs, as indices into Leaderboard.runs (newest first)
     provisional: bool = False  # ranked on fewer than PROVISIONAL_BELOW runs in the median
+    cost: Cost | None = None  # what its runs cost (docs/rules/cost.md §2)
 
 
 def _quick_to_pickle(cls: type) -> None:

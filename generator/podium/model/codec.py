@@ -1,9 +1,9 @@
 """Data-only encoding of podium's frozen dataclasses, for the build cache (cache/store.py).
 
 A value becomes plain JSON (a dataclass: the list of its fields in order; a datetime: its
-ISO text; tuples: lists) and comes back only as the type the caller names, field by field
-from the type hints. Nothing in a stored row can name a type or run code: an unknown shape
-is a :class:`ValueError`, and the cache treats it as a corrupt row.
+ISO text; bytes (model/cost.py ``Spent``): hex text; tuples: lists) and comes back only as the
+type the caller names, field by field from the type hints. Nothing in a stored row can name a
+type or run code: an unknown shape is a :class:`ValueError`, and the cache treats it as a corrupt row.
 """
 
 from __future__ import annotations
@@ -35,6 +35,8 @@ def encode(value: object) -> object:
         return value
     if isinstance(value, datetime):
         return value.isoformat()
+    if isinstance(value, bytes):
+        return value.hex()
     if isinstance(value, (tuple, list)):
         return [encode(v) for v in value]
     if isinstance(value, dict):
@@ -120,6 +122,13 @@ def _decoder(kind) -> Callable[[object], object]:
             return datetime.fromisoformat(data)
 
         return moment
+    if isinstance(kind, type) and issubclass(kind, bytes):  # bytes, or a type of it that checks its value
+
+        def packed(data):
+            _need(data, str)
+            return kind(bytes.fromhex(data))
+
+        return packed
     if kind is float:
 
         def number(data):

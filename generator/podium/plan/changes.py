@@ -13,7 +13,7 @@ from datetime import UTC, datetime
 
 from podium import routes
 from podium.count.changes import EPOCH, Changes
-from podium.count.diff import progress_changed
+from podium.count.diff import cost_changed, progress_changed
 from podium.load.published import CHANGES_SCHEMA, REDIRECTS_SCHEMA
 from podium.model import PROVISIONAL_BELOW, Leaderboard, RunRecord, iso_utc
 from podium.plan.badge import LABEL, badge
@@ -29,7 +29,7 @@ from podium.plan.contexts import (
     names,
 )
 from podium.plan.entries import Document, Entry, Page
-from podium.words.diff_text import change_headline, progress_line
+from podium.words.diff_text import change_headline, cost_line, progress_line
 from podium.words.figures_text import ci_range, median_line, pct, provisional_note
 from podium.words.markdown_escape import LINK_TEXT, md, md_url
 
@@ -142,6 +142,9 @@ def _change_pages(board: Leaderboard, reports: list[dict]) -> list[Page]:
                 (a["agent"], a["name"], progress_line(a, named=False))
                 for a in r["report"]["agents"]
                 if progress_changed(a)
+            ),
+            cost=tuple(
+                (a["agent"], a["name"], cost_line(a, named=False)) for a in r["report"]["agents"] if cost_changed(a)
             ),
         )
         for r in reports

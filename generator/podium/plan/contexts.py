@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from podium.plan.badge import Badge
     from podium.plan.charts import Plot, Strip
     from podium.plan.compare_charts import Intervals
+    from podium.plan.cost_charts import CostChart
     from podium.plan.progress import BandMark, ProgressPanel, VersionStep
     from podium.words.figures_text import Sentence
 
@@ -133,6 +134,9 @@ class HomeCard:
     newest_configuration: str | None
     #: its newest configuration's median beside the all-history one ("since agent v2: median 80.0% over 21 runs"),
     #: or None with one configuration
+    cost: str = ""
+    #: its cost line, after the label "cost": "106k tokens · 14 min a run (median) · 78% of budget" (docs/rules/cost.md
+    #: §6), "" without
 
 
 @dataclass(frozen=True)
@@ -156,6 +160,9 @@ class AgentTable:
     runs: tuple[RunRecord, ...]  #: its newest ``newest`` runs
     more: int  #: how many earlier runs are not listed
     ledger: str  #: the ledger filtered to the agent on that version: ``runs/index.html#agent=…&mission=…``
+    cost: tuple[tuple[str, str, str], ...] = ()
+    #: what its runs cost (docs/rules/cost.md §2), rows of (what, "median (q1–q3)", "12 of 20" runs reporting it)
+    spend: str = ""  #: where its tokens went, by kind: "… 31% went to timed-out runs"
 
 
 @dataclass(frozen=True)
@@ -200,7 +207,7 @@ class Pager:
 @dataclass(frozen=True)
 class LedgerRow:
     record: RunRecord  #: the run
-    text: dict[str, str]  #: its overall, deterministic and judge cells as the ledger shows them
+    text: dict[str, str]  #: its overall, deterministic, judge, tokens and duration cells as the ledger shows them
 
 
 @dataclass(frozen=True)
@@ -252,6 +259,9 @@ class ChangeEntry:
     report: dict  #: the change report, as ``podium diff --json`` prints it (schema ``podium.diff/1``)
     moving: tuple[tuple[str, str, str], ...]
     #: each agent whose headline progress verdict changed, as (agent id, name, the change in words)
+    cost: tuple[tuple[str, str, str], ...] = ()
+    #: each agent whose cost verdict changed or that joined or left the cost frontier (docs/rules/cost.md §6), as
+    #: (agent id, name, the change in words)
 
 
 class ChangeLinks(TypedDict):
@@ -286,6 +296,10 @@ class HomeContext(PageContext):
     grid: MissionGrid
     #: each carded agent's median on each current mission version: ``columns``, ``rows`` (each ``agent`` and its
     #: ``cells``, None where it never ran), ``more_columns``
+    cost_chart: CostChart | None = None
+    #: "What each score costs": ``points`` (each ``name``, ``url``, ``x``, ``y``, ``hollow``, ``frontier``,
+    #: ``title``, and the table's ``score``, ``tokens``, ``duration``), ``staircase`` (the frontier's path),
+    #: ``x_ticks``, ``y_ticks``, ``desc``; None without an agent
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -318,6 +332,9 @@ class AgentContext(PageContext):
     #: whether the harness reported more than one model over its runs: a declared name beside the reported one
     #: is not a change
     compare: tuple[AgentPair, ...]  #: each: ``other`` agent, ``url`` of the pair page, ``pair``
+    cost: tuple[tuple[str, str, str], ...] = ()
+    #: what its runs on current versions cost (docs/rules/cost.md §2): (what, "median (q1–q3)", runs reporting)
+    spend: str = ""  #: where its tokens went, by kind: "1.2M tokens spent over 40 runs: 31% went to timed-out runs"
     badge: BadgeSnippet | None = None
     #: its README badge (plan/changes.py): ``path``, the badge's site path; ``markdown``, the snippet to
     #: paste; ``absolute``, whether its links are absolute
@@ -358,6 +375,9 @@ class MissionContext(PageContext):
     #: an agent's newest step on this version each, its sentences made; at most
     #: ``plan_progress.VERSION_AGENTS``, those with a step first
     progress_more: int  #: how many agents with a run on it are not listed
+    cost_chart: CostChart | None = None  #: "What each score costs" for the agents on it (``HomeContext.cost_chart``)
+    cost: tuple[tuple[str, str, str], ...] = ()  #: what its runs cost: (what, "median (q1–q3)", runs reporting)
+    spend: str = ""  #: where its tokens went, by kind
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -400,6 +420,11 @@ class RunContext(PageContext):
 
     record: RunRecord  #: its public ``RunRecord``
     placement: str  #: how the run is counted, as a sentence: words/figures_text.py run_placement
+    spent: tuple[tuple[str, str], ...] = ()
+    #: what it spent (docs/rules/cost.md §1): ("tokens", "44,643 in all: 43,630 input · …") and ("calls", …), each
+    #: value as the report gives it or "not reported (by <harness>)"
+    budget: str = ""  #: its duration against its budget: "14 min of a 60 min budget (23%)"
+    dollars: str = ""  #: with a price table: "$0.042 at prices of 2026-11-01" (or why none), else ""
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -21,11 +21,12 @@ from urllib.parse import quote
 
 from podium import routes
 from podium.count import ledger
+from podium.count.cost import run_dollars
 from podium.count.figures import first
 from podium.errors import BuildError
 from podium.load.content import ContentPage
 from podium.model import KIND_ORDER, AgentSummary, Leaderboard, LedgerPage, RunRecord
-from podium.plan import charts
+from podium.plan import charts, cost_charts
 from podium.plan import compare as plan_compare
 from podium.plan import progress as plan_progress
 from podium.plan import summary as plan_summary
@@ -58,8 +59,8 @@ from podium.plan.contexts import (
 )
 from podium.plan.crawlers import crawler_files
 from podium.plan.entries import Asset, DataFile, Entry, LazyLedgerPage, LazyPage, MarkdownPage, Page, RunPage
-from podium.words import figures_text, progress_text
-from podium.words.figures_text import ledger_texts
+from podium.words import cost_text, figures_text, progress_text
+from podium.words.cost_text import ledger_cells
 
 TONES = 8  # agent colours
 # Bounded pages (site.md "Bounded"): what a page shows never grows with the run history; every
@@ -154,6 +155,9 @@ class _Index:
         self.compare = plan_compare.Links(board)
         self.progress = board.progress
         self.version_urls = {(m.mission, m.version): m.url for m in board.missions}
+        self.agents = {a.agent: a for a in board.agents}
+        self.prices = board.prices
+        self.frontier = board.frontier
 
     def scoped(self, agent: str, older: bool) -> list[RunRecord]:
         return [r for r in self.by_agent[agent] if r.older == older]
@@ -169,6 +173,7 @@ def _home(board: Leaderboard, index: _Index) -> Page:
             strip=charts.strip(index.scoped(a.agent, False), a.figures.median),
             progress=_progress_line(index, a.agent),
             newest_configuration=progress_text.newest_text(index.progress[a.agent]),
+            cost=_cost_line(a, index),
         )
         for a in shown
     )
@@ -193,9 +198,57 @@ def _home(board: Leaderboard, index: _Index) -> Page:
                 grid=_grid(shown, board.missions),
                 headline=headline,
                 description=figures_text.plain(headline),
+                cost_chart=_agents_cost_chart(board, index) if board.agents else None,
             )
         ),
     )
+
+
+def _cost_line(agent: AgentSummary, index: _Index) -> str:
+    """An agent card's cost line (docs/rules/cost.md §6), with its dollars when there is a price table."""
+    line = cost_text.cost_line(agent.cost)
+    dollars = cost_text.dollars_line(agent.cost, index.prices)
+    return f"{line} · {dollars}" if line and dollars else line
+
+
+def _agents_cost_chart(board: Leaderboard, index: _Index) -> cost_charts.CostChart:
+    """ "What each score costs" on the home page: the agents overall and their frontier (docs/rules/cost.md §3)."""
+    return cost_charts.cost_chart(
+        (
+            cost_charts.Entry(
+                a.slug, a.name, a.url, index.tones[a.agent], a.figures.median, a.cost, bool(a.provisional), a.agent
+            )
+            for a in board.agents
+        ),
+        board.frontier.total_tokens,
+    )
+
+
+def _version_cost_chart(mission, index: _Index) -> cost_charts.CostChart | None:
+    """The same chart for the agents on one current mission version, each by its figures there."""
+    if mission.frontier is None:
+        return None
+    entries = []
+    for chip in mission.agents:
+        agent = index.agents.get(chip.agent)
+        cell = (
+            next((m for m in agent.missions if (m.mission, m.version) == (mission.mission, mission.version)), None)
+            if agent is not None
+            else None
+        )
+        entries.append(
+            cost_charts.Entry(
+                index.slugs.get(chip.agent, ""),
+                chip.name,
+                chip.url,
+                index.tones.get(chip.agent, 0),
+                chip.median,
+                cell.cost if cell is not None else None,
+                bool(agent.provisional) if agent is not None else True,
+                chip.agent,
+            )
+        )
+    return cost_charts.cost_chart(entries, mission.frontier.total_tokens)
 
 
 def _grid(agents, missions) -> MissionGrid:
@@ -247,6 +300,8 @@ def _agent_page(agent: AgentSummary, index: _Index, badge: BadgeSnippet | None) 
                 runs=tuple(runs),
                 more=more,
                 ledger=ledger_fragment(agent.slug, (summary.mission, summary.version)),
+                cost=cost_text.cost_rows(summary.cost, index.prices),
+                spend=cost_text.spend_line(summary.cost),
             )
         )
     current_runs = index.scoped(agent.agent, False)
@@ -278,6 +333,8 @@ def _agent_page(agent: AgentSummary, index: _Index, badge: BadgeSnippet | None) 
                 models_differ=agent.models_changed,
                 description=figures_text.agent_headline(agent),
                 compare=tuple(index.compare.for_agent(agent.agent)),
+                cost=cost_text.cost_rows(agent.cost, index.prices),
+                spend=cost_text.spend_line(agent.cost),
                 badge=badge,
             )
         ),
@@ -377,6 +434,9 @@ def _mission_page(mission, index: _Index) -> Page:
                 compare_more=compare_more,
                 progress=progress,
                 progress_more=progress_more,
+                cost_chart=_version_cost_chart(mission, index),
+                cost=cost_text.cost_rows(mission.cost, index.prices),
+                spend=cost_text.spend_line(mission.cost),
             )
         ),
     )
@@ -407,7 +467,7 @@ def _ledger_front(board: Leaderboard) -> Page:
         names(
             LedgerContext(
                 page_title="All runs",
-                rows=tuple(LedgerRow(record=r, text=ledger_texts(r)) for r in newest),
+                rows=tuple(LedgerRow(record=r, text=ledger_cells(r)) for r in newest),
                 shown=len(newest),
                 total=board.totals.listed,
                 totals=board.totals,
@@ -484,7 +544,7 @@ class LedgerPages(_Chrome):
                         else f"Undated runs, page {number}",
                         label=label,
                         number=number,
-                        rows=tuple(LedgerRow(record=r, text=ledger_texts(r)) for r in runs),
+                        rows=tuple(LedgerRow(record=r, text=ledger_cells(r)) for r in runs),
                         newer=newer,
                         older=older,
                         oldest=oldest,
@@ -527,6 +587,9 @@ class RunPages(_Chrome):
                         record=record,
                         placement=figures_text.run_placement(record),
                         description=figures_text.run_headline(record),
+                        spent=cost_text.spent_rows(record),
+                        budget=cost_text.against_budget(record),
+                        dollars=cost_text.run_dollars_text(run_dollars(record, self.board.prices), self.board.prices),
                     )
                 ),
                 run_id=record.run_id,

@@ -12,21 +12,26 @@ from datetime import UTC, datetime
 from importlib import resources
 
 from podium import __version__, routes
+from podium.count.cost import run_dollars
 from podium.count.stats import published
 from podium.load.published import RUNS_SCHEMA, SUMMARY_WHOLE_SCHEMA
 from podium.model import (
     AgentSummary,
+    Cost,
     Figures,
+    Frontier,
     Leaderboard,
     MissionVersionSummary,
     ModelSummary,
+    Prices,
     RunRecord,
     iso_utc,
 )
+from podium.model.cost import SPENT_FIELDS
 from podium.render.gzipped import gzip_bytes
 from podium.render.jsonable import dump_json, jsonable
 from podium.render.progress_data import summary_progress
-from podium.words.figures_text import ledger_texts
+from podium.words.cost_text import ledger_cells as ledger_texts
 
 LEDGER_COLUMNS = (
     "run_id",
@@ -50,8 +55,34 @@ LEDGER_COLUMNS = (
     "models_more",
     "started_at",
     "completed_at",
+    # what the run spent (docs/rules/cost.md §1, §6): null / empty when not reported
+    "harness",
+    "total_tokens",
+    "input_tokens",
+    "output_tokens",
+    "cache_read_tokens",
+    "cache_creation_tokens",
+    "reasoning_tokens",
+    "model_calls",
+    "tool_calls",
+    "duration_seconds",
+    "budget_seconds",
+    "budget_share",
     "url",
 )
+SPENT_COLUMNS = tuple(  # (column, its place in a Spent's values), in the ledger's order
+    (name, SPENT_FIELDS.index(name))
+    for name in LEDGER_COLUMNS[LEDGER_COLUMNS.index("total_tokens") : LEDGER_COLUMNS.index("duration_seconds")]
+)
+NOT_SPENT = (None,) * len(SPENT_FIELDS)
+DOLLAR_COLUMNS = ("cost_usd", "cache_unpriced")  # with a price table only (docs/rules/cost.md §5)
+
+
+def ledger_columns(prices: Prices | None) -> tuple[str, ...]:
+    """The ledger's columns: LEDGER_COLUMNS, and the dollar columns when a price table is configured."""
+    return LEDGER_COLUMNS + DOLLAR_COLUMNS if prices is not None else LEDGER_COLUMNS
+
+
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 # A spreadsheet that splits on ";" (the list separator of most of continental Europe) starts a cell after
 # each ";" of a text: one whose next character, past spaces and quotes, would start a formula gets the
@@ -79,6 +110,28 @@ def figures_dict(fig: Figures) -> dict:
         "last_run": fig.last_run,
         **names_more(fig, "judge_models", "models_reported", "models_declared"),
     }
+
+
+def cost_dict(cost: Cost | None) -> dict | None:
+    """A scope's ``cost`` (docs/rules/cost.md §6): the model/cost.py Cost's fields as its keys (render/jsonable.py);
+    the dollar keys only with a price table."""
+    if cost is None:
+        return None
+    out = jsonable(cost)
+    assert isinstance(out, dict)  # a dataclass is published as an object
+    if cost.cost_usd is None:
+        for key in ("cost_usd", "spent_usd", "spent_usd_reported"):
+            del out[key]
+    return out
+
+
+def with_cost(out: dict, cost: Cost | None, frontier: Frontier | None = None) -> dict:
+    """``out`` (a scope's entry, its figures rounded by ``published``) with its ``cost`` and, for a current mission
+    version, its ``frontier``: added after the rounding, as docs/rules/cost.md §2 publishes them unrounded."""
+    out["cost"] = cost_dict(cost)
+    if frontier is not None:
+        out["frontier"] = jsonable(frontier)
+    return out
 
 
 def names_more(value: object, *fields: str) -> dict[str, int]:
@@ -118,7 +171,10 @@ def agent_dict(agent: AgentSummary) -> dict:
         out["provisional"] = bool(agent.provisional)
         out["rank_range"] = list(agent.rank_range) if agent.rank_range else None
         out["ahead_of_next"] = agent.ahead_of_next
-    return published(out)
+    out = published(out)
+    for entry, cell in zip(out["missions"], agent.missions):
+        with_cost(entry, cell.cost)
+    return with_cost(out, agent.cost)
 
 
 def ranked_agents(board: Leaderboard) -> list[dict]:
@@ -130,7 +186,7 @@ def ranked_agents(board: Leaderboard) -> list[dict]:
 
 
 def mission_dict(mission: MissionVersionSummary) -> dict:
-    return published(
+    out = published(
         {
             "mission": mission.mission,
             "version": mission.version,
@@ -152,11 +208,12 @@ def mission_dict(mission: MissionVersionSummary) -> dict:
             **figures_dict(mission.figures),
         }
     )
+    return with_cost(out, mission.cost, frontier=mission.frontier)
 
 
 def model_dict(model: ModelSummary) -> dict:
     """One by_model entry (compare.md §2): the key, its rank, the agents behind it, every figure."""
-    return published(
+    out = published(
         {
             "model": model.model,
             "slug": model.slug,
@@ -179,6 +236,7 @@ def model_dict(model: ModelSummary) -> dict:
             **figures_dict(model.figures),
         }
     )
+    return with_cost(out, model.cost)
 
 
 def summary_dict(board: Leaderboard, generated_at: int | None = None) -> dict:
@@ -198,16 +256,22 @@ def summary_dict(board: Leaderboard, generated_at: int | None = None) -> dict:
         "agents_older": [agent_dict(a) for a in board.agents_older],
         "missions": [mission_dict(m) for m in board.missions],
         "by_model": [model_dict(m) for m in board.by_model],
+        "frontier": jsonable(board.frontier),
         "problems": [{"path": p.path, "field": p.field, "message": p.message} for p in board.problems],
     }
+    if board.prices is not None:  # every dollar figure is at these prices (docs/rules/cost.md §5)
+        out["prices"] = {"as_of": board.prices.as_of, "source": board.prices.source}
     if generated_at is not None:
         out["generated_at"] = iso_utc(datetime.fromtimestamp(generated_at, UTC))
     return out
 
 
-def ledger_row(record: RunRecord) -> dict:
-    """One run as the ledger shows it: None where the page shows "—" (judge: see judge_status)."""
-    return {
+def ledger_row(record: RunRecord, prices: Prices | None = None) -> dict:
+    """One run as the ledger shows it: None where the page shows "—" (judge: see judge_status), and where
+    a value was not reported (docs/rules/cost.md §1); the dollar columns with a price table only."""
+    spent = record.spent.values() if record.spent is not None else NOT_SPENT
+    seconds, budget = record.duration_seconds, record.budget_seconds
+    row = {
         "run_id": record.run_id,
         "date": iso_utc(record.when),
         "agent": record.agent,
@@ -229,8 +293,18 @@ def ledger_row(record: RunRecord) -> dict:
         "models_more": record.models_more,  # reported past the 8 models_reported keeps (export.md §3.2)
         "started_at": iso_utc(record.started),
         "completed_at": iso_utc(record.completed),
+        "harness": record.harness,
+        **{name: spent[index] for name, index in SPENT_COLUMNS},
+        "duration_seconds": seconds,
+        "budget_seconds": budget,
+        "budget_share": seconds / budget if seconds is not None and budget is not None else None,
         "url": record.url,
     }
+    if prices is not None:
+        dollars = run_dollars(record, prices)
+        row["cost_usd"] = dollars.cost_usd
+        row["cache_unpriced"] = dollars.cache_unpriced
+    return row
 
 
 def csv_cell(value: object) -> str:
@@ -271,7 +345,7 @@ def ledger_index(board: Leaderboard, generated_at: int | None = None) -> bytes:
         "schema": RUNS_SCHEMA,
         "generator": {"name": "podium", "version": __version__},
         "runs": board.totals.listed,
-        "columns": list(LEDGER_COLUMNS),
+        "columns": list(ledger_columns(board.prices)),
         "parts": [
             {
                 "agent": p.agent,
@@ -301,10 +375,10 @@ def part_jsonl(board: Leaderboard, index: int) -> bytes:
     """One part as JSON Lines: one JSON object per run (newest first), every column of the ledger in
     ``columns`` order, its part's agent and mission included, so each line is a table row on its own:
     ``pandas.read_json(..., lines=True)``, DuckDB's ``read_json_auto``, ``jq`` and ``json.loads`` per line
-    read one row per run, and parts concatenate (podium.runs/4; /3 wrote one document of array rows,
-    which data tools read as one row per part)."""
+    read one row per run, and parts concatenate (podium.runs/5: /4 and what each run spent, docs/rules/cost.md;
+    /3 wrote one document of array rows, which data tools read as one row per part)."""
     lines = [
-        json.dumps(ledger_row(board.runs[i]), ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        json.dumps(ledger_row(board.runs[i], board.prices), ensure_ascii=False, allow_nan=False, separators=(",", ":"))
         for i in board.ledger.parts[index].runs
     ]
     return ("\n".join(lines) + "\n").translate(_LINE_BREAKS).encode("utf-8")
@@ -320,10 +394,11 @@ def part_jsonl_gz(board: Leaderboard, index: int) -> bytes:
 
 def part_csv(board: Leaderboard, index: int) -> bytes:
     """One part as CSV: every column on every row (parts concatenate), an empty cell for no value."""
-    lines = [csv_line(list(LEDGER_COLUMNS))]
+    columns = ledger_columns(board.prices)
+    lines = [csv_line(list(columns))]
     for i in board.ledger.parts[index].runs:
-        row = ledger_row(board.runs[i])
-        lines.append(csv_line([csv_cell(row[c]) for c in LEDGER_COLUMNS]))
+        row = ledger_row(board.runs[i], board.prices)
+        lines.append(csv_line([csv_cell(row[c]) for c in columns]))
     return "".join(lines).encode("utf-8")
 
 
@@ -373,6 +448,10 @@ LEDGER_CELLS = (
     "deterministic_text",
     "judge",
     "judge_text",
+    "tokens",
+    "tokens_text",
+    "duration",
+    "duration_text",
 )
 
 
@@ -422,4 +501,8 @@ def ledger_cells(record: RunRecord, pages: dict[str, int]) -> list:
         cells["deterministic"],
         record.judge,
         cells["judge"],
+        record.total_tokens,
+        cells["tokens"],
+        round(duration) if (duration := record.duration_seconds) is not None else None,  # whole seconds sort alike
+        cells["duration"],
     ]

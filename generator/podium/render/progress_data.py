@@ -103,6 +103,7 @@ class SummaryProgress:
     to: Mapping[str, object]
     reason: str | None
     url: str
+    tokens: TokensHeadline  # the newest agent step's tokens verdict and shift (cost.md §4), for change reports
     # the newest configuration's median and runs in it, on current versions: what the agent scores now, beside
     # the all-history median (issue 36); null and 0 with one configuration (the headline median is then its)
     newest_median: float | None = None
@@ -184,6 +185,7 @@ def summary_progress(progress: AgentProgress, slug: str) -> SummaryProgress:
         {name: after[name] for name in top.changed},
         top.reason,
         routes.progress_path(slug),
+        TokensHeadline(step.tokens.verdict, step.tokens.shift) if step is not None else TokensHeadline(None, None),
         progress.segments[-1].median if step is not None else None,
         progress.segments[-1].runs["overall"] if step is not None else 0,
     )

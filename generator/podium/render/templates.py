@@ -19,7 +19,7 @@ from podium import routes
 from podium.errors import ConfigError
 from podium.load.yamlfile import YamlError, parse_yaml
 from podium.model import KIND_LABELS, PROVISIONAL_BELOW
-from podium.words import diff_text, figures_text, names_text
+from podium.words import cost_text, diff_text, figures_text, names_text
 
 # What a template may call besides Jinja's own filters and tests. themes/README.md "Filters and globals" is
 # made from these two tables and their ``#:`` comments (tests/test_theme_contexts.py): a name added here
@@ -45,13 +45,15 @@ FILTERS = {  # `value|name` (or `value|name(argument)`) in a template -> the fun
     "more_names": names_text.more_names,  #: a list's "and N more" tail ("" when none are left out)
     "utc_time": figures_text.utc_time,  #: an ISO-8601 UTC time to the minute: "2026-11-23 20:52 UTC"
     "coverage_text": figures_text.coverage_text,  #: an agent's `coverage` as a card heads it: "on 2 of 4 missions"
+    "tokens": cost_text.tokens,  #: a token count as people read it: 950, "12.5k", "106k", "1.2M"; None is "—"
+    "duration": cost_text.duration,  #: a run's time in seconds as "45 s", "14 min", "2.1 h"; None is "—"
 }
 GLOBALS = {  # a name every template can use -> its value
     "routes": routes,  #: every site path by name (`routes.LEDGER`, `routes.progress_path(slug)`): link through it
     "kind_labels": KIND_LABELS,  #: a run kind -> its label ("timed_out" -> "Timed out")
     "left_out": figures_text.left_out,  #: (kind, count, label) for each kind left out of a median that has runs
-    "ledger_text": figures_text.ledger_texts,
-    #: a run's overall, deterministic and judge cells as the ledger shows them
+    "ledger_text": cost_text.ledger_cells,
+    #: a run's overall, deterministic, judge, tokens and duration cells as the ledger shows them
     "provisional_note": figures_text.provisional_note,  #: "provisional, 1 run"
     "provisional_sentence": figures_text.provisional_sentence,  #: the line under a provisional rank's figure
     "provisional_below": PROVISIONAL_BELOW,

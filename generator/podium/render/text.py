@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from podium.model import PROVISIONAL_BELOW, AgentSummary, RunRecord
+from podium.model import PROVISIONAL_BELOW, AgentSummary, Leaderboard, RunRecord
 from podium.model.progress import AgentProgress
-from podium.words import progress_text
+from podium.words import cost_text, progress_text
 from podium.words.figures_text import DASH, ci_range, median_line, pct, pct_range
 from podium.words.names_text import more_names
 
@@ -21,8 +21,10 @@ PROVISIONAL_FOOTNOTE = (
 )
 
 
-def rank_cell(rank: int, provisional: bool | None) -> str:
-    """The rank column: "2", or "2 provisional" (site.md "Ranks on few runs")."""
+def rank_cell(rank: int | None, provisional: bool | None) -> str:
+    """The rank column: "2", or "2 provisional" (site.md "Ranks on few runs"); "—" for an unranked entry."""
+    if rank is None:
+        return DASH
     return f"{rank} provisional" if provisional else str(rank)
 
 
@@ -47,6 +49,33 @@ def rank_table(agents: tuple[AgentSummary, ...]) -> str:
             ]
         )
     return with_footnote(table(["rank", "agent", "median", "95% CI", "mean", "runs"], rows), agents)
+
+
+def cost_table(agents: tuple[AgentSummary, ...], board: Leaderboard) -> str:
+    """``podium rank --by cost`` (docs/rules/cost.md §6): each agent's median score, median tokens and time a
+    run (quartiles beside), how many runs in its median report tokens, and whether it is on the frontier."""
+    by_tokens, by_time = set(board.frontier.total_tokens), set(board.frontier.duration_seconds)
+    rows = []
+    for agent in agents:
+        cost = agent.cost
+        on = [name for name, members in (("tokens", by_tokens), ("time", by_time)) if agent.agent in members]
+        rows.append(
+            [
+                rank_cell(agent.rank, agent.provisional),
+                agent.name,
+                pct(agent.figures.median),
+                cost_text.quartiles(cost.total_tokens) if cost else DASH,
+                f"{cost.total_tokens.reported} of {cost.runs}" if cost else DASH,
+                cost_text.quartiles(cost.duration_seconds, cost_text.duration) if cost else DASH,
+                cost_text.share(cost.budget_share.median) if cost else DASH,
+                " and ".join(on) or DASH,
+            ]
+        )
+    header = ["rank", "agent", "median", "tokens a run", "reporting", "time a run", "budget", "frontier"]
+    text = table(header, rows)
+    text += "\nmedians over the runs in each agent's median, quartiles in brackets; frontier: no other agent scores"
+    text += " as well or better for as few tokens (or as little time), one of the two strictly"
+    return with_footnote(text, agents)
 
 
 def history_table(records: list[RunRecord]) -> str:

@@ -289,10 +289,11 @@ def _public_record(
     reported = tuple(redact(m) for m in record.models_reported)
     declared = redact(record.model_declared) if record.model_declared else record.model_declared
     judge_model = redact(record.judge_model) if record.judge_model else record.judge_model
+    harness = redact(record.harness) if record.harness else record.harness  # a report's text (cost.md §1)
     status = _status(record.judge_status, redact)
     raws = (*record.models_reported, record.model_declared, record.judge_model)
     shown = (*reported, declared, judge_model)
-    changed = False
+    changed = harness != record.harness
     for raw, public in zip(raws, shown):
         if raw and public != raw:
             names[raw] = public
@@ -305,6 +306,7 @@ def _public_record(
         model_declared=declared,
         judge_model=judge_model,
         judge_status=status,
+        harness=harness,
         exposed=(),
     )
 

@@ -4,7 +4,8 @@ and the gate lines. Reads the report count/diff.py made; computes nothing.
 
 from __future__ import annotations
 
-from podium.count.diff import progress_changed
+from podium.count.diff import cost_changed, frontier_changed, progress_changed, tokens_changed
+from podium.words.cost_text import tokens
 from podium.words.figures_text import (
     DASH,
     NO_CI,
@@ -68,6 +69,10 @@ def to_markdown(report: dict, gates: list[dict] | None = None, title: str = "pod
     lines += _md_list(
         "Which way agents are moving: headline verdicts that changed",
         [progress_line(r, markdown=True) for r in report["agents"] if progress_changed(r)],
+    )
+    lines += _md_list(
+        "What each score costs: cost verdicts that changed, agents that joined or left the cost frontier",
+        [cost_line(r, markdown=True) for r in report["agents"] if cost_changed(r)],
     )
     lines += _md_list("Agents added", [_agent_brief(a, "rank") for a in report["agents_added"]])
     lines += _md_list("Agents gone", [_agent_brief(a, "was rank") for a in report["agents_gone"]])
@@ -149,6 +154,31 @@ def progress_line(row: dict, *, markdown: bool = False, named: bool = True) -> s
     return f"{md(row['name']) if markdown else row['name']}: {text}" if named else text
 
 
+def cost_line(row: dict, *, markdown: bool = False, named: bool = True) -> str:
+    """An agent's cost change (docs/rules/cost.md §6): its tokens verdict that changed ("tokens: ? unclear → ↓
+    cheaper"), and its frontier move; named or not."""
+    parts = []
+    if tokens_changed(row):
+        cost = row["cost"]
+        before, now = (
+            verdict_label(v) or ONE_CONFIGURATION for v in (cost["old_tokens_verdict"], cost["tokens_verdict"])
+        )
+        parts.append(f"tokens {before} → {now}")
+    if frontier_changed(row):
+        parts.append(frontier_line(row, named=False))
+    text = "; ".join(parts)
+    return f"{md(row['name']) if markdown else row['name']}: {text}" if named else text
+
+
+def frontier_line(row: dict, *, markdown: bool = False, named: bool = True) -> str:
+    """ "kestrel joined the cost frontier: 32.4k tokens a run (was 40.1k), median 87.5%" (docs/rules/cost.md §3)."""
+    cost = row["cost"]
+    moved = "joined" if cost["frontier"] else "left"
+    was = f" (was {tokens(cost['old_median_tokens'])})" if cost["old_median_tokens"] != cost["median_tokens"] else ""
+    text = f"{moved} the cost frontier: {tokens(cost['median_tokens'])} tokens a run{was}, median {pct(row['median'])}"
+    return f"{md(row['name']) if markdown else row['name']} {text}" if named else text
+
+
 def _agent_brief(a: dict, rank: str) -> str:
     """An agent added or gone: "osprey: rank 2 (provisional), median 81.0%, 4 runs"."""
     mark = " (provisional)" if a.get("provisional") else ""
@@ -169,6 +199,12 @@ def change_headline(report: dict) -> str:
     verdicts = sum(1 for r in report["agents"] if progress_changed(r))
     if verdicts:
         parts.append(f"{counted(verdicts, 'progress verdict')} changed")
+    tokens = sum(1 for r in report["agents"] if tokens_changed(r))
+    if tokens:
+        parts.append(f"{counted(tokens, 'cost verdict')} changed")
+    frontier = sum(1 for r in report["agents"] if frontier_changed(r))
+    if frontier:
+        parts.append(f"{counted(frontier, 'agent')} joined or left the cost frontier")
     if report["missions"]["added"]:
         parts.append(f"{len(report['missions']['added'])} new mission version(s)")
     if t["left_out"]:

@@ -8,14 +8,14 @@ import hashlib
 import itertools
 import json
 import os
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from podium.errors import BuildError, PodiumError
 from podium.load.fields import MAX_PROBLEMS, Fields
 from podium.load.files import MiB, open_file, read_file
 from podium.load.jsonfile import NotAnArray, iter_json_array, parse_json
-from podium.load.report import report_overview
+from podium.load.report import report_tables
 from podium.load.result import Result, read_result
 from podium.model import RUN_DIR, Problem
 
@@ -49,6 +49,7 @@ class Dir:
     run_id: str = ""
     stored: str | None = None  # the SHA-256 of the directory as the store keeps it (None: not stored)
     without_values: bool = False  # kept without its result's submitted values (light): read again when needed
+    telemetry: dict[str, str] = field(default_factory=dict)  # the report's Telemetry rows podium reads, as text
 
     @property
     def result_id(self) -> str | None:
@@ -185,10 +186,15 @@ def read_dir(reader: Reader, name: str) -> Dir:
     for rel, is_html in ((f"{name}/report.md", False), (f"{name}/report.html", True)):
         data = reader.read(rel, reader.limits.report_bytes, digest=False)
         if data is not None:
-            overview = report_overview(data.decode("utf-8", errors="replace"), is_html=is_html)
-            reader.add_digest(f"{name}/report#Overview", json.dumps(overview, sort_keys=True).encode())
+            overview, telemetry = report_tables(data.decode("utf-8", errors="replace"), is_html=is_html)
+            # what the numbers come from: the Overview and, when there are any, the Telemetry rows (cost.md §1);
+            # the same in either format
+            tables = [overview, telemetry] if telemetry else overview
+            reader.add_digest(f"{name}/report#Overview", json.dumps(tables, sort_keys=True).encode())
             digest = None if is_html else reader.file_hashes[rel]  # hashed once, as it was read
-            return Dir(name, result, overview, rel, None if is_html else rel, digest, result_digest)
+            return Dir(
+                name, result, overview, rel, None if is_html else rel, digest, result_digest, telemetry=telemetry
+            )
     return Dir(name, result, {}, None, None, None, result_digest)
 
 

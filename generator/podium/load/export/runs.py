@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import sys
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,10 +18,10 @@ from podium.load.export.stored import NO_PARSED_STORE, ParsedStore, Replayed
 from podium.load.fields import MAX_PROBLEMS, Fields
 from podium.load.files import read_file
 from podium.load.jsonfile import parse_json
-from podium.load.report import Overview, read_overview
+from podium.load.report import NOT_REPORTED, Overview, read_overview, read_telemetry
 from podium.load.result import Result, read_result
 from podium.load.sidecars import ListRow
-from podium.model import RUN_DIR, UNATTRIBUTED, Problem, Run, RunRecord, codec
+from podium.model import RUN_DIR, UNATTRIBUTED, Problem, Run, RunRecord, Spent, codec
 
 
 class Runs:
@@ -176,6 +177,7 @@ def _attribute(
         return None  # unreadable and unidentifiable: listed under problems only
     agent, agent_name = _agent(row, overview, agent_names)
     conditions = result.conditions if result else None
+    harness, spent = _spent(item, row, reader)
     return Run(
         **_from_result(result),
         run_id=item.run_id,
@@ -193,7 +195,23 @@ def _attribute(
         report_digest=item.report_digest,
         result_digest=item.result_digest,
         source=source,
+        harness=harness,
+        spent=spent,
     )
+
+
+def _spent(item: Dir, row: ListRow | None, reader: Reader) -> tuple[str | None, Spent | None]:
+    """The run's harness (the report's Overview Harness, else runs.json's source_agent) and its Telemetry
+    values as the report gives them (docs/rules/cost.md §1: a malformed cell is a problem naming the row)."""
+    if item.overview_file is None:
+        return (row.source_agent if row is not None else None), None
+    fields = Fields(item.overview_file, reader.problems)
+    cell = item.overview.get("Harness")
+    harness = sys.intern(fields.clean(cell, "Overview.Harness", limit=200)) if cell and cell != NOT_REPORTED else None
+    if harness is None and row is not None:
+        harness = row.source_agent
+    section = "Activity" if item.overview_file.endswith(".html") else "Telemetry"
+    return harness, read_telemetry(item.telemetry, fields, section)
 
 
 def _from_result(result: Result | None) -> dict:

@@ -158,7 +158,7 @@
   };
 
   var FILTERS = ["q", "kind", "agent", "mission"];
-  var SORT_KEYS = ["date", "run", "agent", "mission", "status", "overall", "deterministic", "judge"];
+  var SORT_KEYS = ["date", "run", "agent", "mission", "status", "overall", "deterministic", "judge", "tokens", "duration"];
 
   // The view as a fragment: only what differs from the unfiltered, newest-first ledger.
   Ledger.prototype.fragment = function () {
@@ -308,6 +308,8 @@
       tr.appendChild(el("td", "num overall", row.overall_text));
       tr.appendChild(el("td", "num checks-half", row.deterministic_text));
       tr.appendChild(el("td", "num judge-half" + (row.judge_text === self.noJudge ? " nojudge" : ""), row.judge_text));
+      tr.appendChild(el("td", "num tokens", row.tokens_text));
+      tr.appendChild(el("td", "num time", row.duration_text));
       frag.appendChild(tr);
     });
     while (this.body.firstChild) this.body.removeChild(this.body.firstChild);
