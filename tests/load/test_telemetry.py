@@ -29,17 +29,28 @@ runs.json (durations: completed_at − created_at; harness: the report's Overvie
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
 import pytest
 from conftest import SAMPLES, SAMPLES_HTML, needs_samples
 from exportkit import graded, report_md
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from podium.count.summarize import summarize
 from podium.load.export import load_export
 from podium.load.fields import Fields
-from podium.load.report import read_telemetry, report_tables
+from podium.load.report import (
+    TELEMETRY_HEADING,
+    _first_table,
+    _last_heading,
+    read_telemetry,
+    report_tables,
+    telemetry_table,
+)
+from podium.model.cost import TELEMETRY_ROWS
 from podium.render.data import ledger_row
 
 N = None
@@ -230,3 +241,70 @@ def test_harness_comes_from_the_report_else_runs_json(export):
     runs = {r.run_id[0]: r for r in summarize(load_export(export.root)).runs}
     assert runs["c"].harness == "codex"  # report_md's Overview
     assert runs["d"].harness is None  # exportkit's runs.json rows carry no source_agent
+
+
+CELL_CHARS = st.sampled_from(["0", "1", "5", "9", ",", " ", "-", "k", "—", "٣"])
+
+
+def _rule_reading(cell: str) -> tuple[int | None, bool]:
+    """cost.md §1 for one cell, written out: "—" is not reported; a whole number ≥ 0 with or without "," separators
+    grouping by three (of at most 18 digits past leading zeros) is its value; anything else is not reported and a
+    problem."""
+    if cell == "—":
+        return None, False
+    if re.fullmatch(r"[0-9]{1,3}(,[0-9]{3})+|[0-9]+", cell) and len(cell.replace(",", "").lstrip("0")) <= 18:
+        return int(cell.replace(",", "")), False
+    return None, True
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.one_of(
+        st.lists(CELL_CHARS, max_size=24).map("".join),
+        st.integers(0, 10**20).map(lambda n: f"{n:,}"),  # grouped by three, up to past 18 digits
+        st.integers(0, 10**20).map(str),
+        st.tuples(st.integers(0, 25), st.integers(0, 10**6)).map(lambda z: "0" * z[0] + str(z[1])),  # leading zeros
+    )
+)
+def test_every_cell_reads_as_the_rule_says(cell):
+    """The reader's fast path for the usual cells ("591", "80,070") and its careful one for the rest agree with
+    the rule, and only a cell the rule refuses is a problem."""
+    problems: list = []
+    got = read_telemetry({"Total tokens": cell}, Fields("r/report.md", problems))
+    value, problem = _rule_reading(cell)
+    assert (got.get("total_tokens") if got is not None else None) == value
+    assert bool(problems) == problem
+
+
+ROW_NAMES = list(TELEMETRY_ROWS)
+SPACES = st.sampled_from(["", " ", "  ", "\t"])
+
+
+@st.composite
+def telemetry_sections(draw) -> str:
+    """A Telemetry section as XORCISE writes it, or with its rows reordered, left out, repeated or padded, other
+    spacing, another header or delimiter, text before the table, a second table after it."""
+    xorcise = draw(st.booleans())
+    names = ROW_NAMES if xorcise else draw(st.lists(st.sampled_from([*ROW_NAMES, "Unclassified spans"]), max_size=10))
+    cells = st.sampled_from(["0", "591", "29,497", "—", "12k", " 7 ", ""])
+    rows = []
+    for name in [*names, *draw(st.lists(st.sampled_from(["Findings", *ROW_NAMES]), max_size=3))]:
+        a, b, c = draw(SPACES), draw(SPACES), draw(SPACES)
+        rows.append(f"|{a}{name}{b}|{c}{draw(cells)}{a}|")
+    header = draw(
+        st.sampled_from(
+            ["| Field | Value |\n| --- | --- |", "|Field|Value|\n|---|---|", "| Metric | Value |\n|:--|--:|"]
+        )
+    )
+    before = draw(st.sampled_from(["\n", "\n\n", "\nSome text.\n\n", ""]))
+    after = draw(st.sampled_from(["", "\n", "\n\n| Total tokens | 9 |\n", "\n## Overview\n"]))
+    return "# Report\n\n## Telemetry" + before + header + "\n" + "\n".join(rows) + after
+
+
+@settings(max_examples=300, deadline=None)
+@given(telemetry_sections())
+def test_xorcises_layout_is_read_as_any_other_table(text):
+    """telemetry_table's one match for XORCISE's own layout gives what the general reading of the first table
+    gives (its rows in any order, any spacing), or leaves the table to it."""
+    pos = _last_heading(text, TELEMETRY_HEADING)
+    assert telemetry_table(text) == (_first_table(text, pos) if pos >= 0 else {})  # no heading line: no table

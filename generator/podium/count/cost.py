@@ -45,15 +45,20 @@ def never_reported(records: Iterable[RunRecord]) -> dict[str | None, frozenset[s
     """Rule 3 of docs/rules/cost.md §1, over the whole build: for each harness (None: runs with no harness,
     one group), the cache and reasoning fields that are 0 on every one of its counted runs whose tokens
     are reported. Only harnesses with such a field are listed."""
-    seen: dict[str | None, set[str]] = {}  # harness -> the fields not yet seen non-zero (or unreported)
+    seen: dict[str | None, set[int]] = {}  # harness -> the fields (by place) not yet seen non-zero (or unreported)
     for record in records:
-        if record.kind == "not_a_run" or record.spent is None or record.total_tokens is None:
+        spent = record.spent
+        if spent is None or record.kind == "not_a_run":
             continue
-        fields = seen.setdefault(record.harness, set(SOMETIMES_UNREPORTED))
+        values, null = spent.raw()  # one unpack
+        if values[TOTAL] == null:
+            continue  # its tokens are not reported: not looked at
+        fields = seen.get(record.harness)
+        if fields is None:
+            fields = seen[record.harness] = set(_SOMETIMES)
         if fields:
-            spent = record.spent
-            fields.difference_update([name for name in list(fields) if spent.get(name) != 0])
-    return {harness: frozenset(fields) for harness, fields in seen.items() if fields}
+            fields.difference_update([i for i in fields if values[i] != 0])
+    return {harness: frozenset(SPENT_FIELDS[i] for i in fields) for harness, fields in seen.items() if fields}
 
 
 def without_never_reported(record: RunRecord, never: dict[str | None, frozenset[str]]) -> Spent | None:
@@ -139,52 +144,72 @@ def measure(values: Sequence[float]) -> Measure:
     return Measure(n, float(median), quartile(ordered, 0.25), quartile(ordered, 0.75))
 
 
+_SOMETIMES = tuple(SPENT_FIELDS.index(name) for name in SOMETIMES_UNREPORTED)  # rule 3's fields, by place
 EMPTY = Measure(0, None, None, None)
 NOTHING = ((-1,) * len(SPENT_FIELDS), -1)  # what Spent.raw gives for a run that reported nothing
 TOTAL, MODEL_CALLS, TOOL_CALLS = (SPENT_FIELDS.index(name) for name in ("total_tokens", "model_calls", "tool_calls"))
+# What a scope's figures read of one counted run (run_facts): its kind, whether it is in the median population, its
+# total tokens, model calls and tool calls (None: not reported), its duration and budget share, and its dollars.
+Facts = tuple[str, bool, int | None, int | None, int | None, float | None, float | None, float | None]
+
+
+def run_facts(record: RunRecord, prices: Prices | None) -> Facts:
+    """What every scope a run is in reads of it, made once per run (a run is in four scopes or more)."""
+    spent = record.spent
+    values, null = spent.raw() if spent is not None else NOTHING  # one unpack, SPENT_FIELDS order
+    total, model_calls, tool_calls = values[TOTAL], values[MODEL_CALLS], values[TOOL_CALLS]
+    duration = record.duration_seconds
+    budget = record.budget_seconds if duration is not None else None
+    return (
+        record.kind,
+        record.kind in MEDIAN_KINDS,
+        None if total == null else total,
+        None if model_calls == null else model_calls,
+        None if tool_calls == null else tool_calls,
+        duration,
+        duration / budget if duration is not None and budget is not None else None,
+        run_dollars(record, prices).cost_usd if prices is not None else None,
+    )
 
 
 def cost(records: Iterable[RunRecord], prices: Prices | None = None) -> Cost:
     """The cost figures of one scope's counted runs (docs/rules/cost.md §2; a not-a-run is left out)."""
+    return figures_of((run_facts(r, prices) for r in records if r.kind != "not_a_run"), prices is not None)
+
+
+def figures_of(facts: Iterable[Facts], priced: bool) -> Cost:
+    """The cost figures of one scope from its counted runs' facts (run_facts); dollars only when ``priced``."""
     totals: list[int] = []
     model_calls: list[int] = []
     tool_calls: list[int] = []
     durations: list[float] = []
     shares: list[float] = []
     usd: list[float] = []
+    spent_usd: list[float] = []
     spent_by_kind: dict[str, int] = defaultdict(int)
     spent_reported = spent_runs = runs = 0
-    spent_usd: list[float] = []
-    for record in records:
-        kind = record.kind
-        if kind == "not_a_run":
-            continue
+    for kind, in_median, total, calls, tools, duration, share, dollars in facts:
         spent_runs += 1
-        in_median = kind in MEDIAN_KINDS
-        runs += in_median
-        spent = record.spent
-        reported, null = spent.raw() if spent is not None else NOTHING  # one unpack, SPENT_FIELDS order
-        total = reported[TOTAL]
-        if total != null:
+        if total is not None:
             spent_reported += 1
             spent_by_kind[kind] += total
-        if in_median:
-            if total != null:
-                totals.append(total)
-            if (calls := reported[MODEL_CALLS]) != null:
-                model_calls.append(calls)
-            if (calls := reported[TOOL_CALLS]) != null:
-                tool_calls.append(calls)
-            if (duration := record.duration_seconds) is not None:
-                durations.append(duration)
-                if (budget := record.budget_seconds) is not None:
-                    shares.append(duration / budget)
-        if prices is not None:
-            dollars = run_dollars(record, prices).cost_usd
-            if dollars is not None:
-                spent_usd.append(dollars)
-                if in_median:
-                    usd.append(dollars)
+        if dollars is not None:
+            spent_usd.append(dollars)
+        if not in_median:
+            continue
+        runs += 1
+        if total is not None:
+            totals.append(total)
+        if calls is not None:
+            model_calls.append(calls)
+        if tools is not None:
+            tool_calls.append(tools)
+        if duration is not None:
+            durations.append(duration)
+        if share is not None:
+            shares.append(share)
+        if dollars is not None:
+            usd.append(dollars)
     values: dict[str, Sequence[float]] = {
         "total_tokens": totals,
         "model_calls": model_calls,
@@ -199,9 +224,9 @@ def cost(records: Iterable[RunRecord], prices: Prices | None = None) -> Cost:
         spent_reported=spent_reported,
         spent_runs=spent_runs,
         spent_by_kind={kind: spent_by_kind[kind] for kind in COUNTED_KINDS if kind in spent_by_kind},
-        cost_usd=measure(usd) if prices is not None else None,
+        cost_usd=measure(usd) if priced else None,
         spent_usd=math.fsum(spent_usd) if spent_usd else None,
-        spent_usd_reported=len(spent_usd) if prices is not None else None,
+        spent_usd_reported=len(spent_usd) if priced else None,
     )
 
 

@@ -23,6 +23,7 @@ from podium.model import (
     SCORED_KINDS,
     AgentMission,
     AgentSummary,
+    Cost,
     Coverage,
     Export,
     Figures,
@@ -86,7 +87,7 @@ def summarize(
     agents, agents_older = _agents(records, groups, current, urls, cells)
     pairs = compare.pairs(agents, cell_runs, cells, current, urls.mission)
     by_model = compare.by_model(records, urls.agent_names, urls.agent)
-    costs = _Costs(records, cell_runs, prices)
+    costs = _Costs(records, groups, prices)
     agents, agents_older = costs.agents(agents, groups), costs.agents(agents_older, groups)
     missions, by_model = costs.missions(missions, groups), costs.models(by_model)
     progress = {
@@ -182,19 +183,25 @@ def _placed(
 
 class _Costs:
     """What each scope's runs cost (docs/rules/cost.md §2) and the frontier of each current mission version
-    (§3), added to the summaries the summary step made: cells, agents, mission versions, model keys."""
+    (§3), added to the summaries the summary step made: cells, agents, mission versions, model keys. What a scope
+    reads of a run is made once per run (count/cost.py ``run_facts``), and each scope sums its runs' by index."""
 
-    def __init__(self, records: list[RunRecord], cell_runs: dict, prices: Prices | None):
-        self.records, self.prices = records, prices
-        self.cells = {key: cost.cost(own, prices) for key, own in cell_runs.items()}
+    def __init__(self, records: list[RunRecord], groups: RunGroups, prices: Prices | None):
+        self.records, self.priced = records, prices is not None
+        self.facts = [cost.run_facts(r, prices) if r.kind != "not_a_run" else None for r in records]
+        self.cells = {key: self.of(indices) for key, indices in groups.by_agent_version.items()}
+
+    def of(self, indices) -> Cost:
+        facts = self.facts
+        return cost.figures_of((f for i in indices if (f := facts[i]) is not None), self.priced)
 
     def agents(self, agents: tuple[AgentSummary, ...], groups: RunGroups) -> tuple[AgentSummary, ...]:
         out = []
         for a in agents:
             older = a.scope == "older"
-            own = (self.records[i] for i in groups.by_agent[a.agent] if self.records[i].older == older)
+            own = [i for i in groups.by_agent[a.agent] if self.records[i].older == older]
             missions = tuple(replace(m, cost=self.cells[(a.agent, m.mission, m.version)]) for m in a.missions)
-            out.append(replace(a, cost=cost.cost(own, self.prices), missions=missions))
+            out.append(replace(a, cost=self.of(own), missions=missions))
         return tuple(out)
 
     def missions(
@@ -202,17 +209,16 @@ class _Costs:
     ) -> tuple[MissionVersionSummary, ...]:
         out = []
         for m in missions:
-            own = (self.records[i] for i in groups.by_version[(m.mission, m.version)])
             frontier = None
             if m.current:
                 frontier = cost.frontiers(
                     (a.agent, a.median, self.cells[(a.agent, m.mission, m.version)]) for a in m.agents
                 )
-            out.append(replace(m, cost=cost.cost(own, self.prices), frontier=frontier))
+            out.append(replace(m, cost=self.of(groups.by_version[(m.mission, m.version)]), frontier=frontier))
         return tuple(out)
 
     def models(self, models: tuple[ModelSummary, ...]) -> tuple[ModelSummary, ...]:
-        return tuple(replace(m, cost=cost.cost((self.records[i] for i in m.runs), self.prices)) for m in models)
+        return tuple(replace(m, cost=self.of(m.runs)) for m in models)
 
 
 def _newest_first(record: RunRecord) -> tuple:

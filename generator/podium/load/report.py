@@ -89,22 +89,41 @@ def telemetry_table(text: str) -> dict[str, str]:
     pos = _last_heading(text, TELEMETRY_HEADING)
     if pos < 0:
         return {}
+    xorcise = _XORCISE_TABLE.match(text, pos)
+    if xorcise is not None:  # XORCISE's own layout (every export it writes): the eight rows first, in order
+        return {row: cell.strip() for row, cell in zip(TELEMETRY_ROWS, xorcise.groups())}
+    return _first_table(text, pos)
+
+
+def _first_table(text: str, pos: int) -> dict[str, str]:
+    """Row -> cell of the first table of the section that starts at ``pos``, the rows podium reads only: what
+    :func:`telemetry_table` reads of a table in any other layout (its rows in any order, other spacing, text
+    before it)."""
     section_end = text.find("\n#", pos)  # the next heading: the table is in between
     section_end = len(text) if section_end < 0 else section_end
     start = _TABLE_LINE.search(text, pos, section_end)
     if start is None:
         return {}
-    end = _NOT_TABLE_LINE.search(text, start.start(), section_end)  # the first table only: a second one
-    block = text[start.start() : end.start() if end is not None else section_end]  # (padding) is not read
-    delimiter = _DELIMITER_ROW.search(block)
+    begin = start.start()
+    end = _NOT_TABLE_LINE.search(text, begin, section_end)  # the first table only: a second one (padding)
+    stop = end.start() if end is not None else section_end  # is not read
+    delimiter = _DELIMITER_ROW.search(text, begin, stop)
     if delimiter is not None:
-        block = block[delimiter.end() :]  # what came before it was the header row
+        begin = delimiter.end()  # what came before it was the header row
     table: dict[str, str] = {}
-    for name, cell in _TELEMETRY_ROW.findall(block):  # only the rows podium reads are matched
-        table.setdefault(name, cell.strip())
+    for row in _TELEMETRY_ROW.finditer(text, begin, stop):  # only the rows podium reads are matched
+        name, cell = row.groups()
+        if name not in table:
+            table[name] = cell.strip()
+            if len(table) == len(TELEMETRY_ROWS):
+                break  # every row podium reads (XORCISE lists them first): the rest of the table is not scanned
     return table
 
 
+_XORCISE_TABLE = re.compile(  # blank lines, the header row, the delimiter row, then the eight rows in order
+    r"\n*\|[ \t]*Field[ \t]*\|[ \t]*Value[ \t]*\|[ \t]*\n\|[ \t]*---[ \t]*\|[ \t]*---[ \t]*\|[ \t]*"
+    + "".join(rf"\n\|[ \t]*{re.escape(row)}[ \t]*\|([^|\n]*)\|" for row in TELEMETRY_ROWS)
+)
 _TABLE_LINE = re.compile(r"^[ \t]*\|", re.M)
 _NOT_TABLE_LINE = re.compile(r"\n(?![ \t]*\|)")
 _DELIMITER_ROW = re.compile(r"^[ \t]*\|(?=[^\n]*-)[ \t|:-]*$", re.M)
@@ -236,6 +255,8 @@ def read_telemetry(table: dict[str, str], fields: Fields, section: str = "Teleme
     """The eight values of a report's Telemetry rows (docs/rules/cost.md §1), as the report gives them: a whole
     number (``80,070``), or None when its row is missing or its cell is ``—``. Any other cell is None too,
     and a problem naming the file and the row (``section``: ``Activity`` in a report.html)."""
+    if not table:
+        return None  # no Telemetry table: nothing reported
     values: list[int | None] = [None] * len(SPENT_FIELDS)
     for row, cell in table.items():
         index = _ROW_INDEX.get(row)

@@ -6,7 +6,7 @@ functions only write it.
 from __future__ import annotations
 
 from podium.model import RunRecord
-from podium.model.cost import SPENT_FIELDS, TOKEN_FIELDS, Cost, Prices
+from podium.model.cost import SPENT_FIELDS, Cost, Prices
 from podium.words.figures_text import DASH, ledger_texts
 
 NOTHING = (None,) * len(SPENT_FIELDS)
@@ -29,8 +29,12 @@ def tokens(value: float | None) -> str:
         return DASH
     if value < 999.5:
         return f"{value:.0f}"
-    size, unit = next((s, u) for s, u in ((1e9, "G"), (1e6, "M"), (1e3, "k")) if value >= s * 0.9995 or u == "k")
-    scaled = value / size
+    if value < 999_500:  # the unit it rounds into: 999,499 is "999k", 999,500 "1.0M"
+        scaled, unit = value / 1e3, "k"
+    elif value < 999_500_000:
+        scaled, unit = value / 1e6, "M"
+    else:
+        scaled, unit = value / 1e9, "G"
     return f"{scaled:.1f}{unit}" if scaled < 99.95 else f"{scaled:.0f}{unit}"
 
 
@@ -134,14 +138,9 @@ def not_reported(record: RunRecord) -> str:
     return f"not reported (by {record.harness})" if record.harness else "not reported"
 
 
-TOKEN_PARTS = (  # a run page's tokens line, after the total (SPENT_FIELDS order)
-    ("input_tokens", "input"),
-    ("output_tokens", "output"),
-    ("cache_read_tokens", "cache read"),
-    ("cache_creation_tokens", "cache creation"),
-    ("reasoning_tokens", "reasoning"),
-)
-_ORDER = {name: i for i, name in enumerate(SPENT_FIELDS)}
+TOKEN_LABELS = ("input", "output", "cache read", "cache creation", "reasoning")  # a run page's token fields, after
+# the total, in SPENT_FIELDS order
+_TOTAL = SPENT_FIELDS.index("total_tokens")  # the token fields before it, model and tool calls after
 
 
 def spent_rows(record: RunRecord) -> tuple[tuple[str, str], ...]:
@@ -149,20 +148,21 @@ def spent_rows(record: RunRecord) -> tuple[tuple[str, str], ...]:
     calls, each value or "not reported (by <harness>)" (docs/rules/cost.md §1, §6)."""
     missing = not_reported(record)
     values = record.spent.values() if record.spent is not None else NOTHING
-    if all(values[_ORDER[name]] is None for name in TOKEN_FIELDS):
+    total = values[_TOTAL]
+    if total is None and all(v is None for v in values[:_TOTAL]):
         tokens_line = missing
     else:
-        total = values[_ORDER["total_tokens"]]
-        parts = [
-            f"{label} {missing}" if (v := values[_ORDER[name]]) is None else f"{v:,} {label}"
-            for name, label in TOKEN_PARTS
-        ]
+        parts = [f"{label} {missing}" if v is None else f"{v:,} {label}" for v, label in zip(values, TOKEN_LABELS)]
         tokens_line = (f"{total:,} in all" if total is not None else f"total {missing}") + ": " + " · ".join(parts)
-    calls = []
-    for name, label in (("model_calls", "model call"), ("tool_calls", "tool call")):
-        value = values[_ORDER[name]]
-        calls.append(f"{label}s {missing}" if value is None else f"{value:,} {label}{'' if value == 1 else 's'}")
-    return (("tokens", tokens_line), ("calls", " · ".join(calls)))
+    model_calls, tool_calls = values[_TOTAL + 1 :]
+    return (
+        ("tokens", tokens_line),
+        ("calls", f"{_calls(model_calls, 'model call', missing)} · {_calls(tool_calls, 'tool call', missing)}"),
+    )
+
+
+def _calls(value: int | None, label: str, missing: str) -> str:
+    return f"{label}s {missing}" if value is None else f"{value:,} {label}{'' if value == 1 else 's'}"
 
 
 def against_budget(record: RunRecord) -> str:

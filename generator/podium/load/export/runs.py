@@ -207,11 +207,27 @@ def _spent(item: Dir, row: ListRow | None, reader: Reader) -> tuple[str | None, 
         return (row.source_agent if row is not None else None), None
     fields = Fields(item.overview_file, reader.problems)
     cell = item.overview.get("Harness")
-    harness = sys.intern(fields.clean(cell, "Overview.Harness", limit=200)) if cell and cell != NOT_REPORTED else None
+    harness = _harness(cell, fields) if cell and cell != NOT_REPORTED else None
     if harness is None and row is not None:
         harness = row.source_agent
     section = "Activity" if item.overview_file.endswith(".html") else "Telemetry"
     return harness, read_telemetry(item.telemetry, fields, section)
+
+
+_HARNESSES: dict[str, str] = {}  # a harness cell that reads without a problem -> its text: an export has a few
+
+
+def _harness(cell: str, fields: Fields) -> str:
+    """The report's Harness cell as one line of at most 200 characters (a problem when it is not), one string per
+    harness (interned)."""
+    known = _HARNESSES.get(cell)
+    if known is not None:
+        return known
+    reported = fields.reported
+    harness = sys.intern(fields.clean(cell, "Overview.Harness", limit=200))
+    if fields.reported == reported and len(_HARNESSES) < 1024:  # a cell with a problem is cleaned again each time
+        _HARNESSES[cell] = harness
+    return harness
 
 
 def _from_result(result: Result | None) -> dict:
