@@ -31,7 +31,7 @@ from podium.model.cost import SPENT_FIELDS
 from podium.render.gzipped import gzip_bytes
 from podium.render.jsonable import dump_json, jsonable
 from podium.render.progress_data import summary_progress
-from podium.words.cost_text import ledger_cells as ledger_texts
+from podium.words import cost_text
 
 LEDGER_COLUMNS = (
     "run_id",
@@ -193,18 +193,7 @@ def mission_dict(mission: MissionVersionSummary) -> dict:
             "current": mission.current,
             "url": mission.url,
             "judge_vs_checks": mission.judge_vs_checks,
-            "agents": [
-                {
-                    "agent": a.agent,
-                    "name": a.name,
-                    "url": a.url,
-                    "median": a.median,
-                    "in_median": a.in_median,
-                    "runs": a.runs,
-                    "provisional": a.provisional,
-                }
-                for a in mission.agents
-            ],
+            "agents": [jsonable(a) for a in mission.agents],  # MissionAgent: its fields are the keys
             **figures_dict(mission.figures),
         }
     )
@@ -221,18 +210,7 @@ def model_dict(model: ModelSummary) -> dict:
             "rank": model.rank,
             "provisional": model.provisional,
             "agents": list(model.agents),
-            "members": [
-                {
-                    "agent": a.agent,
-                    "name": a.name,
-                    "url": a.url,
-                    "median": a.median,
-                    "in_median": a.in_median,
-                    "runs": a.runs,
-                    "provisional": a.provisional,
-                }
-                for a in model.members
-            ],
+            "members": [jsonable(a) for a in model.members],  # MissionAgent: its fields are the keys
             **figures_dict(model.figures),
         }
     )
@@ -484,7 +462,7 @@ def ledger_cells(record: RunRecord, pages: dict[str, int]) -> list:
     """One ledger row for the page's script. Its url: None when it is the run's own page (the script knows
     that path), else the number of its ledger page in ``pages`` (added when new; the script adds ``#run-<id>``),
     as a link to the row on a ledger page is most of a row's bytes when runs have no page of their own."""
-    cells = ledger_texts(record)
+    cells = cost_text.ledger_cells(record)
     url: int | None = None
     if record.url != routes.run_path(record.run_id):
         url = pages.setdefault(record.url.partition("#")[0], len(pages))  # ledger.anchor(): <page>#run-<id>
