@@ -35,7 +35,7 @@ from pathlib import Path
 
 import pytest
 from conftest import SAMPLES, SAMPLES_HTML, needs_samples
-from exportkit import graded, report_md
+from exportkit import ExportDir, graded, report_md
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -190,6 +190,26 @@ def test_a_cell_past_18_digits_or_badly_grouped_is_a_problem(export):
     record, problems = _one(export, _telemetry("| Total tokens | 1,000,000,000,000,000,000 |\n| Tool calls | 1,00 |"))
     assert record.spent is None
     assert sorted(p.field for p in problems) == ["Telemetry.Tool calls", "Telemetry.Total tokens"]
+
+
+@pytest.mark.parametrize(
+    ("one", "other"),
+    [
+        ("| Total tokens | 1,000 |", "| Total tokens | 1,001 |"),  # a value
+        ("| Total tokens | 12k |", "| Total tokens | 13k |"),  # a malformed cell: its problem says it
+        ("| Model calls | — |", "| Model calls | 0 |"),  # not reported, or 0
+    ],
+)
+def test_what_the_telemetry_says_is_in_the_inputs_digest(tmp_path, one, other):
+    """summary.json's source.inputs_digest covers what the numbers come from (site.md §3): a Telemetry cell that
+    changes changes it, as an Overview cell does."""
+    digests = []
+    for n, rows in enumerate((one, other, one)):
+        export = ExportDir(tmp_path / f"e{n}")
+        export.run(graded("a" * 32), rid="a" * 32, report=_report(_telemetry(rows)))
+        export.sidecars()
+        digests.append(load_export(export.root).inputs_digest)
+    assert digests[0] != digests[1] and digests[0] == digests[2]
 
 
 def test_a_report_without_telemetry_reports_nothing_and_no_problem(export):

@@ -62,3 +62,13 @@ def test_the_mission_page_has_a_tokens_column(site):
     with_steps = [p.read_text(encoding="utf-8") for p in pages if "progress-steps" in p.read_text(encoding="utf-8")]
     costs = [page for page in with_steps if '<th scope="col">Tokens a run</th>' in page]
     assert costs and any("cheaper ×0.50 tokens a run" in page for page in costs)  # kestrel on smb-share-loot
+
+
+def test_each_mission_version_on_the_agent_page_says_its_tokens_beside_its_score(site):
+    """docs/rules/cost.md §6: on the agent page, each current mission version's cell at a step gives the tokens
+    verdict after the score's ("▼ regressed … · cheaper ×0.50 tokens a run"), never in its place."""
+    page = (site / "agents" / "kestrel" / "index.html").read_text(encoding="utf-8")
+    table = page[page.index('<table class="progress-table stack">') :]
+    table = table[: table.index("</table>")]
+    assert "▼ regressed −51.5 pp (99% CI −72.0 pp to −17.0 pp) · cheaper ×0.50 tokens a run (−50%)" in table
+    assert 'class="v-regressed lead-cell"' in table  # the cell's class is the score's verdict

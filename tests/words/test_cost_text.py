@@ -92,7 +92,7 @@ def test_the_spend_names_the_largest_kinds_cut_short():
     assert only == "5 tokens spent over 2 runs, all by graded runs."
     many = {"graded": 600, "timed_out": 200, "stopped": 100, "infra_failed": 60, "no_judge": 40}
     text = cost_text.spend_line(_cost(spent_by_kind=many), most=2)
-    assert text.endswith(": 20% went to timed-out runs, 10% to stopped runs, 10% to other runs left out of the median.")
+    assert text.endswith(": 20% went to timed-out runs, 10% to stopped runs, 10% to runs of other kinds.")
     assert cost_text.spend_line(_cost()) == ""
 
 

@@ -135,7 +135,7 @@ def cost_chart(entries: Iterable[Entry], frontier: Iterable[str]) -> CostChart:
         d.append(f"H{n(LEFT + plot_w)}")
         staircase = "".join(d)
     decades = range(round(math.log10(low)), round(math.log10(high)) + 1)
-    x_ticks = tuple((cost_text.tokens(10.0**k), x_of(10.0**k)) for k in decades)
+    x_ticks = tuple((cost_text.tokens(10.0**k).replace(".0", ""), x_of(10.0**k)) for k in decades)  # "10k", "1M"
     y_ticks = (("0%", y_of(0.0)), ("50%", y_of(0.5)), ("100%", y_of(1.0)))
     unplaced = len(listed) - len(placed)
     desc = (

@@ -117,17 +117,22 @@ def panel(progress: AgentProgress, slug: str) -> ProgressPanel:
         }
         for step in steps
     ]
+    spent = [{(s.mission, s.version): s.step for s in step.tokens.strata} for step in steps]  # cost.md §4
     rows = []
     for cell in current:
         found = []
-        for step, by_version in zip(steps, strata, strict=True):
+        for step, by_version, tokens in zip(steps, strata, spent, strict=True):
             stratum = by_version.get((cell.mission, cell.version))
             if stratum is None:
-                found.append(CellView(progress_text.not_compared(_ran(cell, step.from_), _ran(cell, step.to)), None))
+                view = CellView(progress_text.not_compared(_ran(cell, step.from_), _ran(cell, step.to)), None)
             elif step.overall.verdict == "not_comparable":
-                found.append(CellView(progress_text.checks_instead(stratum.step), stratum.step.verdict))
+                view = CellView(progress_text.checks_instead(stratum.step), stratum.step.verdict)
             else:
-                found.append(CellView(progress_text.step_series_text(stratum.step), stratum.step.verdict))
+                view = CellView(progress_text.step_series_text(stratum.step), stratum.step.verdict)
+            cost = tokens.get((cell.mission, cell.version))
+            if cost is not None and progress_text.has_tokens(cost):  # the tokens verdict beside, never merged
+                view = CellView(f"{view.text} · {progress_text.tokens_text(cost)}", view.verdict)
+            found.append(view)
         rows.append(MissionRow(cell.mission, cell.version, None, tuple(found)))
     rows.sort(key=lambda row: all(c.verdict is None for c in row.cells))  # stable: mission order within
     shown, more = rows[:PANEL_ROWS], max(0, len(rows) - PANEL_ROWS)

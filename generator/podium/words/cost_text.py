@@ -109,8 +109,8 @@ def quartiles(measure, write=tokens) -> str:
 
 def spend_line(cost: Cost | None, most: int = 3) -> str:
     """Where a scope's tokens went: "1.2M tokens spent over 40 runs (38 reported): 31% went to timed-out runs,
-    4% to stopped runs." (the ``most`` largest kinds other than graded, then the rest together); "" without
-    tokens."""
+    4% to stopped runs." (the ``most`` largest kinds other than graded, then the rest together, "to runs of
+    other kinds"); "" without tokens."""
     if cost is None or not cost.spent_tokens:
         return ""
     reported = f" ({cost.spent_reported} reported)" if cost.spent_reported < cost.spent_runs else ""
@@ -123,7 +123,7 @@ def spend_line(cost: Cost | None, most: int = 3) -> str:
         return head + ", all by graded runs."
     said = [f"{share_of(s)} to {KIND_SPEND[kind]}" for s, kind in shares[:most]]
     if len(shares) > most:
-        said.append(f"{share_of(sum(s for s, _ in shares[most:]))} to other runs left out of the median")
+        said.append(f"{share_of(sum(s for s, _ in shares[most:]))} to runs of other kinds")
     said[0] = said[0].replace(" to ", " went to ", 1)
     return head + ": " + ", ".join(said) + "."
 

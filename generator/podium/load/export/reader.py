@@ -8,16 +8,17 @@ import hashlib
 import itertools
 import json
 import os
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from podium.errors import BuildError, PodiumError
 from podium.load.fields import MAX_PROBLEMS, Fields
 from podium.load.files import MiB, open_file, read_file
 from podium.load.jsonfile import NotAnArray, iter_json_array, parse_json
-from podium.load.report import report_tables
+from podium.load.report import read_telemetry, report_tables
 from podium.load.result import Result, read_result
 from podium.model import RUN_DIR, Problem
+from podium.model.cost import Spent
 
 
 @dataclass(frozen=True)
@@ -49,7 +50,7 @@ class Dir:
     run_id: str = ""
     stored: str | None = None  # the SHA-256 of the directory as the store keeps it (None: not stored)
     without_values: bool = False  # kept without its result's submitted values (light): read again when needed
-    telemetry: dict[str, str] = field(default_factory=dict)  # the report's Telemetry rows podium reads, as text
+    spent: Spent | None = None  # what the report's Telemetry rows say it spent (docs/rules/cost.md §1), as read
 
     @property
     def result_id(self) -> str | None:
@@ -187,14 +188,18 @@ def read_dir(reader: Reader, name: str) -> Dir:
         data = reader.read(rel, reader.limits.report_bytes, digest=False)
         if data is not None:
             overview, telemetry = report_tables(data.decode("utf-8", errors="replace"), is_html=is_html)
-            # what the numbers come from: the Overview and, when there are any, the Telemetry rows (cost.md §1);
-            # the same in either format
-            tables = [overview, telemetry] if telemetry else overview
-            reader.add_digest(f"{name}/report#Overview", json.dumps(tables, sort_keys=True).encode())
+            fields = Fields(rel, reader.problems)  # a malformed cell is a problem naming the file and the row
+            spent = read_telemetry(telemetry, fields, "Activity" if is_html else "Telemetry")
+            # what the numbers come from: the Overview and what the Telemetry rows say (cost.md §1), the same in
+            # either format (the rows themselves when one was malformed: its problem says the cell)
+            tables = json.dumps(overview, sort_keys=True).encode()
+            if fields.reported:
+                tables += b"\0" + json.dumps(telemetry, sort_keys=True).encode()
+            elif spent is not None:
+                tables += b"\0" + spent
+            reader.add_digest(f"{name}/report#Overview", tables)
             digest = None if is_html else reader.file_hashes[rel]  # hashed once, as it was read
-            return Dir(
-                name, result, overview, rel, None if is_html else rel, digest, result_digest, telemetry=telemetry
-            )
+            return Dir(name, result, overview, rel, None if is_html else rel, digest, result_digest, spent=spent)
     return Dir(name, result, {}, None, None, None, result_digest)
 
 

@@ -18,7 +18,7 @@ from podium.load.export.stored import NO_PARSED_STORE, ParsedStore, Replayed
 from podium.load.fields import MAX_PROBLEMS, Fields
 from podium.load.files import read_file
 from podium.load.jsonfile import parse_json
-from podium.load.report import NOT_REPORTED, Overview, read_overview, read_telemetry
+from podium.load.report import NOT_REPORTED, Overview, read_overview
 from podium.load.result import Result, read_result
 from podium.load.sidecars import ListRow
 from podium.model import RUN_DIR, UNATTRIBUTED, Problem, Run, RunRecord, Spent, codec
@@ -202,16 +202,14 @@ def _attribute(
 
 def _spent(item: Dir, row: ListRow | None, reader: Reader) -> tuple[str | None, Spent | None]:
     """The run's harness (the report's Overview Harness, else runs.json's source_agent) and its Telemetry
-    values as the report gives them (docs/rules/cost.md §1: a malformed cell is a problem naming the row)."""
+    values as the report gives them (docs/rules/cost.md §1; read with its report, load/export/reader.py)."""
     if item.overview_file is None:
         return (row.source_agent if row is not None else None), None
-    fields = Fields(item.overview_file, reader.problems)
     cell = item.overview.get("Harness")
-    harness = _harness(cell, fields) if cell and cell != NOT_REPORTED else None
+    harness = _harness(cell, Fields(item.overview_file, reader.problems)) if cell and cell != NOT_REPORTED else None
     if harness is None and row is not None:
         harness = row.source_agent
-    section = "Activity" if item.overview_file.endswith(".html") else "Telemetry"
-    return harness, read_telemetry(item.telemetry, fields, section)
+    return harness, item.spent
 
 
 _HARNESSES: dict[str, str] = {}  # a harness cell that reads without a problem -> its text: an export has a few
