@@ -22,7 +22,7 @@ from hypothesis import strategies as st
 from podium.count import stats
 from podium.count.summarize import summarize
 from podium.model import COUNTED_KINDS, Conditions, Export, Grade, Run
-from podium.render.data import ledger_row, summary_dict
+from podium.render.data import ledger_row, summary_data
 
 BASE = datetime(2026, 10, 1, 9, 0, 0, tzinfo=UTC)
 GRID = [Fraction(k, 8) for k in range(9)]  # 0, 1/8, ..., 1
@@ -316,7 +316,7 @@ def test_order_independent(specs, rnd):
     shuffled = list(runs)
     rnd.shuffle(shuffled)
     again = summarize(make_export(shuffled))
-    assert summary_dict(again) == summary_dict(board)
+    assert summary_data(again) == summary_data(board)
     assert [ledger_row(r) for r in again.runs] == [ledger_row(r) for r in board.runs]
 
 

@@ -19,7 +19,7 @@ from exportkit import ExportDir, graded, report_md, run_id
 
 from podium.count.summarize import summarize
 from podium.load.export import load_export
-from podium.render.data import dump_json, summary_dict
+from podium.render.data import dump_json, summary_data
 
 RID = run_id("twice")
 GOOD = graded(RID, det=1.0, judge=0.5)
@@ -91,7 +91,7 @@ def _summary(root: Path, tmp: Path, sidecars: bool) -> bytes:
     if not sidecars:
         (target / "runs.json").unlink()
         (target / "agents.json").unlink()
-    return dump_json(summary_dict(summarize(load_export(target))))
+    return dump_json(summary_data(summarize(load_export(target))))
 
 
 @pytestmark_html

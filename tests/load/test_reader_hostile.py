@@ -52,7 +52,7 @@ def render(ex: Export) -> dict:
     data.ledger_index(board), data.ledger_index_script(board)  # must not raise either, nor any part
     for part in range(len(board.ledger.parts)):
         data.part_jsonl_gz(board, part), data.part_csv(board, part), data.part_script(board, part)
-    text = data.dump_json(data.summary_dict(board)).decode("utf-8")
+    text = data.dump_json(data.summary_data(board)).decode("utf-8")
     return json.loads(text, parse_constant=_strict_constant)
 
 

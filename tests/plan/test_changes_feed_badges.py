@@ -28,7 +28,7 @@ from podium.count.changes import KEEP_REPORTS, MAX_REDIRECTS
 from podium.load import published, shape
 from podium.load.files import NotReadable
 from podium.plan.changes import FEED_RUNS
-from podium.render.data import dump_json, summary_dict
+from podium.render.data import dump_json, summary_data
 from podium.views import count_export, public_view
 from podium.words import diff_text
 
@@ -102,7 +102,7 @@ def new_export(root: Path) -> ExportDir:
 
 def bundle_file(export: Path, out: Path) -> Path:
     board = count_export(Config(source="", root=export.parent), export)
-    out.write_bytes(dump_json(summary_dict(board)))
+    out.write_bytes(dump_json(summary_data(board)))
     return out
 
 
@@ -281,7 +281,7 @@ def test_the_new_bundle_taken_from_the_board_is_the_summary_read_back(tmp_path, 
     else:
         export = make(tmp_path / "e")
     board = public_view(Config(source="", root=tmp_path), export.root)
-    read_back = bundle.bundle_from(json.loads(dump_json(summary_dict(board))), "the new summary")
+    read_back = bundle.bundle_from(json.loads(dump_json(summary_data(board))), "the new summary")
     assert bundle.bundle_of(board) == read_back
 
 

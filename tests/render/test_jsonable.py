@@ -122,3 +122,40 @@ def test_a_configuration_publishes_a_whole_agent_version_as_a_number():
 )
 def test_published_version(version, published):
     assert published_version(version) == published
+
+
+@dataclass(frozen=True)
+class Ranked:
+    agent: str
+    score: float
+    rank: int | None = field(default=None, metadata={"json_omit": lambda a: a.rank is None})
+    more: int = field(default=0, metadata={"json_omit": lambda a: not a.more})
+    cost: Inner | None = field(default=None, metadata={"json_exact": True})
+
+
+def test_a_field_is_left_out_when_its_owner_says_so():
+    assert jsonable(Ranked("a", 0.5)) == {"agent": "a", "score": 0.5, "cost": None}
+    assert jsonable(Ranked("a", 0.5, rank=2, more=3)) == {
+        "agent": "a",
+        "score": 0.5,
+        "rank": 2,
+        "more": 3,
+        "cost": None,
+    }
+
+
+def test_json_omit_is_true_or_a_function_of_the_owner():
+    @dataclass(frozen=True)
+    class Bad:
+        a: int = field(metadata={"json_omit": "yes"})
+
+    with pytest.raises(TypeError, match="json_omit is True or a function"):
+        jsonable(Bad(1))
+
+
+def test_floats_are_made_by_floats_except_under_an_exact_field():
+    value = Ranked("a", 1 / 3, cost=Inner(1, (1 / 3, 2 / 3)))
+    made = jsonable(value, floats=lambda x: round(x, 2))
+    assert made == {"agent": "a", "score": 0.33, "cost": {"a": 1, "b": [1 / 3, 2 / 3]}}
+    assert jsonable({"x": [1 / 3, True, 2]}, floats=lambda x: round(x, 2)) == {"x": [0.33, True, 2]}
+    assert jsonable(value)["score"] == 1 / 3  # no floats: as they are

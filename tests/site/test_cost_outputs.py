@@ -20,7 +20,7 @@ from podium.count.summarize import summarize
 from podium.errors import ConfigError
 from podium.load.export import load_export
 from podium.load.shape import pick
-from podium.render.data import LEDGER_COLUMNS, summary_dict
+from podium.render.data import LEDGER_COLUMNS, summary_data
 from podium.words.diff_text import change_headline, to_markdown
 
 pytestmark = needs_samples()
@@ -144,7 +144,7 @@ def test_rank_by_cost_prints_the_frontier_and_json_is_summary_agents(tmp_path):
     assert table.exit_code == 0 and as_json.exit_code == 0
     first = table.output.splitlines()[1].split()
     assert first[:4] == ["1", "provisional", "kestrel", "92.5%"] and first[-3:] == ["tokens", "and", "time"]
-    summary = summary_dict(summarize(load_export(SAMPLES)))
+    summary = summary_data(summarize(load_export(SAMPLES)))
     expected = json.dumps(summary["agents"], sort_keys=True, indent=2, ensure_ascii=False, allow_nan=False) + "\n"
     assert as_json.output == expected
 
@@ -153,7 +153,7 @@ def test_rank_by_cost_prints_the_frontier_and_json_is_summary_agents(tmp_path):
 
 
 def test_a_diff_names_an_agent_that_joined_or_left_the_frontier():
-    old = summary_dict(summarize(load_export(SAMPLES)))
+    old = summary_data(summarize(load_export(SAMPLES)))
     new = copy.deepcopy(old)
     new["frontier"]["total_tokens"] = [OSPREY]
     report = compare(bundle_from(old, "old"), bundle_from(new, "new"))
@@ -176,7 +176,7 @@ def test_a_diff_names_an_agent_that_joined_or_left_the_frontier():
 
 def test_a_diff_names_a_cost_verdict_that_changed():
     """docs/rules/cost.md §6: the tokens verdict of an agent's newest step, like a score verdict."""
-    old = summary_dict(summarize(load_export(SAMPLES)))
+    old = summary_data(summarize(load_export(SAMPLES)))
     new = copy.deepcopy(old)
     new["agents"][0]["progress"]["tokens"]["verdict"] = "cheaper"  # was too_few_runs
     report = compare(bundle_from(old, "old"), bundle_from(new, "new"))
@@ -191,11 +191,11 @@ def test_a_diff_names_a_cost_verdict_that_changed():
 
 
 def test_a_summary_from_before_cost_reads_as_no_frontier_change():
-    old = summary_dict(summarize(load_export(SAMPLES)))
+    old = summary_data(summarize(load_export(SAMPLES)))
     del old["frontier"]
     for agent in old["agents"]:
         del agent["cost"]
-    new = summary_dict(summarize(load_export(SAMPLES)))
+    new = summary_data(summarize(load_export(SAMPLES)))
     report = compare(bundle_from(old, "old"), bundle_from(new, "new"))
     assert not any(frontier_changed(r) for r in report["agents"])
     assert all(r["cost"]["old_frontier"] is None for r in report["agents"])

@@ -138,7 +138,7 @@ def _brute_force_whole(files: dict[str, bytes]) -> dict:
 
 
 def test_index_and_parts_hold_every_figure_of_the_whole_summary(built):
-    whole = json.loads(data.dump_json(data.summary_dict(built["board"])))
+    whole = json.loads(data.dump_json(data.summary_data(built["board"])))
     assert _brute_force_whole(built["files"]) == whole == sitekit.whole_summary(built["files"])
     assert whole["agents_older"] and any(a["coverage"]["missions"] for a in whole["agents"])  # both scopes, coverage
     (elder,) = [a for a in whole["agents_older"] if a["name"] == "elder"]
@@ -257,7 +257,7 @@ def _sizes(board) -> tuple[int, int]:
 def test_the_index_is_bounded_per_agent_at_150_agents_on_40_missions(built):
     board = built["board"]
     at_150, largest = _sizes(synthetic_board(board, 150, 40))
-    whole = len(data.dump_json(data.summary_dict(synthetic_board(board, 150, 40))))
+    whole = len(data.dump_json(data.summary_data(synthetic_board(board, 150, 40))))
     assert whole > 20 * MiB  # what summary.json was, every list of names full
     assert at_150 < 1 * MiB and largest < 1 * MiB, (at_150, largest)
     # a constant per agent (under 2.5 kB, its progress headline included), and nothing per mission version it runs
@@ -279,7 +279,7 @@ def test_a_parted_summary_reads_back_as_the_board_it_was_written_for(built):
 def test_an_old_whole_summary_still_reads_and_compares(built, tmp_path):
     """A site published before the parts: its summary.json is podium.summary/1, the whole; read as it always was."""
     old = tmp_path / "summary.json"
-    old.write_bytes(data.dump_json(data.summary_dict(built["board"])))
+    old.write_bytes(data.dump_json(data.summary_data(built["board"])))
     assert json.loads(old.read_bytes())["schema"] == SUMMARY_WHOLE_SCHEMA
     read_old, read_new = bundle.load_bundle(old), bundle.load_bundle(built["out"])
     assert read_old.warnings == () and dataclasses.replace(read_old, source="") == dataclasses.replace(

@@ -26,7 +26,7 @@ from podium.errors import EXIT_PROBLEMS, PodiumError
 from podium.model import Leaderboard, Outline, agents_named
 from podium.render.compare_data import pair_dict
 from podium.render.compare_terminal import model_table, pair_text
-from podium.render.data import agent_dict, dump_json, model_dict, ranked_agents
+from podium.render.data import dump_json, publish, ranked_agents
 from podium.render.progress_data import progress_bytes
 from podium.render.text import cost_table, history_steps, history_table, rank_table
 from podium.views import public_comparisons, public_view
@@ -274,20 +274,18 @@ def rank(export: tuple[Path, ...], config_path: Path | None, as_json: bool, by: 
     config = load_config(config_path)
     board = public_view(config, _export_path(export, config))
     if by == "model":
-        _print_ranked(board.by_model, as_json, model_dict, model_table)
+        _print_ranked(board.by_model, as_json, model_table)
     elif by == "cost" and not as_json:
-        _print_ranked(board.agents, False, agent_dict, lambda agents: cost_table(agents, board))
+        _print_ranked(board.agents, False, lambda agents: cost_table(agents, board))
     else:  # --json: summary.json's agents, the same bytes, each with its cost (docs/rules/cost.md §6)
-        if as_json:
-            click.echo(dump_json(ranked_agents(board)).decode("utf-8"), nl=False)
-        else:
-            _print_ranked(board.agents, False, agent_dict, rank_table)
+        _print_ranked(ranked_agents(board) if as_json else board.agents, as_json, rank_table)
 
 
-def _print_ranked(ranked: Sequence, as_json: bool, as_dict: Callable[..., dict], as_table: Callable[..., str]) -> None:
-    """``podium rank``'s output, by agent or by model: the JSON list, the table, or why there is none."""
+def _print_ranked(ranked: Sequence, as_json: bool, as_table: Callable[..., str]) -> None:
+    """``podium rank``'s output, by agent or by model: the JSON list (as summary.json publishes each), the table,
+    or why there is none."""
     if as_json:
-        click.echo(dump_json([as_dict(x) for x in ranked]).decode("utf-8"), nl=False)
+        click.echo(dump_json(publish(ranked)).decode("utf-8"), nl=False)
     elif not ranked:
         click.echo("no finished runs yet — nothing to rank")
     else:

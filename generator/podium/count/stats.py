@@ -82,6 +82,12 @@ def _rank_float(n: int) -> int | None:
 SIGNIFICANT = 12  # digits a computed figure is published with: 0.4 and 0.45's median is 0.425, not 0.42500000000000004
 
 
+def rounded(value: float) -> float:
+    """One float as the data files write it (:func:`published`): SIGNIFICANT significant digits
+    (render/jsonable.py's ``floats`` for the summary and the comparisons)."""
+    return float(f"{value:.{SIGNIFICANT}g}")
+
+
 def published(value):
     """A figure as the data files write it (docs/rules/site.md §3): every float rounded to SIGNIFICANT significant
     digits, which removes the float noise of sums and means while every comparison at 1e-9 stays what it was;
@@ -90,7 +96,7 @@ def published(value):
     (count/bundle.py bundle_of), so it compares like with like; the ledger's rows, a run's scores as
     result.json holds them, never do."""
     if isinstance(value, float):
-        return float(f"{value:.{SIGNIFICANT}g}")
+        return rounded(value)
     if isinstance(value, dict):
         return {key: published(item) for key, item in value.items()}
     if isinstance(value, list | tuple):

@@ -85,6 +85,18 @@ def provisional(in_median: int) -> bool:
     return in_median < PROVISIONAL_BELOW
 
 
+# How the summary types publish (render/jsonable.py reads a field's metadata; site.md, cost.md §2):
+INLINE = {"json_inline": True}  # its keys are its owner's (an entry's figures)
+EXACT = {"json_exact": True}  # its floats unrounded (a scope's cost and frontier, docs/rules/cost.md §2)
+NOT_PUBLISHED = {"json_omit": True}  # the pages' only
+
+
+def unless_set(name: str) -> dict:
+    """A field published only when its owner's ``name`` is set: not None, 0 or empty (a count of more names only
+    when there are more, so a site of ordinary names carries no count of nothing; an agent's coverage)."""
+    return {"json_omit": lambda owner: not getattr(owner, name)}
+
+
 def iso_utc(when: datetime | None) -> str | None:
     """``2026-11-23T11:08:39Z`` (whole seconds, UTC; years padded to four digits)."""
     if when is None:
@@ -261,10 +273,11 @@ class Figures:
     models_reported: tuple[str, ...]
     models_declared: tuple[str, ...]
     last_run: str | None
-    # Each list of names above holds at most 10 (count/model_names.py); how many more there are:
-    judge_models_more: int = 0
-    models_reported_more: int = 0
-    models_declared_more: int = 0
+    # Each list of names above holds at most 10 (count/model_names.py); how many more there are (published
+    # only when there are more):
+    judge_models_more: int = field(default=0, metadata=unless_set("judge_models_more"))
+    models_reported_more: int = field(default=0, metadata=unless_set("models_reported_more"))
+    models_declared_more: int = field(default=0, metadata=unless_set("models_declared_more"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -378,9 +391,9 @@ class AgentMission:
     version: str
     current: bool
     url: str
-    figures: Figures
+    figures: Figures = field(metadata=INLINE)
     provisional: bool = False  # fewer than PROVISIONAL_BELOW runs in this median: no interval, a small sample
-    cost: Cost | None = None  # what the cell's runs cost (docs/rules/cost.md §2)
+    cost: Cost | None = field(default=None, metadata=EXACT)  # what the cell's runs cost (docs/rules/cost.md §2)
 
 
 @dataclass(frozen=True, slots=True)
@@ -392,28 +405,39 @@ class Coverage:
     of: int  # current mission versions on the board
 
 
+_RANKED = {"json_omit": lambda agent: agent.rank is None}  # an AgentSummary's keys a ranked agent's entry has
+_CURRENT = {"json_omit": lambda agent: agent.scope != "current"}  # and those of its current scope's entry
+
+
 @dataclass(frozen=True, slots=True)
 class AgentSummary:
+    """One agent in one scope; its entry in summary.json publishes ``rank``, ``provisional``, ``rank_range`` and
+    ``ahead_of_next`` when it is ranked, the reported models in the current scope, ``coverage`` when it has one."""
+
     agent: str
     name: str
     slug: str
     url: str
     scope: str  # "current" or "older"
-    rank: int | None
-    figures: Figures
+    rank: int | None = field(metadata=_RANKED)
+    figures: Figures = field(metadata=INLINE)
     missions: tuple[AgentMission, ...]
-    provisional: bool | None = None  # ranked on fewer than PROVISIONAL_BELOW runs in the median; None: unranked
-    cost: Cost | None = None  # what its runs in this scope cost (docs/rules/cost.md §2)
-    coverage: Coverage | None = None  # the current scope's: where its median was earned (None for older)
+    # ranked on fewer than PROVISIONAL_BELOW runs in the median; None: unranked
+    provisional: bool | None = field(default=None, metadata={**_RANKED, "json_value": bool})
+    cost: Cost | None = field(default=None, metadata=EXACT)  # what its runs in this scope cost (docs/rules/cost.md §2)
+    # the current scope's: where its median was earned (None for older)
+    coverage: Coverage | None = field(default=None, metadata=unless_set("coverage"))
     # The current scope's only, over the agent's runs on current and older versions: the distinct models its harness
     # reported (each run's names as its model key joins them), sorted, at most MODELS_LISTED (those of the most
     # runs) and how many more; more than one in all is a model change (a declared name beside them is none).
-    reported_models: tuple[str, ...] = ()
-    reported_models_more: int = 0
-    models_changed: bool = False
+    reported_models: tuple[str, ...] = field(default=(), metadata=_CURRENT)
+    reported_models_more: int = field(default=0, metadata=_CURRENT)
+    models_changed: bool = field(default=False, metadata=_CURRENT)
     # How clear the rank is (count/standing.py, counting.md §9); None when unranked or without a 95% interval:
-    rank_range: tuple[int, int] | None = None  # (1 + agents clearly better, agents with a median - clearly worse)
-    ahead_of_next: bool | None = None  # its interval lies above the next ranked agent's (None: one has none)
+    # (1 + agents clearly better, agents with a median - clearly worse)
+    rank_range: tuple[int, int] | None = field(default=None, metadata=_RANKED)
+    # its interval lies above the next ranked agent's (None: one has none)
+    ahead_of_next: bool | None = field(default=None, metadata=_RANKED)
 
 
 class NamedAgent(Protocol):
@@ -466,12 +490,14 @@ class MissionVersionSummary:
     version: str
     current: bool
     url: str
-    figures: Figures
+    figures: Figures = field(metadata=INLINE)
     judge_vs_checks: float | None
     agents: tuple[MissionAgent, ...]
-    scored: int = 0  # runs with a score (the agreement plot's points and no-judge strip); pages only, not in JSON
-    cost: Cost | None = None  # what its runs cost, every agent's (docs/rules/cost.md §2)
-    frontier: Frontier | None = None  # its agents' frontier, on a current version only (docs/rules/cost.md §3)
+    # runs with a score (the agreement plot's points and no-judge strip); pages only, not in JSON
+    scored: int = field(default=0, metadata=NOT_PUBLISHED)
+    cost: Cost | None = field(default=None, metadata=EXACT)  # what its runs cost, every agent's (docs/rules/cost.md §2)
+    # its agents' frontier, on a current version only (docs/rules/cost.md §3)
+    frontier: Frontier | None = field(default=None, metadata={**EXACT, **unless_set("frontier")})
 
 
 @dataclass(frozen=True, slots=True)
@@ -614,12 +640,13 @@ class ModelSummary:
     slug: str
     url: str
     rank: int
-    figures: Figures
+    figures: Figures = field(metadata=INLINE)
     agents: tuple[str, ...]  # sorted names of the agents whose runs it holds
     members: tuple[MissionAgent, ...]  # each of those agents' figures under this key, ranked
-    runs: tuple[int, ...] = ()  # its runs, as indices into Leaderboard.runs (newest first)
+    # its runs, as indices into Leaderboard.runs (newest first); the pages', not published
+    runs: tuple[int, ...] = field(default=(), metadata=NOT_PUBLISHED)
     provisional: bool = False  # ranked on fewer than PROVISIONAL_BELOW runs in the median
-    cost: Cost | None = None  # what its runs cost (docs/rules/cost.md §2)
+    cost: Cost | None = field(default=None, metadata=EXACT)  # what its runs cost (docs/rules/cost.md §2)
 
 
 def _quick_to_pickle(cls: type) -> None:

@@ -10,7 +10,7 @@ the keys ``summary.json`` gives them.
 from __future__ import annotations
 
 import struct
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 # The Telemetry rows podium reads (docs/rules/cost.md §1), in the order a Spent holds them.
 SPENT_FIELDS = (
@@ -133,6 +133,9 @@ class Measure:
     q3: float | None
 
 
+_PRICED = {"json_omit": lambda cost: cost.cost_usd is None}  # a Cost's dollar keys: docs/rules/cost.md §5
+
+
 @dataclass(frozen=True, slots=True)
 class Cost:
     """What one scope's runs cost (docs/rules/cost.md §2): measures over the median population (``runs``),
@@ -148,9 +151,10 @@ class Cost:
     spent_reported: int
     spent_runs: int
     spent_by_kind: dict[str, int]
-    cost_usd: Measure | None = None
-    spent_usd: float | None = None  # None: no counted run has a price (never a silent 0)
-    spent_usd_reported: int | None = None  # how many counted runs have a price
+    # The dollars, published only with a price table (cost_usd set; render/jsonable.py reads the metadata):
+    cost_usd: Measure | None = field(default=None, metadata=_PRICED)
+    spent_usd: float | None = field(default=None, metadata=_PRICED)  # None: no counted run has a price (never 0)
+    spent_usd_reported: int | None = field(default=None, metadata=_PRICED)  # how many counted runs have a price
 
 
 MEASURES = ("total_tokens", "model_calls", "tool_calls", "duration_seconds", "budget_share")
@@ -184,4 +188,4 @@ class Prices:
 
     as_of: str  # YYYY-MM-DD
     source: str
-    models: dict[str, Price]
+    models: dict[str, Price] = field(metadata={"json_omit": True})  # summary.json names the table, not its prices

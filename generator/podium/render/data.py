@@ -8,29 +8,33 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib import resources
 
 from podium import __version__, routes
 from podium.count.cost import run_dollars
-from podium.count.stats import published
+from podium.count.stats import rounded
 from podium.load.published import RUNS_SCHEMA, SUMMARY_WHOLE_SCHEMA
 from podium.model import (
+    EXACT,
+    INLINE,
     AgentSummary,
-    Cost,
-    Figures,
     Frontier,
     Leaderboard,
     MissionVersionSummary,
     ModelSummary,
     Prices,
+    Problem,
     RunRecord,
+    Totals,
     iso_utc,
+    unless_set,
 )
 from podium.model.cost import SPENT_FIELDS
 from podium.render.gzipped import gzip_bytes
 from podium.render.jsonable import dump_json, jsonable
-from podium.render.progress_data import summary_progress
+from podium.render.progress_data import SummaryProgress, summary_progress
 from podium.words import cost_text
 
 LEDGER_COLUMNS = (
@@ -91,47 +95,10 @@ _FORMULA_AFTER_SEMICOLON = re.compile(r";(?=[\s\"]*[=+\-@\t\r])")
 _CSV_QUOTED = re.compile(r'[,";\r\n]')  # RFC 4180's, and ";" so a reader that splits on both keeps the cell
 
 
-def figures_dict(fig: Figures) -> dict:
-    return {
-        "runs": fig.runs,
-        "in_median": fig.in_median,
-        "median": fig.median,
-        "median_upper": fig.median_upper,
-        "median_ci": list(fig.median_ci) if fig.median_ci else None,
-        "avg_overall": fig.avg_overall,
-        "best_overall": fig.best_overall,
-        "counts": dict(fig.counts),
-        "judge_degraded": fig.judge_degraded,
-        "completion_rate": fig.completion_rate,
-        "partial_rate": fig.partial_rate,
-        "judge_models": list(fig.judge_models),
-        "models_reported": list(fig.models_reported),
-        "models_declared": list(fig.models_declared),
-        "last_run": fig.last_run,
-        **names_more(fig, "judge_models", "models_reported", "models_declared"),
-    }
-
-
-def cost_dict(cost: Cost | None) -> dict | None:
-    """A scope's ``cost`` (docs/rules/cost.md §6): the model/cost.py Cost's fields as its keys (render/jsonable.py);
-    the dollar keys only with a price table."""
-    if cost is None:
-        return None
-    out = jsonable(cost)
-    assert isinstance(out, dict)  # a dataclass is published as an object
-    if cost.cost_usd is None:
-        for key in ("cost_usd", "spent_usd", "spent_usd_reported"):
-            del out[key]
-    return out
-
-
-def with_cost(out: dict, cost: Cost | None, frontier: Frontier | None = None) -> dict:
-    """``out`` (a scope's entry, its figures rounded by ``published``) with its ``cost`` and, for a current mission
-    version, its ``frontier``: added after the rounding, as docs/rules/cost.md §2 publishes them unrounded."""
-    out["cost"] = cost_dict(cost)
-    if frontier is not None:
-        out["frontier"] = jsonable(frontier)
-    return out
+def publish(value: object) -> object:
+    """A typed value as summary.json and the comparisons publish it: through render/jsonable.py, every float
+    rounded (docs/rules/site.md §3) but a scope's cost and frontier (``json_exact``, docs/rules/cost.md §2)."""
+    return jsonable(value, floats=rounded)
 
 
 def names_more(value: object, *fields: str) -> dict[str, int]:
@@ -140,107 +107,86 @@ def names_more(value: object, *fields: str) -> dict[str, int]:
     return {f"{field}_more": more for field in fields if (more := getattr(value, f"{field}_more"))}
 
 
-def agent_dict(agent: AgentSummary) -> dict:
-    out = {
-        "agent": agent.agent,
-        "name": agent.name,
-        "slug": agent.slug,
-        "url": agent.url,
-        "scope": agent.scope,
-        "missions": [
-            {
-                "mission": m.mission,
-                "version": m.version,
-                "current": m.current,
-                "url": m.url,
-                "provisional": m.provisional,
-                **figures_dict(m.figures),
-            }
-            for m in agent.missions
-        ],
-        **figures_dict(agent.figures),
-    }
-    if agent.scope == "current":
-        out["reported_models"] = list(agent.reported_models)
-        out["reported_models_more"] = agent.reported_models_more
-        out["models_changed"] = agent.models_changed
-    if agent.coverage is not None:
-        out["coverage"] = {"missions": list(agent.coverage.missions), "of": agent.coverage.of}
-    if agent.rank is not None:
-        out["rank"] = agent.rank
-        out["provisional"] = bool(agent.provisional)
-        out["rank_range"] = list(agent.rank_range) if agent.rank_range else None
-        out["ahead_of_next"] = agent.ahead_of_next
-    out = published(out)
-    for entry, cell in zip(out["missions"], agent.missions):
-        with_cost(entry, cell.cost)
-    return with_cost(out, agent.cost)
+@dataclass(frozen=True, slots=True)
+class Generator:
+    """What made a data file: ``{"name": "podium", "version": ...}``."""
+
+    name: str
+    version: str
 
 
-def ranked_agents(board: Leaderboard) -> list[dict]:
+GENERATOR = Generator("podium", __version__)
+
+
+@dataclass(frozen=True, slots=True)
+class Source:
+    """What a summary was counted from: the run directories read and the digest of the inputs."""
+
+    runs_read: int
+    inputs_digest: str
+
+
+@dataclass(frozen=True, slots=True)
+class RankedAgent:
+    """An entry of summary.json's ``agents`` (and of ``podium rank --json``): a ranked agent (its AgentSummary's
+    keys) with its progress headline."""
+
+    agent: AgentSummary = field(metadata=INLINE)
+    progress: SummaryProgress
+
+
+@dataclass(frozen=True, slots=True)
+class Summary:
+    """The whole summary (``podium.summary/1``): published as summary.json's index and its parts
+    (render/summary_parts.py), which put together give it back. ``prices`` (every dollar figure is at these
+    prices, docs/rules/cost.md §5) and ``generated_at`` only when there are."""
+
+    schema: str
+    generator: Generator
+    source: Source
+    totals: Totals
+    agents: tuple[RankedAgent, ...]
+    agents_older: tuple[AgentSummary, ...]
+    missions: tuple[MissionVersionSummary, ...]
+    by_model: tuple[ModelSummary, ...]
+    frontier: Frontier = field(metadata=EXACT)
+    problems: tuple[Problem, ...]
+    prices: Prices | None = field(metadata=unless_set("prices"))
+    generated_at: str | None = field(metadata=unless_set("generated_at"))
+
+
+def generated(when: int | None) -> str | None:
+    """A build's ``generated_at`` (seconds since the epoch) as the data files write it."""
+    return iso_utc(datetime.fromtimestamp(when, UTC)) if when is not None else None
+
+
+def ranked_agents(board: Leaderboard) -> tuple[RankedAgent, ...]:
     """summary.json's ``agents`` (and ``podium rank --json``): each ranked agent with its progress headline."""
-    return [
-        {**agent_dict(a), "progress": published(jsonable(summary_progress(board.progress[a.agent], a.slug)))}
-        for a in board.agents
-    ]
+    return tuple(RankedAgent(a, summary_progress(board.progress[a.agent], a.slug)) for a in board.agents)
 
 
-def mission_dict(mission: MissionVersionSummary) -> dict:
-    out = published(
-        {
-            "mission": mission.mission,
-            "version": mission.version,
-            "current": mission.current,
-            "url": mission.url,
-            "judge_vs_checks": mission.judge_vs_checks,
-            "agents": [jsonable(a) for a in mission.agents],  # MissionAgent: its fields are the keys
-            **figures_dict(mission.figures),
-        }
+def summary_of(board: Leaderboard, generated_at: int | None = None) -> Summary:
+    """The whole summary of ``board`` (``generated_at``: seconds since the epoch)."""
+    return Summary(
+        schema=SUMMARY_WHOLE_SCHEMA,
+        generator=GENERATOR,
+        source=Source(board.runs_read, board.inputs_digest),
+        totals=board.totals,
+        agents=ranked_agents(board),
+        agents_older=board.agents_older,
+        missions=board.missions,
+        by_model=board.by_model,
+        frontier=board.frontier,
+        problems=board.problems,
+        prices=board.prices,
+        generated_at=generated(generated_at),
     )
-    return with_cost(out, mission.cost, frontier=mission.frontier)
 
 
-def model_dict(model: ModelSummary) -> dict:
-    """One by_model entry (compare.md §2): the key, its rank, the agents behind it, every figure."""
-    out = published(
-        {
-            "model": model.model,
-            "slug": model.slug,
-            "url": model.url,
-            "rank": model.rank,
-            "provisional": model.provisional,
-            "agents": list(model.agents),
-            "members": [jsonable(a) for a in model.members],  # MissionAgent: its fields are the keys
-            **figures_dict(model.figures),
-        }
-    )
-    return with_cost(out, model.cost)
-
-
-def summary_dict(board: Leaderboard, generated_at: int | None = None) -> dict:
-    """The whole summary, every figure in one dict (``podium.summary/1``): published as summary.json's index and
-    its parts (render/summary_parts.py), which put together give it back."""
-    out = {
-        "schema": SUMMARY_WHOLE_SCHEMA,
-        "generator": {"name": "podium", "version": __version__},
-        "source": {"runs_read": board.runs_read, "inputs_digest": board.inputs_digest},
-        "totals": {
-            "runs": board.totals.runs,
-            "not_a_run": board.totals.not_a_run,
-            "counts": dict(board.totals.counts),
-            "last_run": board.totals.last_run,
-        },
-        "agents": ranked_agents(board),
-        "agents_older": [agent_dict(a) for a in board.agents_older],
-        "missions": [mission_dict(m) for m in board.missions],
-        "by_model": [model_dict(m) for m in board.by_model],
-        "frontier": jsonable(board.frontier),
-        "problems": [{"path": p.path, "field": p.field, "message": p.message} for p in board.problems],
-    }
-    if board.prices is not None:  # every dollar figure is at these prices (docs/rules/cost.md §5)
-        out["prices"] = {"as_of": board.prices.as_of, "source": board.prices.source}
-    if generated_at is not None:
-        out["generated_at"] = iso_utc(datetime.fromtimestamp(generated_at, UTC))
+def summary_data(board: Leaderboard, generated_at: int | None = None) -> dict:
+    """The whole summary as published data (render/summary_parts.py cuts it into summary.json's parts)."""
+    out = publish(summary_of(board, generated_at))
+    assert isinstance(out, dict)  # a dataclass is published as an object
     return out
 
 

@@ -18,15 +18,23 @@ Where the published format differs from the fields, the field says so in its met
 
 - ``"json_name": "from"``: published under another key (``from`` is a Python keyword);
 - ``"json_omit": True``: not published (an index the pages use, a figure the file does not carry);
+  ``"json_omit": f``: not published when ``f(owner)`` is true (a key a file carries only for a ranked agent,
+  a count of more names only when there are more);
 - ``"json_inline": True``: the field's own keys are published as its owner's (a stratum's step);
   a key published twice is a ValueError;
 - ``"json_value": f``: ``f(value)`` is published in its place (an agent version that is a whole number
-  as a number).
+  as a number);
+- ``"json_exact": True``: its floats are published as they are, never through ``floats`` (docs/rules/cost.md §2:
+  a scope's cost is published unrounded where every other figure is rounded).
+
+``jsonable(value, floats=f)`` publishes each float ``x`` as ``f(x)`` (render/data.py: rounded, docs/rules/site.md
+§3), except under a ``json_exact`` field.
 
 The model types stay free of JSON code: this module is the one place that makes it, and the schema tests
 (``progress.schema.json``, ``summary.schema.json``) guard what it makes. The progress files and the
 summary's progress headlines are made with it (render/progress_data.py); another data file is converted
-by giving it dataclasses whose fields are its keys.
+by giving it dataclasses whose fields are its keys (tests/test_json_builders.py: no hand-built dict of keys
+elsewhere).
 """
 
 from __future__ import annotations
@@ -35,7 +43,8 @@ import dataclasses
 import json
 from collections.abc import Callable, Mapping
 
-_KEYS = frozenset({"json_name", "json_omit", "json_inline", "json_value"})
+_KEYS = frozenset({"json_name", "json_omit", "json_inline", "json_value", "json_exact"})
+Floats = Callable[[float], float]
 
 
 @dataclasses.dataclass(frozen=True, slots=True)
@@ -44,31 +53,41 @@ class _Field:
     key: str
     inline: bool
     value: Callable[[object], object] | None
+    omit: Callable[[object], bool] | None  # not published when omit(owner)
+    exact: bool
 
 
-def jsonable(value: object) -> object:
+def jsonable(value: object, *, floats: Floats | None = None) -> object:
     """``value`` as plain JSON data (dicts, lists, text, numbers, booleans, None): see the module docstring."""
-    if value is None or isinstance(value, (bool, int, float, str)):
+    return _made(value, floats)
+
+
+def _made(value: object, floats: Floats | None) -> object:
+    if value is None or isinstance(value, (bool, int, str)):
         return value
+    if isinstance(value, float):
+        return value if floats is None else floats(value)
     if isinstance(value, (tuple, list)):
-        return [jsonable(item) for item in value]
+        return [_made(item, floats) for item in value]
     if isinstance(value, Mapping):
         out = {}
         for key, item in value.items():
             if not isinstance(key, str):
                 raise TypeError(f"jsonable: a key of a published mapping must be text, got {type(key).__name__}")
-            out[key] = jsonable(item)
+            out[key] = _made(item, floats)
         return out
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return _object(value)
+        return _object(value, floats)
     raise TypeError(f"jsonable: cannot publish a {type(value).__name__}")
 
 
-def _object(value: object) -> dict:
+def _object(value: object, floats: Floats | None) -> dict:
     out: dict = {}
     for f in _plan(type(value)):
+        if f.omit is not None and f.omit(value):
+            continue
         item = getattr(value, f.attribute)
-        made = jsonable(f.value(item) if f.value is not None else item)
+        made = _made(f.value(item) if f.value is not None else item, None if f.exact else floats)
         if f.inline and not isinstance(made, dict):
             raise TypeError(f"jsonable: {type(value).__name__}.{f.attribute} is inlined but is not an object")
         parts: dict = made if f.inline else {f.key: made}  # type: ignore[assignment]  # checked just above
@@ -96,11 +115,21 @@ def _planned(cls: type) -> tuple[_Field, ...]:
         spelled = {key: f.metadata[key] for key in f.metadata if str(key).startswith("json_")}
         if unknown := set(spelled) - _KEYS:
             raise TypeError(f"jsonable: {cls.__name__}.{f.name}: unknown metadata {sorted(unknown)}")
-        if spelled.get("json_omit"):
+        omit = spelled.get("json_omit")
+        if omit is True:
             continue
+        if omit is False:
+            omit = None
+        if omit is not None and not callable(omit):
+            raise TypeError(f"jsonable: {cls.__name__}.{f.name}: json_omit is True or a function of its owner")
         plan.append(
             _Field(
-                f.name, spelled.get("json_name", f.name), bool(spelled.get("json_inline")), spelled.get("json_value")
+                f.name,
+                spelled.get("json_name", f.name),
+                bool(spelled.get("json_inline")),
+                spelled.get("json_value"),
+                omit,
+                bool(spelled.get("json_exact")),
             )
         )
     return tuple(plan)

@@ -18,7 +18,7 @@ that moves leaves its length in the index under the same name (``missions``: 39,
 ``{"missions": 39, "of": 40}``, a mission version's ``agents``: 150), as compare.json's ``pairs`` does.
 
 So the index grows with the agents (a constant each, about 1.5 kB) and the mission versions, each part with
-one dimension. The whole summary (``podium.summary/1``, render/data.py ``summary_dict``: what ``podium rank
+one dimension. The whole summary (``podium.summary/1``, render/data.py ``summary_of``: what ``podium rank
 --json`` prints of each agent) is exactly the index with each entry's part merged back (tests/sitekit.py
 ``whole_summary``; tests/site/test_summary_parts.py checks it by brute force).
 
@@ -31,9 +31,10 @@ from podium import routes
 from podium.load.published import SUMMARY_AGENT_SCHEMA, SUMMARY_MISSION_SCHEMA, SUMMARY_SCHEMA
 from podium.model import AgentSummary, Leaderboard
 from podium.plan.summary import mission_part_path
-from podium.render.data import agent_dict, mission_dict, summary_dict
+from podium.render.data import publish, summary_data
 
-# The keys of an agent's entry (render/data.py agent_dict) that its part holds; a list among them leaves its length.
+# The keys of an agent's entry (model AgentSummary, as render/data.py publishes it) that its part holds; a list
+# among them leaves its length.
 AGENT_DETAIL = (
     "missions",
     "coverage",
@@ -47,6 +48,13 @@ AGENT_DETAIL = (
     "reported_models_more",
 )
 MISSION_DETAIL = ("agents",)
+
+
+def _entry(value: object) -> dict:
+    """An agent's or a mission version's entry of the whole summary (render/data.py ``publish``)."""
+    out = publish(value)
+    assert isinstance(out, dict)  # a dataclass is published as an object
+    return out
 
 
 def split(entry: dict, detail: tuple[str, ...], part: str) -> tuple[dict, dict]:
@@ -65,7 +73,7 @@ def split(entry: dict, detail: tuple[str, ...], part: str) -> tuple[dict, dict]:
 
 def summary_index(board: Leaderboard, generated_at: int | None = None) -> dict:
     """``summary.json``: the whole summary with each agent's and mission version's detail left to its part."""
-    whole = summary_dict(board, generated_at)
+    whole = summary_data(board, generated_at)
     slugs = {a.agent: a.slug for a in (*board.agents, *board.agents_older)}
 
     def agents(entries: list[dict]) -> list[dict]:
@@ -92,7 +100,7 @@ def agent_part(board: Leaderboard, current: int | None, older: int | None) -> di
     assert agent is not None, "an agent part names an agent"
 
     def detail(found: AgentSummary | None) -> dict | None:
-        return split(agent_dict(found), AGENT_DETAIL, "")[1] if found else None
+        return split(_entry(found), AGENT_DETAIL, "")[1] if found else None
 
     return {
         "schema": SUMMARY_AGENT_SCHEMA,
@@ -113,5 +121,5 @@ def mission_part(board: Leaderboard, number: int) -> dict:
         "mission": mission.mission,
         "version": mission.version,
         "url": mission.url,
-        **split(mission_dict(mission), MISSION_DETAIL, "")[1],
+        **split(_entry(mission), MISSION_DETAIL, "")[1],
     }
