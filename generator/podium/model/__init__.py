@@ -692,16 +692,20 @@ class LedgerMonth:
 
 @dataclass(frozen=True, slots=True)
 class LedgerPart:
+    """One part of the ledger; runs.json lists it (its number as ``part``, how many runs, its paths' keys)."""
+
     agent: str
     agent_name: str
-    agent_slug: str  # its agent's page slug (unique): what the ledger page's view filters by
+    # its agent's page slug (unique): what the ledger page's view filters by
+    agent_slug: str = field(metadata=NOT_PUBLISHED)
     mission: str
-    number: int  # 1 = the group's oldest runs
-    runs: tuple[int, ...]  # indices into Leaderboard.runs, newest first
+    number: int = field(metadata={"json_name": "part"})  # 1 = the group's oldest runs
+    # indices into Leaderboard.runs, newest first (runs.json: how many)
+    runs: tuple[int, ...] = field(metadata={"json_value": len})
     kinds: dict[str, int]  # runs of each kind in it (a kind filter skips parts without one)
     first: str | None  # its oldest and newest dates
     last: str | None
-    paths: dict[str, str]  # "jsonl_gz", "csv", "script" -> path
+    paths: dict[str, str] = field(metadata=INLINE)  # "jsonl_gz", "csv", "script" -> path
 
 
 @dataclass(frozen=True, slots=True)

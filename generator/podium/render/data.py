@@ -22,6 +22,7 @@ from podium.model import (
     AgentSummary,
     Frontier,
     Leaderboard,
+    LedgerPart,
     MissionVersionSummary,
     ModelSummary,
     Prices,
@@ -262,32 +263,29 @@ def summary_schema() -> bytes:
 # ---------------------------------------------------------------- the ledger, in parts (count/ledger.py)
 
 
+@dataclass(frozen=True, slots=True)
+class LedgerIndex:
+    """``runs.json``: the ledger's columns and parts (``generated_at`` only when there is one)."""
+
+    schema: str
+    generator: Generator
+    runs: int
+    columns: tuple[str, ...]
+    parts: tuple[LedgerPart, ...]
+    generated_at: str | None = field(metadata=unless_set("generated_at"))
+
+
 def ledger_index(board: Leaderboard, generated_at: int | None = None) -> bytes:
     """``runs.json``: the ledger's index, every part in every format (the whole ledger is their union)."""
-    ledger = board.ledger
-    out = {
-        "schema": RUNS_SCHEMA,
-        "generator": {"name": "podium", "version": __version__},
-        "runs": board.totals.listed,
-        "columns": list(ledger_columns(board.prices)),
-        "parts": [
-            {
-                "agent": p.agent,
-                "agent_name": p.agent_name,
-                "mission": p.mission,
-                "part": p.number,
-                "runs": len(p.runs),
-                "kinds": dict(p.kinds),
-                "first": p.first,
-                "last": p.last,
-                **p.paths,
-            }
-            for p in (ledger.parts if ledger else ())
-        ],
-    }
-    if generated_at is not None:
-        out["generated_at"] = iso_utc(datetime.fromtimestamp(generated_at, UTC))
-    return dump_json(out)
+    index = LedgerIndex(
+        schema=RUNS_SCHEMA,
+        generator=GENERATOR,
+        runs=board.totals.listed,
+        columns=ledger_columns(board.prices),
+        parts=board.ledger.parts if board.ledger else (),
+        generated_at=generated(generated_at),
+    )
+    return dump_json(jsonable(index))
 
 
 # Characters str.splitlines() ends a line at that json.dumps leaves as they are (it escapes every other one):

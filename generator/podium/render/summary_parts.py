@@ -27,11 +27,14 @@ Pure: Leaderboard in, dicts and bytes out, through ``dump_json`` (sorted keys, n
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from podium import routes
 from podium.load.published import SUMMARY_AGENT_SCHEMA, SUMMARY_MISSION_SCHEMA, SUMMARY_SCHEMA
 from podium.model import AgentSummary, Leaderboard
 from podium.plan.summary import mission_part_path
 from podium.render.data import publish, summary_data
+from podium.render.jsonable import jsonable
 
 # The keys of an agent's entry (model AgentSummary, as render/data.py publishes it) that its part holds; a list
 # among them leaves its length.
@@ -50,9 +53,41 @@ AGENT_DETAIL = (
 MISSION_DETAIL = ("agents",)
 
 
+@dataclass(frozen=True, slots=True)
+class AgentPart:
+    """``summary/agents/<slug>.json``: who the agent is, and its detail in each scope (None: no entry there)."""
+
+    schema: str
+    agent: str
+    name: str
+    slug: str
+    url: str
+    current: dict | None  # its ranked entry's AGENT_DETAIL keys, as published
+    older: dict | None  # its older entry's
+
+
+@dataclass(frozen=True, slots=True)
+class MissionPart:
+    """``summary/missions/<slug>/<version>.json``: a mission version and its agents (as published)."""
+
+    schema: str
+    mission: str
+    version: str
+    url: str
+    agents: list
+
+
 def _entry(value: object) -> dict:
     """An agent's or a mission version's entry of the whole summary (render/data.py ``publish``)."""
     out = publish(value)
+    assert isinstance(out, dict)  # a dataclass is published as an object
+    return out
+
+
+def _published(part: AgentPart | MissionPart) -> dict:
+    """A part as its file holds it: its entries are published already (their cost unrounded), so never rounded
+    again."""
+    out = jsonable(part)
     assert isinstance(out, dict)  # a dataclass is published as an object
     return out
 
@@ -102,24 +137,13 @@ def agent_part(board: Leaderboard, current: int | None, older: int | None) -> di
     def detail(found: AgentSummary | None) -> dict | None:
         return split(_entry(found), AGENT_DETAIL, "")[1] if found else None
 
-    return {
-        "schema": SUMMARY_AGENT_SCHEMA,
-        "agent": agent.agent,
-        "name": agent.name,
-        "slug": agent.slug,
-        "url": agent.url,
-        "current": detail(ranked),
-        "older": detail(earlier),
-    }
+    return _published(
+        AgentPart(SUMMARY_AGENT_SCHEMA, agent.agent, agent.name, agent.slug, agent.url, detail(ranked), detail(earlier))
+    )
 
 
 def mission_part(board: Leaderboard, number: int) -> dict:
     """``summary/missions/<slug>/<version>.json``: the ``number``-th mission version's agents."""
     mission = board.missions[number]
-    return {
-        "schema": SUMMARY_MISSION_SCHEMA,
-        "mission": mission.mission,
-        "version": mission.version,
-        "url": mission.url,
-        **split(_entry(mission), MISSION_DETAIL, "")[1],
-    }
+    agents = split(_entry(mission), MISSION_DETAIL, "")[1]["agents"]
+    return _published(MissionPart(SUMMARY_MISSION_SCHEMA, mission.mission, mission.version, mission.url, agents))
