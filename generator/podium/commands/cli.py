@@ -24,7 +24,7 @@ from podium.config import Config, load_config
 from podium.count.diff import diff_files
 from podium.errors import EXIT_PROBLEMS, PodiumError
 from podium.model import Leaderboard, Outline, agents_named
-from podium.render.compare_data import pair_dict
+from podium.render.compare_data import full_pair
 from podium.render.compare_terminal import model_table, pair_text
 from podium.render.data import dump_json, publish, ranked_agents
 from podium.render.progress_data import progress_bytes
@@ -348,7 +348,7 @@ def compare(agent_a: str, agent_b: str, export: tuple[Path, ...], config_path: P
             "version on which both have runs in the median"
         )
     if as_json:
-        click.echo(dump_json(pair_dict(pair)).decode("utf-8"), nl=False)
+        click.echo(dump_json(full_pair(pair)).decode("utf-8"), nl=False)
     else:
         ranks = {a.agent: rank_text(a.rank, a.provisional, a.figures.in_median) for a in board.agents}
         click.echo(pair_text(pair, ranks.get(pair.a), ranks.get(pair.b)))

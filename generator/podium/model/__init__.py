@@ -582,8 +582,9 @@ class PairVersion:
     judge_models_b: tuple[str, ...]
     superiority: float  # P(a run of A beats a run of B), ties half
     verdict: str  # a_ahead / b_ahead / overlap / too_few
-    judge_models_a_more: int = 0  # judge models past the MODELS_LISTED judge_models_a lists
-    judge_models_b_more: int = 0
+    # judge models past the MODELS_LISTED judge_models_a lists (published only when there are)
+    judge_models_a_more: int = field(default=0, metadata=unless_set("judge_models_a_more"))
+    judge_models_b_more: int = field(default=0, metadata=unless_set("judge_models_b_more"))
 
 
 @dataclass(frozen=True, slots=True)
@@ -619,10 +620,12 @@ class Pair:
     timeout_share_a: float  # timed_out / median population, shared versions
     timeout_share_b: float
     # Every shared version's figures for a pair with a page (url), else () and compare.full_pair makes them:
-    # a board holds agents² pairs, and only the pages and their data files show versions (issue 29).
-    versions: tuple[PairVersion, ...]
-    models_a_more: int = 0  # distinct models past the MODELS_LISTED models_a lists (count/model_names.py)
-    models_b_more: int = 0
+    # a board holds agents² pairs, and only the pages and their data files show versions (issue 29): a pair's
+    # entry leaves them out, its file and ``podium compare --json`` list them (render/compare_data.py).
+    versions: tuple[PairVersion, ...] = field(metadata=NOT_PUBLISHED)
+    # distinct models past the MODELS_LISTED models_a lists (count/model_names.py; published only when there are)
+    models_a_more: int = field(default=0, metadata=unless_set("models_a_more"))
+    models_b_more: int = field(default=0, metadata=unless_set("models_b_more"))
     # docs/rules/compare.md §1.5: whose run beats the other's more often than not over the shared versions
     # ("a", "b", or "even" at exactly 50%): "b" is the higher ranked agent losing head to head.
     head_to_head: str = "even"

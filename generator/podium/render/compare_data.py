@@ -18,92 +18,90 @@ full (compare.full_pair). Each file is bounded or grows with one dimension only:
 (about 150 bytes each) and its 435 pairs at most, an agent's part at most 49 pairs (about 800 bytes each),
 a pair's file with its shared versions (about 500 bytes each).
 
-Pure: Leaderboard in, dicts and bytes out; the bytes go through ``data.dump_json`` (sorted keys, no
-NaN), so two builds of the same input are byte-identical.
+Pure: Leaderboard in, typed entries (published through render/jsonable.py, floats rounded) and bytes out through
+``dump_json`` (sorted keys, no NaN), so two builds of the same input are byte-identical.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from importlib import resources
 
 from podium import routes
 from podium.count.compare import pairs_by_agent
-from podium.count.stats import published
 from podium.load.published import COMPARE_AGENT_SCHEMA, COMPARE_PAIR_SCHEMA, COMPARE_SCHEMA
-from podium.model import AgentSummary, Leaderboard, Pair, PairVersion
-from podium.render.data import dump_json, names_more
+from podium.model import INLINE, AgentSummary, Leaderboard, Pair, PairVersion
+from podium.render.data import publish
+from podium.render.jsonable import dump_json
 
 
-def _ci(ci: tuple[float, float] | None) -> list[float] | None:
-    return list(ci) if ci else None
-
-
-def version_dict(v: PairVersion) -> dict:
-    return published(
-        {
-            "mission": v.mission,
-            "version": v.version,
-            "url": v.url,
-            "n_a": v.n_a,
-            "n_b": v.n_b,
-            "median_a": v.median_a,
-            "median_b": v.median_b,
-            "median_ci_a": _ci(v.median_ci_a),
-            "median_ci_b": _ci(v.median_ci_b),
-            "median_diff": v.median_diff,
-            "median_deterministic_a": v.median_deterministic_a,
-            "median_deterministic_b": v.median_deterministic_b,
-            "median_judge_a": v.median_judge_a,
-            "median_judge_b": v.median_judge_b,
-            "judge_models_a": list(v.judge_models_a),
-            "judge_models_b": list(v.judge_models_b),
-            "superiority": v.superiority,
-            "verdict": v.verdict,
-            **names_more(v, "judge_models_a", "judge_models_b"),
-        }
-    )
-
-
-def pair_dict(pair: Pair) -> dict:
-    """One pair's entry in full (a pair file holds it, beside its ``schema``; ``podium compare A B --json``
-    prints it): every field of compare.md §1 and the extra ones, with ``versions`` (``pair`` must hold them)."""
-    return {**pair_summary(pair, detail=False), "versions": [version_dict(v) for v in pair.versions]}
-
-
-def pair_summary(pair: Pair, *, detail: bool = True) -> dict:
+@dataclass(frozen=True, slots=True)
+class PairEntry:
     """One pair as the index and the agent parts list it: its entry without ``versions``; ``detail`` names the
     file with them (a pair with a page), else null (``podium compare`` makes them)."""
-    out = {
-        "a": pair.a,
-        "b": pair.b,
-        "a_name": pair.a_name,
-        "b_name": pair.b_name,
-        "url": pair.url,
-        "shared": pair.shared,
-        "superiority": pair.superiority,
-        "verdicts": dict(pair.verdicts),
-        "median_diff": pair.median_diff,
-        "flags": {
-            "judge_models_differ": list(pair.flags.judge_models_differ),
-            "model_changed": list(pair.flags.model_changed),
-            "no_judge_gap": pair.flags.no_judge_gap,
-            "timeout_gap": pair.flags.timeout_gap,
-            "configuration_changed": list(pair.flags.configuration_changed),
-        },
-        "head_to_head": pair.head_to_head,
-        "configuration_fields_a": list(pair.configuration_fields_a),
-        "configuration_fields_b": list(pair.configuration_fields_b),
-        "models_a": list(pair.models_a),
-        "models_b": list(pair.models_b),
-        "no_judge_share_a": pair.no_judge_share_a,
-        "no_judge_share_b": pair.no_judge_share_b,
-        "timeout_share_a": pair.timeout_share_a,
-        "timeout_share_b": pair.timeout_share_b,
-        **names_more(pair, "models_a", "models_b"),
-    }
-    if detail:
-        out["detail"] = pair_data_path(pair)
-    return published(out)
+
+    pair: Pair = field(metadata=INLINE)
+    detail: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class FullPair:
+    """One pair's entry in full (``podium compare A B --json`` prints it): every field of compare.md §1 and the
+    extra ones, with every shared version."""
+
+    pair: Pair = field(metadata=INLINE)
+    versions: tuple[PairVersion, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class PairFileHead:
+    """A pair file's keys but ``versions`` (which it lists one a line): its schema and the pair's entry."""
+
+    schema: str
+    pair: Pair = field(metadata=INLINE)
+
+
+@dataclass(frozen=True, slots=True)
+class CompareAgent:
+    """An agent in compare.json's index: its rank, how many pairs it is in and its part (None: in none)."""
+
+    agent: str
+    name: str
+    slug: str
+    rank: int | None
+    pairs: int
+    part: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class CompareIndexHead:
+    """compare.json's keys but ``pairs``."""
+
+    schema: str
+    agents: tuple[CompareAgent, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CompareAgentHead:
+    """An agent part's keys but ``pairs``: who the agent is, and how many other pairs it is in."""
+
+    schema: str
+    agent: str
+    name: str
+    slug: str
+    rank: int | None
+    pairs_more: int
+
+
+def full_pair(pair: Pair) -> dict:
+    """``pair`` in full, as published (``pair`` must hold its versions: a pair with a page, or compare.full_pair)."""
+    return _object(FullPair(pair, pair.versions))
+
+
+def _object(value: object) -> dict:
+    out = publish(value)
+    assert isinstance(out, dict)  # a dataclass is published as an object
+    return out
 
 
 def pair_data_path(pair: Pair) -> str | None:
@@ -131,44 +129,39 @@ def _lines(head: dict, key: str, rows: list[dict]) -> bytes:
     return ("{" + ",".join(items) + "}\n").encode("utf-8")
 
 
+def _listed(pair: Pair) -> dict:
+    return _object(PairEntry(pair, pair_data_path(pair)))
+
+
 def compare_index(board: Leaderboard) -> bytes:
     """``compare.json``: every ranked agent with its part, and the pairs with a page, one line each."""
     pairs_of = pairs_by_agent(board.pairs)
-    agents = [
-        {
-            "agent": a.agent,
-            "name": a.name,
-            "slug": a.slug,
-            "rank": a.rank,
-            "pairs": len(pairs_of.get(a.agent, ())),
-            "part": routes.compare_agent_data_path(a.slug) if a.agent in pairs_of else None,
-        }
+    agents = tuple(
+        CompareAgent(
+            a.agent,
+            a.name,
+            a.slug,
+            a.rank,
+            len(pairs_of.get(a.agent, ())),
+            routes.compare_agent_data_path(a.slug) if a.agent in pairs_of else None,
+        )
         for a in board.agents
-    ]
-    shown = [pair_summary(p) for p in board.pairs if p.url is not None]
-    head = {"schema": COMPARE_SCHEMA, "agents": agents}
-    return _lines(head, "pairs", shown)
+    )
+    shown = [_listed(p) for p in board.pairs if p.url is not None]
+    return _lines(_object(CompareIndexHead(COMPARE_SCHEMA, agents)), "pairs", shown)
 
 
 def compare_agent_part(board: Leaderboard, agent: AgentSummary, pairs: list[int], more: int = 0) -> bytes:
     """``compare/<slug>.json``: the pairs ``agent``'s part lists (``pairs``: their indices in ``board.pairs``,
     compare.listed_pairs: those with a page and those with its nearest rivals) and how many more it is in."""
-    head = {
-        "schema": COMPARE_AGENT_SCHEMA,
-        "agent": agent.agent,
-        "name": agent.name,
-        "slug": agent.slug,
-        "rank": agent.rank,
-        "pairs_more": more,
-    }
-    return _lines(head, "pairs", [pair_summary(board.pairs[i]) for i in pairs])
+    head = CompareAgentHead(COMPARE_AGENT_SCHEMA, agent.agent, agent.name, agent.slug, agent.rank, more)
+    return _lines(_object(head), "pairs", [_listed(board.pairs[i]) for i in pairs])
 
 
 def compare_pair_file(pair: Pair) -> bytes:
     """``compare/<slug>/<slug>.json``: a pair with a page, in full (its versions one a line)."""
-    entry = pair_dict(pair)
-    versions = entry.pop("versions")
-    return _lines({"schema": COMPARE_PAIR_SCHEMA, **entry}, "versions", versions)
+    head = _object(PairFileHead(COMPARE_PAIR_SCHEMA, pair))
+    return _lines(head, "versions", [_object(v) for v in pair.versions])
 
 
 def compare_schema() -> bytes:

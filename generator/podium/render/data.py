@@ -102,12 +102,6 @@ def publish(value: object) -> object:
     return jsonable(value, floats=rounded)
 
 
-def names_more(value: object, *fields: str) -> dict[str, int]:
-    """``<field>_more`` for each list of names ``value`` cut (count/model_names.py: at most 10 are listed, the
-    rest counted); only those with more, so a site of ordinary names carries no count of nothing."""
-    return {f"{field}_more": more for field in fields if (more := getattr(value, f"{field}_more"))}
-
-
 @dataclass(frozen=True, slots=True)
 class Generator:
     """What made a data file: ``{"name": "podium", "version": ...}``."""
