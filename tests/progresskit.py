@@ -15,8 +15,8 @@ from podium.count.progress import agent_headline, agent_progress
 from podium.count.progress.ranktests import moses_k
 from podium.count.progress.series import DELTA
 from podium.model import Configuration
+from podium.model.jsonable import jsonable
 from podium.model.progress import ProgressRun
-from podium.render.jsonable import jsonable
 from podium.render.progress_data import progress_file
 
 

@@ -27,7 +27,7 @@ from progresskit import (
 )
 
 from podium.count.progress.series import FILE_KEPT, SCORE_SERIES
-from podium.render.jsonable import jsonable
+from podium.model.jsonable import jsonable
 from podium.render.progress_data import progress_bytes, progress_schema
 
 

@@ -84,7 +84,7 @@ SIGNIFICANT = 12  # digits a computed figure is published with: 0.4 and 0.45's m
 
 def rounded(value: float) -> float:
     """One float as the data files write it (:func:`published`): SIGNIFICANT significant digits
-    (render/jsonable.py's ``floats`` for the summary and the comparisons)."""
+    (model/jsonable.py's ``floats`` for the summary and the comparisons)."""
     return float(f"{value:.{SIGNIFICANT}g}")
 
 

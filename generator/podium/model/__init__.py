@@ -85,7 +85,7 @@ def provisional(in_median: int) -> bool:
     return in_median < PROVISIONAL_BELOW
 
 
-# How the summary types publish (render/jsonable.py reads a field's metadata; site.md, cost.md §2):
+# How the summary types publish (model/jsonable.py reads a field's metadata; site.md, cost.md §2):
 INLINE = {"json_inline": True}  # its keys are its owner's (an entry's figures)
 EXACT = {"json_exact": True}  # its floats unrounded (a scope's cost and frontier, docs/rules/cost.md §2)
 NOT_PUBLISHED = {"json_omit": True}  # the pages' only

@@ -151,7 +151,7 @@ class Cost:
     spent_reported: int
     spent_runs: int
     spent_by_kind: dict[str, int]
-    # The dollars, published only with a price table (cost_usd set; render/jsonable.py reads the metadata):
+    # The dollars, published only with a price table (cost_usd set; model/jsonable.py reads the metadata):
     cost_usd: Measure | None = field(default=None, metadata=_PRICED)
     spent_usd: float | None = field(default=None, metadata=_PRICED)  # None: no counted run has a price (never 0)
     spent_usd_reported: int | None = field(default=None, metadata=_PRICED)  # how many counted runs have a price

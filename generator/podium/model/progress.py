@@ -3,7 +3,7 @@ what it finds.
 
 Frozen dataclasses and the vocabulary of verdicts, no I/O and no JSON. ``podium.count.progress`` computes
 an :class:`AgentProgress` per agent once per build; pages, data files and commands read it.
-``render/progress_data.py`` publishes it through ``render/jsonable.py``: a field's name is its key, and a
+``render/progress_data.py`` publishes it through ``model/jsonable.py``: a field's name is its key, and a
 field's metadata says where the published file differs (``json_name``: another key; ``json_omit``: not
 published; ``json_inline``: its keys are its owner's).
 """

@@ -18,7 +18,7 @@ full (compare.full_pair). Each file is bounded or grows with one dimension only:
 (about 150 bytes each) and its 435 pairs at most, an agent's part at most 49 pairs (about 800 bytes each),
 a pair's file with its shared versions (about 500 bytes each).
 
-Pure: Leaderboard in, typed entries (published through render/jsonable.py, floats rounded) and bytes out through
+Pure: Leaderboard in, typed entries (published through model/jsonable.py, floats rounded) and bytes out through
 ``dump_json`` (sorted keys, no NaN), so two builds of the same input are byte-identical.
 """
 
@@ -31,8 +31,8 @@ from podium import routes
 from podium.count.compare import pairs_by_agent
 from podium.load.published import COMPARE_AGENT_SCHEMA, COMPARE_PAIR_SCHEMA, COMPARE_SCHEMA
 from podium.model import INLINE, AgentSummary, Leaderboard, Pair, PairVersion
+from podium.model.jsonable import dump_json
 from podium.render.data import publish
-from podium.render.jsonable import dump_json
 
 
 @dataclass(frozen=True, slots=True)

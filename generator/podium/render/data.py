@@ -33,8 +33,8 @@ from podium.model import (
     unless_set,
 )
 from podium.model.cost import SPENT_FIELDS
+from podium.model.jsonable import dump_json, jsonable
 from podium.render.gzipped import gzip_bytes
-from podium.render.jsonable import dump_json, jsonable
 from podium.render.progress_data import SummaryProgress, summary_progress
 from podium.words import cost_text
 
@@ -97,7 +97,7 @@ _CSV_QUOTED = re.compile(r'[,";\r\n]')  # RFC 4180's, and ";" so a reader that s
 
 
 def publish(value: object) -> object:
-    """A typed value as summary.json and the comparisons publish it: through render/jsonable.py, every float
+    """A typed value as summary.json and the comparisons publish it: through model/jsonable.py, every float
     rounded (docs/rules/site.md §3) but a scope's cost and frontier (``json_exact``, docs/rules/cost.md §2)."""
     return jsonable(value, floats=rounded)
 

@@ -1,5 +1,5 @@
 """The progress data (docs/rules/progress.md §5, §6): each agent's progress file and what summary.json carries of
-it, as typed values made into JSON by render/jsonable.py.
+it, as typed values made into JSON by model/jsonable.py.
 
 A progress file is bounded (§7.19): each cell, and the agent, publish their newest FILE_KEPT configurations in
 full (segments, the steps between them, their shifts) and count the older ones in ``earlier``, so a
@@ -18,8 +18,8 @@ from podium.count.progress import agent_headline, method
 from podium.count.progress.series import FILE_KEPT, SCORE_SERIES
 from podium.count.stats import published
 from podium.model import PROGRESS_LEFT_OUT_KINDS
+from podium.model.jsonable import dump_json, jsonable
 from podium.model.progress import AgentProgress, AgentSegment, AgentStep, Cell, CellSegment, Method
-from podium.render.jsonable import dump_json, jsonable
 
 PROGRESS_SCHEMA = "podium.progress/2"  # podium.progress/1, the tokens series (§10), bounded (§7.19)
 

@@ -32,9 +32,9 @@ from dataclasses import dataclass
 from podium import routes
 from podium.load.published import SUMMARY_AGENT_SCHEMA, SUMMARY_MISSION_SCHEMA, SUMMARY_SCHEMA
 from podium.model import AgentSummary, Leaderboard
+from podium.model.jsonable import jsonable
 from podium.plan.summary import mission_part_path
 from podium.render.data import publish, summary_data
-from podium.render.jsonable import jsonable
 
 # The keys of an agent's entry (model AgentSummary, as render/data.py publishes it) that its part holds; a list
 # among them leaves its length.

@@ -30,11 +30,12 @@ Where the published format differs from the fields, the field says so in its met
 ``jsonable(value, floats=f)`` publishes each float ``x`` as ``f(x)`` (render/data.py: rounded, docs/rules/site.md
 §3), except under a ``json_exact`` field.
 
-The model types stay free of JSON code: this module is the one place that makes it, and the schema tests
-(``progress.schema.json``, ``summary.schema.json``) guard what it makes. The progress files and the
-summary's progress headlines are made with it (render/progress_data.py); another data file is converted
-by giving it dataclasses whose fields are its keys (tests/test_json_builders.py: no hand-built dict of keys
-elsewhere).
+The types say how they publish (their fields and this metadata), never by code of their own: this module is the one
+place that makes JSON from them, and the schema tests (``summary.schema.json``, ``runs.schema.json``,
+``compare.schema.json``, ``progress.schema.json``) guard what it makes. It sits in ``model/``, below every stage,
+so each layer that owns a JSON document makes it from typed values: render/'s data files (``data.py``,
+``summary_parts.py``, ``compare_data.py``, ``progress_data.py``) and count/diff.py's change report. A new document
+is a dataclass whose fields are its keys (tests/test_json_builders.py: no hand-built dict of keys elsewhere).
 """
 
 from __future__ import annotations

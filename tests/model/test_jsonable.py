@@ -1,4 +1,4 @@
-"""podium.render.jsonable: the one serializer from dataclass fields, and the canonical bytes."""
+"""podium.model.jsonable: the one serializer from dataclass fields, and the canonical bytes."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 import pytest
 
 from podium.model import Configuration, published_version
-from podium.render.jsonable import dump_json, jsonable
+from podium.model.jsonable import dump_json, jsonable
 
 
 @dataclass(frozen=True)
