@@ -38,6 +38,7 @@ from podium.load.shape import (
     Opt,
 )
 from podium.model import CONFIGURATION_FIELDS, LEFT_OUT_KINDS, agents_named, provisional
+from podium.model.jsonable import jsonable
 from podium.model.progress import COST_VERDICTS, SCORE_VERDICTS
 
 LEFT_OUT = LEFT_OUT_KINDS  # the kinds a report counts apart: model/__init__.py
@@ -47,33 +48,203 @@ ANY_AGENT = "*"
 # ------------------------------------------------------------------ comparing
 
 
+@dataclass(frozen=True, slots=True)
+class Side:
+    """One bundle as the report names it."""
+
+    runs: int
+    agents: int
+    mission_versions: int
+    digest: str | None
+    newest_run: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class ReportTotals:
+    """The change in counted runs, not-a-run entries, problems and each left-out kind (``agents`` and ``moved``
+    are added by :func:`with_counts`)."""
+
+    runs: int
+    not_a_run: int
+    problems: int
+    left_out: dict[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class ProgressRow:
+    """An agent's headline progress verdict now and in the old bundle, with what changed (field names, the new
+    agent version and budget: numbers only)."""
+
+    verdict: str | None
+    old_verdict: str | None
+    known_before: bool
+    changed: tuple[str, ...]
+    agent_version: int | None
+    budget_seconds: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class CostRow:
+    """What an agent's runs cost now and before (docs/rules/cost.md §6): its median tokens a run, whether it is on
+    the cost frontier by tokens (``old_frontier`` None: the old bundle had no frontier, or no such agent), and the
+    tokens verdict of its newest step (cost.md §4; ``old_tokens_verdict`` is read only from a summary that has it:
+    ``tokens_known_before``)."""
+
+    median_tokens: float | None
+    old_median_tokens: float | None
+    frontier: bool
+    old_frontier: bool | None
+    tokens_verdict: str | None
+    old_tokens_verdict: str | None
+    tokens_known_before: bool
+
+
+@dataclass(frozen=True, slots=True)
+class AgentRow:
+    """A ranked agent now, beside what the old bundle said of it."""
+
+    agent: str
+    name: str
+    url: str | None
+    rank: int | None
+    old_rank: int | None
+    median: float | None
+    old_median: float | None
+    ci: tuple[float, ...] | None
+    old_ci: tuple[float, ...] | None
+    in_median: int
+    old_in_median: int | None
+    provisional: bool
+    new_runs: int
+    left_out: dict[str, int]
+    is_new: bool
+    progress: ProgressRow | None
+    cost: CostRow
+    delta: float | None  # the median's change, written without float noise as every figure (docs/rules/site.md §3)
+    verdict: str  # ROW_VERDICTS
+
+
+@dataclass(frozen=True, slots=True)
+class AgentBrief:
+    """An agent added or gone."""
+
+    agent: str
+    name: str
+    url: str | None
+    rank: int | None
+    median: float | None
+    runs: int
+    provisional: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Renamed:
+    agent: str
+    old_name: str
+    name: str
+
+
+@dataclass(frozen=True, slots=True)
+class MissionAdded:
+    mission: str
+    version: str
+    current: bool
+    url: str | None
+    runs: int
+
+
+@dataclass(frozen=True, slots=True)
+class MissionGone:
+    mission: str
+    version: str
+    runs: int
+
+
+@dataclass(frozen=True, slots=True)
+class MissionOlder:
+    """A mission version that was current and is older now (``current``: its mission's current version)."""
+
+    mission: str
+    version: str
+    url: str | None
+    runs: int
+    current: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class MissionRuns:
+    """A mission version whose runs changed."""
+
+    mission: str
+    version: str
+    url: str | None
+    current: bool
+    runs: int
+    new_runs: int
+
+
+@dataclass(frozen=True, slots=True)
+class MissionChanges:
+    added: tuple[MissionAdded, ...]
+    gone: tuple[MissionGone, ...]
+    became_older: tuple[MissionOlder, ...]
+    runs: tuple[MissionRuns, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class CellRuns:
+    """Runs gained or lost by one agent on one mission version."""
+
+    agent: str
+    name: str
+    mission: str
+    version: str
+    new_runs: int
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """The change report (REPORT_SHAPE; ``changed`` and the totals' own counts are added when it is published:
+    :func:`compare`)."""
+
+    schema: str
+    old: Side
+    new: Side
+    totals: ReportTotals
+    agents: tuple[AgentRow, ...]
+    agents_added: tuple[AgentBrief, ...]
+    agents_gone: tuple[AgentBrief, ...]
+    agents_renamed: tuple[Renamed, ...]
+    missions: MissionChanges
+    new_runs: tuple[CellRuns, ...]
+
+
 def compare(old: Bundle, new: Bundle) -> dict:
-    """The change report: every difference between ``old`` and ``new`` (JSON-ready, keys sorted on output)."""
-    agents = [_agent_row(old, new, a) for a in new.agents.values()]
-    added = [_agent_brief(a) for a in new.agents.values() if a.agent not in old.agents]
-    gone = [_agent_brief(a) for a in old.agents.values() if a.agent not in new.agents]
-    renamed = [
-        {"agent": a.agent, "old_name": old.agents[a.agent].name, "name": a.name}
-        for a in new.agents.values()
-        if a.agent in old.agents and old.agents[a.agent].name != a.name
-    ]
-    report = {
-        "schema": REPORT_SCHEMA,
-        "old": _side(old),
-        "new": _side(new),
-        "totals": {
-            "runs": new.runs - old.runs,
-            "not_a_run": new.not_a_run - old.not_a_run,
-            "problems": new.problems - old.problems,
-            "left_out": _left_out_delta(old.counts, new.counts),
-        },
-        "agents": agents,
-        "agents_added": added,
-        "agents_gone": gone,
-        "agents_renamed": renamed,
-        "missions": _missions(old, new),
-        "new_runs": _cell_runs(old, new),
-    }
+    """The change report: every difference between ``old`` and ``new``, published (model/jsonable.py) with
+    ``changed`` and its own counts read off it as off a report read back (:func:`with_counts`)."""
+    report: dict = jsonable(
+        Report(
+            schema=REPORT_SCHEMA,
+            old=_side(old),
+            new=_side(new),
+            totals=ReportTotals(
+                runs=new.runs - old.runs,
+                not_a_run=new.not_a_run - old.not_a_run,
+                problems=new.problems - old.problems,
+                left_out=_left_out_delta(old.counts, new.counts),
+            ),
+            agents=tuple(_agent_row(old, new, a) for a in new.agents.values()),
+            agents_added=tuple(_agent_brief(a) for a in new.agents.values() if a.agent not in old.agents),
+            agents_gone=tuple(_agent_brief(a) for a in old.agents.values() if a.agent not in new.agents),
+            agents_renamed=tuple(
+                Renamed(a.agent, old.agents[a.agent].name, a.name)
+                for a in new.agents.values()
+                if a.agent in old.agents and old.agents[a.agent].name != a.name
+            ),
+            missions=_missions(old, new),
+            new_runs=_cell_runs(old, new),
+        )
+    )  # type: ignore[assignment]  # a dataclass is published as an object
     report["changed"] = _changed(report)
     return with_counts(report)
 
@@ -88,14 +259,10 @@ def with_counts(report: dict) -> dict:
     return report
 
 
-def _side(b: Bundle) -> dict:
-    return {
-        "runs": b.runs,
-        "agents": len(b.agents),
-        "mission_versions": len(b.missions),
-        "digest": b.digest,
-        "newest_run": b.newest,
-    }
+def _side(b: Bundle) -> Side:
+    return Side(
+        runs=b.runs, agents=len(b.agents), mission_versions=len(b.missions), digest=b.digest, newest_run=b.newest
+    )
 
 
 def _provisional(a: AgentView) -> bool:
@@ -104,16 +271,8 @@ def _provisional(a: AgentView) -> bool:
     return a.provisional if a.provisional is not None else provisional(a.in_median)
 
 
-def _agent_brief(a: AgentView) -> dict:
-    return {
-        "agent": a.agent,
-        "name": a.name,
-        "url": a.url,
-        "rank": a.rank,
-        "median": a.median,
-        "runs": a.runs,
-        "provisional": _provisional(a),
-    }
+def _agent_brief(a: AgentView) -> AgentBrief:
+    return AgentBrief(a.agent, a.name, a.url, a.rank, a.median, a.runs, _provisional(a))
 
 
 def _all_runs(b: Bundle, agent: str) -> tuple[int, dict[str, int]]:
@@ -126,70 +285,64 @@ def _all_runs(b: Bundle, agent: str) -> tuple[int, dict[str, int]]:
     return sum(v.runs for v in views), counts
 
 
-def _agent_row(old: Bundle, new: Bundle, a: AgentView) -> dict:
+def _agent_row(old: Bundle, new: Bundle, a: AgentView) -> AgentRow:
     before = old.agents.get(a.agent)
     runs_new, counts_new = _all_runs(new, a.agent)
     runs_old, counts_old = _all_runs(old, a.agent)
-    row = {
-        "agent": a.agent,
-        "name": a.name,
-        "url": a.url,
-        "rank": a.rank,
-        "old_rank": before.rank if before else None,
-        "median": a.median,
-        "old_median": before.median if before else None,
-        "ci": list(a.ci) if a.ci else None,
-        "old_ci": list(before.ci) if before and before.ci else None,
-        "in_median": a.in_median,
-        "old_in_median": before.in_median if before else None,
-        "provisional": _provisional(a),
-        "new_runs": runs_new - runs_old,
-        "left_out": _left_out_delta(counts_old, counts_new),
-        "is_new": before is None,
-    }
-    row["progress"] = _progress_row(before, a)
-    row["cost"] = _cost_row(old, new, before, a)
-    row["delta"] = (
-        published(a.median - before.median)  # written without float noise, as every figure (docs/rules/site.md §3)
-        if before and a.median is not None and before.median is not None
-        else None
+    return AgentRow(
+        agent=a.agent,
+        name=a.name,
+        url=a.url,
+        rank=a.rank,
+        old_rank=before.rank if before else None,
+        median=a.median,
+        old_median=before.median if before else None,
+        ci=tuple(a.ci) if a.ci else None,
+        old_ci=tuple(before.ci) if before and before.ci else None,
+        in_median=a.in_median,
+        old_in_median=before.in_median if before else None,
+        provisional=_provisional(a),
+        new_runs=runs_new - runs_old,
+        left_out=_left_out_delta(counts_old, counts_new),
+        is_new=before is None,
+        progress=_progress_row(before, a),
+        cost=_cost_row(old, new, before, a),
+        delta=(
+            published(a.median - before.median)
+            if before and a.median is not None and before.median is not None
+            else None
+        ),
+        verdict=_verdict(before, a),
     )
-    row["verdict"] = _verdict(before, a)
-    return row
 
 
-def _progress_row(before: AgentView | None, after: AgentView) -> dict | None:
-    """The agent's headline progress verdict now and in the old bundle, with what changed (field names, the new
-    agent version and budget: numbers only); None when the new bundle has no progress headline."""
+def _progress_row(before: AgentView | None, after: AgentView) -> ProgressRow | None:
+    """The agent's headline progress row; None when the new bundle has no progress headline."""
     now = after.progress
     if now is None:
         return None
     old = before.progress if before is not None else None
-    return {
-        "verdict": now.verdict,
-        "old_verdict": old.verdict if old is not None else None,
-        "known_before": old is not None,
-        "changed": list(now.changed),
-        "agent_version": now.agent_version,
-        "budget_seconds": now.budget_seconds,
-    }
+    return ProgressRow(
+        verdict=now.verdict,
+        old_verdict=old.verdict if old is not None else None,
+        known_before=old is not None,
+        changed=tuple(now.changed),
+        agent_version=now.agent_version,
+        budget_seconds=now.budget_seconds,
+    )
 
 
-def _cost_row(old: Bundle, new: Bundle, before: AgentView | None, after: AgentView) -> dict:
-    """What an agent's runs cost now and before (docs/rules/cost.md §6): its median tokens a run, whether it is on
-    the cost frontier by tokens (``old_frontier`` None: the old bundle had no frontier, or no such agent), and the
-    tokens verdict of its newest step (cost.md §4; ``old_tokens_verdict`` is read only from a summary that has it:
-    ``tokens_known_before``)."""
+def _cost_row(old: Bundle, new: Bundle, before: AgentView | None, after: AgentView) -> CostRow:
     now, then = after.progress, before.progress if before is not None else None
-    return {
-        "median_tokens": after.median_tokens,
-        "old_median_tokens": before.median_tokens if before is not None else None,
-        "frontier": new.frontier is not None and after.agent in new.frontier,
-        "old_frontier": (after.agent in old.frontier) if before is not None and old.frontier is not None else None,
-        "tokens_verdict": now.tokens if now is not None else None,
-        "old_tokens_verdict": then.tokens if then is not None else None,
-        "tokens_known_before": bool(then is not None and then.tokens_known and now is not None and now.tokens_known),
-    }
+    return CostRow(
+        median_tokens=after.median_tokens,
+        old_median_tokens=before.median_tokens if before is not None else None,
+        frontier=new.frontier is not None and after.agent in new.frontier,
+        old_frontier=(after.agent in old.frontier) if before is not None and old.frontier is not None else None,
+        tokens_verdict=now.tokens if now is not None else None,
+        old_tokens_verdict=then.tokens if then is not None else None,
+        tokens_known_before=bool(then is not None and then.tokens_known and now is not None and now.tokens_known),
+    )
 
 
 def frontier_changed(row: dict) -> bool:
@@ -230,45 +383,36 @@ def _left_out_delta(old: dict[str, int], new: dict[str, int]) -> dict[str, int]:
     return {k: new.get(k, 0) - old.get(k, 0) for k in LEFT_OUT if new.get(k, 0) != old.get(k, 0)}
 
 
-def _missions(old: Bundle, new: Bundle) -> dict:
+def _missions(old: Bundle, new: Bundle) -> MissionChanges:
     current_now = {m.mission: m.version for m in new.missions.values() if m.current}
-    added = [
-        {"mission": m.mission, "version": m.version, "current": m.current, "url": m.url, "runs": m.runs}
-        for key, m in new.missions.items()
-        if key not in old.missions
-    ]
-    gone = [
-        {"mission": m.mission, "version": m.version, "runs": m.runs}
-        for key, m in old.missions.items()
-        if key not in new.missions
-    ]
-    older = [
-        {
-            "mission": m.mission,
-            "version": m.version,
-            "url": m.url,
-            "runs": m.runs,
-            "current": current_now.get(m.mission),
-        }
-        for key, m in new.missions.items()
-        if key in old.missions and old.missions[key].current and not m.current
-    ]
-    runs = [
-        {
-            "mission": m.mission,
-            "version": m.version,
-            "url": m.url,
-            "current": m.current,
-            "runs": m.runs,
-            "new_runs": m.runs - (old.missions[key].runs if key in old.missions else 0),
-        }
-        for key, m in new.missions.items()
-        if m.runs != (old.missions[key].runs if key in old.missions else 0)
-    ]
-    return {"added": added, "gone": gone, "became_older": older, "runs": runs}
+    return MissionChanges(
+        added=tuple(
+            MissionAdded(m.mission, m.version, m.current, m.url, m.runs)
+            for key, m in new.missions.items()
+            if key not in old.missions
+        ),
+        gone=tuple(
+            MissionGone(m.mission, m.version, m.runs) for key, m in old.missions.items() if key not in new.missions
+        ),
+        became_older=tuple(
+            MissionOlder(m.mission, m.version, m.url, m.runs, current_now.get(m.mission))
+            for key, m in new.missions.items()
+            if key in old.missions and old.missions[key].current and not m.current
+        ),
+        runs=tuple(
+            MissionRuns(m.mission, m.version, m.url, m.current, m.runs, m.runs - _had(old, key))
+            for key, m in new.missions.items()
+            if m.runs != _had(old, key)
+        ),
+    )
 
 
-def _cell_runs(old: Bundle, new: Bundle) -> list[dict]:
+def _had(old: Bundle, key: tuple[str, str]) -> int:
+    """The runs a mission version had in the old bundle (0: none there)."""
+    return old.missions[key].runs if key in old.missions else 0
+
+
+def _cell_runs(old: Bundle, new: Bundle) -> tuple[CellRuns, ...]:
     """Runs gained or lost per agent on each mission version (both scopes); none for an agent whose runs per
     mission version one side does not hold (a summary in parts whose part was not read: its warning says so)."""
 
@@ -292,8 +436,8 @@ def _cell_runs(old: Bundle, new: Bundle) -> list[dict]:
         name, n = after.get(key) or (before[key][0], 0)
         delta = n - before.get(key, ("", 0))[1]
         if delta:
-            rows.append({"agent": key[0], "name": name, "mission": key[1], "version": key[2], "new_runs": delta})
-    return rows
+            rows.append(CellRuns(key[0], name, key[1], key[2], delta))
+    return tuple(rows)
 
 
 def _changed(report: dict) -> bool:
@@ -448,9 +592,25 @@ class Gate:
         return cls(agent, points)
 
 
+@dataclass(frozen=True, slots=True)
+class GateResult:
+    """One gate on one agent: ``tripped`` and why (``reason``), in numbers (``delta``: the median's change;
+    ``drop``: the fall in percentage points that the ``limit`` is held against)."""
+
+    gate: str
+    agent: str
+    name: str
+    limit: float
+    old_median: float | None
+    median: float | None
+    delta: float | None
+    drop: float | None
+    tripped: bool
+    reason: str  # ok / dropped / gone / no_median / no_median_before
+
+
 def check_gates(old: Bundle, new: Bundle, gates: list[Gate]) -> list[dict]:
-    """One result per gate and agent it covers: ``tripped`` and why, in numbers (``delta``: the median's
-    change; ``drop``: the fall in percentage points that the limit is held against).
+    """One result per gate and agent it covers (:class:`GateResult`, published).
 
     A drop is compared in percentage points rounded to 1e-9, so a drop of exactly PP does not trip.
     A named agent that lost its median, or is gone, trips; ``*`` covers agents with a median before
@@ -463,31 +623,36 @@ def check_gates(old: Bundle, new: Bundle, gates: list[Gate]) -> list[dict]:
         else:
             targets = _match(gate.agent, old, new)
         for before in targets:
-            after = new.agents.get(before.agent)
-            result = {
-                "gate": f"{gate.agent}={gate.points:g}",
-                "agent": before.agent,
-                "name": after.name if after else before.name,
-                "limit": gate.points,
-                "old_median": before.median,
-                "median": after.median if after else None,
-                "delta": None,
-                "drop": None,
-            }
-            if before.median is None:
-                result.update(tripped=False, reason="no_median_before")
-            elif after is None:
-                result.update(tripped=True, reason="gone")
-            elif after.median is None:
-                result.update(tripped=True, reason="no_median")
-            else:
-                delta = after.median - before.median
-                drop = round(-delta * 100, 9)
-                result.update(
-                    delta=delta, drop=drop, tripped=drop > gate.points, reason="dropped" if drop > gate.points else "ok"
-                )
-            results.append(result)
-    return results
+            results.append(jsonable(_gate_result(gate, before, new.agents.get(before.agent))))
+    return results  # type: ignore[return-value]  # each a dataclass published as an object
+
+
+def _gate_result(gate: Gate, before: AgentView, after: AgentView | None) -> GateResult:
+    name, median = (after.name, after.median) if after else (before.name, None)
+    delta = drop = None
+    if before.median is None:
+        tripped, reason = False, "no_median_before"
+    elif after is None:
+        tripped, reason = True, "gone"
+    elif after.median is None:
+        tripped, reason = True, "no_median"
+    else:
+        delta = after.median - before.median
+        drop = round(-delta * 100, 9)
+        tripped = drop > gate.points
+        reason = "dropped" if tripped else "ok"
+    return GateResult(
+        f"{gate.agent}={gate.points:g}",
+        before.agent,
+        name,
+        gate.points,
+        before.median,
+        median,
+        delta,
+        drop,
+        tripped,
+        reason,
+    )
 
 
 def _match(wanted: str, old: Bundle, new: Bundle) -> list[AgentView]:
