@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from datetime import UTC, datetime
 from importlib import resources
 
 from podium import __version__, routes
-from podium.count.cost import run_dollars
+from podium.count.cost import RunDollars, run_dollars
 from podium.count.stats import rounded
 from podium.load.published import RUNS_SCHEMA, SUMMARY_WHOLE_SCHEMA
 from podium.model import (
@@ -37,50 +37,6 @@ from podium.model.jsonable import dump_json, jsonable
 from podium.render.gzipped import gzip_bytes
 from podium.render.progress_data import SummaryProgress, summary_progress
 from podium.words import cost_text
-
-LEDGER_COLUMNS = (
-    "run_id",
-    "date",
-    "agent",
-    "agent_name",
-    "mission",
-    "version",
-    "older",
-    "kind",
-    "status",
-    "overall",
-    "overall_upper",
-    "deterministic",
-    "judge",
-    "judge_upper",
-    "judge_status",
-    "judge_model",
-    "model_declared",
-    "models_reported",
-    "models_more",
-    "started_at",
-    "completed_at",
-    # what the run spent (docs/rules/cost.md §1, §6): null / empty when not reported
-    "harness",
-    "total_tokens",
-    "input_tokens",
-    "output_tokens",
-    "cache_read_tokens",
-    "cache_creation_tokens",
-    "reasoning_tokens",
-    "model_calls",
-    "tool_calls",
-    "duration_seconds",
-    "budget_seconds",
-    "budget_share",
-    "url",
-)
-SPENT_COLUMNS = tuple(  # (column, its place in a Spent's values), in the ledger's order
-    (name, SPENT_FIELDS.index(name))
-    for name in LEDGER_COLUMNS[LEDGER_COLUMNS.index("total_tokens") : LEDGER_COLUMNS.index("duration_seconds")]
-)
-NOT_SPENT = (None,) * len(SPENT_FIELDS)
-DOLLAR_COLUMNS = ("cost_usd", "cache_unpriced")  # with a price table only (docs/rules/cost.md §5)
 
 
 def ledger_columns(prices: Prices | None) -> tuple[str, ...]:
@@ -185,45 +141,100 @@ def summary_data(board: Leaderboard, generated_at: int | None = None) -> dict:
     return out
 
 
+@dataclass(slots=True)  # not frozen: one is made for each run in each format, and a frozen one sets each field slower
+class LedgerRow:
+    """One run as the ledger shows it, its fields the ledger's columns in order (LEDGER_COLUMNS): None where the
+    page shows "—" (judge: see judge_status), and where a value was not reported (docs/rules/cost.md §1); the
+    dollar columns (DOLLAR_COLUMNS) with a price table only."""
+
+    run_id: str
+    date: str | None
+    agent: str
+    agent_name: str
+    mission: str
+    version: str
+    older: bool
+    kind: str
+    status: str
+    overall: float | None
+    overall_upper: float | None
+    deterministic: float | None
+    judge: float | None
+    judge_upper: float | None
+    judge_status: str | None
+    judge_model: str | None
+    model_declared: str | None
+    models_reported: tuple[str, ...]
+    models_more: int  # reported past the 8 models_reported keeps (export.md §3.2)
+    started_at: str | None
+    completed_at: str | None
+    # what the run spent (docs/rules/cost.md §1, §6): null / empty when not reported
+    harness: str | None
+    total_tokens: int | None
+    input_tokens: int | None
+    output_tokens: int | None
+    cache_read_tokens: int | None
+    cache_creation_tokens: int | None
+    reasoning_tokens: int | None
+    model_calls: int | None
+    tool_calls: int | None
+    duration_seconds: float | None
+    budget_seconds: float | None
+    budget_share: float | None
+    url: str
+    dollars: RunDollars | None = field(default=None, metadata={**INLINE, **unless_set("dollars")})
+
+
+LEDGER_COLUMNS = tuple(f.name for f in fields(LedgerRow))[:-1]  # a row's columns but its dollars
+DOLLAR_COLUMNS = tuple(f.name for f in fields(RunDollars))  # with a price table only (docs/rules/cost.md §5)
+_AT = {name: place for place, name in enumerate(SPENT_FIELDS)}  # each Telemetry row's place in a Spent's values
+NOT_SPENT = (None,) * len(SPENT_FIELDS)
+
+
 def ledger_row(record: RunRecord, prices: Prices | None = None) -> dict:
-    """One run as the ledger shows it: None where the page shows "—" (judge: see judge_status), and where
-    a value was not reported (docs/rules/cost.md §1); the dollar columns with a price table only."""
+    """One run's row of the ledger (:class:`LedgerRow`), published: its keys in column order."""
     spent = record.spent.values() if record.spent is not None else NOT_SPENT
     seconds, budget = record.duration_seconds, record.budget_seconds
-    row = {
-        "run_id": record.run_id,
-        "date": iso_utc(record.when),
-        "agent": record.agent,
-        "agent_name": record.agent_name,
-        "mission": record.mission,
-        "version": record.version,
-        "older": record.older,
-        "kind": record.kind,
-        "status": record.status,
-        "overall": record.overall,
-        "overall_upper": record.overall_upper,
-        "deterministic": record.deterministic,
-        "judge": record.judge,
-        "judge_upper": record.judge_upper,
-        "judge_status": record.judge_status,
-        "judge_model": record.judge_model,
-        "model_declared": record.model_declared,
-        "models_reported": list(record.models_reported),
-        "models_more": record.models_more,  # reported past the 8 models_reported keeps (export.md §3.2)
-        "started_at": iso_utc(record.started),
-        "completed_at": iso_utc(record.completed),
-        "harness": record.harness,
-        **{name: spent[index] for name, index in SPENT_COLUMNS},
-        "duration_seconds": seconds,
-        "budget_seconds": budget,
-        "budget_share": seconds / budget if seconds is not None and budget is not None else None,
-        "url": record.url,
-    }
-    if prices is not None:
-        dollars = run_dollars(record, prices)
-        row["cost_usd"] = dollars.cost_usd
-        row["cache_unpriced"] = dollars.cache_unpriced
-    return row
+    row = LedgerRow(  # by position, in column order: a row is made for every run in every format
+        record.run_id,
+        iso_utc(record.when),
+        record.agent,
+        record.agent_name,
+        record.mission,
+        record.version,
+        record.older,
+        record.kind,
+        record.status,
+        record.overall,
+        record.overall_upper,
+        record.deterministic,
+        record.judge,
+        record.judge_upper,
+        record.judge_status,
+        record.judge_model,
+        record.model_declared,
+        record.models_reported,
+        record.models_more,
+        iso_utc(record.started),
+        iso_utc(record.completed),
+        record.harness,
+        spent[_AT["total_tokens"]],
+        spent[_AT["input_tokens"]],
+        spent[_AT["output_tokens"]],
+        spent[_AT["cache_read_tokens"]],
+        spent[_AT["cache_creation_tokens"]],
+        spent[_AT["reasoning_tokens"]],
+        spent[_AT["model_calls"]],
+        spent[_AT["tool_calls"]],
+        seconds,
+        budget,
+        seconds / budget if seconds is not None and budget is not None else None,
+        record.url,
+        run_dollars(record, prices) if prices is not None else None,
+    )
+    out = jsonable(row)
+    assert isinstance(out, dict)  # a dataclass is published as an object
+    return out
 
 
 def csv_cell(value: object) -> str:
@@ -282,6 +293,14 @@ def ledger_index(board: Leaderboard, generated_at: int | None = None) -> bytes:
     return dump_json(jsonable(index))
 
 
+def ledger_part(board: Leaderboard, index: int) -> LedgerPart:
+    """The ``index``-th part of the ledger (a board with runs has a ledger: count/ledger.py; a part is planned
+    only from it)."""
+    if board.ledger is None:
+        raise ValueError("a ledger part of a board without a ledger")
+    return board.ledger.parts[index]
+
+
 # Characters str.splitlines() ends a line at that json.dumps leaves as they are (it escapes every other one):
 # escaped too, so each run is one line to every reader, whichever way it splits lines.
 _LINE_BREAKS = str.maketrans({"\x85": "\\u0085", "\u2028": "\\u2028", "\u2029": "\\u2029"})
@@ -295,7 +314,7 @@ def part_jsonl(board: Leaderboard, index: int) -> bytes:
     /3 wrote one document of array rows, which data tools read as one row per part)."""
     lines = [
         json.dumps(ledger_row(board.runs[i], board.prices), ensure_ascii=False, allow_nan=False, separators=(",", ":"))
-        for i in board.ledger.parts[index].runs
+        for i in ledger_part(board, index).runs
     ]
     return ("\n".join(lines) + "\n").translate(_LINE_BREAKS).encode("utf-8")
 
@@ -312,7 +331,7 @@ def part_csv(board: Leaderboard, index: int) -> bytes:
     """One part as CSV: every column on every row (parts concatenate), an empty cell for no value."""
     columns = ledger_columns(board.prices)
     lines = [csv_line(list(columns))]
-    for i in board.ledger.parts[index].runs:
+    for i in ledger_part(board, index).runs:
         row = ledger_row(board.runs[i], board.prices)
         lines.append(csv_line([csv_cell(row[c]) for c in columns]))
     return "".join(lines).encode("utf-8")
@@ -375,7 +394,7 @@ def part_script(board: Leaderboard, index: int) -> bytes:
     """One part for the ledger page: its agent and mission (with their pages) once, each version's page and
     whether it is older, the ledger pages its runs are listed on, then a row per run: raw numbers to sort by
     and the exact text the HTML table shows."""
-    part = board.ledger.parts[index]
+    part = ledger_part(board, index)
     records = [board.runs[i] for i in part.runs]
     versions = {r.version: [r.mission_url or "", r.older] for r in reversed(records)}
     pages: dict[str, int] = {}
