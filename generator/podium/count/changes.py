@@ -10,7 +10,7 @@ is. Names are cleaned and capped, and at most MAX_REDIRECTS redirects are carrie
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 
 from podium.count import diff
@@ -37,12 +37,41 @@ _REDIRECT = {
 }
 
 
+@dataclass(frozen=True, slots=True)
+class RedirectEntry:
+    """An old path as redirects.json lists it (and a later build reads it back, _REDIRECT): an agent's (``agent``)
+    or a mission version's (``mission``, ``version``)."""
+
+    from_: str = field(metadata={"json_name": "from"})
+    kind: str  # "agent" or "mission"
+    agent: str | None
+    mission: str | None
+    version: str | None
+
+
 @dataclass(frozen=True)
 class Redirect:
     source: str  # the old path
     target: str  # the page there now
     name: str  # what moved: the agent's name, or the mission and version
-    entry: dict  # as redirects.json lists it (kind, agent or mission and version)
+    entry: RedirectEntry
+
+
+@dataclass(frozen=True, slots=True)
+class RedirectsFile:
+    """redirects.json: every old path still redirected (a later build carries them on)."""
+
+    schema: str
+    redirects: tuple[RedirectEntry, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ChangesFile:
+    """changes.json: the change reports kept, newest first (each number, updated, report: podium.diff/1, as
+    published or as read back)."""
+
+    schema: str
+    reports: tuple[dict, ...]
 
 
 @dataclass(frozen=True)
@@ -126,35 +155,23 @@ def _redirects(board: Leaderboard, old: Bundle | None, carried: list[dict]) -> l
     carried only)."""
     agents = {a.agent: a for a in board.agents}
     missions = {(m.mission, m.version): m for m in board.missions}
-    wanted: dict[str, dict] = {}
-    for entry in carried:
-        wanted.setdefault(entry["from"], entry)
+    wanted: dict[str, RedirectEntry] = {}
+    for e in carried:  # checked by _REDIRECT: these keys, of these types
+        wanted.setdefault(e["from"], RedirectEntry(e["from"], e["kind"], e["agent"], e["mission"], e["version"]))
     for view in [*old.agents.values(), *old.older.values()] if old is not None else []:
         if view.url:
-            wanted[view.url] = {
-                "from": view.url,
-                "kind": "agent",
-                "agent": view.agent,
-                "mission": None,
-                "version": None,
-            }
+            wanted[view.url] = RedirectEntry(view.url, "agent", view.agent, None, None)
     for m in old.missions.values() if old is not None else []:
         if m.url:
-            wanted[m.url] = {
-                "from": m.url,
-                "kind": "mission",
-                "agent": None,
-                "mission": m.mission,
-                "version": m.version,
-            }
+            wanted[m.url] = RedirectEntry(m.url, "mission", None, m.mission, m.version)
     live = {a.url for a in board.agents} | {m.url for m in board.missions}
     out = []
     for source, entry in sorted(wanted.items()):
-        if entry["kind"] == "agent":
-            agent = agents.get(entry["agent"])
+        if entry.kind == "agent":
+            agent = agents.get(entry.agent) if entry.agent is not None else None
             to, name = (agent.url, agent.name) if agent else (None, None)
         else:
-            version = missions.get((entry["mission"], entry["version"]))
+            version = missions.get((entry.mission, entry.version))  # type: ignore[arg-type]  # None finds none
             to, name = (version.url, f"{version.mission} {version.version}") if version else (None, None)
         if (
             to is None

@@ -12,10 +12,11 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from podium import routes
-from podium.count.changes import EPOCH, Changes
+from podium.count.changes import EPOCH, Changes, ChangesFile, RedirectsFile
 from podium.count.diff import cost_changed, progress_changed
 from podium.load.published import CHANGES_SCHEMA, REDIRECTS_SCHEMA
 from podium.model import PROVISIONAL_BELOW, Leaderboard, RunRecord, iso_utc
+from podium.model.jsonable import jsonable
 from podium.plan.badge import LABEL, badge
 from podium.plan.contexts import (
     BadgeContext,
@@ -63,14 +64,11 @@ def plan_extras(
     warnings = list(changes.warnings) if changes else []
     reports = list(changes.reports) if changes else []
     if changes is not None:
-        files.append(Document(routes.CHANGES_JSON, {"schema": CHANGES_SCHEMA, "reports": reports}))
+        files.append(Document(routes.CHANGES_JSON, jsonable(ChangesFile(CHANGES_SCHEMA, tuple(reports)))))
         pages = tuple(_change_pages(board, reports))
         nav = (("Changes", routes.CHANGES_INDEX),)
-        files.append(
-            Document(
-                routes.REDIRECTS_JSON, {"schema": REDIRECTS_SCHEMA, "redirects": [r.entry for r in changes.redirects]}
-            )
-        )
+        redirects = RedirectsFile(REDIRECTS_SCHEMA, tuple(r.entry for r in changes.redirects))
+        files.append(Document(routes.REDIRECTS_JSON, jsonable(redirects)))
         for r in changes.redirects:
             context = RedirectContext(
                 target=routes.relative(r.source, r.target),
