@@ -347,27 +347,50 @@ def runs_schema() -> bytes:
 # so no name can close a script element or start a comment.
 
 
-def _script(call: str, value: object) -> bytes:
-    body = json.dumps(value, sort_keys=True, allow_nan=False, ensure_ascii=True, separators=(",", ":")).replace(
-        "<", "\\u003c"
-    )
-    return f"{call}({body});\n".encode("ascii")
+SCRIPT_PART_COLUMNS = ("agent", "slug", "mission", "runs", "kinds", "first", "last", "script")
+
+
+@dataclass(frozen=True, slots=True)
+class ScriptIndex:
+    """``ledger.js``: how many runs, and a row per part (SCRIPT_PART_COLUMNS) to choose the parts a filter loads."""
+
+    runs: int
+    columns: tuple[str, ...]
+    parts: tuple[tuple[object, ...], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ScriptPart:
+    """One part's script: its agent and mission (with their pages) once, each version's page and whether it is
+    older, the ledger pages its runs are listed on, then a row per run (LEDGER_CELLS)."""
+
+    script: str
+    agent: str
+    slug: str
+    agent_url: str
+    mission: str
+    versions: dict[str, list]  # version -> [its page, older]
+    pages: tuple[str, ...]
+    columns: tuple[str, ...]
+    rows: list[list]
+
+
+_LT = "\\u003c"  # "<" in a script's JSON: no name can close a script element or start a comment
+
+
+def _script(call: str, value: ScriptIndex | ScriptPart) -> bytes:
+    made = jsonable(value)
+    body = json.dumps(made, sort_keys=True, allow_nan=False, ensure_ascii=True, separators=(",", ":"))
+    return f"{call}({body.replace('<', _LT)});\n".encode("ascii")
 
 
 def ledger_index_script(board: Leaderboard) -> bytes:
     """``ledger.js``: what the ledger page needs to choose the parts a filter loads."""
     parts = board.ledger.parts if board.ledger else ()
-    return _script(
-        "podiumLedger.index",
-        {
-            "runs": board.totals.listed,
-            "columns": ["agent", "slug", "mission", "runs", "kinds", "first", "last", "script"],
-            "parts": [
-                [p.agent_name, p.agent_slug, p.mission, len(p.runs), p.kinds, p.first, p.last, p.paths["script"]]
-                for p in parts
-            ],
-        },
+    rows = tuple(
+        (p.agent_name, p.agent_slug, p.mission, len(p.runs), p.kinds, p.first, p.last, p.paths["script"]) for p in parts
     )
+    return _script("podiumLedger.index", ScriptIndex(board.totals.listed, SCRIPT_PART_COLUMNS, rows))
 
 
 LEDGER_CELLS = (
@@ -399,20 +422,18 @@ def part_script(board: Leaderboard, index: int) -> bytes:
     versions = {r.version: [r.mission_url or "", r.older] for r in reversed(records)}
     pages: dict[str, int] = {}
     rows = [ledger_cells(r, pages) for r in records]
-    return _script(
-        "podiumLedger.part",
-        {
-            "script": part.paths["script"],
-            "agent": part.agent_name,
-            "slug": part.agent_slug,
-            "agent_url": records[0].agent_url or "",
-            "mission": part.mission,
-            "versions": versions,
-            "pages": list(pages),
-            "columns": list(LEDGER_CELLS),
-            "rows": rows,
-        },
+    script = ScriptPart(
+        script=part.paths["script"],
+        agent=part.agent_name,
+        slug=part.agent_slug,
+        agent_url=records[0].agent_url or "",
+        mission=part.mission,
+        versions=versions,
+        pages=tuple(pages),
+        columns=LEDGER_CELLS,
+        rows=rows,
     )
+    return _script("podiumLedger.part", script)
 
 
 def ledger_cells(record: RunRecord, pages: dict[str, int]) -> list:
