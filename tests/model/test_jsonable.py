@@ -159,3 +159,36 @@ def test_floats_are_made_by_floats_except_under_an_exact_field():
     assert made == {"agent": "a", "score": 0.33, "cost": {"a": 1, "b": [1 / 3, 2 / 3]}}
     assert jsonable({"x": [1 / 3, True, 2]}, floats=lambda x: round(x, 2)) == {"x": [0.33, True, 2]}
     assert jsonable(value)["score"] == 1 / 3  # no floats: as they are
+
+
+def test_a_key_published_twice_is_refused_whichever_field_comes_first():
+    @dataclass(frozen=True)
+    class InlineFirst:
+        step: Inner = field(metadata={"json_inline": True})
+        a: int = 0
+
+    @dataclass(frozen=True)
+    class Renamed:
+        a: int
+        b: int = field(default=0, metadata={"json_name": "a"})
+
+    with pytest.raises(ValueError, match="InlineFirst publishes 'a' twice"):
+        jsonable(InlineFirst(Inner(1, None)))
+    with pytest.raises(ValueError, match="Renamed publishes 'a' twice"):
+        jsonable(Renamed(1))
+
+
+def test_a_key_is_written_as_it_is_spelled():
+    @dataclass(frozen=True)
+    class Odd:
+        a: int = field(metadata={"json_name": 'it\'s "odd"\n'})
+
+    assert jsonable(Odd(1)) == {'it\'s "odd"\n': 1}
+
+
+def test_a_subclass_of_a_scalar_and_a_dataclass_in_a_mapping_are_made_too():
+    class Text(str):
+        pass
+
+    made = jsonable({"x": Inner(1, (0.25, 0.5)), "t": Text("a")}, floats=lambda v: v * 2)
+    assert made == {"x": {"a": 1, "b": [0.5, 1.0]}, "t": "a"}
