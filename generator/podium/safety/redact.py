@@ -42,6 +42,7 @@ import functools
 import hashlib
 import json
 import re
+from array import array
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
 
@@ -264,12 +265,25 @@ def _sound(text: str) -> str:
     return _SURROGATE.sub("\ufffd", text)
 
 
+ANCHOR = 8  # characters of a form's end that :class:`Literals`' automaton holds
+
+
 class Literals:
     """Where any of ``forms`` occurs in a text, as one regular expression of them all (longest first)
     finds it: the leftmost, the longest there, then on after it. One pass of an Aho–Corasick automaton
-    (leftmost-longest), made once in time linear in the forms' length: the cost of a text does not grow
+    over the text, made once in time linear in the forms' length: the cost of a text does not grow
     with the number of forms (a trie-shaped regular expression did, past ~500 values: issue 34, 5).
-    ``owners``: for each form, the set it belongs to (None: to every set), read by :meth:`matches`."""
+    ``owners``: for each form, the set it belongs to (None: to every set), read by :meth:`matches`.
+
+    The automaton holds each form's last ``ANCHOR`` characters (its anchor; a shorter form, whole), not
+    the form: a form occurs where its anchor ends and the text before it holds the rest, which is checked
+    there (:meth:`_found_at`), so the automaton finds every anchor, overlapping, and the matches are chosen
+    from the forms found. A form's spellings are mostly random characters (a flag, its base64), which an
+    automaton stores at ~6 bytes a character: its anchor alone took the automaton of 46,736 spellings of
+    one answer per run at 10k runs from 26 MB to ~9 MB of Rust heap, in every process that holds one, and
+    its making from ~3× that to ~2× (issue 33, 3). A text's cost is still one pass and a check per anchor
+    found (a form's anchor, or another of the same end: each check one comparison per length of the forms
+    that end so)."""
 
     made = 0  # automata made, and the characters of the forms they were made of (tests count work)
     characters = 0
@@ -288,24 +302,69 @@ class Literals:
 
     def _make(self) -> None:
         self._automaton = None
-        if self.forms:
-            Literals.made += 1
-            Literals.characters += sum(map(len, self.forms))
-            self._automaton = ahocorasick_rs.AhoCorasick(
-                [_sound(form) for form in self.forms],
-                matchkind=ahocorasick_rs.MatchKind.LeftmostLongest,
-                implementation=ahocorasick_rs.Implementation.ContiguousNFA,
-                store_patterns=False,
-            )
+        # anchor number -> the number of the one form that ends so, or -1: several, in _shared
+        self._ending = array("l")
+        self._shared: dict[int, dict[int, dict[str, int]]] = {}  # anchor number -> length -> form -> number
+        self._sounded: dict[int, str] = {}  # a form's number -> the form as matched, when it holds a lone surrogate
+        if not self.forms:
+            return
+        Literals.made += 1
+        Literals.characters += sum(map(len, self.forms))
+        anchors: dict[str, int] = {}
+        ending, shared, sounded = self._ending, self._shared, self._sounded
+        for number, form in enumerate(self.forms):
+            if _SURROGATE.search(form):
+                form = sounded[number] = _sound(form)
+            anchor = anchors.setdefault(form[-ANCHOR:], len(anchors))
+            if anchor == len(ending):
+                ending.append(number)
+                continue
+            if ending[anchor] >= 0:  # a second form of this end
+                first = ending[anchor]
+                first_form = sounded.get(first, self.forms[first])
+                shared[anchor] = {len(first_form): {first_form: first}}
+                ending[anchor] = -1
+            shared[anchor].setdefault(len(form), {}).setdefault(form, number)  # (the same form twice: the first)
+        self._automaton = ahocorasick_rs.AhoCorasick(
+            list(anchors),
+            matchkind=ahocorasick_rs.MatchKind.Standard,
+            implementation=ahocorasick_rs.Implementation.ContiguousNFA,
+            store_patterns=False,
+        )
 
     def matches(self, text: str) -> list[tuple[int, int, int]]:
         """Each match in ``text``: (the form's number, start, end), in order, not overlapping."""
         if self._automaton is None or not text:
             return []
         try:
-            return self._automaton.find_matches_as_indexes(text)
+            hits = self._automaton.find_matches_as_indexes(text, overlapping=True)
         except UnicodeEncodeError:  # a lone surrogate
-            return self._automaton.find_matches_as_indexes(_sound(text))
+            text = _sound(text)
+            hits = self._automaton.find_matches_as_indexes(text, overlapping=True)
+        if not hits:
+            return []
+        found = sorted(
+            (start, -end, number) for anchor, _, end in hits for number, start in self._found_at(text, anchor, end)
+        )
+        out, after = [], 0
+        for start, minus_end, number in found:  # the leftmost, the longest there, then on after it
+            if start >= after:
+                out.append((number, start, -minus_end))
+                after = -minus_end
+        return out
+
+    def _found_at(self, text: str, anchor: int, end: int):
+        """(number, start) of each form with this anchor that ends at ``end`` in ``text``."""
+        number = self._ending[anchor]
+        if number >= 0:
+            form = self._sounded.get(number, self.forms[number])
+            start = end - len(form)
+            if start >= 0 and (len(form) <= ANCHOR or text.startswith(form, start)):
+                yield number, start
+            return
+        for length, forms in self._shared[anchor].items():
+            if length <= end and (number := forms.get(text[end - length : end], -1)) >= 0:
+                yield number, end - length
 
     def spans(self, text: str) -> list[tuple[int, int]]:
         return [(start, end) for _, start, end in self.matches(text)]
