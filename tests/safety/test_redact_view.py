@@ -162,7 +162,9 @@ def test_the_automaton_of_anchors_finds_what_trying_every_literal_at_every_posit
         found = Literals(literals).matches(text)
     finally:
         redact.ANCHOR = kept
-    assert [(start, end) for _, start, end in found] == _brute(redact._sound(text), [redact._sound(v) for v in literals])
+    assert [(start, end) for _, start, end in found] == _brute(
+        redact._sound(text), [redact._sound(v) for v in literals]
+    )
     assert all(redact._sound(text[start:end]) == redact._sound(literals[n]) for n, start, end in found)
 
 

@@ -285,8 +285,9 @@ class Literals:
     found (a form's anchor, or another of the same end: each check one comparison per length of the forms
     that end so)."""
 
-    made = 0  # automata made, and the characters of the forms they were made of (tests count work)
-    characters = 0
+    made = 0  # automata made, the characters of the forms they were made of, and of the anchors they
+    characters = 0  # hold (tests count work and memory)
+    held = 0
 
     def __init__(self, forms: Iterable[str], owners: list | None = None):
         self.forms = tuple(forms)
@@ -325,8 +326,10 @@ class Literals:
                 shared[anchor] = {len(first_form): {first_form: first}}
                 ending[anchor] = -1
             shared[anchor].setdefault(len(form), {}).setdefault(form, number)  # (the same form twice: the first)
+        patterns = list(anchors)
+        Literals.held += sum(map(len, patterns))
         self._automaton = ahocorasick_rs.AhoCorasick(
-            list(anchors),
+            patterns,
             matchkind=ahocorasick_rs.MatchKind.Standard,
             implementation=ahocorasick_rs.Implementation.ContiguousNFA,
             store_patterns=False,
@@ -582,6 +585,14 @@ def _encodings(value: str) -> frozenset[str]:
 
 
 _URL_SAFE = str.maketrans("+/", "-_")
+
+
+def forget_spellings() -> None:
+    """Empty :func:`_encodings`' cache. A build fills it as it reads (each run's own values, each answer) and,
+    once its :class:`Redaction` holds every answer's spellings, asks it again only for a run's own values
+    that are not answers, a few: kept, it held a set of spellings for each of up to 32,768 values (~10 MB of
+    sets and strings at 10k runs with one answer per run, issue 33, 3)."""
+    _encodings.cache_clear()
 
 
 def _base64_cores(raw: bytes) -> list[str]:
