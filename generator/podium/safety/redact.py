@@ -40,6 +40,7 @@ import base64
 import bisect
 import functools
 import hashlib
+import itertools
 import json
 import re
 from array import array
@@ -260,6 +261,11 @@ class _View:
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
+def _digest64(text: str) -> int:
+    """A stable 64-bit digest of ``text`` (a sound one: no lone surrogate), as a signed integer."""
+    return int.from_bytes(hashlib.blake2b(text.encode("utf-8"), digest_size=8).digest(), "little", signed=True)
+
+
 def _sound(text: str) -> str:
     """``text`` with each lone surrogate (which has no UTF-8) a U+FFFD, every character where it was."""
     return _SURROGATE.sub("\ufffd", text)
@@ -276,60 +282,67 @@ class Literals:
     ``owners``: for each form, the set it belongs to (None: to every set), read by :meth:`matches`.
 
     The automaton holds each form's last ``ANCHOR`` characters (its anchor; a shorter form, whole), not
-    the form: a form occurs where its anchor ends and the text before it holds the rest, which is checked
-    there (:meth:`_found_at`), so the automaton finds every anchor, overlapping, and the matches are chosen
-    from the forms found. A form's spellings are mostly random characters (a flag, its base64), which an
-    automaton stores at ~6 bytes a character: its anchor alone took the automaton of 46,736 spellings of
-    one answer per run at 10k runs from 26 MB to ~9 MB of Rust heap, in every process that holds one, and
-    its making from ~3× that to ~2× (issue 33, 3). A text's cost is still one pass and a check per anchor
-    found (a form's anchor, or another of the same end: each check one comparison per length of the forms
-    that end so)."""
+    the form: a form occurs where its anchor ends and the text before it is the rest of it, which is
+    checked there (:meth:`_found_at`), so the automaton finds every anchor, overlapping, and the matches
+    are chosen from the forms found. A form's spellings are mostly random characters (a flag, its base64),
+    which an automaton stores at ~6 bytes a character: its anchor alone took the automaton of 46,736
+    spellings of one answer per run at 10k runs from 26 MB to ~9 MB of Rust heap, in every process that
+    holds one, and its making from ~3× that to ~2× (issue 33, 3). A text's cost is still one pass and a
+    check per anchor found (a form's anchor, or another of the same end: each check one comparison per
+    length of the forms that end so).
+
+    Nor are the forms kept as strings (~110 bytes each in every process): each is kept as its length and
+    a 64-bit digest (:func:`_digest64`), ~20 bytes, and checked by the digest of the text's characters
+    where it would be. Two different strings of one digest are a 2^-64 chance, and would only redact the
+    text's, never leave a form's unredacted (a form's own digest always matches)."""
 
     made = 0  # automata made, the characters of the forms they were made of, and of the anchors they
     characters = 0  # hold (tests count work and memory)
     held = 0
 
     def __init__(self, forms: Iterable[str], owners: list | None = None):
-        self.forms = tuple(forms)
         self.owners = owners
-        self._make()
-
-    def __getstate__(self) -> tuple:  # (a worker process makes the automaton again from the forms)
-        return self.forms, self.owners
-
-    def __setstate__(self, state: tuple) -> None:
-        self.forms, self.owners = state
-        self._make()
-
-    def _make(self) -> None:
-        self._automaton = None
-        # anchor number -> the number of the one form that ends so, or -1: several, in _shared
-        self._ending = array("l")
-        self._shared: dict[int, dict[int, dict[str, int]]] = {}  # anchor number -> length -> form -> number
-        self._sounded: dict[int, str] = {}  # a form's number -> the form as matched, when it holds a lone surrogate
-        if not self.forms:
-            return
-        Literals.made += 1
-        Literals.characters += sum(map(len, self.forms))
+        self._lengths = array("i")  # each form's length and digest (as matched: a lone surrogate as U+FFFD)
+        self._digests = array("q")
+        self._ending = array("i")  # anchor number -> the one form that ends so, or -1: several, in _shared
+        self._shared: dict[int, dict[int, dict[int, int]]] = {}  # anchor number -> length -> digest -> form
         anchors: dict[str, int] = {}
-        ending, shared, sounded = self._ending, self._shared, self._sounded
-        for number, form in enumerate(self.forms):
+        lengths, digests, ending, shared = self._lengths, self._digests, self._ending, self._shared
+        for number, form in enumerate(forms):
             if _SURROGATE.search(form):
-                form = sounded[number] = _sound(form)
+                form = _sound(form)
+            lengths.append(len(form))
+            digests.append(_digest64(form))
             anchor = anchors.setdefault(form[-ANCHOR:], len(anchors))
             if anchor == len(ending):
                 ending.append(number)
                 continue
             if ending[anchor] >= 0:  # a second form of this end
                 first = ending[anchor]
-                first_form = sounded.get(first, self.forms[first])
-                shared[anchor] = {len(first_form): {first_form: first}}
+                shared[anchor] = {lengths[first]: {digests[first]: first}}
                 ending[anchor] = -1
-            shared[anchor].setdefault(len(form), {}).setdefault(form, number)  # (the same form twice: the first)
-        patterns = list(anchors)
-        Literals.held += sum(map(len, patterns))
+            shared[anchor].setdefault(len(form), {}).setdefault(digests[number], number)  # (twice: the first)
+        self._anchors = "".join(anchors)  # every anchor, one after the other, and where each ends
+        self._anchor_ends = array("i", itertools.accumulate(map(len, anchors)))
+        self._make()
+
+    def __getstate__(self) -> dict:  # (a worker process makes the automaton again from the anchors)
+        return {name: value for name, value in self.__dict__.items() if name != "_automaton"}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._make()
+
+    def _make(self) -> None:
+        self._automaton = None
+        if not self._lengths:
+            return
+        Literals.made += 1
+        Literals.characters += sum(self._lengths)
+        Literals.held += len(self._anchors)
+        ends = self._anchor_ends
         self._automaton = ahocorasick_rs.AhoCorasick(
-            patterns,
+            [self._anchors[start:end] for start, end in zip(itertools.chain((0,), ends), ends)],
             matchkind=ahocorasick_rs.MatchKind.Standard,
             implementation=ahocorasick_rs.Implementation.ContiguousNFA,
             store_patterns=False,
@@ -360,13 +373,12 @@ class Literals:
         """(number, start) of each form with this anchor that ends at ``end`` in ``text``."""
         number = self._ending[anchor]
         if number >= 0:
-            form = self._sounded.get(number, self.forms[number])
-            start = end - len(form)
-            if start >= 0 and (len(form) <= ANCHOR or text.startswith(form, start)):
+            start = end - self._lengths[number]
+            if start >= 0 and (end - start <= ANCHOR or _digest64(text[start:end]) == self._digests[number]):
                 yield number, start
             return
         for length, forms in self._shared[anchor].items():
-            if length <= end and (number := forms.get(text[end - length : end], -1)) >= 0:
+            if length <= end and (number := forms.get(_digest64(text[end - length : end]), -1)) >= 0:
                 yield number, end - length
 
     def spans(self, text: str) -> list[tuple[int, int]]:
