@@ -904,18 +904,18 @@ class Redaction:
         self.base = Redactor(self.configured)
         kept = {m: tuple(sorted(v for v in a if is_answer(v))) for m, a in sorted(answers.items())}
         kept = {m: values for m, values in kept.items() if values}
-        owners: dict[str, set[str] | None] = dict.fromkeys(self.base.literals)  # None: every mission's
+        # each form's mission, or its missions when several share it (None: every mission's, a configured value)
+        owners: dict[str, str | set[str] | None] = dict.fromkeys(self.base.literals)
         for mission, values in kept.items():
             for value in values:
                 for form in literal_forms((value,)):
-                    held = owners.setdefault(form, set())
-                    if held is not None:
-                        held.add(mission)
-        forms = sorted(owners, key=lambda f: (-len(f), f))
-        shared: dict[frozenset, frozenset] = {}  # one set object per distinct set of missions
-        self._every = Literals(
-            forms, [None if (o := owners[f]) is None else shared.setdefault(frozenset(o), frozenset(o)) for f in forms]
-        )
+                    held = owners.setdefault(form, mission)
+                    if held is None or held == mission:
+                        continue
+                    if isinstance(held, str):  # a second mission's (a set only then: one per form was ~10 MB at 10k)
+                        owners[form] = held = {held}
+                    held.add(mission)
+        self._every = Literals(owners, _owner_sets(owners.values()))
         self._missions = {
             m: Redactor(self.configured + values, _MissionLiterals(self._every, m, self.configured + values))
             for m, values in kept.items()
@@ -960,6 +960,22 @@ class Redaction:
         if text not in self._anywhere:
             self._anywhere[text] = self._anywhere_redactor(text)
         return self._anywhere[text]
+
+
+def _owner_sets(owners: Iterable[str | set[str] | None]) -> list[frozenset[str] | None]:
+    """Each form's missions as a frozenset (None: every mission's), one object per distinct set."""
+    shared: dict[str | frozenset[str], frozenset[str]] = {}
+    out: list[frozenset[str] | None] = []
+    for held in owners:
+        if held is None:
+            out.append(None)
+            continue
+        key = held if isinstance(held, str) else frozenset(held)
+        found = shared.get(key)
+        if found is None:
+            found = shared[key] = frozenset((held,)) if isinstance(held, str) else frozenset(held)
+        out.append(found)
+    return out
 
 
 def _digest(values: Iterable[str]) -> str:
