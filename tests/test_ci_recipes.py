@@ -667,3 +667,149 @@ def test_publish_sh_dry_run_picks_s3_and_rclone_by_the_target(project):
     assert "publish.sh: rclone sync site/ remote:board" in rclone.stdout
     missing = publish(project, "")
     assert missing.returncode != 0 and "set PUBLISH_TO" in missing.stderr
+
+
+# --- publish.sh's fetch of the previous summary and its agents' parts ----------------------------------
+SERVING_CURL = """#!{python}
+import json, os, sys
+args = sys.argv[1:]
+with open(os.environ["CURL_LOG"], "a") as log:
+    log.write(json.dumps(args) + "\\n")
+url = args[args.index("-o") - 1]
+path = url.removeprefix("https://board.example/")
+code = json.loads(os.environ.get("CURL_EXITS", "{{}}")).get(path, 0)
+served = os.path.join(os.environ["HOST_ROOT"], path)
+if code == 0 and not (url.startswith("https://board.example/") and os.path.isfile(served)):
+    code = 22  # -f: an HTTP error
+if code == 0:
+    with open(served, "rb") as body, open(args[args.index("-o") + 1], "wb") as out:
+        out.write(body.read())
+sys.exit(code)
+"""
+SUMMARY_URL = "https://board.example/api/results/summary.json"
+PARTS_URL = "https://board.example/api/results/summary/agents/"
+PUBLISH_CURL = ["-fsSL", "--proto", "=https", "--proto-redir", "=https", "--max-redirs", "5", *CAPPED[2:]]
+PUBLISH_TOOLS = ("sh", "mktemp", "rm", "mkdir", "date", "grep", "sort", "wc", "tr", "cat", "env", "dirname")
+
+
+def serving(tmp_path: Path, host: Path, reader: str, **exits: int) -> dict[str, str]:
+    """publish.sh's environment with only its tools on PATH, the slugs read by ``reader`` (jq or python3), and a
+    curl serving ``host`` as https://board.example/ (``exits``: a path's curl exit instead, 63 for too large)."""
+    bin_dir = tmp_path / "serving-bin"
+    bin_dir.mkdir()
+    for tool in PUBLISH_TOOLS:
+        (bin_dir / tool).symlink_to(shutil.which(tool) or pytest.fail(tool))
+    found = sys.executable if reader == "python3" else shutil.which(reader)
+    if found is None:
+        if os.environ.get("PODIUM_REQUIRE_JQ") == "1":
+            pytest.fail("jq is missing and PODIUM_REQUIRE_JQ=1", pytrace=False)
+        pytest.skip(f"{reader} is not installed")
+    (bin_dir / reader).symlink_to(found)
+    (bin_dir / "curl").write_text(SERVING_CURL.format(python=sys.executable))
+    (bin_dir / "curl").chmod(0o755)
+    return {
+        "PATH": str(bin_dir),
+        "HOST_ROOT": str(host),
+        "CURL_LOG": str(tmp_path / "curl.log"),
+        "CURL_EXITS": json.dumps(exits),
+        "PREVIOUS_SUMMARY_URL": SUMMARY_URL,
+        "DRY_RUN": "1",
+    }
+
+
+def curl_calls(tmp_path: Path) -> list[list[str]]:
+    log = tmp_path / "curl.log"
+    return [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+
+
+@pytest.mark.parametrize("reader", ["jq", "python3"])
+def test_publish_sh_fetches_the_agents_parts_its_change_report_counts_new_runs_from(project, tmp_path, reader):
+    """A summary in parts (podium.summary/2) and each agent's part beside it, as the live site holds them: the
+    change report has every agent's new runs per mission version, and no warning of parts left out."""
+    built = subprocess.run(
+        [sys.executable, "-m", "podium", "build", "export", "--out", "host", "--config", "podium.yaml", "--quiet"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+    )
+    assert built.returncode == 0, built.stderr
+    export = ExportDir(project / "export")
+    rid = run_id("ci-new")
+    export.run(graded(rid, det=0.75), rid=rid, agent="osprey")
+    export.sidecars()
+    done = publish(project, "s3://bucket/board", **serving(tmp_path, project / "host", reader))
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert [call[-3] for call in curl_calls(tmp_path)] == [SUMMARY_URL, f"{PARTS_URL}osprey.json"]
+    assert all(call[:-3] == PUBLISH_CURL for call in curl_calls(tmp_path))  # the same caps for each
+    assert "**New runs by agent and mission version**" in done.stdout
+    assert "\n- osprey on m1 1.0.0: " in done.stdout  # (a row only osprey's part tells)
+    assert "could not be read" not in done.stdout + done.stderr
+
+
+HOSTILE = {
+    "schema": "podium.summary/2",
+    "agents": [
+        {"slug": "../../evil"},
+        {"slug": "a/b"},
+        {"slug": "Osprey"},
+        {"slug": "x\nosprey"},
+        {"slug": "https://elsewhere.example/x"},
+        {"slug": 5},
+        {"slug": "a" * 101},
+        "kestrel",
+        {"slug": "merlin"},
+        {"slug": "-dash"},
+    ],
+    "agents_older": [{"slug": "merlin"}, {"slug": "kestrel"}, {"slug": "too-big"}],
+    "missions": [{"slug": "mission-slug"}],
+}
+
+
+@pytest.mark.parametrize("reader", ["jq", "python3"])
+def test_publish_sh_fetches_only_parts_podium_names_from_a_hostile_index(project, tmp_path, reader):
+    """The index is the live site's, untrusted: only slugs podium makes become paths (no "/", "..", newline,
+    capital, other host, nor other key's slug), each fetched once with the summary's caps; a part over 64 MiB
+    (curl exit 63) or not there is left out, and the publish goes on with podium's warning."""
+    host = tmp_path / "host"
+    (host / "api" / "results" / "summary" / "agents").mkdir(parents=True)
+    (host / "api" / "results" / "summary.json").write_text(json.dumps(HOSTILE))
+    (host / "api" / "results" / "summary" / "agents" / "kestrel.json").write_text("{}")
+    env = serving(tmp_path, host, reader, **{"api/results/summary/agents/too-big.json": 63})
+    done = publish(project, "s3://bucket/board", **env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    calls = curl_calls(tmp_path)
+    assert [call[-3] for call in calls] == [SUMMARY_URL] + [
+        f"{PARTS_URL}{s}.json" for s in ("kestrel", "merlin", "too-big")
+    ]
+    for call in calls:
+        assert call[:-3] == PUBLISH_CURL
+    assert "publish.sh: published site to s3://bucket/board" in done.stdout
+
+
+@pytest.mark.parametrize(
+    ("index", "env", "said"),
+    [
+        ({**HOSTILE, "schema": "podium.summary/1"}, {}, ""),  # not in parts: no part to fetch
+        ({**HOSTILE, "agents": [{"slug": f"a{n}"} for n in range(10001)]}, {}, "more than 10000: none is fetched"),
+        (HOSTILE, {"PARTS_SECONDS": "0"}, "took over 0 s: the rest are not fetched"),
+    ],
+)
+def test_publish_sh_fetches_no_part_past_its_bounds(project, tmp_path, index, env, said):
+    host = tmp_path / "host"
+    (host / "api" / "results").mkdir(parents=True)
+    (host / "api" / "results" / "summary.json").write_text(json.dumps(index))
+    done = publish(project, "s3://bucket/board", **serving(tmp_path, host, "python3"), **env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert [call[-3] for call in curl_calls(tmp_path)] == [SUMMARY_URL]
+    assert said in done.stdout
+
+
+def test_publish_sh_fetches_no_part_beside_a_summary_of_another_name(project, tmp_path):
+    host = tmp_path / "host"
+    (host / "api" / "results").mkdir(parents=True)
+    (host / "api" / "results" / "s.json").write_text(json.dumps(HOSTILE))
+    env = {**serving(tmp_path, host, "python3"), "PREVIOUS_SUMMARY_URL": "https://board.example/api/results/s.json"}
+    done = publish(project, "s3://bucket/board", **env)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert len(curl_calls(tmp_path)) == 1
+    assert "is not named summary.json: the agents' parts beside it are not fetched" in done.stdout

@@ -6,12 +6,13 @@ import os
 from contextlib import closing
 from pathlib import Path
 
+import pytest
 from exportkit import ExportDir, graded, report_md, run_id
 
 import podium.load.export
 import podium.load.export.ahead
 import podium.render.site
-from podium import workers
+from podium import heap, workers
 from podium.build import build_site
 from podium.config import Config
 
@@ -50,6 +51,21 @@ def test_a_setup_runs_once_in_each_worker_before_the_tasks_after_it(tmp_path):
         assert len(setups) == 3 and set(setups.values()) == {1} and os.getpid() not in setups
         assert len(done) == 30 and set(_noted(tmp_path, "task")) <= set(setups)
         assert sum(_noted(tmp_path, "task").values()) == 30
+
+
+def _released() -> int:
+    return heap.released
+
+
+@pytest.mark.skipif(heap._TRIM is None, reason="glibc only")
+def test_a_worker_gives_back_what_its_setup_freed(tmp_path):
+    """A setup (the report renderer, its automaton made again in the worker through a larger one) is followed
+    by heap.release() in each worker (heap.py)."""
+    with closing(workers.Workers(2)) as two:
+        before = set(two.in_order(_released, [()] * 8, ahead=4))
+        two.everywhere(_note, str(tmp_path), "setup")
+        after = set(two.in_order(_released, [()] * 8, ahead=4))
+    assert after == {n + 1 for n in before} and len(_noted(tmp_path, "setup")) == 2
 
 
 def test_no_worker_is_forked_until_one_is_needed():

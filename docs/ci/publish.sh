@@ -10,8 +10,9 @@
 #   rclone:remote:path             rclone sync (any rclone remote)
 # Optional: PODIUM (the podium command; default "podium"), PODIUM_ARGS (extra build
 # flags, e.g. "--config podium.yaml"), PREVIOUS_SUMMARY_URL (the published
-# summary.json; its change report is printed, and appended to $GITHUB_STEP_SUMMARY
-# when that is set), DRY_RUN=1 (build, then only print the publish command).
+# summary.json, https://…/api/results/summary.json; with the agents' parts beside it, its
+# change report is printed, and appended to $GITHUB_STEP_SUMMARY when that is set),
+# DRY_RUN=1 (build, then only print the publish command).
 set -eu
 
 EXPORT=${EXPORT:-export}
@@ -38,21 +39,80 @@ stop_commands
 $PODIUM build "$EXPORT" --out "$SITE" $PODIUM_ARGS
 resume_commands
 
+# https only (redirects too), at most 64 MiB a file (podium reads no more), two minutes a file.
+fetch() {  # URL FILE
+    curl -fsSL --proto '=https' --proto-redir '=https' --max-redirs 5 --connect-timeout 20 --max-time 120 \
+        --max-filesize 67108864 "$1" -o "$2"
+}
+
+# The slugs of a summary in parts (podium.summary/2): each agent's, in both scopes, once; read with jq, or
+# python3 without it. The index is the published site's, so untrusted: only a slug podium makes
+# ([a-z0-9][a-z0-9-]{0,99}, no "/" nor "..") makes a path, and at most PARTS_MAX of them.
+PARTS_MAX=10000
+PARTS_SECONDS=${PARTS_SECONDS:-600}  # all the parts together: a host that drips bytes cannot hold the publish
+part_slugs() {  # SUMMARY (nothing when it is not such an index: podium says what is wrong with it)
+    if command -v jq >/dev/null 2>&1; then
+        jq -r 'select(type == "object" and .schema == "podium.summary/2")
+            | (.agents, .agents_older) | arrays | .[] | objects | .slug | strings
+            | select(test("^[a-z0-9][a-z0-9-]{0,99}$"))' "$1" 2>/dev/null
+    else
+        python3 -c 'import json, re, sys
+index = json.load(open(sys.argv[1], encoding="utf-8"))
+if isinstance(index, dict) and index.get("schema") == "podium.summary/2":
+    for scope in ("agents", "agents_older"):
+        entries = index.get(scope)
+        for entry in entries if isinstance(entries, list) else ():
+            slug = entry.get("slug") if isinstance(entry, dict) else None
+            if isinstance(slug, str) and re.fullmatch("[a-z0-9][a-z0-9-]{0,99}", slug):
+                print(slug)' "$1" 2>/dev/null
+    fi
+}
+
+# Each agent's part beside the summary (summary/agents/<slug>.json, as the site holds them): what the
+# change report counts new runs per mission version from. One not fetched is left out, and podium says
+# whose rows its report leaves out; the publish goes on.
+fetch_parts() {  # SUMMARY_URL FOLDER (holding summary.json)
+    url=${1%%[?#]*}
+    case "$url" in
+        */summary.json) base=${url%/summary.json} ;;
+        *) echo "publish.sh: $1 is not named summary.json: the agents' parts beside it are not fetched"; return 0 ;;
+    esac
+    if ! command -v jq >/dev/null 2>&1 && ! command -v python3 >/dev/null 2>&1; then
+        echo "publish.sh: neither jq nor python3 here to read the summary: the agents' parts are not fetched"
+        return 0
+    fi
+    slugs=$(part_slugs "$2/summary.json" | LC_ALL=C grep -E '^[a-z0-9][a-z0-9-]{0,99}$' | LC_ALL=C sort -u) || true
+    [ -n "$slugs" ] || return 0
+    count=$(printf '%s\n' "$slugs" | wc -l | tr -d ' ')
+    if [ "$count" -gt "$PARTS_MAX" ]; then
+        echo "publish.sh: the summary names $count agents' parts, more than $PARTS_MAX: none is fetched"
+        return 0
+    fi
+    mkdir -p "$2/summary/agents"
+    until=$(( $(date +%s) + PARTS_SECONDS ))
+    for slug in $slugs; do
+        if [ "$(date +%s)" -ge "$until" ]; then
+            echo "publish.sh: the agents' parts took over $PARTS_SECONDS s: the rest are not fetched"
+            return 0
+        fi
+        fetch "$base/summary/agents/$slug.json" "$2/summary/agents/$slug.json" || rm -f "$2/summary/agents/$slug.json"
+    done
+}
+
 if [ -n "${PREVIOUS_SUMMARY_URL:-}" ]; then
-    previous=$(mktemp)
-    # https only (redirects too), at most 64 MiB (podium reads no more), two minutes at most.
-    if curl -fsSL --proto '=https' --proto-redir '=https' --max-redirs 5 --connect-timeout 20 --max-time 120 \
-        --max-filesize 67108864 "$PREVIOUS_SUMMARY_URL" -o "$previous"; then
+    previous=$(mktemp -d)
+    if fetch "$PREVIOUS_SUMMARY_URL" "$previous/summary.json"; then
+        fetch_parts "$PREVIOUS_SUMMARY_URL" "$previous"
         stop_commands
         # shellcheck disable=SC2086
-        report=$($PODIUM diff "$previous" "$SITE/api/results/summary.json" || true)
+        report=$($PODIUM diff "$previous/summary.json" "$SITE/api/results/summary.json" || true)
         printf '%s\n' "$report"
         resume_commands
         if [ -n "${GITHUB_STEP_SUMMARY:-}" ]; then printf '%s\n' "$report" >> "$GITHUB_STEP_SUMMARY"; fi
     else
         echo "publish.sh: no previous summary at $PREVIOUS_SUMMARY_URL (first publish?)"
     fi
-    rm -f "$previous"
+    rm -rf "$previous"
 fi
 
 run() {

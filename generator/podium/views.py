@@ -13,10 +13,11 @@ from podium.cache.witnesses import RunKeeper
 from podium.config import CONFIG_NAME, Config
 from podium.count import compare
 from podium.count.summarize import summarize
+from podium.heap import release
 from podium.inputs import export_paths
 from podium.load.export import Scanned, load_exports
 from podium.model import Export, Leaderboard, Pair
-from podium.safety.redact import Redaction
+from podium.safety.redact import Redaction, forget_spellings
 from podium.safety.safe import public_board_and_pairs
 from podium.workers import NO_WORKERS, Workers
 
@@ -57,8 +58,12 @@ def load_runs(
 
 def count_runs(config: Config, export: Export, keeper: RunKeeper) -> Counted:
     """Count every run once (with ``run_pages`` applied, as the site links runs), and make the public view."""
-    board = _summary(config, export)
+    # the redaction first: what making it takes at once (its automaton, each answer's spellings) is then not
+    # on top of the board's figures, and is given back before they are counted (issue 33, 3)
     redaction = Redaction(config.redact, keeper.answers.by_mission)
+    forget_spellings()  # (the redaction holds them)
+    release()  # what making its automaton took, given back (heap.py)
+    board = _summary(config, export)
     keeper.cache.settle(redaction.holds_any)  # the rows read go into the cache file, checked for every answer
     public, public_pair = public_board_and_pairs(board, redaction)
     return Counted(board, public, redaction, public_pair)

@@ -14,8 +14,9 @@ reach (gc.freeze), so a collection never writes to those pages and copies them.
 time, with the server and its resource tracker each a process of their own: at 10k runs a cold build peaked
 at 126 MB of PSS, 105 MB with workers forked late from the build, 8X MB with them forked before it reads.)
 
-A stage's own setup (the renderer's theme and reports) is run in each worker once (:meth:`Workers.everywhere`);
-every other task carries what it needs. The pool is a
+A stage's own setup (the renderer's theme and reports) is run in each worker once (:meth:`Workers.everywhere`),
+then what it freed is handed back to the system (heap.py: making the reports' automaton takes twice what it
+keeps); every other task carries what it needs. The pool is a
 ``ProcessPoolExecutor``: a worker that dies (killed, out of memory) breaks it, and the build stops with an
 error naming that, where ``multiprocessing.Pool`` would replace the worker and wait for the lost task's result
 forever.
@@ -32,6 +33,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import NamedTuple
 
 from podium.errors import BuildError
+from podium.heap import release
 
 SETUP_WAIT = 600  # seconds a worker waits for the others to take their setup too (a dead one: an error)
 
@@ -91,6 +93,7 @@ def _start(barrier=None) -> None:
 
 def _setup(function: Callable, args: tuple) -> None:
     function(*args)
+    release()  # what the setup freed (the report renderer's automaton, made again here through a larger one)
     if _BARRIER is not None:
         _BARRIER.wait()
 

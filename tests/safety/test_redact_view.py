@@ -146,6 +146,28 @@ def test_the_automaton_finds_what_trying_every_literal_at_every_position_finds(l
     assert Literals(literals).spans(text) == _brute(text, literals)
 
 
+@settings(max_examples=1500, deadline=None)
+@given(
+    st.lists(st.text(alphabet="abé\ud800", min_size=1, max_size=20), min_size=1, max_size=10, unique=True),
+    st.text(alphabet="abé\ud800 ", max_size=60),
+    st.sampled_from([redact.ANCHOR, 1, 3]),
+)
+def test_the_automaton_of_anchors_finds_what_trying_every_literal_at_every_position_finds(literals, text, anchor):
+    """The automaton holds each form's last ANCHOR characters, and many forms share an end on two letters (one
+    anchor, several lengths; forms longer than their anchor, and shorter): still the leftmost, the longest
+    there, then on after it, each match numbered as its form (lone surrogates matched as U+FFFD)."""
+    kept = redact.ANCHOR
+    redact.ANCHOR = anchor
+    try:
+        found = Literals(literals).matches(text)
+    finally:
+        redact.ANCHOR = kept
+    assert [(start, end) for _, start, end in found] == _brute(
+        redact._sound(text), [redact._sound(v) for v in literals]
+    )
+    assert all(redact._sound(text[start:end]) == redact._sound(literals[n]) for n, start, end in found)
+
+
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     st.lists(st.from_regex(r"[ab{}!-]{6,9}", fullmatch=True), min_size=1, max_size=6, unique=True),

@@ -40,8 +40,10 @@ import base64
 import bisect
 import functools
 import hashlib
+import itertools
 import json
 import re
+from array import array
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping
 
@@ -259,53 +261,125 @@ class _View:
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
+def _digest64(text: str) -> int:
+    """A stable 64-bit digest of ``text`` (a sound one: no lone surrogate), as a signed integer."""
+    return int.from_bytes(hashlib.blake2b(text.encode("utf-8"), digest_size=8).digest(), "little", signed=True)
+
+
 def _sound(text: str) -> str:
     """``text`` with each lone surrogate (which has no UTF-8) a U+FFFD, every character where it was."""
     return _SURROGATE.sub("\ufffd", text)
 
 
+ANCHOR = 8  # characters of a form's end that :class:`Literals`' automaton holds
+
+
 class Literals:
     """Where any of ``forms`` occurs in a text, as one regular expression of them all (longest first)
     finds it: the leftmost, the longest there, then on after it. One pass of an Aho–Corasick automaton
-    (leftmost-longest), made once in time linear in the forms' length: the cost of a text does not grow
+    over the text, made once in time linear in the forms' length: the cost of a text does not grow
     with the number of forms (a trie-shaped regular expression did, past ~500 values: issue 34, 5).
-    ``owners``: for each form, the set it belongs to (None: to every set), read by :meth:`matches`."""
+    ``owners``: for each form, the set it belongs to (None: to every set), read by :meth:`matches`.
 
-    made = 0  # automata made, and the characters of the forms they were made of (tests count work)
-    characters = 0
+    The automaton holds each form's last ``ANCHOR`` characters (its anchor; a shorter form, whole), not
+    the form: a form occurs where its anchor ends and the text before it is the rest of it, which is
+    checked there (:meth:`_found_at`), so the automaton finds every anchor, overlapping, and the matches
+    are chosen from the forms found. A form's spellings are mostly random characters (a flag, its base64),
+    which an automaton stores at ~6 bytes a character: its anchor alone took the automaton of 46,736
+    spellings of one answer per run at 10k runs from 26 MB to ~9 MB of Rust heap, in every process that
+    holds one, and its making from ~3× that to ~2× (issue 33, 3). A text's cost is still one pass and a
+    check per anchor found (a form's anchor, or another of the same end: each check one comparison per
+    length of the forms that end so).
+
+    Nor are the forms kept as strings (~110 bytes each in every process): each is kept as its length and
+    a 64-bit digest (:func:`_digest64`), ~20 bytes, and checked by the digest of the text's characters
+    where it would be. Two different strings of one digest are a 2^-64 chance, and would only redact the
+    text's, never leave a form's unredacted (a form's own digest always matches)."""
+
+    made = 0  # automata made, the characters of the forms they were made of, and of the anchors they
+    characters = 0  # hold (tests count work and memory)
+    held = 0
 
     def __init__(self, forms: Iterable[str], owners: list | None = None):
-        self.forms = tuple(forms)
         self.owners = owners
+        self._lengths = array("i")  # each form's length and digest (as matched: a lone surrogate as U+FFFD)
+        self._digests = array("q")
+        self._ending = array("i")  # anchor number -> the one form that ends so, or -1: several, in _shared
+        self._shared: dict[int, dict[int, dict[int, int]]] = {}  # anchor number -> length -> digest -> form
+        anchors: dict[str, int] = {}
+        lengths, digests, ending, shared = self._lengths, self._digests, self._ending, self._shared
+        for number, form in enumerate(forms):
+            if _SURROGATE.search(form):
+                form = _sound(form)
+            lengths.append(len(form))
+            digests.append(_digest64(form))
+            anchor = anchors.setdefault(form[-ANCHOR:], len(anchors))
+            if anchor == len(ending):
+                ending.append(number)
+                continue
+            if ending[anchor] >= 0:  # a second form of this end
+                first = ending[anchor]
+                shared[anchor] = {lengths[first]: {digests[first]: first}}
+                ending[anchor] = -1
+            shared[anchor].setdefault(len(form), {}).setdefault(digests[number], number)  # (twice: the first)
+        self._anchors = "".join(anchors)  # every anchor, one after the other, and where each ends
+        self._anchor_ends = array("i", itertools.accumulate(map(len, anchors)))
         self._make()
 
-    def __getstate__(self) -> tuple:  # (a worker process makes the automaton again from the forms)
-        return self.forms, self.owners
+    def __getstate__(self) -> dict:  # (a worker process makes the automaton again from the anchors)
+        return {name: value for name, value in self.__dict__.items() if name != "_automaton"}
 
-    def __setstate__(self, state: tuple) -> None:
-        self.forms, self.owners = state
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
         self._make()
 
     def _make(self) -> None:
         self._automaton = None
-        if self.forms:
-            Literals.made += 1
-            Literals.characters += sum(map(len, self.forms))
-            self._automaton = ahocorasick_rs.AhoCorasick(
-                [_sound(form) for form in self.forms],
-                matchkind=ahocorasick_rs.MatchKind.LeftmostLongest,
-                implementation=ahocorasick_rs.Implementation.ContiguousNFA,
-                store_patterns=False,
-            )
+        if not self._lengths:
+            return
+        Literals.made += 1
+        Literals.characters += sum(self._lengths)
+        Literals.held += len(self._anchors)
+        ends = self._anchor_ends
+        self._automaton = ahocorasick_rs.AhoCorasick(
+            [self._anchors[start:end] for start, end in zip(itertools.chain((0,), ends), ends)],
+            matchkind=ahocorasick_rs.MatchKind.Standard,
+            implementation=ahocorasick_rs.Implementation.ContiguousNFA,
+            store_patterns=False,
+        )
 
     def matches(self, text: str) -> list[tuple[int, int, int]]:
         """Each match in ``text``: (the form's number, start, end), in order, not overlapping."""
         if self._automaton is None or not text:
             return []
         try:
-            return self._automaton.find_matches_as_indexes(text)
+            hits = self._automaton.find_matches_as_indexes(text, overlapping=True)
         except UnicodeEncodeError:  # a lone surrogate
-            return self._automaton.find_matches_as_indexes(_sound(text))
+            text = _sound(text)
+            hits = self._automaton.find_matches_as_indexes(text, overlapping=True)
+        if not hits:
+            return []
+        found = sorted(
+            (start, -end, number) for anchor, _, end in hits for number, start in self._found_at(text, anchor, end)
+        )
+        out, after = [], 0
+        for start, minus_end, number in found:  # the leftmost, the longest there, then on after it
+            if start >= after:
+                out.append((number, start, -minus_end))
+                after = -minus_end
+        return out
+
+    def _found_at(self, text: str, anchor: int, end: int):
+        """(number, start) of each form with this anchor that ends at ``end`` in ``text``."""
+        number = self._ending[anchor]
+        if number >= 0:
+            start = end - self._lengths[number]
+            if start >= 0 and (end - start <= ANCHOR or _digest64(text[start:end]) == self._digests[number]):
+                yield number, start
+            return
+        for length, forms in self._shared[anchor].items():
+            if length <= end and (number := forms.get(_digest64(text[end - length : end]), -1)) >= 0:
+                yield number, end - length
 
     def spans(self, text: str) -> list[tuple[int, int]]:
         return [(start, end) for _, start, end in self.matches(text)]
@@ -523,6 +597,14 @@ def _encodings(value: str) -> frozenset[str]:
 
 
 _URL_SAFE = str.maketrans("+/", "-_")
+
+
+def forget_spellings() -> None:
+    """Empty :func:`_encodings`' cache. A build fills it as it reads (each run's own values, each answer) and,
+    once its :class:`Redaction` holds every answer's spellings, asks it again only for a run's own values
+    that are not answers, a few: kept, it held a set of spellings for each of up to 32,768 values (~10 MB of
+    sets and strings at 10k runs with one answer per run, issue 33, 3)."""
+    _encodings.cache_clear()
 
 
 def _base64_cores(raw: bytes) -> list[str]:
@@ -822,18 +904,18 @@ class Redaction:
         self.base = Redactor(self.configured)
         kept = {m: tuple(sorted(v for v in a if is_answer(v))) for m, a in sorted(answers.items())}
         kept = {m: values for m, values in kept.items() if values}
-        owners: dict[str, set[str] | None] = dict.fromkeys(self.base.literals)  # None: every mission's
+        # each form's mission, or its missions when several share it (None: every mission's, a configured value)
+        owners: dict[str, str | set[str] | None] = dict.fromkeys(self.base.literals)
         for mission, values in kept.items():
             for value in values:
                 for form in literal_forms((value,)):
-                    held = owners.setdefault(form, set())
-                    if held is not None:
-                        held.add(mission)
-        forms = sorted(owners, key=lambda f: (-len(f), f))
-        shared: dict[frozenset, frozenset] = {}  # one set object per distinct set of missions
-        self._every = Literals(
-            forms, [None if (o := owners[f]) is None else shared.setdefault(frozenset(o), frozenset(o)) for f in forms]
-        )
+                    held = owners.setdefault(form, mission)
+                    if held is None or held == mission:
+                        continue
+                    if isinstance(held, str):  # a second mission's (a set only then: one per form was ~10 MB at 10k)
+                        owners[form] = held = {held}
+                    held.add(mission)
+        self._every = Literals(owners, _owner_sets(owners.values()))
         self._missions = {
             m: Redactor(self.configured + values, _MissionLiterals(self._every, m, self.configured + values))
             for m, values in kept.items()
@@ -878,6 +960,22 @@ class Redaction:
         if text not in self._anywhere:
             self._anywhere[text] = self._anywhere_redactor(text)
         return self._anywhere[text]
+
+
+def _owner_sets(owners: Iterable[str | set[str] | None]) -> list[frozenset[str] | None]:
+    """Each form's missions as a frozenset (None: every mission's), one object per distinct set."""
+    shared: dict[str | frozenset[str], frozenset[str]] = {}
+    out: list[frozenset[str] | None] = []
+    for held in owners:
+        if held is None:
+            out.append(None)
+            continue
+        key = held if isinstance(held, str) else frozenset(held)
+        found = shared.get(key)
+        if found is None:
+            found = shared[key] = frozenset((held,)) if isinstance(held, str) else frozenset(held)
+        out.append(found)
+    return out
 
 
 def _digest(values: Iterable[str]) -> str:
