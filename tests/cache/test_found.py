@@ -1,0 +1,253 @@
+"""A run page's key names only the answers that occur in its texts (cache/found.py): a batch of per-run answers
+renders the batch's own run pages, and an old page a new answer occurs in is rendered again and redacted.
+
+Every rebuild is compared with a clean build (no cache) of the same export."""
+
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+from cachekit import CacheProject
+from exportkit import graded, report_md, run_id
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import podium.build
+import podium.cache.found
+from podium.cache.found import _Scan
+from podium.load.fields import FORMAT_CHARACTERS
+from podium.render.markdown import render_report, report_texts
+from podium.safety.redact import Redaction
+
+
+def _check(value: str) -> dict:
+    return {
+        "id": "flag",
+        "source": "artifacts",
+        "ref": "flag",
+        "op": "equals",
+        "value": value,
+        "passed": True,
+        "weight": 1.0,
+        "error": None,
+        "blocked_by": [],
+    }
+
+
+def answer(n: int) -> str:
+    return f"Fl4g-run-{n}!x7q"  # one distinct answer per run, as CTF platforms deploy them
+
+
+class PerRun(CacheProject):
+    """Runs each with an answer of their own (passed), in two missions."""
+
+    def add(self, n: int, mission: str | None = None, report_extra: str = "", value: str | None = None, **grade) -> str:
+        rid = run_id(f"run-{n}")
+        body = graded(rid, det=1.0, judge=0.5, check_breakdown=[_check(value or answer(n))], **grade)
+        self.export.run(
+            body,
+            rid=rid,
+            mission=mission or ("m1", "m2")[n % 2],
+            agent=("osprey", "kestrel")[n % 2],
+            report=report_md(rid=rid, extra=f"| Note | run {n} |\n{report_extra}"),
+        )
+        return rid
+
+
+@pytest.fixture
+def project(tmp_path) -> PerRun:
+    project = PerRun(tmp_path, runs=8)
+    project.build()
+    return project
+
+
+_RUN_PAGE = re.compile(r"runs/[0-9a-f]{32}/index\.html")
+
+
+def _run_pages(built: podium.build.Built) -> list[str]:
+    return sorted(path for path, _ in built.why if _RUN_PAGE.fullmatch(path))
+
+
+def _page(project: CacheProject, n: int) -> str:
+    return (project.tmp / "site" / "runs" / run_id(f"run-{n}") / "index.html").read_text()
+
+
+def _batch(project: PerRun, numbers, **kw) -> podium.build.Built:
+    for n in numbers:
+        project.add(n, **kw)
+    project.export.sidecars()
+    return project.build(explain=True)
+
+
+def test_a_batch_of_per_run_answers_renders_only_its_own_run_pages(project):
+    built = _batch(project, range(8, 11))
+    assert _run_pages(built) == sorted(f"runs/{run_id(f'run-{n}')}/index.html" for n in range(8, 11))
+    project.assert_same_as_clean()
+    again = _batch(project, range(11, 14))  # and the next batch, on the rows this one kept
+    assert len(_run_pages(again)) == 3
+    project.assert_same_as_clean()
+
+
+def test_a_batch_reads_the_texts_of_the_kept_runs_once_and_not_when_no_answer_is_new(project, monkeypatch):
+    made = []
+    real = podium.cache.found.FoundAnswers
+
+    def counting(*args):
+        made.append(real(*args))
+        return made[-1]
+
+    monkeypatch.setattr(podium.cache.found, "FoundAnswers", counting)
+    _batch(project, range(8, 10))
+    assert made[-1].read == 10  # every run of the two missions: each mission has new answers
+    project.export.run(
+        graded(run_id("run-20"), det=0.0, judge=0.5), rid=run_id("run-20"), mission="m1", report=report_md()
+    )
+    project.export.sidecars()
+    project.build()
+    assert made[-1].read == 1  # no new answer (the run passed nothing): only the new run is read
+
+
+def test_a_new_answer_quoted_in_an_old_report_re_renders_that_page_redacted(project):
+    quoted = "Quoted-0ld!answer"
+    report = project.export.root / run_id("run-2")[:8] / "report.md"
+    report.write_text(report.read_text() + f"\nThe agent said **{quoted[:6]}**{quoted[6:]} twice.\n")
+    project.build()
+    assert quoted[6:] in _page(project, 2)
+    built = _batch(project, [9], value=quoted)  # run-9 (mission m2) passes it; run-2 is of m1: m1's page kept
+    assert f"runs/{run_id('run-2')}/index.html" not in _run_pages(built)
+    built = _batch(project, [10], value=quoted)  # run-10 is of m1: run-2's page holds it
+    assert f"runs/{run_id('run-2')}/index.html" in _run_pages(built)
+    assert quoted[6:] not in _page(project, 2)
+    project.assert_same_as_clean()
+
+
+@pytest.mark.parametrize(
+    "where",
+    [
+        {"judge_detail": "the agent printed Fl4g-new-1!x7q\u200b… then Fl4g-new-1!x7q"},
+        {"models_reported": ["gpt-Fl4g-new-1!x7q"]},
+        {"model": "m Fl4g-new-1!x7q"},
+    ],
+    ids=["judge detail", "reported model", "declared model"],
+)
+def test_a_new_answer_in_an_old_runs_result_json_texts_re_renders_that_page(tmp_path, where):
+    project = PerRun(tmp_path, runs=0)
+    project.add(0, mission="m1", **where)
+    project.add(1, mission="m1")
+    project.export.sidecars()
+    project.build()
+    assert "Fl4g-new-1!x7q" in _page(project, 0)
+    built = _batch(project, [2], mission="m1", value="Fl4g-new-1!x7q")
+    assert f"runs/{run_id('run-0')}/index.html" in _run_pages(built)
+    assert f"runs/{run_id('run-1')}/index.html" not in _run_pages(built)
+    assert "Fl4g-new-1!x7q" not in _page(project, 0)
+    project.assert_same_as_clean()
+
+
+def test_an_answer_removed_with_its_run_is_shown_again_where_quoted(project):
+    quoted = answer(4)  # run-4's own answer (mission m1), quoted in run-2's report
+    report = project.export.root / run_id("run-2")[:8] / "report.md"
+    report.write_text(report.read_text() + f"\nA neighbour's flag: {quoted}\n")
+    project.build()
+    assert quoted not in _page(project, 2)
+    gone = project.export.root / run_id("run-4")[:8]
+    for path in gone.iterdir():
+        path.unlink()
+    gone.rmdir()
+    project.export.rows = [row for row in project.export.rows if row["run_id"] != run_id("run-4")]
+    project.export.sidecars()
+    built = project.build(explain=True)
+    assert f"runs/{run_id('run-2')}/index.html" in _run_pages(built)
+    assert quoted in _page(project, 2)  # nobody passed it any more: no longer an answer
+    project.assert_same_as_clean()
+
+
+def test_a_batch_without_the_found_rows_renders_every_run_page_again(project, monkeypatch):
+    """What the found rows save (and that this test module's counts could fail): keyed by every answer of the
+    mission, as before, a batch of per-run answers changes every run page's key."""
+    monkeypatch.setattr(podium.build, "found_answers", lambda *args: None)
+    project.build()
+    built = _batch(project, range(8, 10))
+    assert len(_run_pages(built)) == 10
+
+
+# -------------------------------------------------- the scan, hostile texts
+
+_SPLITS = ["\n", " \n  ", "\u200b", "\u00ad", "**", "*", "`", "~~", "\t", "  "]
+
+
+def _hidden(value: str, rng: random.Random) -> str:
+    """``value`` split by white space, format characters, markup or a character entity, as a report may."""
+    at = rng.randrange(1, len(value))
+    how = rng.choice(["split", "entity", "link", "plain", "json", "percent"])
+    if how == "split":
+        cut = rng.choice(_SPLITS)
+        close = cut if cut in ("**", "*", "`", "~~") else ""
+        return value[:at] + cut + value[at:] + close
+    if how == "entity":
+        return value[:at] + f"&#{ord(value[at])};" + value[at + 1 :]
+    if how == "link":
+        return f"[{value[:at]}](https://example.com/x){value[at:]}"
+    if how == "json":
+        return value.replace("!", "\\u0021")
+    if how == "percent":
+        return value.replace("!", "%21")
+    return value
+
+
+@given(
+    words=st.lists(
+        st.sampled_from(["the", "flag", "is", "`x`", "**b**", "|", "\n", "- ", "> ", "#", "[a](b)", "&amp;", "é"]),
+        max_size=40,
+    ),
+    seed=st.integers(0, 1 << 30),
+    quoted=st.booleans(),
+)
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+def test_a_report_the_scan_finds_no_new_answer_in_renders_as_before(words, seed, quoted):
+    """The property behind the key: a report whose texts the scan finds none of the new answers in renders
+    byte for byte as it did without them; one that renders otherwise is always found."""
+    rng = random.Random(seed)
+    old, new = "0ld-Answ3r!kept", rng.choice(["N3w-answer!zz9", "Sp/lit:pw@h0st", "x[REDACTED:value]1"])
+    text = " ".join(words)
+    for value in (old, new) if quoted else (old,):
+        at = rng.randrange(len(text) + 1)
+        text = text[:at] + " " + _hidden(value, rng) + " " + text[at:]
+    before = Redaction([], {"m": [old]}).mission("m")
+    after = Redaction([], {"m": [old, new]}).mission("m")
+    scan = _Scan([("new", new)])
+    found = scan.found(report_texts(text))
+    if not found:
+        assert render_report(text, after) == render_report(text, before)
+    if render_report(text, after) != render_report(text, before):
+        assert found
+
+
+def test_a_credentials_place_is_looked_across():
+    """``https://user:pw@Host…`` loses its credentials: a spelling spanning the place they left is found."""
+    text = "a\u200bb see https://user:secret@Part-two-of!it here"  # (a format character: the reader view's pass)
+    new = "https://Part-two-of!it"
+    before = Redaction([], {"m": ["filler-answer!1"]}).mission("m")
+    after = Redaction([], {"m": ["filler-answer!1", new]}).mission("m")
+    assert after(text) != before(text)  # found only once the credentials are cut
+    assert new not in text.replace("\u200b", "")
+    assert _Scan([("d", new)]).found([text]) == {"d"}
+    assert _Scan([("d", "https://Other-host!x")]).found([text]) == set()
+
+
+def test_a_spelling_with_a_bracket_counts_as_found_everywhere():
+    assert _Scan([("d", "a]REDACTED!9")]).found(["nothing alike"]) == {"d"}
+    assert _Scan([("d", "plain-Answer!9")]).found(["nothing alike"]) == set()
+
+
+def test_encoded_and_split_spellings_are_found():
+    new = "Enc0ded!answer"
+    scan = _Scan([("d", new)])
+    assert scan.found(["Enc0ded%21answer"]) == {"d"}  # percent-encoded
+    assert scan.found(["RW5jMGRlZCFhbnN3ZXI"]) == {"d"}  # base64
+    assert scan.found(["Enc0\u200bded!an\n  swer"]) == set()  # (a space is not nothing: "an swer" is another text)
+    assert scan.found(["Enc0\u200bded!answer"]) == {"d"}  # as a reader sees it
+    assert scan.found(report_texts(f"x **{new[:4]}**{new[4:]} y")) == {"d"}  # joined across the markup
+    assert scan.found(report_texts(f"x {new[:4]}&#{ord(new[4])};{new[5:]} y")) == {"d"}  # an entity decoded
