@@ -5,6 +5,7 @@ Every rebuild is compared with a clean build (no cache) of the same export."""
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -16,8 +17,10 @@ from hypothesis import strategies as st
 import podium.build
 import podium.cache.found
 from podium.cache.found import _Scan
+from podium.cache.skeleton import json_skeleton, report_skeleton, skeleton
+from podium.load.fields import Fields
 from podium.render.markdown import render_report, report_texts
-from podium.safety.redact import Redaction
+from podium.safety.redact import Redaction, as_read
 
 
 def _check(value: str) -> dict:
@@ -88,7 +91,7 @@ def test_a_batch_of_per_run_answers_renders_only_its_own_run_pages(project):
     project.assert_same_as_clean()
 
 
-def test_a_batch_reads_the_texts_of_the_kept_runs_once_and_not_when_no_answer_is_new(project, monkeypatch):
+def test_a_batch_glances_at_the_kept_runs_once_and_reads_only_those_that_may_hold_a_new_answer(project, monkeypatch):
     made = []
     real = podium.cache.found.FoundAnswers
 
@@ -98,19 +101,32 @@ def test_a_batch_reads_the_texts_of_the_kept_runs_once_and_not_when_no_answer_is
 
     monkeypatch.setattr(podium.cache.found, "FoundAnswers", counting)
     _batch(project, range(8, 10))
-    assert made[-1].read == 10  # every run of the two missions: each mission has new answers
+    # every run of the two missions is glanced at (each mission has a new answer); only the new two are read
+    # (their result.json holds their answers, in the checks' values)
+    assert (made[-1].glanced, made[-1].read) == (10, 2)
     project.export.run(
         graded(run_id("run-20"), det=0.0, judge=0.5), rid=run_id("run-20"), mission="m1", report=report_md()
     )
     project.export.sidecars()
     project.build()
-    assert made[-1].read == 1  # no new answer (the run passed nothing): only the new run is read
+    # no new answer (it passed nothing): only the new run is looked for its mission's answers, and holds none
+    assert (made[-1].glanced, made[-1].read) == (1, 0)
 
 
-def test_a_new_answer_quoted_in_an_old_report_re_renders_that_page_redacted(project):
+@pytest.mark.parametrize(
+    "spelled",
+    [
+        "**Quoted**-0ld!answer",
+        "Quoted&#45;0ld!answer",
+        "[Quoted](https://example.com/x)-0ld!answer",
+        "Quo\u200bted-0ld!answer",
+    ],
+    ids=["emphasis", "entity", "link", "format character"],
+)
+def test_a_new_answer_quoted_in_an_old_report_re_renders_that_page_redacted(project, spelled):
     quoted = "Quoted-0ld!answer"
     report = project.export.root / run_id("run-2")[:8] / "report.md"
-    report.write_text(report.read_text() + f"\nThe agent said **{quoted[:6]}**{quoted[6:]} twice.\n")
+    report.write_text(report.read_text() + f"\nThe agent said {spelled} twice.\n")
     project.build()
     assert quoted[6:] in _page(project, 2)
     built = _batch(project, [9], value=quoted)  # run-9 (mission m2) passes it; run-2 is of m1: m1's page kept
@@ -256,3 +272,57 @@ def test_encoded_and_split_spellings_are_found():
     assert scan.found(["Enc0\u200bded!answer"]) == {"d"}  # as a reader sees it
     assert scan.found(report_texts(f"x **{new[:4]}**{new[4:]} y")) == {"d"}  # joined across the markup
     assert scan.found(report_texts(f"x {new[:4]}&#{ord(new[4])};{new[5:]} y")) == {"d"}  # an entity decoded
+
+
+_PIECES = [
+    "Sec",
+    "r3t",
+    "-x!",
+    "**",
+    "*",
+    "_",
+    "`",
+    "~~",
+    "\n",
+    "\n> ",
+    "\n- ",
+    "  \n",
+    "\\",
+    "|",
+    "#",
+    "<b>",
+    "é",
+    "\u200b",
+    "\n## Artifacts\n",
+    "\n## Telemetry\n",
+]
+
+
+@given(st.lists(st.sampled_from(_PIECES + ["&amp;", "[a](b)", "<http://x>", "xn--a"]), max_size=40))
+@settings(max_examples=300, deadline=None)
+def test_a_reports_skeleton_holds_every_text_its_page_redacts(pieces):
+    """cache/skeleton.py's claim on reports: every text the renderer hands the redactor has its skeleton in the
+    report's (or the report is one to read whole)."""
+    text = "".join(pieces)
+    seen = report_skeleton(text.encode())
+    if seen is None:
+        assert any(p in text for p in ("&", "](", "<http", "xn--"))
+        return
+    for piece in report_texts(text):
+        assert skeleton(as_read(piece)) in seen
+
+
+@given(st.text(), st.booleans(), st.booleans(), st.integers(0, 6))
+@settings(max_examples=300, deadline=None)
+def test_a_result_jsons_skeleton_holds_every_text_the_loader_reads(value, ascii_only, line, every):
+    """The claim on result.json: a string as the loader cleans it has its skeleton in the file's, escapes decoded
+    (``every``: each so many characters written as a ``\\u`` escape, as any JSON writer may)."""
+    written = "".join(
+        f"\\u{ord(ch):04x}"
+        if every and ch.isascii() and ch.isalnum() and n % every == 0
+        else json.dumps(ch, ensure_ascii=ascii_only)[1:-1]
+        for n, ch in enumerate(value)
+    )
+    data = ('{"judge_detail": "' + written + '"}').encode("utf-8", "surrogatepass")
+    assert json.loads(data) == {"judge_detail": value}
+    assert skeleton(Fields("r", []).clean(value, "f", line=line)) in json_skeleton(data)

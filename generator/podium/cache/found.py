@@ -16,10 +16,14 @@ reader sees them (``as_read``: a spelling, as a reader sees it, that occurs in a
 view). The redactor also matches on texts it has cut already: a step's cut leaves the text around it and puts
 a ``[REDACTED:…]`` in its place, or, for a URL's credentials, nothing (``scheme://user:pw@host`` becomes
 ``scheme://host``). So a spelling that occurs there but in none of the texts above either holds a bracket
-(a replacement's first or last character) or spans a credential's place: holds a ``/`` (the one before the
-place) followed by what followed the ``@``. Such spellings are looked for so: one with a bracket counts as
-found in every text; for each ``/`` in a spelling, ``@`` followed by what comes after the ``/`` up to the next
-``/`` or bracket is looked for as well.
+(a replacement's first or last character) or spans a credential's place: holds the ``/`` that ends ``://``
+(or starts the spelling) followed by what followed the ``@``. Such spellings are looked for so: one with a
+bracket counts as found in every text; for each such ``/`` (:func:`_places`), ``@`` followed by what comes
+after it up to the next ``/`` or bracket is looked for as well.
+
+**A glance first.** A run's texts are read only when the skeleton of its files (cache/skeleton.py: their ASCII
+letters and digits, one C pass) holds the skeleton of a new answer's spelling; one that does not cannot hold
+the spelling.
 
 **What is read.** The cache keeps, per run (by its record's digest and its report's SHA-256), the digests of the
 answers found and of the set of answers they were looked for among. A rebuild looks in a kept run's texts only
@@ -31,11 +35,12 @@ answers did not change is not read at all. Digests only: the cache holds no answ
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 
 import ahocorasick_rs
 
 from podium.cache.keys import NO_KEYS, Keys, record_digest, text_digest
+from podium.cache.skeleton import run_skeleton, skeleton
 from podium.cache.store import NoCache
 from podium.model import RunRecord
 from podium.render.report import ReportRenderer
@@ -48,11 +53,21 @@ _CUT_END = re.compile(r"[/\[\]]")  # where what follows a credential's place may
 class FoundAnswers:
     """Each run's ``Redaction.run_fingerprint`` from the answers found in its texts (module docstring), made once
     a build. ``texts(record)``: the texts its page hands the redactor; ``salt``: the cache's (in a run's row key).
-    ``read``: the runs whose texts were read (tests count work)."""
+    ``glance(record)``: the skeleton of those texts (cache/skeleton.py; None: not to be trusted), looked at first:
+    a run whose skeleton holds none of the new answers' is not read. ``glanced``, ``read``: the runs looked at so,
+    and those whose texts were read (tests count work)."""
 
-    def __init__(self, cache: NoCache, redaction: Redaction, texts: Callable[[RunRecord], Iterable[str]], salt: str):
-        self.cache, self.redaction, self.texts, self.salt = cache, redaction, texts, salt
+    def __init__(
+        self,
+        cache: NoCache,
+        redaction: Redaction,
+        texts: Callable[[RunRecord], Iterable[str]],
+        salt: str,
+        glance: Callable[[RunRecord], str | None] = lambda record: None,
+    ):
+        self.cache, self.redaction, self.texts, self.salt, self.glance = cache, redaction, texts, salt, glance
         self.read = 0
+        self.glanced = 0
         self._answers: dict[str, _Answers] = {}  # mission -> its answers now
         self._sets: dict[str, frozenset[str] | None] = {}  # an earlier build's set of answers, by its digest
         self._scans: dict[tuple[str, str | None], _Scan] = {}  # (mission, the set looked for last) -> its scan
@@ -75,8 +90,12 @@ class FoundAnswers:
         scan = self._scan(record.mission, answers, last)
         found = kept
         if not scan.empty:
-            self.read += 1
-            found = sorted({*kept, *scan.found(self.texts(record))})
+            self.glanced += 1
+            if scan.may_hold(self.glance(record)):
+                self.read += 1
+                found = sorted({*kept, *scan.found(self.texts(record))})
+            else:
+                found = sorted({*kept, *scan.always})
         self.cache.keep_found(key, answers.digest, found)
         return self.redaction.run_fingerprint(record, found)
 
@@ -124,21 +143,23 @@ class _Scan:
                     self.always.add(digest)
                     break
                 patterns.setdefault(form, set()).add(digest)
-                for slash in (i for i, ch in enumerate(form[:-1]) if ch == "/"):
-                    after = form[slash + 1 :]
+                for place in _places(form):
+                    after = form[place + 1 :]
                     end = _CUT_END.search(after, 1)
                     patterns.setdefault("@" + after[: end.start() if end else len(after)], set()).add(digest)
         self.empty = not answers
         self._owners = [sorted(patterns[p]) for p in patterns]
-        self._automaton = (
-            ahocorasick_rs.AhoCorasick(
-                [_sound(p) for p in patterns],
-                matchkind=ahocorasick_rs.MatchKind.Standard,
-                implementation=ahocorasick_rs.Implementation.ContiguousNFA,
-            )
-            if patterns
-            else None
-        )
+        self._automaton = _automaton([_sound(p) for p in patterns])
+        rough = {skeleton(p) for p in patterns}
+        self._rough_always = "" in rough  # (a spelling without a letter or digit: every run's texts are read)
+        self._rough = _automaton(sorted(rough))
+
+    def may_hold(self, glance: str | None) -> bool:
+        """Whether texts of this skeleton (cache/skeleton.py; None: not known) may hold one of the answers (but
+        those found everywhere: ``always``)."""
+        if glance is None or self._rough_always:
+            return True
+        return self._rough is not None and bool(self._rough.find_matches_as_indexes(glance))
 
     def found(self, texts: Iterable[str]) -> set[str]:
         """The digests of the answers that occur in ``texts`` (as a reader sees them)."""
@@ -148,6 +169,25 @@ class _Scan:
             for number, _, _ in self._automaton.find_matches_as_indexes(text, overlapping=True):
                 found.update(self._owners[number])
         return found
+
+
+def _places(form: str) -> Iterator[int]:
+    """Where in ``form`` a URL's credentials may have been cut (the "/" just before: the module docstring): its
+    first character, its second after a "/", or a "/" after "://"."""
+    for at, ch in enumerate(form[:-1]):
+        if ch == "/" and (at == 0 or (at == 1 and form[0] == "/") or form[at - 2 : at] == ":/"):
+            yield at
+
+
+def _automaton(patterns: list[str]):
+    """An automaton of ``patterns`` (every match, overlapping ones too); None for none."""
+    if not patterns:
+        return None
+    return ahocorasick_rs.AhoCorasick(
+        patterns,
+        matchkind=ahocorasick_rs.MatchKind.Standard,
+        implementation=ahocorasick_rs.Implementation.ContiguousNFA,
+    )
 
 
 def found_answers(
@@ -161,4 +201,7 @@ def found_answers(
     def texts(record: RunRecord) -> list[str]:
         return [*page_texts(whole.whole(record)), *record_texts(record), *reports.texts(record)]
 
-    return FoundAnswers(cache, redaction, texts, keys.salt)
+    def glance(record: RunRecord) -> str | None:
+        return run_skeleton(whole.roots, record, whole.limits.result_bytes, reports.limit)
+
+    return FoundAnswers(cache, redaction, texts, keys.salt, glance)
