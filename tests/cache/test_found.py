@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+from types import SimpleNamespace
 
 import pytest
 from cachekit import CacheProject
@@ -17,10 +18,12 @@ from hypothesis import strategies as st
 import podium.build
 import podium.cache.found
 from podium.cache.found import _Scan
-from podium.cache.skeleton import json_skeleton, report_skeleton, skeleton
+from podium.cache.skeleton import report_skeleton, result_skeleton, skeleton
 from podium.load.fields import Fields
+from podium.load.result import read_result
 from podium.render.markdown import render_report, report_texts
 from podium.safety.redact import Redaction, as_read
+from podium.safety.safe import page_texts
 
 
 def _check(value: str) -> dict:
@@ -100,10 +103,14 @@ def test_a_batch_glances_at_the_kept_runs_once_and_reads_only_those_that_may_hol
         return made[-1]
 
     monkeypatch.setattr(podium.cache.found, "FoundAnswers", counting)
-    _batch(project, range(8, 10))
-    # every run of the two missions is glanced at (each mission has a new answer); only the new two are read
-    # (their result.json holds their answers, in the checks' values)
-    assert (made[-1].glanced, made[-1].read) == (10, 2)
+    report = project.export.root / run_id("run-2")[:8] / "report.md"
+    report.write_text(report.read_text() + f"\nrun-8 will submit {answer(8)}\n")  # (quoted before it exists)
+    project.build()
+    built = _batch(project, range(8, 10))
+    # every run of the two missions is glanced at (each has a new answer); only run-2's texts may hold one, and do
+    assert (made[-1].glanced, made[-1].read) == (10, 1)
+    assert _run_pages(built) == sorted(f"runs/{run_id(f'run-{n}')}/index.html" for n in (2, 8, 9))
+    assert answer(8) not in _page(project, 2)
     project.export.run(
         graded(run_id("run-20"), det=0.0, judge=0.5), rid=run_id("run-20"), mission="m1", report=report_md()
     )
@@ -295,6 +302,10 @@ _PIECES = [
     "\u200b",
     "\n## Artifacts\n",
     "\n## Telemetry\n",
+    "\n## Deterministic checks\n",
+    "\n## Judge rubric\n",
+    "\r",
+    "\u200b## Telemetry\n",
 ]
 
 
@@ -325,4 +336,26 @@ def test_a_result_jsons_skeleton_holds_every_text_the_loader_reads(value, ascii_
     )
     data = ('{"judge_detail": "' + written + '"}').encode("utf-8", "surrogatepass")
     assert json.loads(data) == {"judge_detail": value}
-    assert skeleton(Fields("r", []).clean(value, "f", line=line)) in json_skeleton(data)
+    assert skeleton(Fields("r", []).clean(value, "f", line=line)) in (result_skeleton(data) or "")
+
+
+_HOSTILE = st.text(alphabet=st.sampled_from('aZ9-!/\\"\n\t\u200b\u00e9\x01 {}[]:,'), max_size=12)
+
+
+@given(_HOSTILE, _HOSTILE, _HOSTILE, _HOSTILE)
+@settings(max_examples=150, deadline=None)
+def test_a_result_jsons_skeleton_holds_every_text_its_page_redacts(detail, reason, error, model):
+    """The same, through the loader: every text run_view redacts (safety/safe.py ``page_texts``) of a result.json
+    with hostile strings in its judge detail, a rubric reason, a check's error and a model name."""
+    body = graded("r" * 32, judge_detail=detail, models_reported=[model], model=model)
+    body["grade"]["judge_breakdown"][0]["reason"] = reason
+    body["grade"]["check_breakdown"][0]["error"] = error
+    data = json.dumps(body).encode()
+    result = read_result(json.loads(data), Fields("r", []))
+    seen = result_skeleton(data)
+    run = SimpleNamespace(
+        models_reported=result.models_reported, model_declared=None, conditions=result.conditions, grade=result.grade
+    )
+    for text in page_texts(run):
+        if isinstance(text, str):
+            assert skeleton(as_read(text)) in seen

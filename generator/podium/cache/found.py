@@ -148,8 +148,9 @@ class _Scan:
                     end = _CUT_END.search(after, 1)
                     patterns.setdefault("@" + after[: end.start() if end else len(after)], set()).add(digest)
         self.empty = not answers
+        self._patterns = patterns
         self._owners = [sorted(patterns[p]) for p in patterns]
-        self._automaton = _automaton([_sound(p) for p in patterns])
+        self._automaton = None  # made the first time a run's texts are read (a glance is enough for most)
         rough = {skeleton(p) for p in patterns}
         self._rough_always = "" in rough  # (a spelling without a letter or digit: every run's texts are read)
         self._rough = _automaton(sorted(rough))
@@ -164,6 +165,8 @@ class _Scan:
     def found(self, texts: Iterable[str]) -> set[str]:
         """The digests of the answers that occur in ``texts`` (as a reader sees them)."""
         found = set(self.always)
+        if self._automaton is None and self._patterns:
+            self._automaton = _automaton([_sound(p) for p in self._patterns])
         if self._automaton is not None:
             text = _sound("\0".join(as_read(t) for t in texts if t))
             for number, _, _ in self._automaton.find_matches_as_indexes(text, overlapping=True):

@@ -27,25 +27,31 @@ against hostile reports and result.json files.
 
 from __future__ import annotations
 
+import itertools
+import json
 import re
 from collections.abc import Sequence
 from pathlib import Path
 
 from podium.load.content import MAX_CHARS
+from podium.load.fields import drop_format
 from podium.load.files import read_file
 from podium.model import RunRecord
 from podium.safety.safe import record_texts
-from podium.safety.withhold import WITHHELD
+from podium.safety.withhold import WITHHELD, withheld_ranges
 
 _DROPPED = bytes(b for b in range(256) if not (48 <= b <= 57 or 65 <= b <= 90 or 97 <= b <= 122))
 # A report whose texts the skeleton does not hold (module docstring): a link, image or reference (``](``,
 # ``][``, a definition's ``]:``), an entity, an autolink (the start of one: a scheme or an e-mail address), punycode.
-_READ_WHOLE = re.compile(rb"\]\(|\]\[|\]:|&|<[A-Za-z][A-Za-z0-9+.-]*:|<[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@|[xX][nN]--")
+# Each is looked for only when the byte it needs is there (most reports hold none of them).
+_LINKS = re.compile(rb"\]\(|\]\[|\]:")
+_AUTOLINK = re.compile(rb"<(?:[A-Za-z][A-Za-z0-9+.-]*:|[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@)")
+_PUNYCODE = re.compile(rb"(?i)xn--")
 # A report's bytes past which the renderer may cut it and add its note (at least as many bytes as characters, and
 # the withheld sections' notes added: safety/withhold.py).
 _MOST = MAX_CHARS - 1024
-_JSON_ESCAPE = re.compile(rb"\\(?:u([0-9a-fA-F]{4})|.)", re.S)
-_SIMPLE_ESCAPE = re.compile(rb"\\.", re.S)
+# A line that may be a level-1 or -2 heading (safety/withhold.py ``heading_name`` decides).
+_HEADING = re.compile(r"^ {0,3}#", re.M)
 
 
 def skeleton(text: str) -> str:
@@ -53,42 +59,28 @@ def skeleton(text: str) -> str:
     return text.encode("utf-8", "surrogatepass").translate(None, _DROPPED).decode("ascii")
 
 
-def _bytes_skeleton(data: bytes) -> str:
-    return data.translate(None, _DROPPED).decode("ascii")
-
-
 def _notes() -> str:
     """Every note safety/withhold.py puts in place of withheld sections, as one skeleton."""
     sections = [section.capitalize() for section, _ in WITHHELD]
-    names = sections + [" and ".join(sections)]
+    names = [  # the sections of one cut run, in the report's order: any of them, in any order
+        " and ".join(some) for size in range(1, len(sections) + 1) for some in itertools.permutations(sections, size)
+    ]
     return "".join(skeleton(f"Withheld here: {name}, which hold submitted values.") for name in names)
 
 
 NOTES = _notes()
 
 
-def json_skeleton(data: bytes) -> str:
-    """A JSON file's skeleton with its escapes decoded (``\\u0041`` is an ``A``; ``\\n`` no letter at all)."""
-    if b"\\" in data:
-        if b"\\u" in data:
-            data = _JSON_ESCAPE.sub(lambda m: _escaped(m.group(1)), data)
-        else:
-            data = _SIMPLE_ESCAPE.sub(b" ", data)
-    return _bytes_skeleton(data)
-
-
-def _escaped(code: bytes | None) -> bytes:
-    value = int(code, 16) if code else 0
-    return bytes([value]) if code and 48 <= value < 128 else b" "
-
-
 def run_skeleton(roots: Sequence[Path], record: RunRecord, result_limit: int, report_limit: int) -> str | None:
-    """The skeleton of everything ``record``'s page hands its redactor (module docstring); None when its report
-    is one whose texts a skeleton may not hold (they are read then)."""
+    """The skeleton of everything ``record``'s page hands its redactor (module docstring); None when one of its
+    files is one whose texts a skeleton may not hold (they are read then)."""
     parts = [skeleton(name) for name in record_texts(record)]
     result = _read(roots[record.source], f"{record.directory}/result.json", result_limit)
     if result is not None:
-        parts.append(json_skeleton(result))
+        seen = result_skeleton(result)
+        if seen is None:
+            return None
+        parts.append(seen)
     if record.report_file is not None:
         report = _read(roots[record.source], record.report_file, report_limit)
         if report is not None:
@@ -99,12 +91,75 @@ def run_skeleton(roots: Sequence[Path], record: RunRecord, result_limit: int, re
     return "".join(parts)
 
 
-def report_skeleton(data: bytes) -> str | None:
-    """The skeleton of a report.md's texts as its page hands them to the redactor, podium's notes included; None
-    for a report whose texts a skeleton may not hold (module docstring)."""
-    if len(data) > _MOST or _READ_WHOLE.search(data):
+def result_skeleton(data: bytes) -> str | None:
+    """The skeleton of every string of a result.json (keys too) but the checks' submitted values (a ``value``:
+    never shown, load/result.py reads it only to redact), as JSON decodes them; None when it does not decode
+    (the loader may still read what json does not)."""
+    strings: list[str] = []
+
+    def pairs(items: list[tuple[str, object]]) -> None:
+        for key, value in items:
+            strings.append(key)
+            if isinstance(value, str):
+                if key != "value":
+                    strings.append(value)
+            elif isinstance(value, list):
+                _strings_in(value, strings)
+
+    try:
+        top = json.loads(data.removeprefix(b"\xef\xbb\xbf").decode("utf-8"), object_pairs_hook=pairs)
+    except (ValueError, RecursionError):
         return None
-    return _bytes_skeleton(data) + NOTES
+    if isinstance(top, (str, list)):
+        _strings_in([top], strings)
+    return skeleton("\0".join(strings))
+
+
+def _strings_in(items: list, strings: list[str]) -> None:
+    """The strings of ``items`` and of the lists in them (a mapping's are its pairs')."""
+    for item in items:
+        if isinstance(item, str):
+            strings.append(item)
+        elif isinstance(item, list):
+            _strings_in(item, strings)
+
+
+def report_skeleton(data: bytes) -> str | None:
+    """The skeleton of a report.md's texts as its page hands them to the redactor: its bytes but the withheld
+    sections, and podium's notes; None for a report whose texts a skeleton may not hold (module docstring)."""
+    if (
+        len(data) > _MOST
+        or (b"]" in data and _LINKS.search(data))
+        or b"&" in data
+        or (b"<" in data and _AUTOLINK.search(data))
+        or (b"--" in data and _PUNYCODE.search(data))
+    ):
+        return None
+    if b"#" in data:
+        data = _without_withheld(data)
+    return data.translate(None, _DROPPED).decode("ascii") + NOTES
+
+
+def _without_withheld(data: bytes) -> bytes:
+    """The report without the sections safety/withhold.py cuts (``withheld_ranges``, on the lines that may be
+    headings only: the others name no section)."""
+    # as the renderer reads it (render/report.py), with withhold's line breaks
+    text = drop_format(data.decode("utf-8", "replace")).replace("\r\n", "\n").replace("\r", "\n")
+    starts = [m.start() for m in _HEADING.finditer(text)]
+    if not starts:
+        return data
+    lines = [text[at : text.find("\n", at) if text.find("\n", at) >= 0 else len(text)] for at in starts]
+    ranges = withheld_ranges(lines)
+    if not ranges:
+        return data
+    ends = [*starts, len(text)]  # a range's end (exclusive) is the next heading line's start, or the end
+    cut = sorted((starts[a], ends[b]) for a, b, _ in ranges)
+    kept, at = [], 0
+    for start, end in cut:
+        kept.append(text[at:start])
+        at = max(at, end)
+    kept.append(text[at:])
+    return "".join(kept).encode("utf-8", "surrogatepass")
 
 
 def _read(root: Path, rel: str, limit: int) -> bytes | None:
