@@ -12,14 +12,14 @@ from types import SimpleNamespace
 import pytest
 from cachekit import CacheProject
 from exportkit import graded, report_md, run_id
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import podium.build
 import podium.cache.found
 from podium.cache.found import _Scan
 from podium.cache.skeleton import report_skeleton, result_skeleton, skeleton
-from podium.load.fields import Fields
+from podium.load.fields import Fields, drop_format
 from podium.load.result import read_result
 from podium.render.markdown import render_report, report_texts
 from podium.safety.redact import Redaction, as_read
@@ -310,6 +310,9 @@ _PIECES = [
 
 
 @given(st.lists(st.sampled_from(_PIECES + ["&amp;", "[a](b)", "<http://x>", "xn--a"]), max_size=40))
+@example(["Sec", "\n## Artifacts\n", "r3t", "\n", "\u200b## Telemetry\n", "-x!"])  # a heading behind a format character
+@example(["Sec", "\n## Artifacts\n", "r3t", "\r## Telemetry\r", "-x!"])  # lines that end in CR
+@example(["Sec", "\n## Deterministic checks\n", "r3t", "\n## Judge rubric\n", "-x!", "\n## Artifacts\n"])
 @settings(max_examples=300, deadline=None)
 def test_a_reports_skeleton_holds_every_text_its_page_redacts(pieces):
     """cache/skeleton.py's claim on reports: every text the renderer hands the redactor has its skeleton in the
@@ -319,7 +322,7 @@ def test_a_reports_skeleton_holds_every_text_its_page_redacts(pieces):
     if seen is None:
         assert any(p in text for p in ("&", "](", "<http", "xn--"))
         return
-    for piece in report_texts(text):
+    for piece in report_texts(drop_format(text)):  # (read as render/report.py reads a report)
         assert skeleton(as_read(piece)) in seen
 
 
@@ -336,7 +339,7 @@ def test_a_result_jsons_skeleton_holds_every_text_the_loader_reads(value, ascii_
     )
     data = ('{"judge_detail": "' + written + '"}').encode("utf-8", "surrogatepass")
     assert json.loads(data) == {"judge_detail": value}
-    assert skeleton(Fields("r", []).clean(value, "f", line=line)) in (result_skeleton(data) or "")
+    assert skeleton(Fields("r", []).clean(value, "f", line=line)) in (result_skeleton(data))
 
 
 _HOSTILE = st.text(alphabet=st.sampled_from('aZ9-!/\\"\n\t\u200b\u00e9\x01 {}[]:,'), max_size=12)

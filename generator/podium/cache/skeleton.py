@@ -28,7 +28,6 @@ against hostile reports and result.json files.
 from __future__ import annotations
 
 import itertools
-import json
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -50,8 +49,11 @@ _PUNYCODE = re.compile(rb"(?i)xn--")
 # A report's bytes past which the renderer may cut it and add its note (at least as many bytes as characters, and
 # the withheld sections' notes added: safety/withhold.py).
 _MOST = MAX_CHARS - 1024
+_CHECK_VALUE = re.compile(rb'"value"\s*:\s*"(?:[^"\\]|\\.)*"', re.S)
+_JSON_ESCAPE = re.compile(rb"\\(?:u([0-9a-fA-F]{4})|.)", re.S)
+_SIMPLE_ESCAPE = re.compile(rb"\\.", re.S)
 # A line that may be a level-1 or -2 heading (safety/withhold.py ``heading_name`` decides).
-_HEADING = re.compile(r"^ {0,3}#", re.M)
+_HEADING = re.compile(rb"^[ \x80-\xff]*#", re.M)
 
 
 def skeleton(text: str) -> str:
@@ -77,10 +79,7 @@ def run_skeleton(roots: Sequence[Path], record: RunRecord, result_limit: int, re
     parts = [skeleton(name) for name in record_texts(record)]
     result = _read(roots[record.source], f"{record.directory}/result.json", result_limit)
     if result is not None:
-        seen = result_skeleton(result)
-        if seen is None:
-            return None
-        parts.append(seen)
+        parts.append(result_skeleton(result))
     if record.report_file is not None:
         report = _read(roots[record.source], record.report_file, report_limit)
         if report is not None:
@@ -91,37 +90,24 @@ def run_skeleton(roots: Sequence[Path], record: RunRecord, result_limit: int, re
     return "".join(parts)
 
 
-def result_skeleton(data: bytes) -> str | None:
+def result_skeleton(data: bytes) -> str:
     """The skeleton of every string of a result.json (keys too) but the checks' submitted values (a ``value``:
-    never shown, load/result.py reads it only to redact), as JSON decodes them; None when it does not decode
-    (the loader may still read what json does not)."""
-    strings: list[str] = []
-
-    def pairs(items: list[tuple[str, object]]) -> None:
-        for key, value in items:
-            strings.append(key)
-            if isinstance(value, str):
-                if key != "value":
-                    strings.append(value)
-            elif isinstance(value, list):
-                _strings_in(value, strings)
-
-    try:
-        top = json.loads(data.removeprefix(b"\xef\xbb\xbf").decode("utf-8"), object_pairs_hook=pairs)
-    except (ValueError, RecursionError):
-        return None
-    if isinstance(top, (str, list)):
-        _strings_in([top], strings)
-    return skeleton("\0".join(strings))
+    never shown, load/result.py reads it only to redact), its escapes decoded (``\\u0041`` is an ``A``; ``\\n``
+    no letter at all). On its bytes: a ``"value": "…"`` is a key's string and its own (every ``"`` in a string is
+    escaped), or a string ending in ``\\"value`` (then a key the loader does not read either)."""
+    if b'"value"' in data:
+        data = _CHECK_VALUE.sub(b" ", data)
+    if b"\\" in data:
+        if b"\\u" in data:
+            data = _JSON_ESCAPE.sub(lambda m: _escaped(m.group(1)), data)
+        else:
+            data = _SIMPLE_ESCAPE.sub(b" ", data)
+    return data.translate(None, _DROPPED).decode("ascii")
 
 
-def _strings_in(items: list, strings: list[str]) -> None:
-    """The strings of ``items`` and of the lists in them (a mapping's are its pairs')."""
-    for item in items:
-        if isinstance(item, str):
-            strings.append(item)
-        elif isinstance(item, list):
-            _strings_in(item, strings)
+def _escaped(code: bytes | None) -> bytes:
+    value = int(code, 16) if code else 0
+    return bytes([value]) if code and 48 <= value < 128 else b" "
 
 
 def report_skeleton(data: bytes) -> str | None:
@@ -132,7 +118,7 @@ def report_skeleton(data: bytes) -> str | None:
         or (b"]" in data and _LINKS.search(data))
         or b"&" in data
         or (b"<" in data and _AUTOLINK.search(data))
-        or (b"--" in data and _PUNYCODE.search(data))
+        or ((b"n--" in data or b"N--" in data) and _PUNYCODE.search(data))
     ):
         return None
     if b"#" in data:
@@ -141,25 +127,27 @@ def report_skeleton(data: bytes) -> str | None:
 
 
 def _without_withheld(data: bytes) -> bytes:
-    """The report without the sections safety/withhold.py cuts (``withheld_ranges``, on the lines that may be
-    headings only: the others name no section)."""
-    # as the renderer reads it (render/report.py), with withhold's line breaks
-    text = drop_format(data.decode("utf-8", "replace")).replace("\r\n", "\n").replace("\r", "\n")
-    starts = [m.start() for m in _HEADING.finditer(text)]
-    if not starts:
-        return data
-    lines = [text[at : text.find("\n", at) if text.find("\n", at) >= 0 else len(text)] for at in starts]
+    """The report without the sections safety/withhold.py cuts: its ranges (``withheld_ranges``) on the lines that
+    may be headings, each read as the renderer reads the report (render/report.py: UTF-8, without format
+    characters; withhold's line breaks). A line that is none, not even once its format characters are dropped,
+    names no section; every other line is among them (its first bytes but spaces and non-ASCII ones a ``#``)."""
+    if b"\r" in data:
+        data = data.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
+    starts = [m.start() for m in _HEADING.finditer(data)]
+    lines = []
+    for at in starts:
+        end = data.find(b"\n", at)
+        lines.append(drop_format(data[at : end if end >= 0 else len(data)].decode("utf-8", "replace")))
     ranges = withheld_ranges(lines)
     if not ranges:
         return data
-    ends = [*starts, len(text)]  # a range's end (exclusive) is the next heading line's start, or the end
-    cut = sorted((starts[a], ends[b]) for a, b, _ in ranges)
+    ends = [*starts, len(data)]  # a range's end (exclusive) is the next such line's start, or the end
     kept, at = [], 0
-    for start, end in cut:
-        kept.append(text[at:start])
+    for start, end in sorted((starts[a], ends[b]) for a, b, _ in ranges):
+        kept.append(data[at:start])
         at = max(at, end)
-    kept.append(text[at:])
-    return "".join(kept).encode("utf-8", "surrogatepass")
+    kept.append(data[at:])
+    return b"".join(kept)
 
 
 def _read(root: Path, rel: str, limit: int) -> bytes | None:
