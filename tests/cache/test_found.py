@@ -346,6 +346,7 @@ _HOSTILE = st.text(alphabet=st.sampled_from('aZ9-!/\\"\n\t\u200b\u00e9\x01 {}[]:
 
 
 @given(_HOSTILE, _HOSTILE, _HOSTILE, _HOSTILE)
+@example('see "value": "Leak3d-s3cret!" here', "x\\", '"value":"y"', 'm "value" : "z"')  # a value's shape, quoted
 @settings(max_examples=150, deadline=None)
 def test_a_result_jsons_skeleton_holds_every_text_its_page_redacts(detail, reason, error, model):
     """The same, through the loader: every text run_view redacts (safety/safe.py ``page_texts``) of a result.json
