@@ -64,8 +64,10 @@ class FoundAnswers:
         texts: Callable[[RunRecord], Iterable[str]],
         salt: str,
         glance: Callable[[RunRecord], str | None] = lambda record: None,
+        digest_of: Callable[[RunRecord], str] = record_digest,
     ):
         self.cache, self.redaction, self.texts, self.salt, self.glance = cache, redaction, texts, salt, glance
+        self.digest_of = digest_of  # a record's digest (the build's keys make each once)
         self.read = 0
         self.glanced = 0
         self._answers: dict[str, _Answers] = {}  # mission -> its answers now
@@ -81,7 +83,7 @@ class FoundAnswers:
 
     def _fingerprint(self, record: RunRecord) -> str:
         answers = self._mission(record.mission)
-        key = text_digest(self.salt, record_digest(record), record.report_digest)
+        key = text_digest(self.salt, self.digest_of(record), record.report_digest)
         row = self.cache.found(key)
         kept: list[str] = []
         last: str | None = None  # the set of answers looked for last time (None: not known, all are new)
@@ -207,4 +209,4 @@ def found_answers(
     def glance(record: RunRecord) -> str | None:
         return run_skeleton(whole.roots, record, whole.limits.result_bytes, reports.limit)
 
-    return FoundAnswers(cache, redaction, texts, keys.salt, glance)
+    return FoundAnswers(cache, redaction, texts, keys.salt, glance, keys.record_digest)

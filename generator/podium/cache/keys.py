@@ -250,6 +250,10 @@ class Keys:
             },
         )
 
+    def record_digest(self, record: RunRecord) -> str:
+        """``record``'s digest (:func:`record_digest`), made once per build."""
+        return _digest_once(self.memo, record)
+
     def redaction_of(self, record: RunRecord, redaction) -> str:
         """What decides how a run's texts are redacted: with :attr:`found`, the answers that occur in them
         (cache/found.py); else all of its mission's (``redaction.run_fingerprint``)."""
