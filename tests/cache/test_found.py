@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 
 import podium.build
 import podium.cache.found
+import podium.load.export.runs
 from podium.cache.found import _Scan
 from podium.cache.skeleton import report_skeleton, result_skeleton, skeleton
 from podium.load.fields import Fields, drop_format
@@ -363,3 +364,27 @@ def test_a_result_jsons_skeleton_holds_every_text_its_page_redacts(detail, reaso
     for text in page_texts(run):
         if isinstance(text, str):
             assert skeleton(as_read(text)) in seen
+
+
+def test_an_answer_spelled_with_json_escapes_is_read_back_from_its_witness(tmp_path, monkeypatch):
+    """load/export/runs.py ``witnessed_answers`` reads the checks' values from a witness's bytes: an answer the
+    file writes with escapes (a quote, a backslash, a non-ASCII letter) is read back, so its run is taken back
+    from the cache, not counted afresh."""
+    project = PerRun(tmp_path, runs=0)
+    for n, value in enumerate(['qu"ote\\d-Fl4g!', "caf\u00e9-Fl4g-9!x", "tab\tand\u2028line-Fl4g!"]):
+        project.add(n, mission="m1", value=value)
+    project.export.sidecars()
+    data = (project.export.root / run_id("run-1")[:8] / "result.json").read_bytes()
+    (project.export.root / run_id("run-1")[:8] / "result.json").write_bytes(data.replace("é".encode(), b"\\u00e9"))
+    project.build()
+    project.add(7, mission="m1")
+    project.export.sidecars()
+    counted: list[str] = []
+    real = podium.load.export.runs._attribute
+    monkeypatch.setattr(
+        podium.load.export.runs, "_attribute", lambda item, *a: counted.append(item.run_id) or real(item, *a)
+    )
+    project.build()
+    assert counted == [run_id("run-7")]
+    monkeypatch.undo()
+    project.assert_same_as_clean()

@@ -98,7 +98,10 @@ class FoundAnswers:
                 found = sorted({*kept, *scan.found(self.texts(record))})
             else:
                 found = sorted({*kept, *scan.always})
-        self.cache.keep_found(key, answers.digest, found)
+        if row is None or row[0] != answers.digest or row[1] != found:
+            self.cache.keep_found(key, answers.digest, found)
+        else:  # (the same row: kept for the next build, not written again)
+            self.cache.still_uses_found(key)
         return self.redaction.run_fingerprint(record, found)
 
     def _mission(self, mission: str) -> _Answers:

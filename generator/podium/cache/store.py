@@ -158,6 +158,9 @@ class NoCache(NoParsedStore, NoReportStore):
     def keep_found(self, key: str, checked: str, found: Sequence[str]) -> None:
         """Keep that for the next build."""
 
+    def still_uses_found(self, key: str) -> None:
+        """The row of ``key`` is still right: keep it for the next build."""
+
     def answer_set(self, digest: str) -> frozenset[str] | None:
         """A set of answers (their digests) a run's texts were looked for among, by its ``digest``."""
         return None
@@ -622,6 +625,9 @@ class BuildCache(NoCache):
 
     def keep_found(self, key: str, checked: str, found: Sequence[str]) -> None:
         self._use("used_found", key, ("found", (key, json.dumps([checked, list(found)]))))
+
+    def still_uses_found(self, key: str) -> None:
+        self._use("used_found", key)
 
     def answer_set(self, digest: str) -> frozenset[str] | None:
         row = self._row("SELECT answers FROM answer_sets WHERE digest = ?", digest, "answer_sets.answers")
