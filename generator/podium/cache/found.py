@@ -53,9 +53,10 @@ _CUT_END = re.compile(r"[/\[\]]")  # where what follows a credential's place may
 class FoundAnswers:
     """Each run's ``Redaction.run_fingerprint`` from the answers found in its texts (module docstring), made once
     a build. ``texts(record)``: the texts its page hands the redactor; ``salt``: the cache's (in a run's row key).
-    ``glance(record)``: the skeleton of those texts (cache/skeleton.py; None: not to be trusted), looked at first:
-    a run whose skeleton holds none of the new answers' is not read. ``glanced``, ``read``: the runs looked at so,
-    and those whose texts were read (tests count work)."""
+    ``glance(record, own)``: the skeleton of those texts (cache/skeleton.py; None: not to be trusted), looked at
+    first: a run whose skeleton holds none of the new answers' is not read (``own``: when its own answers are
+    among them, its report's withheld sections, which hold them, are left out; they cost more to find).
+    ``glanced``, ``read``: the runs looked at so, and those whose texts were read (tests count work)."""
 
     def __init__(
         self,
@@ -63,7 +64,7 @@ class FoundAnswers:
         redaction: Redaction,
         texts: Callable[[RunRecord], Iterable[str]],
         salt: str,
-        glance: Callable[[RunRecord], str | None] = lambda record: None,
+        glance: Callable[[RunRecord, bool], str | None] = lambda record, own: None,
         digest_of: Callable[[RunRecord], str] = record_digest,
     ):
         self.cache, self.redaction, self.texts, self.salt, self.glance = cache, redaction, texts, salt, glance
@@ -93,7 +94,7 @@ class FoundAnswers:
         found = kept
         if not scan.empty:
             self.glanced += 1
-            if scan.may_hold(self.glance(record)):
+            if scan.may_hold(self.glance(record, last is None)):
                 self.read += 1
                 found = sorted({*kept, *scan.found(self.texts(record))})
             else:
@@ -209,7 +210,7 @@ def found_answers(
     def texts(record: RunRecord) -> list[str]:
         return [*page_texts(whole.whole(record)), *record_texts(record), *reports.texts(record)]
 
-    def glance(record: RunRecord) -> str | None:
-        return run_skeleton(whole.roots, record, whole.limits.result_bytes, reports.limit)
+    def glance(record: RunRecord, own: bool) -> str | None:
+        return run_skeleton(whole.roots, record, whole.limits.result_bytes, reports.limit, cut=own)
 
     return FoundAnswers(cache, redaction, texts, keys.salt, glance, keys.record_digest)

@@ -73,9 +73,13 @@ def _notes() -> str:
 NOTES = _notes()
 
 
-def run_skeleton(roots: Sequence[Path], record: RunRecord, result_limit: int, report_limit: int) -> str | None:
+def run_skeleton(
+    roots: Sequence[Path], record: RunRecord, result_limit: int, report_limit: int, cut: bool = True
+) -> str | None:
     """The skeleton of everything ``record``'s page hands its redactor (module docstring); None when one of its
-    files is one whose texts a skeleton may not hold (they are read then)."""
+    files is one whose texts a skeleton may not hold (they are read then). ``cut``: without the report's withheld
+    sections (which hold the run's own submitted values); else with them (more than its texts: a cheaper glance
+    for answers not its own)."""
     parts = [skeleton(name) for name in record_texts(record)]
     result = _read(roots[record.source], f"{record.directory}/result.json", result_limit)
     if result is not None:
@@ -83,7 +87,7 @@ def run_skeleton(roots: Sequence[Path], record: RunRecord, result_limit: int, re
     if record.report_file is not None:
         report = _read(roots[record.source], record.report_file, report_limit)
         if report is not None:
-            seen = report_skeleton(report)
+            seen = report_skeleton(report, cut)
             if seen is None:
                 return None
             parts.append(seen)
@@ -110,9 +114,10 @@ def _escaped(code: bytes | None) -> bytes:
     return bytes([value]) if code and 48 <= value < 128 else b" "
 
 
-def report_skeleton(data: bytes) -> str | None:
+def report_skeleton(data: bytes, cut: bool = True) -> str | None:
     """The skeleton of a report.md's texts as its page hands them to the redactor: its bytes but the withheld
-    sections, and podium's notes; None for a report whose texts a skeleton may not hold (module docstring)."""
+    sections (with ``cut``), and podium's notes; None for a report whose texts a skeleton may not hold (module
+    docstring)."""
     if (
         len(data) > _MOST
         or (b"]" in data and _LINKS.search(data))
@@ -121,7 +126,7 @@ def report_skeleton(data: bytes) -> str | None:
         or ((b"n--" in data or b"N--" in data) and _PUNYCODE.search(data))
     ):
         return None
-    if b"#" in data:
+    if cut and b"#" in data:
         data = _without_withheld(data)
     return data.translate(None, _DROPPED).decode("ascii") + NOTES
 
