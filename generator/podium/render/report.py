@@ -2,8 +2,9 @@
 
 A rendered report is cached (cache/store.py) under its key (cache.Keys.report: the report's
 bytes, the run's redaction fingerprint, podium's code and the Markdown engines' versions),
-so a rebuild renders only new or changed reports, and a new answer for a mission
-re-renders every report of that mission.
+so a rebuild renders only new or changed reports, and a new answer for a mission re-renders the
+reports of that mission whose run pages' texts hold it (cache/found.py, which reads them through
+:meth:`ReportRenderer.texts`).
 """
 
 from __future__ import annotations
