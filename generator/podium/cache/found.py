@@ -6,9 +6,10 @@ deploy a fresh flag for every run) every batch adds answers to every mission, so
 changed on every page at every build (issue 33: the CI loop re-rendered the whole site). But the literal step
 matches leftmost-longest, and its matches in a text are decided by the values whose spellings occur in the text
 alone: a value that occurs nowhere in it is never a candidate, and one that occurs but is never chosen does
-not change what is chosen. So a run page's key names the answers that occur in its texts (:func:`fingerprint`,
-``Redaction.run_fingerprint`` with ``found``), and a page is rendered again when one of them is removed or a new
-answer occurs in its texts; a new answer that occurs nowhere in them leaves it as it is.
+not change what is chosen. So a run page's key names the answers that occur in its texts
+(:meth:`FoundAnswers.run_fingerprint`: ``Redaction.run_fingerprint`` with ``found``), and a page is rendered
+again when one of them is removed or a new answer occurs in its texts; a new answer that occurs nowhere in them
+leaves it as it is.
 
 **Its texts.** Everything the page hands the redactor (safety/safe.py ``page_texts`` and ``record_texts``,
 render/report.py ``ReportRenderer.texts``: each text of the report and each block's texts joined), taken as a
