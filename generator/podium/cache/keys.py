@@ -14,7 +14,7 @@ import operator
 import pickle  # only to hash keys (key_of): nothing is ever unpickled
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 import podium
 from podium.model import RunRecord
@@ -185,6 +185,12 @@ def make_key(shared: dict[str, str], own: Mapping[str, str | None]) -> Key | Non
     return Key(digest.hexdigest(), " ".join([*shared, *(f"{name}={value[:BRIEF]}" for name, value in parts.items())]))
 
 
+class RunFingerprints(Protocol):
+    """What decides how each run's texts are redacted (cache/found.py ``FoundAnswers``)."""
+
+    def run_fingerprint(self, record: RunRecord) -> str: ...
+
+
 class Keys:
     """Every key of one build's files and reports, from the parts the callers name (made by
     BuildCache.keys; NoCache's makes none). The build-wide parts (``shared``): podium's code,
@@ -195,7 +201,7 @@ class Keys:
         self.salt = salt  # the cache's (BuildCache.salt): in every part made from a secret
         self.shared = {"podium": code, "theme": theme, "secrets": text_digest(salt, *secrets)}
         self.memo: dict = {}  # key_of's run record digests, for this build
-        self.found = None  # cache/found.py FoundAnswers: each run's redaction part from the answers its texts hold
+        self.found: RunFingerprints | None = None  # cache/found.py FoundAnswers: from the answers its texts hold
         self._once: dict[str, tuple[object, str | None]] = {}  # an input many files share: itself, its digest
 
     def __getstate__(self) -> dict:  # to a worker process: only what a report's key needs

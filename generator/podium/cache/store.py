@@ -611,17 +611,19 @@ class BuildCache(NoCache):
 
     def found(self, key: str) -> tuple[str, list[str]] | None:
         row = self._row("SELECT value FROM found WHERE key = ?", key, "found.value")
-        value = json_row(row[0]) if row is not None else None
-        if row is not None and not (
+        if row is None:
+            return None
+        value = json_row(row[0])
+        if (
             isinstance(value, list)
             and len(value) == 2
             and isinstance(value[0], str)
             and isinstance(value[1], list)
             and all(isinstance(d, str) for d in value[1])
         ):
-            self.damaged("found.value", key)
-            return None
-        return (value[0], value[1]) if value is not None else None
+            return value[0], value[1]
+        self.damaged("found.value", key)
+        return None
 
     def keep_found(self, key: str, checked: str, found: Sequence[str]) -> None:
         self._use("used_found", key, ("found", (key, json.dumps([checked, list(found)]))))
@@ -631,11 +633,13 @@ class BuildCache(NoCache):
 
     def answer_set(self, digest: str) -> frozenset[str] | None:
         row = self._row("SELECT answers FROM answer_sets WHERE digest = ?", digest, "answer_sets.answers")
-        value = json_row(row[0]) if row is not None else None
-        if row is not None and not (isinstance(value, list) and all(isinstance(d, str) for d in value)):
-            self.damaged("answer_sets.answers", digest)
+        if row is None:
             return None
-        return frozenset(value) if value is not None else None
+        value = json_row(row[0])
+        if isinstance(value, list) and all(isinstance(d, str) for d in value):
+            return frozenset(value)
+        self.damaged("answer_sets.answers", digest)
+        return None
 
     def keep_answer_set(self, digest: str, answers: Sequence[str]) -> None:
         self._use("used_sets", digest, ("answer_sets", (digest, json.dumps(list(answers)))))
