@@ -14,6 +14,7 @@ from contextlib import closing, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from podium.cache.found import found_answers
 from podium.cache.outdated import Outdated
 from podium.cache.page_keys import FileKeys
 from podium.cache.store import NoCache, open_cache
@@ -95,9 +96,10 @@ def _build(inputs: BuildInputs, cache: NoCache, workers: Workers) -> Built:
     old = list_site(config.out) if not config.out.is_symlink() else None  # the site this build updates
     keys = cache.keys(inputs.chain, counted.redaction.configured)
     reports = ReportRenderer(list(inputs.exports), config.limits.report_bytes, counted.redaction, cache, keys)
+    whole = WholeRuns(inputs.exports, config.limits)
+    keys.found = found_answers(cache, keys, counted.redaction, whole, reports)  # a run page's key: the answers it holds
     keyed = FileKeys(keys, board, raw.runs, reports, counted.redaction, inputs.generated_at)
     outdated = Outdated(manifest, keyed, cache, config.out, old.files if old else None, inputs.explain)
-    whole = WholeRuns(inputs.exports, config.limits)
     renderer = SiteRenderer(inputs.chain, board, raw.runs, whole, reports, inputs.generated_at, workers)
     files = guard_secrets(render_site(manifest, renderer, outdated), counted.redaction.literals)
     # write: the files as they come, within the host's budget; then the cache remembers the site in place

@@ -14,7 +14,7 @@ import operator
 import pickle  # only to hash keys (key_of): nothing is ever unpickled
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 import podium
 from podium.model import RunRecord
@@ -185,6 +185,12 @@ def make_key(shared: dict[str, str], own: Mapping[str, str | None]) -> Key | Non
     return Key(digest.hexdigest(), " ".join([*shared, *(f"{name}={value[:BRIEF]}" for name, value in parts.items())]))
 
 
+class RunFingerprints(Protocol):
+    """What decides how each run's texts are redacted (cache/found.py ``FoundAnswers``)."""
+
+    def run_fingerprint(self, record: RunRecord) -> str: ...
+
+
 class Keys:
     """Every key of one build's files and reports, from the parts the callers name (made by
     BuildCache.keys; NoCache's makes none). The build-wide parts (``shared``): podium's code,
@@ -195,10 +201,11 @@ class Keys:
         self.salt = salt  # the cache's (BuildCache.salt): in every part made from a secret
         self.shared = {"podium": code, "theme": theme, "secrets": text_digest(salt, *secrets)}
         self.memo: dict = {}  # key_of's run record digests, for this build
+        self.found: RunFingerprints | None = None  # cache/found.py FoundAnswers: from the answers its texts hold
         self._once: dict[str, tuple[object, str | None]] = {}  # an input many files share: itself, its digest
 
     def __getstate__(self) -> dict:  # to a worker process: only what a report's key needs
-        return {"salt": self.salt, "shared": self.shared, "memo": {}, "_once": {}}
+        return {"salt": self.salt, "shared": self.shared, "memo": {}, "_once": {}, "found": None}
 
     def _shared_input(self, name: str, value: object) -> str | None:
         known = self._once.get(name)
@@ -234,7 +241,7 @@ class Keys:
     def run_page(self, chrome: dict, record: RunRecord, report: tuple, redaction) -> Key | None:
         """A run's page (its path is its record's): the context every run page shares (``chrome``: the site
         settings and navigation); its record (as the board lists it); its result.json; its report
-        (``report``: ReportRenderer.inputs); how its texts are redacted (``redaction.run_fingerprint``)."""
+        (``report``: ReportRenderer.inputs); how its texts are redacted (:meth:`redaction_of`)."""
         chrome_digest = self._shared_input("chrome", chrome)
         if chrome_digest is None:
             return None
@@ -245,9 +252,19 @@ class Keys:
                 "record": text_digest(self.salt, _digest_once(self.memo, record)),
                 "result": text_digest(record.digest),
                 "report": text_digest(*report),
-                "redaction": text_digest(self.salt, redaction.run_fingerprint(record)),
+                "redaction": text_digest(self.salt, self.redaction_of(record, redaction)),
             },
         )
+
+    def record_digest(self, record: RunRecord) -> str:
+        """``record``'s digest (:func:`record_digest`), made once per build."""
+        return _digest_once(self.memo, record)
+
+    def redaction_of(self, record: RunRecord, redaction) -> str:
+        """What decides how a run's texts are redacted: with :attr:`found`, the answers that occur in them
+        (cache/found.py); else all of its mission's (``redaction.run_fingerprint``)."""
+        found = self.found
+        return found.run_fingerprint(record) if found is not None else redaction.run_fingerprint(record)
 
     def ledger_page(self, chrome: dict, path: str, parts: tuple) -> Key | None:
         """A page of the ledger: the context every such page shares (``chrome``), its path and ``parts``
@@ -287,7 +304,7 @@ class Keys:
         engines, the size limit, the report's SHA-256; None without a report) and its redaction."""
         if report[-1] is None:
             return None
-        parts = (self.shared["podium"], *map(str, report), self.salt, redaction.run_fingerprint(record))
+        parts = (self.shared["podium"], *map(str, report), self.salt, self.redaction_of(record, redaction))
         return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 

@@ -25,6 +25,10 @@ default ``.podium-cache/`` beside the output; ``--no-cache`` turns it off) holds
   whose key is the same, over a site still exactly as the last build left it, stops there;
 - ``salt``: a random value made with the database, in every digest of a secret it holds (keys
   and the values below): a table of digests made for one cache matches no other;
+- ``found`` and ``answer_sets``: for each run (by its record's digest and its report's SHA-256), the digests of
+  its mission's answers that occur in its page's texts and the set of answers they were looked for among
+  (cache/found.py: a run page's key names only those, so a batch of new answers that its texts do not hold
+  leaves it as it is); each set of answers by its digest, as digests;
 - ``redacted``: a digest of each value the last build redacted (its missions' answers, the
   configured literals) with, for an answer, one run whose ``result.json`` holds it (its
   "witness", by directory and SHA-256), never the value itself.
@@ -94,7 +98,7 @@ from podium.safety.redact import Screen, is_answer
 from podium.write import hosts
 from podium.write.site import MARKER, list_site
 
-FORMAT = 9
+FORMAT = 10
 DEFAULT_DIR = ".podium-cache"
 WINDOW = 500  # rows read in one query when a build looks them up in order (_Window)
 SAVE_EVERY = 500  # parsed runs and reports are committed in batches of this many rows, as they are made
@@ -146,6 +150,24 @@ class NoCache(NoParsedStore, NoReportStore):
     def still_uses_report(self, key: str | None) -> None:
         pass
 
+    def found(self, key: str) -> tuple[str, list[str]] | None:
+        """What cache/found.py kept for a run (``key``): the digest of the set of answers its texts were looked
+        for among, and the digests of those they hold."""
+        return None
+
+    def keep_found(self, key: str, checked: str, found: Sequence[str]) -> None:
+        """Keep that for the next build."""
+
+    def still_uses_found(self, key: str) -> None:
+        """The row of ``key`` is still right: keep it for the next build."""
+
+    def answer_set(self, digest: str) -> frozenset[str] | None:
+        """A set of answers (their digests) a run's texts were looked for among, by its ``digest``."""
+        return None
+
+    def keep_answer_set(self, digest: str, answers: Sequence[str]) -> None:
+        """Keep that set for the next build."""
+
     def expect_pages(self, paths: Iterable[str]) -> None:
         """The order in which this build will ask about its files (a cache reads their rows ahead)."""
 
@@ -192,8 +214,22 @@ _TABLES = (
     "CREATE TABLE last (key TEXT, parts TEXT, outline TEXT);"
     "CREATE TABLE salt (value TEXT);"
     "CREATE TABLE redacted (digest TEXT PRIMARY KEY, mission TEXT, witness TEXT, sha TEXT);"
+    "CREATE TABLE found (key TEXT PRIMARY KEY, value TEXT);"
+    "CREATE TABLE answer_sets (digest TEXT PRIMARY KEY, answers TEXT);"
 )
-_TABLE_NAMES = ("reports", "runs", "kept", "pages", "bodies", "shared", "last", "salt", "redacted")
+_TABLE_NAMES = (
+    "reports",
+    "runs",
+    "kept",
+    "pages",
+    "bodies",
+    "shared",
+    "last",
+    "salt",
+    "redacted",
+    "found",
+    "answer_sets",
+)
 
 
 class _Window:
@@ -302,6 +338,8 @@ class BuildCache(NoCache):
             db.executescript(
                 "CREATE TEMP TABLE used_runs (key TEXT PRIMARY KEY);"
                 "CREATE TEMP TABLE used_reports (key TEXT PRIMARY KEY);"
+                "CREATE TEMP TABLE used_found (key TEXT PRIMARY KEY);"
+                "CREATE TEMP TABLE used_sets (key TEXT PRIMARY KEY);"
                 "CREATE TEMP TABLE fresh_pages (path TEXT PRIMARY KEY, key TEXT, sha TEXT, stat TEXT,"
                 " parts TEXT);"  # this build's pages, each with its stamp once in place
                 # the rows read, until every answer is known (settle): SQLite's temporary file is unlinked as
@@ -569,6 +607,43 @@ class BuildCache(NoCache):
         if key is not None:
             self._use("used_reports", key)
 
+    # -------------------------------------------------- the answers each run's texts hold (cache/found.py)
+
+    def found(self, key: str) -> tuple[str, list[str]] | None:
+        row = self._row("SELECT value FROM found WHERE key = ?", key, "found.value")
+        if row is None:
+            return None
+        value = json_row(row[0])
+        if (
+            isinstance(value, list)
+            and len(value) == 2
+            and isinstance(value[0], str)
+            and isinstance(value[1], list)
+            and all(isinstance(d, str) for d in value[1])
+        ):
+            return value[0], value[1]
+        self.damaged("found.value", key)
+        return None
+
+    def keep_found(self, key: str, checked: str, found: Sequence[str]) -> None:
+        self._use("used_found", key, ("found", (key, json.dumps([checked, list(found)]))))
+
+    def still_uses_found(self, key: str) -> None:
+        self._use("used_found", key)
+
+    def answer_set(self, digest: str) -> frozenset[str] | None:
+        row = self._row("SELECT answers FROM answer_sets WHERE digest = ?", digest, "answer_sets.answers")
+        if row is None:
+            return None
+        value = json_row(row[0])
+        if isinstance(value, list) and all(isinstance(d, str) for d in value):
+            return frozenset(value)
+        self.damaged("answer_sets.answers", digest)
+        return None
+
+    def keep_answer_set(self, digest: str, answers: Sequence[str]) -> None:
+        self._use("used_sets", digest, ("answer_sets", (digest, json.dumps(list(answers)))))
+
     # -------------------------------------------------- pages
 
     def expect_pages(self, paths: Iterable[str]) -> None:
@@ -741,6 +816,8 @@ class BuildCache(NoCache):
                 self.db.execute("DELETE FROM reports WHERE key NOT IN (SELECT key FROM temp.used_reports)")
                 self.db.execute("DELETE FROM runs WHERE key NOT IN (SELECT key FROM temp.used_runs)")
                 self.db.execute("DELETE FROM kept WHERE key NOT IN (SELECT key FROM temp.used_runs)")
+                self.db.execute("DELETE FROM found WHERE key NOT IN (SELECT key FROM temp.used_found)")
+                self.db.execute("DELETE FROM answer_sets WHERE digest NOT IN (SELECT key FROM temp.used_sets)")
                 self.db.execute("DELETE FROM last")
                 if self.whole is not None and outline is not None and not missing:
                     self.db.execute(

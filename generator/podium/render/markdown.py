@@ -84,8 +84,18 @@ def _anchor_headings(tokens: list) -> None:
 
 def render_report(text: str, redact: Callable[[str], str]) -> Markup:
     """A run's report.md without its secret-bearing parts, every text redacted (render/reportmd.py)."""
+    return Markup(reportmd.render(_report_source(text), redact))
+
+
+def report_texts(text: str) -> list[str]:
+    """The texts :func:`render_report` hands its redactor for ``text`` (render/reportmd.py ``texts_to_redact``)."""
+    return reportmd.texts_to_redact(_report_source(text))
+
+
+def _report_source(text: str) -> str:
+    """A report as the report renderer is given it: its secret-bearing parts cut, bounded."""
     text, note = bounded(withhold(text))
-    return Markup(reportmd.render(text + note, redact))
+    return text + note
 
 
 def _demote_headings(tokens: list, top: int) -> None:

@@ -2,8 +2,9 @@
 
 A rendered report is cached (cache/store.py) under its key (cache.Keys.report: the report's
 bytes, the run's redaction fingerprint, podium's code and the Markdown engines' versions),
-so a rebuild renders only new or changed reports, and a new answer for a mission
-re-renders every report of that mission.
+so a rebuild renders only new or changed reports, and a new answer for a mission re-renders the
+reports of that mission whose run pages' texts hold it (cache/found.py, which reads them through
+:meth:`ReportRenderer.texts`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from podium.load.files import read_file
 from podium.model import Problem, Run, RunRecord
 from podium.render import reportmd
 from podium.render.cached import NO_REPORT_KEYS, NO_REPORT_STORE, ReportKeys, ReportStore
-from podium.render.markdown import render_report
+from podium.render.markdown import render_report, report_texts
 from podium.safety.redact import Redaction
 
 
@@ -67,15 +68,30 @@ class ReportRenderer:
     def fresh(self, record: RunRecord, run: Run) -> Markup | None:
         """The report rendered now (and kept for the cache), None without one; redacted with the whole
         ``run``'s own values."""
-        rel = record.report_file
-        if rel is None:
+        data = self._data(record)
+        if data is None:
             return None
-        data = read_file(self.roots[record.source] / rel, rel, self.limit)
-        if data is None or isinstance(data, Problem):
-            return None
-        text = drop_format(data.decode("utf-8", errors="replace"))  # (what a reader would not see: load/fields.py)
-        html = render_report(text, self.redaction.for_run(run))
+        html = render_report(_text(data), self.redaction.for_run(run))
         key = self.key(record)
         if key and hashlib.sha256(data).hexdigest() == record.report_digest:  # unchanged since it was read
             self.cache.keep_report(key, str(html))
         return html
+
+    def texts(self, record: RunRecord) -> list[str]:
+        """The texts :meth:`fresh` would hand the run's redactor, unredacted (none without a report): what
+        the build cache reads to tell which answers the report holds (cache/found.py)."""
+        data = self._data(record)
+        return report_texts(_text(data)) if data is not None else []
+
+    def _data(self, record: RunRecord) -> bytes | None:
+        """The run's report.md as it is now, None without one (or an unreadable one)."""
+        rel = record.report_file
+        if rel is None:
+            return None
+        data = read_file(self.roots[record.source] / rel, rel, self.limit)
+        return None if data is None or isinstance(data, Problem) else data
+
+
+def _text(data: bytes) -> str:
+    """A report's bytes as the renderer reads them (without what a reader would not see: load/fields.py)."""
+    return drop_format(data.decode("utf-8", errors="replace"))

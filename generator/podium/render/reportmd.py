@@ -387,15 +387,7 @@ def _redact_blocks(red: list[str], inline: list[tuple[int, int]], redact: Callab
     that ``Answ3r **One**!x7`` or ``sk-live-abcdefghij*klmnop*1234`` is found across the tags that
     split it; each cut is mapped back onto the texts it covers (the replacement in the one where
     it starts, the rest of the cut removed), so the markup around it stays."""
-    blocks: list[list[int]] = []
-    last = None
-    for number, where in inline:
-        if where == last:
-            blocks[-1].append(number)
-        else:
-            blocks.append([number])
-            last = where
-    blocks = [numbers for numbers in blocks if len(numbers) > 1]
+    blocks = _blocks(inline)
     if not blocks:
         return
     joined = ["".join(red[n] for n in numbers) for numbers in blocks]
@@ -417,6 +409,19 @@ def _redact_blocks(red: list[str], inline: list[tuple[int, int]], redact: Callab
             start += len(red[n])
         for n, piece in zip(numbers, _cut_pieces(before, bounds, cuts)):
             red[n] = piece
+
+
+def _blocks(inline: list[tuple[int, int]]) -> list[list[int]]:
+    """The numbers of the texts of each block that has more than one (``inline``: each text's block, in order)."""
+    blocks: list[list[int]] = []
+    last = None
+    for number, where in inline:
+        if where == last:
+            blocks[-1].append(number)
+        else:
+            blocks.append([number])
+            last = where
+    return [numbers for numbers in blocks if len(numbers) > 1]
 
 
 def _cut_pieces(text: str, bounds: list[tuple[int, int]], cuts: list[tuple[int, int, str]]) -> list[str]:
@@ -452,6 +457,15 @@ def render(text: str, redact: Callable[[str], str], top: int = 2) -> str:
     source, back, events = _parse(text)
     out, texts, inline, hard_runs = _write(source, back, events, top)
     return _assemble(out, texts, inline, hard_runs, redact)
+
+
+def texts_to_redact(text: str, top: int = 2) -> list[str]:
+    """What :func:`render` hands its redactor, before any of it is redacted: every text, then each block's
+    texts joined (:func:`_redact_blocks` joins them once redacted one by one). What the build cache reads to
+    tell which answers a report holds (cache/found.py)."""
+    source, back, events = _parse(text)
+    _, texts, inline, _ = _write(source, back, events, top)
+    return texts + ["".join(texts[n] for n in numbers) for numbers in _blocks(inline)]
 
 
 def _parse(text: str) -> tuple[str, dict[str, str], list]:

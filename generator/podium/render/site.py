@@ -162,12 +162,12 @@ def _parallel(manifest: list[Entry], pending: list[int], renderer: SiteRenderer)
     reports = copy.copy(renderer.reports)
     reports.cache = NO_REPORT_STORE
 
-    def task(entry: Entry) -> tuple[Page, RunRecord, str | None]:
+    def task(entry: Entry) -> tuple[Page, RunRecord, str | None, str | None]:
         if not isinstance(entry, RunPage):  # pending lists run pages only
             raise TypeError(f"{entry.path}: not a run page")
         record = renderer.runs[entry.index]
-        key = renderer.reports.key(record)
-        return entry.page, record, renderer.reports.cache.report(key) if key else None
+        key = renderer.reports.key(record)  # (made here: the build's keys know what a worker's do not)
+        return entry.page, record, renderer.reports.cache.report(key) if key else None, key
 
     workers = renderer.workers
     workers.everywhere(_start_worker, renderer.chain, reports, renderer.whole)
@@ -182,18 +182,20 @@ def _start_worker(chain: list[Path], reports: ReportRenderer, whole) -> None:
     _WORKER = (make_environment(chain), reports, whole)
 
 
-def _render_chunk(task: list[tuple[Page, RunRecord, str | None]]) -> list[tuple[bytes, str | None, str | None]]:
+def _render_chunk(
+    task: list[tuple[Page, RunRecord, str | None, str | None]],
+) -> list[tuple[bytes, str | None, str | None]]:
     if _WORKER is None:
         raise RuntimeError("a worker process renders only after _start_worker")
     env, reports, whole = _WORKER
     out = []
-    for page, record, stored in task:
+    for page, record, stored, key in task:
         run = whole.whole(record)
         cached = reports.checked(stored, run)
         html = cached if cached is not None else reports.fresh(record, run)
         data_bytes = render_page(page, env, run_values(run, reports.redaction, html))
         fresh = None if cached is not None or html is None else str(html)
-        out.append((data_bytes, reports.key(record), fresh))
+        out.append((data_bytes, key, fresh))
     return out
 
 

@@ -948,10 +948,21 @@ class Redaction:
         key = tuple(v for v in own if v not in mission.values)
         return RunRedactor(OwnValues(key) if key else _NO_OWN_VALUES, mission)
 
-    def run_fingerprint(self, record) -> str:
-        """Everything that decides how this run's texts are redacted (a cache key part): its mission's
-        answers, the configured values, and the run itself (its record's digest covers its own values)."""
-        mission = self._digests.get(record.mission, self._base_digest)
+    def answers(self, mission: str) -> tuple[str, ...]:
+        """The mission's answers its redactor redacts (those :func:`is_answer` takes), sorted."""
+        redactor = self._missions.get(mission)
+        return redactor.values[len(self.configured) :] if redactor is not None else ()
+
+    def run_fingerprint(self, record, found: Iterable[str] | None = None) -> str:
+        """Everything that decides how this run's texts are redacted (a cache key part): the configured values,
+        the run itself (its record's digest covers its own values) and its mission's answers; with ``found``,
+        only the answers that occur in the run's texts (their digests, from the build cache: cache/found.py),
+        which redact its texts exactly as all of them do (leftmost-longest matching of a set of values gives
+        what the values occurring in the text give)."""
+        if found is None:
+            mission = self._digests.get(record.mission, self._base_digest)
+        else:
+            mission = _digest(("found", self._base_digest, *found))
         return _digest((mission, record.digest))
 
     def anywhere(self, text: str) -> str:

@@ -311,6 +311,14 @@ def _public_record(
     )
 
 
+def record_texts(record: RunRecord) -> list[str]:
+    """The texts _public_record redacts: what a run's own page shows of its public record through the redactor."""
+    texts = [*record.models_reported, record.model_declared, record.judge_model, record.harness]
+    if record.judge_status not in KNOWN_STATUSES:
+        texts.append(record.judge_status)
+    return [text for text in texts if text]
+
+
 def _status(status: str | None, redact) -> str | None:
     """A judge status is published as it is when XORCISE writes it; anything else is free text."""
     return status if status is None or status in KNOWN_STATUSES else redact(status)
@@ -336,7 +344,7 @@ _CONDITION_TEXTS = ("model", "judge_model", "agent_version", "mission_version", 
 def run_view(run: Run, redaction: Redaction) -> Run:
     """A whole run for its own page (read back from the export): every agent- or judge-written text
     redacted with its own values, its mission's answers and the configured ones; no secrets."""
-    redact = _batched(redaction.for_run(run), _page_texts(run))
+    redact = _batched(redaction.for_run(run), page_texts(run))
     grade = run.grade
     if grade is not None:
         grade = _redacted_grade(grade, redact)
@@ -351,7 +359,7 @@ def run_view(run: Run, redaction: Redaction) -> Run:
     )
 
 
-def _page_texts(run: Run) -> list:
+def page_texts(run: Run) -> list:
     """The texts run_view redacts (any left out are redacted one by one: _batched)."""
     texts = [*run.models_reported, run.model_declared]
     if run.conditions is not None:
