@@ -390,3 +390,22 @@ def test_an_answer_spelled_with_json_escapes_is_read_back_from_its_witness(tmp_p
     assert counted == [run_id("run-7")]
     monkeypatch.undo()
     project.assert_same_as_clean()
+
+
+def test_a_new_answer_of_another_mission_in_a_runs_configuration_model_re_renders_its_page(tmp_path):
+    """A run's configuration, as its public record carries it, has its model redacted with every mission's answers
+    (safety/safe.py ``_ModelTexts``), which the found answers (its own mission's) do not name: the run page's key
+    holds that configuration, so a theme that shows it never keeps a page the new answer would redact."""
+    templates = tmp_path / "overrides" / "templates"
+    templates.mkdir(parents=True)
+    (templates / "run.html").write_text('<p id="conf">{{ record.configuration.model if record.configuration }}</p>\n')
+    project = PerRun(tmp_path, runs=0)
+    project.settings = {"title": "Board", "theme_dir": tmp_path / "overrides"}
+    project.add(0, mission="m1", model="cfg Fl4g-new-1!x7q")
+    project.add(1, mission="m2")
+    project.export.sidecars()
+    project.build()
+    assert "Fl4g-new-1!x7q" in _page(project, 0)
+    _batch(project, [3], mission="m2", value="Fl4g-new-1!x7q")  # another mission's answer
+    assert "Fl4g-new-1!x7q" not in _page(project, 0)
+    project.assert_same_as_clean()

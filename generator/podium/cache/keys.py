@@ -238,10 +238,14 @@ class Keys:
             },
         )
 
-    def run_page(self, chrome: dict, record: RunRecord, report: tuple, redaction) -> Key | None:
+    def run_page(
+        self, chrome: dict, record: RunRecord, report: tuple, redaction, configuration: object = None
+    ) -> Key | None:
         """A run's page (its path is its record's): the context every run page shares (``chrome``: the site
         settings and navigation); its record (as the board lists it); its result.json; its report
-        (``report``: ReportRenderer.inputs); how its texts are redacted (:meth:`redaction_of`)."""
+        (``report``: ReportRenderer.inputs); how its texts are redacted (:meth:`redaction_of`); and its
+        configuration as the public record carries it (``configuration``: its model names redacted with every
+        mission's answers, safety/safe.py ``_ModelTexts``, which :meth:`redaction_of` does not name)."""
         chrome_digest = self._shared_input("chrome", chrome)
         if chrome_digest is None:
             return None
@@ -253,6 +257,7 @@ class Keys:
                 "result": text_digest(record.digest),
                 "report": text_digest(*report),
                 "redaction": text_digest(self.salt, self.redaction_of(record, redaction)),
+                "configuration": key_of(configuration, memo=self.memo),
             },
         )
 
@@ -318,7 +323,7 @@ class _NoKeys(NoReportKeys, Keys):
     def page(self, path, template, context):
         return None
 
-    def run_page(self, chrome, record, report, redaction):
+    def run_page(self, chrome, record, report, redaction, configuration=None):
         return None
 
     def ledger_page(self, chrome, path, parts):

@@ -63,7 +63,8 @@ class FileKeys:
             return keys.file(entry.path, entry.source.read_bytes)
         if isinstance(entry, RunPage):
             record = self.runs[entry.index]
-            return keys.run_page(entry.pages.chrome, record, self.reports.inputs(record), self.redaction)
+            shown = self.board.runs[entry.index].configuration
+            return keys.run_page(entry.pages.chrome, record, self.reports.inputs(record), self.redaction, shown)
         if isinstance(entry, LazyLedgerPage):
             pages = cast(LedgerPageMaker, entry.pages)
             return keys.ledger_page(pages.chrome, entry.path, pages.key_parts(entry.index))
